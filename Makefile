@@ -1,0 +1,31 @@
+# Both targets bootstrap .venv themselves, so a fresh clone needs only python3 (>= 3.11).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint typecheck pytest clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --upgrade pip >&2
+	@$(BIN)/python -m pip install --quiet --editable '.[dev]' >&2
+	@touch $(STAMP)
+
+run: $(STAMP)
+	@$(BIN)/python -m bot
+
+test: lint typecheck pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/pytest
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

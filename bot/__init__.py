@@ -1,0 +1,1 @@
+"""Telegram face of gpuradar: routers, keyboards, texts, delivery and the composition root."""

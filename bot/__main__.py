@@ -1,0 +1,55 @@
+"""`python -m bot`, what `make run` calls: check settings, then serve Telegram or the console."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from bot.config import ConfigError, Settings, load_settings
+
+EXIT_CONFIG = 2
+
+
+async def serve_telegram(settings: Settings) -> None:
+    from bot.app import build_application
+
+    assert settings.bot_token is not None
+    token = settings.bot_token.get_secret_value()
+    application = await build_application(settings, token=token, api_url=settings.telegram_api_url)
+    try:
+        await application.run_polling()
+    finally:
+        await application.close()
+
+
+def main() -> int:
+    try:
+        settings = load_settings()
+    except ConfigError as error:
+        print(f"gpuradar: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    # Imported only now: a bad setting is reported before aiogram's second of import time.
+    from aiogram.exceptions import TelegramUnauthorizedError
+
+    from bot.console import run_console
+    from bot.logging_setup import configure_logging
+
+    secrets = [settings.bot_token.get_secret_value()] if settings.bot_token else []
+    configure_logging(settings.log_level, secrets)
+    try:
+        if settings.console_mode:
+            return asyncio.run(run_console(settings, sys.stdin, sys.stdout))
+        asyncio.run(serve_telegram(settings))
+    except ConfigError as error:
+        print(f"gpuradar: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    except TelegramUnauthorizedError:
+        print("gpuradar: Telegram rejected GPURADAR_BOT_TOKEN (401 Unauthorized)", file=sys.stderr)
+        return EXIT_CONFIG
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+"""Callback data factories. Prefixes are one letter: callback_data is capped at 64 bytes."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from aiogram.filters.callback_data import CallbackData
+
+
+class MenuItem(StrEnum):
+    PRICES = "prices"
+    FIT = "fit"
+    SUBSCRIPTIONS = "subs"
+    SETTINGS = "settings"
+    HELP = "help"
+    HOME = "home"
+
+
+class MenuCallback(CallbackData, prefix="m"):
+    item: MenuItem
+
+
+class SettingsAction(StrEnum):
+    SHOW = "show"
+    LANGUAGE = "lang"
+    TIMEZONE_MENU = "tzm"
+    TIMEZONE = "tz"
+    QUIET_MENU = "qm"
+    QUIET = "q"
+
+
+class SettingsCallback(CallbackData, prefix="s"):
+    action: SettingsAction
+    # Free-form on purpose (a zone name, a quiet-hours preset): handlers validate it, because
+    # anyone can send any callback_data to the bot.
+    value: str = ""

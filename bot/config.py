@@ -1,0 +1,116 @@
+"""Settings from the environment and `.env`, validated once at start-up.
+
+Every setting is read as `GPURADAR_<NAME>`; the token is also accepted as plain `BOT_TOKEN`
+because that is what most aiogram deployments already export.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from monitor.users import Language, is_known_timezone
+
+ENV_PREFIX = "GPURADAR_"
+
+# Telegram tokens are "<bot id>:<secret>"; aiogram rejects anything else later with a less
+# helpful message, so the shape is checked here where the setting can be named.
+_TOKEN_SHAPE = re.compile(r"^\d+:[A-Za-z0-9_-]+$")
+
+
+class ConfigError(Exception):
+    """A setting is missing or invalid; `str(error)` is the one line shown to the operator."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        frozen=True,
+        # Lets code and tests pass bot_token=... as well as the environment names.
+        populate_by_name=True,
+    )
+
+    bot_token: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices(f"{ENV_PREFIX}BOT_TOKEN", "BOT_TOKEN"),
+    )
+    db_path: Path = Path("./data/gpuradar.sqlite3")
+    telegram_api_url: str = "https://api.telegram.org"
+    admin_ids: Annotated[frozenset[int], NoDecode] = frozenset()
+    default_language: Language = "ru"
+    timezone: str = "Europe/Moscow"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @field_validator("bot_token", mode="before")
+    @classmethod
+    def _blank_token_means_none(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @field_validator("bot_token")
+    @classmethod
+    def _token_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not _TOKEN_SHAPE.match(value.get_secret_value()):
+            # The message must never echo the value: it is a secret even when malformed.
+            raise ValueError("does not look like a bot token (expected <digits>:<secret>)")
+        return value
+
+    @field_validator("admin_ids", mode="before")
+    @classmethod
+    def _split_admin_ids(cls, value: object) -> object:
+        if isinstance(value, str):
+            parts = [part.strip() for part in value.replace(";", ",").split(",")]
+            ids = set()
+            for part in parts:
+                if not part:
+                    continue
+                if not part.lstrip("-").isdigit():
+                    raise ValueError(f"{part!r} is not a Telegram user id (comma-separated ints)")
+                ids.add(int(part))
+            return frozenset(ids)
+        return value
+
+    @field_validator("telegram_api_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not re.match(r"^https?://[^/\s]+", value):
+            raise ValueError(f"{value!r} is not an http(s) URL")
+        return value.rstrip("/")
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        if not is_known_timezone(value):
+            raise ValueError(f"unknown time zone {value!r} (use an IANA name like Europe/Moscow)")
+        return value
+
+    @property
+    def console_mode(self) -> bool:
+        """No token means: run against the in-process fake Bot API and talk over stdin/stdout."""
+        return self.bot_token is None
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build Settings or raise ConfigError with one line naming the setting and the problem."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as error:
+        raise ConfigError(_describe(error)) from None
+
+
+def _describe(error: ValidationError) -> str:
+    first = error.errors(include_url=False, include_input=False)[0]
+    field = str(first["loc"][0]) if first["loc"] else "settings"
+    env_name = field if field.isupper() else f"{ENV_PREFIX}{field.upper()}"
+    message = str(first["msg"]).removeprefix("Value error, ")
+    more = len(error.errors()) - 1
+    suffix = f" (and {more} more)" if more else ""
+    return f"invalid setting {env_name}: {message}{suffix}"

@@ -1,0 +1,95 @@
+## /start and the main menu
+
+start-greeting =
+    Hi, <b>{ $name }</b>! I am <b>gpuradar</b>.
+    I watch GPU stock and prices at Selectel, immers.cloud and HOSTKEY and message you when the card you need appears or gets cheaper.
+    I work out how much VRAM a fine-tune needs, which GPUs fit, and what the rent will cost.
+start-menu-hint = Pick a section:
+start-user-fallback = there
+
+menu-prices = 💰 Prices and stock
+menu-fit = 🧮 Size a GPU
+menu-subscriptions = 🔔 My alerts
+menu-settings = ⚙️ Settings
+menu-help = ❓ Help
+menu-back = « Menu
+
+feature-prices = Prices and stock
+feature-fit = GPU sizing (/fit)
+feature-subscriptions = Alerts
+feature-watch = Alerts (/watch)
+feature-stock = Stock (/stock)
+feature-history = Price history (/history)
+feature-soon = “{ $feature }” is coming soon — we are building it now. Meanwhile, see /help.
+
+## /help
+
+help =
+    <b>What I can do</b>
+
+    /start — main menu
+    /fit <code>13b qlora ctx=4096</code> — how much VRAM, which GPUs fit, training time and cost <i>(soon)</i>
+    /watch <code>a100 80gb max=250</code> — alert on stock and price <i>(soon)</i>
+    /subs — my alerts <i>(soon)</i>
+    /stock <code>h100</code> — what is in stock now <i>(soon)</i>
+    /history <code>h100</code> — price and stock chart <i>(soon)</i>
+    /settings — language, time zone, quiet hours
+    /help — this help
+
+    Settings can be typed too:
+    <code>/settings tz Asia/Novosibirsk</code>
+    <code>/settings quiet 23:00-08:00</code> or <code>/settings quiet off</code>
+    <code>/settings lang ru</code>
+
+## /settings
+
+settings-title = <b>⚙️ Settings</b>
+settings-language = Language: { $language }
+settings-timezone = Time zone: { $timezone } (UTC{ $offset }, now { $local_time })
+settings-quiet-off = Quiet hours: off
+settings-quiet-on = Quiet hours: { $window }
+settings-quiet-explain = During quiet hours alerts are held back and arrive as one digest when they end.
+settings-button-timezone = 🕒 Time zone
+settings-button-quiet = 🌙 Quiet hours
+settings-button-back = « Back
+settings-choose-timezone = Pick a time zone. Any other can be typed, e.g. <code>/settings tz Europe/Berlin</code>.
+settings-choose-quiet = Pick quiet hours (your local time). Custom ones can be typed, e.g. <code>/settings quiet 23:30-07:00</code>.
+settings-quiet-disable = 🔔 No quiet hours
+settings-saved = Saved
+settings-bad-timezone = Unknown time zone “{ $value }”. Use an IANA name such as <code>Europe/Moscow</code> or <code>Asia/Yekaterinburg</code>.
+settings-bad-quiet = Could not read “{ $value }”. Example: <code>/settings quiet 23:00-08:00</code> or <code>/settings quiet off</code>.
+settings-bad-language = Languages: <code>ru</code>, <code>en</code>.
+settings-bad-command = Not understood. Examples: <code>/settings tz Europe/Moscow</code>, <code>/settings quiet 23:00-08:00</code>, <code>/settings lang ru</code>.
+settings-stale-button = This button is out of date. Open /settings again.
+
+language-name-ru = Русский
+language-name-en = English
+
+tz-Europe-Kaliningrad = Kaliningrad
+tz-Europe-Moscow = Moscow
+tz-Europe-Samara = Samara
+tz-Asia-Yekaterinburg = Yekaterinburg
+tz-Asia-Omsk = Omsk
+tz-Asia-Novosibirsk = Novosibirsk
+tz-Asia-Krasnoyarsk = Krasnoyarsk
+tz-Asia-Irkutsk = Irkutsk
+tz-Asia-Yakutsk = Yakutsk
+tz-Asia-Vladivostok = Vladivostok
+tz-Asia-Magadan = Magadan
+tz-Asia-Kamchatka = Kamchatka
+tz-UTC = UTC
+
+## Fallbacks and errors
+
+unknown-command = I don't know the command { $command }. See /help for the list.
+unknown-text = I understand commands such as /start or /help. Free-form GPU sizing questions are coming soon.
+unsupported-message = I only understand text. Start with /start or /help.
+throttled = Too many messages in a row: I answer at most once a second. Please wait a moment.
+throttled-callback = Not so fast — wait a second.
+error-apology = Sorry, something went wrong. The error is in our log — please try again a bit later.
+
+## Bot menu commands (setMyCommands)
+
+command-start = Main menu
+command-help = Commands and examples
+command-settings = Language, time zone, quiet hours

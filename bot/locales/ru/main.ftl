@@ -1,0 +1,95 @@
+## /start and the main menu
+
+start-greeting =
+    Привет, <b>{ $name }</b>! Я <b>gpuradar</b>.
+    Слежу за наличием и ценами GPU в Selectel, immers.cloud и HOSTKEY и напишу, когда нужная карта появится или подешевеет.
+    Считаю, сколько видеопамяти нужно для дообучения модели, какие GPU подойдут и во что обойдётся аренда.
+start-menu-hint = Выберите раздел:
+start-user-fallback = друг
+
+menu-prices = 💰 Цены и наличие
+menu-fit = 🧮 Подобрать GPU
+menu-subscriptions = 🔔 Мои подписки
+menu-settings = ⚙️ Настройки
+menu-help = ❓ Помощь
+menu-back = « Меню
+
+feature-prices = Цены и наличие
+feature-fit = Подбор GPU (/fit)
+feature-subscriptions = Подписки
+feature-watch = Подписки (/watch)
+feature-stock = Наличие (/stock)
+feature-history = История цен (/history)
+feature-soon = Раздел «{ $feature }» скоро заработает — мы его уже делаем. Пока загляните в /help.
+
+## /help
+
+help =
+    <b>Что я умею</b>
+
+    /start — главное меню
+    /fit <code>13b qlora ctx=4096</code> — сколько видеопамяти нужно, какие GPU подойдут, время и цена обучения <i>(скоро)</i>
+    /watch <code>a100 80gb max=250</code> — подписка на наличие и цену <i>(скоро)</i>
+    /subs — мои подписки <i>(скоро)</i>
+    /stock <code>h100</code> — что сейчас есть в наличии <i>(скоро)</i>
+    /history <code>h100</code> — график цены и наличия <i>(скоро)</i>
+    /settings — язык, часовой пояс, тихие часы
+    /help — эта справка
+
+    Настройки можно задать и текстом:
+    <code>/settings tz Asia/Novosibirsk</code>
+    <code>/settings quiet 23:00-08:00</code> или <code>/settings quiet off</code>
+    <code>/settings lang en</code>
+
+## /settings
+
+settings-title = <b>⚙️ Настройки</b>
+settings-language = Язык: { $language }
+settings-timezone = Часовой пояс: { $timezone } (UTC{ $offset }, сейчас { $local_time })
+settings-quiet-off = Тихие часы: выключены
+settings-quiet-on = Тихие часы: { $window }
+settings-quiet-explain = В тихие часы оповещения не приходят, а собираются в одну сводку к их концу.
+settings-button-timezone = 🕒 Часовой пояс
+settings-button-quiet = 🌙 Тихие часы
+settings-button-back = « Назад
+settings-choose-timezone = Выберите часовой пояс. Другой можно задать текстом, например <code>/settings tz Asia/Almaty</code>.
+settings-choose-quiet = Выберите тихие часы (по вашему времени). Свои — текстом, например <code>/settings quiet 23:30-07:00</code>.
+settings-quiet-disable = 🔔 Без тихих часов
+settings-saved = Сохранено
+settings-bad-timezone = Не знаю часовой пояс «{ $value }». Нужно название из базы IANA, например <code>Europe/Moscow</code> или <code>Asia/Yekaterinburg</code>.
+settings-bad-quiet = Не понял «{ $value }». Пример: <code>/settings quiet 23:00-08:00</code> или <code>/settings quiet off</code>.
+settings-bad-language = Доступны языки: <code>ru</code>, <code>en</code>.
+settings-bad-command = Не понял. Примеры: <code>/settings tz Europe/Moscow</code>, <code>/settings quiet 23:00-08:00</code>, <code>/settings lang en</code>.
+settings-stale-button = Эта кнопка устарела. Откройте /settings заново.
+
+language-name-ru = Русский
+language-name-en = English
+
+tz-Europe-Kaliningrad = Калининград
+tz-Europe-Moscow = Москва
+tz-Europe-Samara = Самара
+tz-Asia-Yekaterinburg = Екатеринбург
+tz-Asia-Omsk = Омск
+tz-Asia-Novosibirsk = Новосибирск
+tz-Asia-Krasnoyarsk = Красноярск
+tz-Asia-Irkutsk = Иркутск
+tz-Asia-Yakutsk = Якутск
+tz-Asia-Vladivostok = Владивосток
+tz-Asia-Magadan = Магадан
+tz-Asia-Kamchatka = Камчатка
+tz-UTC = UTC
+
+## Fallbacks and errors
+
+unknown-command = Не знаю команду { $command }. Список команд — /help.
+unknown-text = Я понимаю команды — например, /start или /help. Свободные вопросы о подборе GPU скоро тоже научусь понимать.
+unsupported-message = Я понимаю только текст. Начните с /start или /help.
+throttled = Слишком много сообщений подряд: отвечаю не чаще раза в секунду. Подождите немного.
+throttled-callback = Не так быстро — подождите секунду.
+error-apology = Извините, что-то пошло не так. Мы уже видим ошибку в журнале — попробуйте ещё раз чуть позже.
+
+## Bot menu commands (setMyCommands)
+
+command-start = Главное меню
+command-help = Команды и примеры
+command-settings = Язык, часовой пояс, тихие часы

@@ -1,0 +1,1 @@
+"""Outer middlewares: who is writing (user + texts), and how often they may be answered."""

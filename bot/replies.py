@@ -1,0 +1,21 @@
+"""Answering a callback's message: edit it in place when possible, else send a new one."""
+
+from __future__ import annotations
+
+from aiogram.exceptions import TelegramBadRequest
+from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
+
+
+async def show(callback: CallbackQuery, text: str, markup: InlineKeyboardMarkup | None) -> None:
+    """Replace the menu the button belongs to; messages older than 48 h can't be edited."""
+    message = callback.message
+    if isinstance(message, Message):
+        try:
+            await message.edit_text(text, reply_markup=markup)
+        except TelegramBadRequest as error:
+            # A double tap re-renders the same view; Telegram rejects that as "not modified".
+            if "message is not modified" not in error.message:
+                raise
+        return
+    if callback.bot is not None and message is not None:
+        await callback.bot.send_message(message.chat.id, text, reply_markup=markup)

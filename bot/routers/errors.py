@@ -1,0 +1,46 @@
+"""The dispatcher-wide error handler: log the traceback, apologise to the user."""
+
+from __future__ import annotations
+
+import logging
+
+from aiogram import Bot, Router
+from aiogram.exceptions import TelegramAPIError
+from aiogram.types import Chat, ErrorEvent
+
+from bot.i18n import Translator
+from monitor.users import Language
+from storage import Store
+
+logger = logging.getLogger("gpuradar.errors")
+
+
+def create_router() -> Router:
+    router = Router(name="errors")
+    router.errors.register(on_error)
+    return router
+
+
+async def on_error(
+    event: ErrorEvent,
+    bot: Bot,
+    store: Store,
+    translators: dict[Language, Translator],
+    default_language: Language,
+    event_chat: Chat | None = None,
+) -> None:
+    # The log formatter redacts the bot token from every record, tracebacks included.
+    logger.error("handler failed on update %s", event.update.update_id, exc_info=event.exception)
+    if event_chat is None:
+        return
+    language = default_language
+    try:
+        user = await store.get_user(event_chat.id)
+        if user is not None:
+            language = user.language
+    except Exception:
+        logger.exception("could not read the user's language for the apology")
+    try:
+        await bot.send_message(event_chat.id, translators[language]("error-apology"))
+    except TelegramAPIError:
+        logger.exception("could not send the apology to chat %s", event_chat.id)

@@ -1,0 +1,23 @@
+"""/help: every command with an example."""
+
+from __future__ import annotations
+
+from aiogram import Router
+from aiogram.filters import Command
+from aiogram.types import Message
+
+from bot.i18n import Translator
+
+
+def create_router() -> Router:
+    router = Router(name="help")
+    router.message.register(on_help, Command("help"))
+    return router
+
+
+def help_text(i18n: Translator) -> str:
+    return i18n("help")
+
+
+async def on_help(message: Message, i18n: Translator) -> None:
+    await message.answer(help_text(i18n))

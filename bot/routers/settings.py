@@ -1,0 +1,125 @@
+"""/settings: language, time zone and quiet hours, by buttons or typed arguments."""
+
+from __future__ import annotations
+
+from aiogram import Router
+from aiogram.filters import Command, CommandObject
+from aiogram.types import CallbackQuery, Message
+
+from bot.callbacks import SettingsAction, SettingsCallback
+from bot.i18n import Translator
+from bot.replies import show
+from bot.views.settings import (
+    decode_quiet,
+    quiet_keyboard,
+    settings_keyboard,
+    settings_text,
+    timezone_keyboard,
+)
+from monitor.users import LANGUAGES, Language, User, is_known_timezone, parse_quiet_hours
+from storage import Store
+
+_TIMEZONE_WORDS = frozenset({"tz", "timezone", "zone", "пояс"})
+_QUIET_WORDS = frozenset({"quiet", "тихие", "тишина"})
+_LANGUAGE_WORDS = frozenset({"lang", "language", "язык"})
+
+
+def create_router() -> Router:
+    router = Router(name="settings")
+    router.message.register(on_settings_command, Command("settings"))
+    router.callback_query.register(on_settings_button, SettingsCallback.filter())
+    return router
+
+
+async def on_settings_command(
+    message: Message,
+    command: CommandObject,
+    i18n: Translator,
+    user: User,
+    store: Store,
+    translators: dict[Language, Translator],
+) -> None:
+    if not command.args:
+        await message.answer(settings_text(i18n, user), reply_markup=settings_keyboard(i18n, user))
+        return
+    word, _, value = command.args.strip().partition(" ")
+    word, value = word.lower(), value.strip()
+    if word in _TIMEZONE_WORDS:
+        if not is_known_timezone(value):
+            await message.answer(i18n("settings-bad-timezone", value=value[:64]))
+            return
+        user = await store.set_timezone(user.chat_id, value)
+    elif word in _QUIET_WORDS:
+        try:
+            quiet = parse_quiet_hours(value)
+        except ValueError:
+            await message.answer(i18n("settings-bad-quiet", value=value[:64]))
+            return
+        user = await store.set_quiet_hours(user.chat_id, quiet)
+    elif word in _LANGUAGE_WORDS:
+        language = _language(value.lower())
+        if language is None:
+            await message.answer(i18n("settings-bad-language"))
+            return
+        user = await store.set_language(user.chat_id, language)
+        i18n = translators[language]
+    else:
+        await message.answer(i18n("settings-bad-command"))
+        return
+    await message.answer(settings_text(i18n, user), reply_markup=settings_keyboard(i18n, user))
+
+
+async def on_settings_button(
+    callback: CallbackQuery,
+    callback_data: SettingsCallback,
+    i18n: Translator,
+    user: User,
+    store: Store,
+    translators: dict[Language, Translator],
+) -> None:
+    action, value = callback_data.action, callback_data.value
+    if action is SettingsAction.TIMEZONE_MENU:
+        await callback.answer()
+        await show(callback, i18n("settings-choose-timezone"), timezone_keyboard(i18n, user))
+        return
+    if action is SettingsAction.QUIET_MENU:
+        await callback.answer()
+        await show(callback, i18n("settings-choose-quiet"), quiet_keyboard(i18n, user))
+        return
+    if action is SettingsAction.SHOW:
+        await callback.answer()
+        await show(callback, settings_text(i18n, user), settings_keyboard(i18n, user))
+        return
+
+    updated = await _apply(action, value, user, store)
+    if updated is None:
+        # Forged or outdated callback data: say so instead of guessing.
+        await callback.answer(i18n("settings-stale-button"), show_alert=True)
+        return
+    i18n = translators[updated.language]
+    await callback.answer(i18n("settings-saved"))
+    await show(callback, settings_text(i18n, updated), settings_keyboard(i18n, updated))
+
+
+async def _apply(action: SettingsAction, value: str, user: User, store: Store) -> User | None:
+    if action is SettingsAction.LANGUAGE:
+        language = _language(value)
+        return None if language is None else await store.set_language(user.chat_id, language)
+    if action is SettingsAction.TIMEZONE:
+        if not is_known_timezone(value):
+            return None
+        return await store.set_timezone(user.chat_id, value)
+    if action is SettingsAction.QUIET:
+        try:
+            quiet = decode_quiet(value)
+        except ValueError:
+            return None
+        return await store.set_quiet_hours(user.chat_id, quiet)
+    return None
+
+
+def _language(value: str) -> Language | None:
+    for language in LANGUAGES:
+        if value == language:
+            return language
+    return None

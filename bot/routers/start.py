@@ -1,0 +1,54 @@
+"""/start: the greeting and the main menu, and the menu's own buttons."""
+
+from __future__ import annotations
+
+from aiogram import Router
+from aiogram.filters import CommandStart
+from aiogram.types import CallbackQuery, Message
+
+from bot.callbacks import MenuCallback, MenuItem
+from bot.i18n import Translator
+from bot.keyboards import main_menu
+from bot.replies import show
+from bot.routers.help import help_text
+from bot.views.settings import settings_keyboard, settings_text
+from monitor.users import User
+
+# Menu entries whose features land in later releases, with the name shown in the notice.
+_UPCOMING = {
+    MenuItem.PRICES: "feature-prices",
+    MenuItem.FIT: "feature-fit",
+    MenuItem.SUBSCRIPTIONS: "feature-subscriptions",
+}
+
+
+def create_router() -> Router:
+    router = Router(name="start")
+    router.message.register(on_start, CommandStart())
+    router.callback_query.register(on_menu, MenuCallback.filter())
+    return router
+
+
+async def on_start(message: Message, i18n: Translator) -> None:
+    sender = message.from_user
+    name = sender.first_name if sender and sender.first_name else i18n("start-user-fallback")
+    greeting = i18n("start-greeting", name=name)
+    await message.answer(f"{greeting}\n\n{i18n('start-menu-hint')}", reply_markup=main_menu(i18n))
+
+
+async def on_menu(
+    callback: CallbackQuery, callback_data: MenuCallback, i18n: Translator, user: User
+) -> None:
+    item = callback_data.item
+    if item in _UPCOMING:
+        feature = i18n(_UPCOMING[item])
+        await callback.answer(i18n("feature-soon", feature=feature), show_alert=True)
+        return
+    await callback.answer()
+    if item is MenuItem.SETTINGS:
+        await show(callback, settings_text(i18n, user), settings_keyboard(i18n, user))
+    elif item is MenuItem.HELP:
+        if callback.message is not None and callback.bot is not None:
+            await callback.bot.send_message(callback.message.chat.id, help_text(i18n))
+    elif item is MenuItem.HOME:
+        await show(callback, i18n("start-menu-hint"), main_menu(i18n))

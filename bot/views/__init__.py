@@ -1,0 +1,1 @@
+"""Text and keyboard builders for views that several routers show."""

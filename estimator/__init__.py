@@ -1,0 +1,1 @@
+"""Pure sizing knowledge: GPU and model catalogs, memory, time and cost math, query parsing."""

@@ -1,0 +1,1 @@
+"""Core domain: offers, snapshots, events, subscriptions; diff, match, refresh orchestration."""

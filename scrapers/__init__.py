@@ -1,0 +1,1 @@
+"""One module per provider: fetch a public API or page and parse it into monitor offers."""

@@ -1,0 +1,72 @@
+"""One aiosqlite connection for the whole process, with its pragmas and a transaction helper.
+
+SQLite allows one writer at a time, and a single aiosqlite connection cannot hold two
+transactions at once: a second coroutine's BEGIN would fail, and one coroutine's COMMIT would
+commit the other's statements. So every use of the connection goes through one asyncio lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import aiosqlite
+
+BUSY_TIMEOUT_MS = 5000
+
+
+class Database:
+    def __init__(self, connection: aiosqlite.Connection) -> None:
+        self._connection = connection
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path) -> Database:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: autocommit, so transactions are exactly the ones we BEGIN.
+        connection = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            connection.row_factory = aiosqlite.Row
+            await connection.execute("PRAGMA journal_mode=WAL")
+            await connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            await connection.execute("PRAGMA foreign_keys=ON")
+            # NORMAL is durable across application crashes in WAL mode; only an OS crash
+            # can lose the last transactions, never corrupt the file.
+            await connection.execute("PRAGMA synchronous=NORMAL")
+        except BaseException:
+            await connection.close()
+            raise
+        return cls(connection)
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._connection.close()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """Serialised write transaction: committed on success, rolled back on any exception."""
+        async with self._lock:
+            await self._connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._connection
+            except BaseException:
+                await self._connection.rollback()
+                raise
+            await self._connection.commit()
+
+    @asynccontextmanager
+    async def access(self) -> AsyncIterator[aiosqlite.Connection]:
+        """Serialised access without a transaction: reads, and scripts that manage their own.
+
+        Holding the lock means a read never sees another coroutine's uncommitted writes.
+        """
+        async with self._lock:
+            yield self._connection
+
+    async def pragma(self, name: str) -> object:
+        async with self.access() as connection:
+            cursor = await connection.execute(f"PRAGMA {name}")
+            row = await cursor.fetchone()
+            return None if row is None else row[0]

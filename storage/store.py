@@ -1,0 +1,144 @@
+"""The Store: every query the application makes, as typed methods. No SQL lives elsewhere."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import aiosqlite
+
+from monitor.users import Language, QuietHours, User
+from storage.database import Database
+from storage.migrations import migrate
+
+# last_seen_at is for activity statistics, not for logic: refreshing it at most this often
+# keeps a chatty user from costing a write per message.
+LAST_SEEN_RESOLUTION = timedelta(minutes=5)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _to_text(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def _from_text(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+class Store:
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    @classmethod
+    async def open(cls, path: Path) -> Store:
+        """Open (creating if needed) and migrate the database file at `path`."""
+        database = await Database.open(path)
+        try:
+            await migrate(database)
+        except BaseException:
+            await database.close()
+            raise
+        return cls(database)
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    async def ping(self) -> bool:
+        return await self._db.pragma("user_version") is not None
+
+    # -- users ---------------------------------------------------------------------------
+
+    async def get_user(self, chat_id: int) -> User | None:
+        async with self._db.access() as connection:
+            cursor = await connection.execute("SELECT * FROM users WHERE chat_id = ?", (chat_id,))
+            row = await cursor.fetchone()
+        return None if row is None else _user_from_row(row)
+
+    async def ensure_user(
+        self,
+        chat_id: int,
+        *,
+        language: Language,
+        timezone: str,
+        now: datetime | None = None,
+    ) -> User:
+        """Return the user, creating them with the given defaults on first contact.
+
+        An existing user keeps their own settings; only a stale last_seen_at is refreshed.
+        """
+        moment = now or _now()
+        existing = await self.get_user(chat_id)
+        if existing is not None:
+            if moment - existing.last_seen_at < LAST_SEEN_RESOLUTION:
+                return existing
+            async with self._db.transaction() as connection:
+                await connection.execute(
+                    "UPDATE users SET last_seen_at = ? WHERE chat_id = ?",
+                    (_to_text(moment), chat_id),
+                )
+            return await self._require_user(chat_id)
+        async with self._db.transaction() as connection:
+            # OR IGNORE: two first updates from one user racing must not fail either one.
+            await connection.execute(
+                "INSERT OR IGNORE INTO users"
+                " (chat_id, language, timezone, created_at, last_seen_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (chat_id, language, timezone, _to_text(moment), _to_text(moment)),
+            )
+        return await self._require_user(chat_id)
+
+    async def set_language(self, chat_id: int, language: Language) -> User:
+        return await self._update_user(chat_id, "language = ?", (language,))
+
+    async def set_timezone(self, chat_id: int, timezone: str) -> User:
+        return await self._update_user(chat_id, "timezone = ?", (timezone,))
+
+    async def set_quiet_hours(self, chat_id: int, quiet_hours: QuietHours | None) -> User:
+        start = None if quiet_hours is None else quiet_hours.start
+        end = None if quiet_hours is None else quiet_hours.end
+        return await self._update_user(chat_id, "quiet_start = ?, quiet_end = ?", (start, end))
+
+    async def set_blocked(self, chat_id: int, blocked: bool) -> User:
+        return await self._update_user(chat_id, "blocked = ?", (int(blocked),))
+
+    async def count_users(self) -> int:
+        async with self._db.access() as connection:
+            cursor = await connection.execute("SELECT count(*) FROM users")
+            row = await cursor.fetchone()
+        return 0 if row is None else int(row[0])
+
+    async def _update_user(
+        self, chat_id: int, assignments: str, values: tuple[object, ...]
+    ) -> User:
+        async with self._db.transaction() as connection:
+            cursor = await connection.execute(
+                f"UPDATE users SET {assignments} WHERE chat_id = ?",  # noqa: S608 - fixed columns
+                (*values, chat_id),
+            )
+            if cursor.rowcount == 0:
+                raise LookupError(f"no user with chat id {chat_id}")
+        return await self._require_user(chat_id)
+
+    async def _require_user(self, chat_id: int) -> User:
+        user = await self.get_user(chat_id)
+        if user is None:
+            raise LookupError(f"no user with chat id {chat_id}")
+        return user
+
+
+def _user_from_row(row: aiosqlite.Row) -> User:
+    quiet = None
+    if row["quiet_start"] is not None and row["quiet_end"] is not None:
+        quiet = QuietHours(row["quiet_start"], row["quiet_end"])
+    return User(
+        chat_id=row["chat_id"],
+        language=row["language"],
+        timezone=row["timezone"],
+        quiet_hours=quiet,
+        blocked=bool(row["blocked"]),
+        created_at=_from_text(row["created_at"]),
+        last_seen_at=_from_text(row["last_seen_at"]),
+    )

@@ -1,0 +1,76 @@
+"""End-to-end harness: the real application, long-polling a fake Bot API, on a temp SQLite file."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+from bot.app import Application, build_application
+from bot.config import Settings
+from tests.fakes.telegram import FakeTelegram
+
+TOKEN = "4242:e2e-secret-TOKEN_value"
+CHAT = 501
+
+
+@pytest.fixture
+async def telegram() -> AsyncIterator[FakeTelegram]:
+    fake = FakeTelegram()
+    await fake.start()
+    try:
+        yield fake
+    finally:
+        await fake.stop()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "bot.sqlite3"
+
+
+def make_settings(telegram: FakeTelegram, db_path: Path, **overrides: object) -> Settings:
+    values: dict[str, object] = {
+        "bot_token": TOKEN,
+        "db_path": db_path,
+        "telegram_api_url": telegram.base_url,
+    }
+    values.update(overrides)
+    # model_validate skips the environment and .env: the test decides every value.
+    return Settings.model_validate(values)
+
+
+@asynccontextmanager
+async def running_app(
+    telegram: FakeTelegram,
+    db_path: Path,
+    *,
+    throttle_interval: float = 0.0,
+    clock: Callable[[], float] = time.monotonic,
+    handle_as_tasks: bool = True,
+    **settings: object,
+) -> AsyncIterator[Application]:
+    """Start the bot as production does (polling), and stop it cleanly afterwards."""
+    application = await build_application(
+        make_settings(telegram, db_path, **settings),
+        token=TOKEN,
+        api_url=telegram.base_url,
+        throttle_interval=throttle_interval,
+        clock=clock,
+    )
+    started_at = len(telegram.calls)
+    polling = asyncio.create_task(
+        application.run_polling(handle_signals=False, handle_as_tasks=handle_as_tasks)
+    )
+    try:
+        # aiogram runs the startup hooks (webhook, commands), then getMe, then long-polls.
+        await telegram.wait_for_call("getMe", after=started_at)
+        yield application
+    finally:
+        await application.stop()
+        await asyncio.wait_for(polling, 10)
+        await application.close()

@@ -1,0 +1,91 @@
+from pathlib import Path
+
+import pytest
+
+from bot.config import ConfigError, load_settings
+
+TOKEN = "123456:AAH-secret_Token"
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    for name in [
+        "BOT_TOKEN",
+        *(f"GPURADAR_{n}" for n in ("BOT_TOKEN", "DB_PATH", "TELEGRAM_API_URL", "ADMIN_IDS")),
+        *(f"GPURADAR_{n}" for n in ("DEFAULT_LANGUAGE", "TIMEZONE", "LOG_LEVEL")),
+    ]:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # no stray .env from the developer's checkout
+    return tmp_path
+
+
+def test_defaults_without_token_mean_console_mode():
+    settings = load_settings()
+    assert settings.bot_token is None
+    assert settings.console_mode
+    assert settings.db_path == Path("data/gpuradar.sqlite3")
+    assert settings.telegram_api_url == "https://api.telegram.org"
+    assert settings.admin_ids == frozenset()
+    assert settings.default_language == "ru"
+    assert settings.timezone == "Europe/Moscow"
+
+
+def test_environment_values(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("GPURADAR_BOT_TOKEN", TOKEN)
+    monkeypatch.setenv("GPURADAR_ADMIN_IDS", "1, 22;333")
+    monkeypatch.setenv("GPURADAR_DEFAULT_LANGUAGE", "en")
+    monkeypatch.setenv("GPURADAR_TIMEZONE", "Asia/Novosibirsk")
+    monkeypatch.setenv("GPURADAR_TELEGRAM_API_URL", "http://127.0.0.1:8081/")
+    settings = load_settings()
+    assert settings.bot_token is not None
+    assert settings.bot_token.get_secret_value() == TOKEN
+    assert TOKEN not in repr(settings)
+    assert settings.admin_ids == frozenset({1, 22, 333})
+    assert settings.default_language == "en"
+    assert settings.timezone == "Asia/Novosibirsk"
+    assert settings.telegram_api_url == "http://127.0.0.1:8081"
+
+
+def test_plain_bot_token_is_accepted(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("BOT_TOKEN", TOKEN)
+    settings = load_settings()
+    assert settings.bot_token is not None
+    assert settings.bot_token.get_secret_value() == TOKEN
+
+
+def test_dotenv_file_is_read(clean_env: Path):
+    (clean_env / ".env").write_text(f"GPURADAR_BOT_TOKEN={TOKEN}\nGPURADAR_TIMEZONE=UTC\n")
+    settings = load_settings()
+    assert settings.timezone == "UTC"
+    assert not settings.console_mode
+
+
+def test_blank_token_means_console_mode(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("GPURADAR_BOT_TOKEN", "  ")
+    assert load_settings().console_mode
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "fragment"),
+    [
+        ("GPURADAR_TIMEZONE", "Mars/Olympus", "unknown time zone"),
+        ("GPURADAR_DEFAULT_LANGUAGE", "de", "'ru' or 'en'"),
+        ("GPURADAR_ADMIN_IDS", "12,abc", "'abc' is not a Telegram user id"),
+        ("GPURADAR_TELEGRAM_API_URL", "ftp://x", "not an http(s) URL"),
+        ("GPURADAR_BOT_TOKEN", "not-a-token", "does not look like a bot token"),
+        ("BOT_TOKEN", "also bad", "does not look like a bot token"),
+    ],
+)
+def test_bad_values_give_one_line_naming_the_setting(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, fragment: str
+):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError) as raised:
+        load_settings()
+    message = str(raised.value)
+    assert "\n" not in message
+    expected_name = "GPURADAR_BOT_TOKEN" if "TOKEN" in name else name
+    assert expected_name in message
+    assert fragment in message
+    if "TOKEN" in name:
+        assert value not in message

@@ -1,0 +1,114 @@
+"""A failing handler apologises and logs without the token; a flooding user is throttled."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import logging
+from pathlib import Path
+
+import pytest
+
+from bot.logging_setup import configure_logging
+from monitor.users import User
+from tests.bot.conftest import CHAT, TOKEN, running_app
+from tests.fakes.telegram import FakeTelegram
+
+
+@pytest.fixture
+def log_stream():
+    """The production log handler (with its token redaction), writing into a buffer."""
+    stream = io.StringIO()
+    root = logging.getLogger()
+    saved_handlers, saved_level = list(root.handlers), root.level
+    configure_logging("INFO", secrets=[TOKEN], stream=stream)
+    yield stream
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    for handler in saved_handlers:
+        root.addHandler(handler)
+    root.setLevel(saved_level)
+
+
+async def test_handler_exception_gets_apology_and_redacted_log(
+    telegram: FakeTelegram, db_path: Path, log_stream: io.StringIO
+):
+    async with running_app(telegram, db_path) as application:
+
+        async def broken_set_timezone(chat_id: int, timezone: str) -> User:
+            raise RuntimeError(f"POST https://api.telegram.org/bot{TOKEN}/x failed")
+
+        application.store.set_timezone = broken_set_timezone  # type: ignore[method-assign]
+        after = len(telegram.calls)
+        telegram.push_message(CHAT, "/settings tz UTC")
+        apology = await telegram.wait_for_call("sendMessage", after=after)
+
+    assert apology.result["text"].startswith("Извините, что-то пошло не так.")
+    log = log_stream.getvalue()
+    assert "handler failed on update" in log
+    assert "Traceback" in log
+    assert "RuntimeError" in log
+    assert "<redacted>" in log
+    assert TOKEN not in log
+    assert TOKEN.split(":")[1] not in log
+
+
+async def test_flooding_user_is_answered_once_a_second_and_warned_once(
+    telegram: FakeTelegram, db_path: Path
+):
+    now = [0.0]
+    async with running_app(
+        telegram, db_path, throttle_interval=1.0, clock=lambda: now[0], handle_as_tasks=False
+    ):
+        first = len(telegram.calls)
+        replies_at: list[tuple[float, str]] = []
+        # 20 messages, 0.2 s apart on the bot's clock: a 4-second flood.
+        for step in range(20):
+            now[0] = step * 0.2
+            before = len(telegram.calls)
+            update_id = telegram.push_message(CHAT, "/help")
+            await telegram.wait_confirmed(update_id)
+            replies_at += [
+                (now[0], call.result["text"])
+                for call in telegram.calls[before:]
+                if call.method == "sendMessage"
+            ]
+        assert all(call.ok for call in telegram.calls[first:])
+
+    warnings = [t for t, text in replies_at if text.startswith("Слишком много сообщений")]
+    helps = [t for t, text in replies_at if text.startswith("Что я умею")]
+    assert warnings == [1.0]
+    assert helps == [0.0, 2.0, 3.0]
+    times = [t for t, _ in replies_at]
+    assert all(b - a >= 1.0 for a, b in itertools.pairwise(times))
+
+    # After a calm pause the user is answered at once again, with no new warning.
+    async with running_app(
+        telegram, db_path, throttle_interval=1.0, clock=lambda: now[0], handle_as_tasks=False
+    ):
+        now[0] = 100.0
+        before = len(telegram.calls)
+        await telegram.wait_confirmed(telegram.push_message(CHAT, "/help"))
+        texts = [c.result["text"] for c in telegram.calls[before:] if c.method == "sendMessage"]
+    assert len(texts) == 1
+    assert texts[0].startswith("Что я умею")
+
+
+async def test_flooding_buttons_get_a_toast_not_a_message(telegram: FakeTelegram, db_path: Path):
+    now = [0.0]
+    async with running_app(
+        telegram, db_path, throttle_interval=1.0, clock=lambda: now[0], handle_as_tasks=False
+    ):
+        await telegram.wait_confirmed(telegram.push_message(CHAT, "/settings"))
+        menu = telegram.last_message(CHAT)
+        data = next(b.callback_data for b in menu.buttons() if b.text == "🕒 Часовой пояс")
+        assert data is not None
+        before = len(telegram.calls)
+        # Three fast taps (a client may send taps that raced the first edit).
+        for _ in range(3):
+            await telegram.wait_confirmed(telegram.push_callback(CHAT, menu.message_id, data))
+        calls = telegram.calls[before:]
+    toasts = [c.params.get("text") for c in calls if c.method == "answerCallbackQuery"]
+    assert toasts.count("Не так быстро — подождите секунду.") == 2
+    assert len([c for c in calls if c.method == "editMessageText"]) == 1
+    assert not [c for c in calls if c.method == "sendMessage"]
