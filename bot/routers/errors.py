@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 from aiogram import Bot, Router
@@ -31,6 +32,11 @@ async def on_error(
 ) -> None:
     # The log formatter redacts the bot token from every record, tracebacks included.
     logger.error("handler failed on update %s", event.update.update_id, exc_info=event.exception)
+    callback = event.update.callback_query
+    if callback is not None:
+        # Stop the button's spinner; it may already have been answered before the failure.
+        with contextlib.suppress(TelegramAPIError):
+            await bot.answer_callback_query(callback.id)
     if event_chat is None:
         return
     language = default_language

@@ -12,6 +12,8 @@ import pytest
 
 from bot.app import Application, build_application
 from bot.config import Settings
+from monitor.users import User
+from storage import Store
 from tests.fakes.telegram import FakeTelegram
 
 TOKEN = "4242:e2e-secret-TOKEN_value"
@@ -74,3 +76,14 @@ async def running_app(
         await application.stop()
         await asyncio.wait_for(polling, 10)
         await application.close()
+
+
+async def stored_user(db_path: Path, chat_id: int = CHAT) -> User:
+    """The user as the database holds it, read through a second connection (WAL allows it)."""
+    store = await Store.open(db_path)
+    try:
+        user = await store.get_user(chat_id)
+    finally:
+        await store.close()
+    assert user is not None
+    return user

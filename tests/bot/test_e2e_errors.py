@@ -11,7 +11,7 @@ import pytest
 
 from bot.logging_setup import configure_logging
 from monitor.users import User
-from tests.bot.conftest import CHAT, TOKEN, running_app
+from tests.bot.conftest import CHAT, TOKEN, running_app, stored_user
 from tests.fakes.telegram import FakeTelegram
 
 
@@ -51,6 +51,26 @@ async def test_handler_exception_gets_apology_and_redacted_log(
     assert "<redacted>" in log
     assert TOKEN not in log
     assert TOKEN.split(":")[1] not in log
+
+
+async def test_failing_button_gets_its_spinner_stopped_and_an_apology(
+    telegram: FakeTelegram, db_path: Path
+):
+    async with running_app(telegram, db_path) as application:
+
+        async def broken_set_language(chat_id: int, language: str) -> User:
+            raise RuntimeError("disk full")
+
+        application.store.set_language = broken_set_language  # type: ignore[method-assign]
+        await telegram.wait_confirmed(telegram.push_message(CHAT, "/settings"))
+        await telegram.wait_for_call("sendMessage")
+        after = telegram.mark()
+        telegram.press(CHAT, "English")
+        answered = await telegram.wait_for_call("answerCallbackQuery", after=after)
+        apology = await telegram.wait_for_call("sendMessage", after=after)
+    assert answered.ok
+    assert apology.result["text"].startswith("Извините")
+    assert (await stored_user(db_path)).language == "ru"
 
 
 async def test_flooding_user_is_answered_once_a_second_and_warned_once(

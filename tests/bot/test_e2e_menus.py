@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.bot.conftest import CHAT, running_app
+from tests.bot.conftest import CHAT, running_app, stored_user
 from tests.fakes.telegram import FakeTelegram
 
 
@@ -56,20 +56,8 @@ async def test_start_greets_in_russian_with_the_main_menu(telegram: FakeTelegram
 async def test_english_client_gets_english(telegram: FakeTelegram, db_path: Path):
     async with running_app(telegram, db_path):
         text = await send(telegram, "/start", language_code="en-GB", first_name="Ann")
-        assert text.startswith("Hi, Ann! I am gpuradar.")
-        stored = await running_store_user(telegram, db_path)
-    assert stored == "en"
-
-
-async def running_store_user(telegram: FakeTelegram, db_path: Path) -> str | None:
-    from storage import Store
-
-    store = await Store.open(db_path)
-    try:
-        user = await store.get_user(CHAT)
-        return None if user is None else user.language
-    finally:
-        await store.close()
+    assert text.startswith("Hi, Ann! I am gpuradar.")
+    assert (await stored_user(db_path)).language == "en"
 
 
 async def test_help_lists_commands_with_examples(telegram: FakeTelegram, db_path: Path):

@@ -4,20 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from monitor.users import QuietHours, User
-from storage import Store
-from tests.bot.conftest import CHAT, running_app
+from monitor.users import QuietHours
+from tests.bot.conftest import CHAT, running_app, stored_user
 from tests.fakes.telegram import FakeTelegram
-
-
-async def stored_user(db_path: Path) -> User:
-    store = await Store.open(db_path)
-    try:
-        user = await store.get_user(CHAT)
-    finally:
-        await store.close()
-    assert user is not None
-    return user
 
 
 async def press_and_wait_edit(telegram: FakeTelegram, label: str) -> str:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.bot.conftest import TOKEN
+from tests.fakes.telegram import FakeTelegram
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,3 +86,57 @@ def test_console_buttons_are_pressed_by_number(tmp_path: Path):
     assert "» Saved" in out
     assert "(no button 9 here)" in out
     assert out.rstrip().splitlines()[-1] == "  [5] « Menu"  # /settings ends with its keyboard
+
+
+async def start_bot_process(tmp_path: Path, env: dict[str, str]) -> asyncio.subprocess.Process:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("GPURADAR_")}
+    clean.pop("BOT_TOKEN", None)
+    clean.update(
+        {"GPURADAR_DB_PATH": str(tmp_path / "bot.sqlite3"), "PYTHONPATH": str(ROOT), **env}
+    )
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=tmp_path,
+        env=clean,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
+async def test_with_a_token_the_process_polls_telegram_and_stops_on_sigterm(tmp_path: Path):
+    async with FakeTelegram(token=TOKEN) as telegram:
+        process = await start_bot_process(
+            tmp_path,
+            {"GPURADAR_BOT_TOKEN": TOKEN, "GPURADAR_TELEGRAM_API_URL": telegram.base_url},
+        )
+        try:
+            await telegram.wait_for_call("getMe", timeout=30)
+            after = telegram.mark()
+            telegram.push_message(7, "/start")
+            reply = await telegram.wait_for_call("sendMessage", after=after)
+            assert "gpuradar" in reply.result["text"]
+            process.send_signal(signal.SIGTERM)
+            _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    assert process.returncode == 0, stderr.decode()
+    assert TOKEN not in stderr.decode()
+
+
+async def test_a_token_telegram_rejects_exits_2(tmp_path: Path):
+    async with FakeTelegram(token=TOKEN) as telegram:
+        wrong = "999:wrong-token"
+        process = await start_bot_process(
+            tmp_path,
+            {"GPURADAR_BOT_TOKEN": wrong, "GPURADAR_TELEGRAM_API_URL": telegram.base_url},
+        )
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    lines = stderr.decode().strip().splitlines()
+    assert process.returncode == 2
+    assert lines == ["gpuradar: Telegram rejected GPURADAR_BOT_TOKEN (401 Unauthorized)"]
+    assert wrong not in stderr.decode()
