@@ -1,0 +1,211 @@
+"""What the user gave, checked and completed with defaults into a ParsedQuery.
+
+Both parsers fill a `Given` and call `finish`. The defaults are FitQuery's own (the source of
+truth); every default that changes the answer is recorded as an Assumption so the bot can say
+"assumed: qlora, ctx 2048, ...".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from estimator import gpus
+from estimator.models import model_for_size
+from estimator.parsing.result import Assumption, ParsedQuery, QueryError
+from estimator.query import (
+    Checkpointing,
+    FitQuery,
+    Method,
+    Optimizer,
+    Precision,
+    Sharding,
+    Stack,
+    Targets,
+)
+from estimator.specs import ModelSpec
+
+# Sane ranges: beyond them the number is a typo, not a training run.
+LIMITS: dict[str, tuple[float, float]] = {
+    "ctx": (16, 1_048_576),
+    "bs": (1, 1024),
+    "rank": (1, 1024),
+    "gpus": (1, 512),
+    "dataset": (1, 10_000_000_000),
+    "tokens": (1, 1_048_576),
+    "epochs": (0, 100),  # 0 < epochs <= 100
+    "size": (0.01, 5000),  # billions of parameters
+}
+
+_DEFAULTS: dict[str, Any] = {
+    f.name: f.default for f in dataclasses.fields(FitQuery) if f.default is not dataclasses.MISSING
+}
+
+
+@dataclass
+class Given:
+    """Fields the user stated. None means "not said"."""
+
+    model: ModelSpec | None = None
+    size_b: float | None = None
+    method: Method | None = None
+    ctx: int | None = None
+    micro_batch: int | None = None
+    lora_rank: int | None = None
+    targets: Targets | None = None
+    optimizer: Optimizer | None = None
+    precision: Precision | None = None
+    grad_checkpointing: Checkpointing | None = None
+    gpus: int | None = None
+    shard: Sharding | None = None
+    dataset_examples: int | None = None
+    tokens_per_example: int | None = None
+    epochs: float | None = None
+    stack: Stack | None = None
+    target_gpu: str | None = None
+    target_family: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def check_int(key: str, value: float) -> int:
+    """An integer within LIMITS[key]; QueryError(out_of_range / bad_value) otherwise."""
+    low, high = LIMITS[key]
+    if not math.isfinite(value) or value != int(value):
+        raise QueryError(
+            "bad_value", f"{key} must be a whole number, got {value:g}", key=key, value=f"{value:g}"
+        )
+    if not low <= value <= high:
+        raise QueryError(
+            "out_of_range",
+            f"{key}={int(value)} is outside {int(low)}..{int(high)}",
+            key=key,
+            value=str(int(value)),
+            allowed=(str(int(low)), str(int(high))),
+        )
+    return int(value)
+
+
+def check_epochs(value: float) -> float:
+    low, high = LIMITS["epochs"]
+    if not (math.isfinite(value) and low < value <= high):
+        raise QueryError(
+            "out_of_range",
+            f"epochs={value:g} must be above 0 and at most 100",
+            key="epochs",
+            value=f"{value:g}",
+            allowed=("0", "100"),
+        )
+    return value
+
+
+def check_size(value: float) -> float:
+    low, high = LIMITS["size"]
+    if not (math.isfinite(value) and low <= value <= high):
+        raise QueryError(
+            "out_of_range",
+            f"model size {value:g}B is outside {low:g}..{high:g}B",
+            key="model",
+            value=f"{value:g}",
+            allowed=(f"{low:g}", f"{high:g}"),
+        )
+    return value
+
+
+def resolve_gpu(name: str) -> tuple[str | None, str | None]:
+    """(canonical id for sizing, family) of a GPU name; QueryError when it names nothing."""
+    gpu_id = gpus.resolve_for_sizing(name)
+    if gpu_id is not None:
+        return gpu_id, None
+    family = gpus.family_of(name)
+    if family is not None:
+        return None, family
+    raise QueryError("unknown_gpu", f"unknown GPU {name!r}", key="gpu", value=name)
+
+
+def _assume(out: list[Assumption], key: str, value: object) -> Any:
+    out.append(Assumption(key, value.value if hasattr(value, "value") else str(value)))
+    return value
+
+
+def finish(given: Given) -> ParsedQuery:
+    """Fill the gaps with FitQuery's defaults and record what was assumed."""
+    assumed: list[Assumption] = []
+    notes = list(given.notes)
+    if given.model is not None:
+        model, from_size = given.model, False
+    elif given.size_b is not None:
+        model, from_size = model_for_size(given.size_b), True
+        assumed.append(Assumption("model", model.id))
+    else:
+        raise QueryError("no_model", "name a model (llama 3 8b) or a size (13b)", key="model")
+
+    def pick(name: str, value: Any, matters: bool = True) -> Any:
+        if value is not None:
+            return value
+        default = _DEFAULTS[name]
+        return _assume(assumed, name, default) if matters else default
+
+    method: Method = pick("method", given.method)
+    adapters = method is not Method.FULL
+    ctx: int = pick("ctx", given.ctx)
+    micro_batch: int = pick("micro_batch", given.micro_batch)
+    lora_rank: int = pick("lora_rank", given.lora_rank, adapters)
+    targets: Targets = pick("targets", given.targets, adapters)
+    # With adapters the optimizer holds state for a few million parameters only; for a full
+    # fine-tune it decides most of the memory. Precision decides how the frozen base is
+    # stored too (mixed keeps fp32 copies), so it always matters.
+    optimizer: Optimizer = pick("optimizer", given.optimizer, not adapters)
+    precision: Precision = pick("precision", given.precision)
+    checkpointing: Checkpointing = pick("grad_checkpointing", given.grad_checkpointing)
+    stack: Stack = pick("stack", given.stack)
+    gpu_count: int = given.gpus if given.gpus is not None else _DEFAULTS["gpus"]
+    shard = given.shard
+    if shard is None and gpu_count > 1:
+        # Several GPUs for a full fine-tune are almost always there to shard the weights;
+        # adapter runs usually replicate the (small) trainable state.
+        shard = _assume(assumed, "shard", Sharding.ZERO3 if not adapters else Sharding.DDP)
+    elif shard is None:
+        shard = _DEFAULTS["shard"]
+    if not adapters and (given.lora_rank is not None or given.targets is not None):
+        notes.append("unused:rank" if given.lora_rank is not None else "unused:targets")
+
+    tokens = given.tokens_per_example
+    epochs = given.epochs if given.epochs is not None else _DEFAULTS["epochs"]
+    if given.dataset_examples is not None:
+        if tokens is None:
+            tokens = _assume(assumed, "tokens_per_example", max(1, ctx // 2))
+        if given.epochs is None:
+            _assume(assumed, "epochs", f"{epochs:g}")
+    if tokens is not None and tokens > ctx:
+        notes.append("tokens_clamped")  # longer examples are cut at ctx when training
+        tokens = ctx
+
+    query = FitQuery(
+        model=model.id,
+        method=method,
+        ctx=ctx,
+        micro_batch=micro_batch,
+        lora_rank=lora_rank,
+        targets=targets,
+        optimizer=optimizer,
+        precision=precision,
+        grad_checkpointing=checkpointing,
+        gpus=gpu_count,
+        shard=shard,
+        dataset_examples=given.dataset_examples,
+        tokens_per_example=tokens,
+        epochs=epochs,
+        gpu=given.target_gpu,
+        stack=stack,
+    )
+    return ParsedQuery(
+        query=query,
+        model=model,
+        model_from_size=from_size,
+        target_gpu=given.target_gpu,
+        target_family=given.target_family,
+        assumptions=tuple(assumed),
+        notes=tuple(notes),
+    )

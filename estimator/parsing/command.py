@@ -1,0 +1,242 @@
+"""The command grammar: `<model|size> [method] key=value ...`, positional parts in any order.
+
+    /fit 13b qlora ctx=4k bs=2
+    /fit qlora meta-llama/Meta-Llama-3.1-8B-Instruct gpu=4090 dataset=50 000 epochs=3
+    /fit llama 3 70b full gpus=8 shard=fsdp
+
+Strict where the user was explicit: a value that cannot be read, or lies outside its sane
+range, raises QueryError naming the key and what is allowed. An unknown key or an unreadable
+positional word is skipped with a note ("unknown_key:foo", "ignored:bar").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from enum import StrEnum
+
+from estimator import gpus
+from estimator.models import find_model_in_text
+from estimator.parsing.build import (
+    Given,
+    check_epochs,
+    check_int,
+    check_size,
+    finish,
+    resolve_gpu,
+)
+from estimator.parsing.patterns import (
+    MILLIONS,
+    THOUSANDS,
+    alternation,
+    amount_value,
+    compiled,
+    number_value,
+    size_value,
+)
+from estimator.parsing.result import ParsedQuery, QueryError
+from estimator.parsing.words import (
+    COMMAND_KEYS,
+    COMMAND_METHOD_WORDS,
+    FALSE_WORDS,
+    SIZE_UNITS,
+    TRUE_WORDS,
+    VALUE_ALIASES,
+)
+from estimator.query import Checkpointing, Method, Optimizer, Precision, Sharding, Stack, Targets
+
+_KEY_OF: dict[str, str] = {alias: key for key, aliases in COMMAND_KEYS.items() for alias in aliases}
+_ENUM_KEYS: dict[str, type[StrEnum]] = {
+    "targets": Targets,
+    "optim": Optimizer,
+    "precision": Precision,
+    "shard": Sharding,
+    "stack": Stack,
+    "method": Method,
+}
+_ENUM_FIELDS = {
+    "targets": "targets",
+    "optim": "optimizer",
+    "precision": "precision",
+    "shard": "shard",
+    "stack": "stack",
+    "method": "method",
+}
+# "8xh100", "2x4090": a count glued to a GPU name.
+_COUNTED_GPU = re.compile(r"(\d{1,3})\s*[x×х*]\s*(\S+)", re.IGNORECASE)
+
+
+def _tidy(args: str) -> str:
+    """Glue what the user spaced out: "50 000", "13 млрд", "ctx = 4096", "16 к"."""
+    text = re.sub(r"[\u00a0\u202f\t\r\n]", " ", args).strip()
+    text = re.sub(r"(?<=\d) (?=\d{3}(?![\w.,]))", "", text)  # not "llama 3 405b"
+    text = re.sub(r"\s*=\s*", "=", text)
+    units = alternation(SIZE_UNITS, left_boundary=False)
+    return compiled(rf"(?<=\d) +(?={units}|{THOUSANDS}|{MILLIONS})").sub("", text)
+
+
+def _allowed(enum: type[StrEnum]) -> tuple[str, ...]:
+    return tuple(member.value for member in enum)
+
+
+def _bad(key: str, value: str, allowed: tuple[str, ...]) -> QueryError:
+    return QueryError(
+        "bad_value",
+        f"{key}={value!r} is not one of {', '.join(allowed)}",
+        key=key,
+        value=value,
+        allowed=allowed,
+    )
+
+
+def _enum_value(key: str, raw: str) -> StrEnum:
+    enum = _ENUM_KEYS[key]
+    word = raw.lower()
+    word = VALUE_ALIASES.get(key, {}).get(word, word)
+    try:
+        return enum(word)
+    except ValueError:
+        raise _bad(key, raw, _allowed(enum)) from None
+
+
+def _amount(key: str, raw: str, thousand: int) -> float:
+    value = amount_value(raw, thousand=thousand)
+    if value is None:
+        raise QueryError("bad_value", f"{key}={raw!r} is not a number", key=key, value=raw)
+    return value
+
+
+def _checkpointing(raw: str) -> Checkpointing:
+    word = raw.lower()
+    if word in TRUE_WORDS:
+        return Checkpointing.ON
+    if word in FALSE_WORDS:
+        return Checkpointing.OFF
+    try:
+        return Checkpointing(word)
+    except ValueError:
+        raise _bad("gc", raw, _allowed(Checkpointing)) from None
+
+
+def _set_gpu(given: Given, raw: str) -> None:
+    given.target_gpu, given.target_family = resolve_gpu(raw)
+
+
+_SETTERS: dict[str, Callable[[Given, str], None]] = {
+    "ctx": lambda g, v: setattr(g, "ctx", check_int("ctx", _amount("ctx", v, 1024))),
+    "bs": lambda g, v: setattr(g, "micro_batch", check_int("bs", _amount("bs", v, 1000))),
+    "rank": lambda g, v: setattr(g, "lora_rank", check_int("rank", _amount("rank", v, 1000))),
+    "gpus": lambda g, v: setattr(g, "gpus", check_int("gpus", _amount("gpus", v, 1000))),
+    "dataset": lambda g, v: setattr(
+        g, "dataset_examples", check_int("dataset", round(_amount("dataset", v, 1000)))
+    ),
+    "tokens": lambda g, v: setattr(
+        g, "tokens_per_example", check_int("tokens", round(_amount("tokens", v, 1000)))
+    ),
+    "epochs": lambda g, v: setattr(g, "epochs", check_epochs(_amount("epochs", v, 1000))),
+    "gc": lambda g, v: setattr(g, "grad_checkpointing", _checkpointing(v)),
+    "gpu": _set_gpu,
+    "model": lambda g, v: _positional(g, [v]),
+}
+
+
+def _apply(given: Given, key: str, value: str) -> None:
+    if not value:
+        raise QueryError("bad_value", f"{key}= needs a value", key=key, value="")
+    if key in _ENUM_KEYS:
+        setattr(given, _ENUM_FIELDS[key], _enum_value(key, value))
+    else:
+        _SETTERS[key](given, value)
+
+
+def _set_method(given: Given, method: Method) -> None:
+    if given.method is not None and given.method is not method:
+        raise QueryError(
+            "conflict",
+            f"two methods given: {given.method.value} and {method.value}",
+            key="method",
+            value=method.value,
+            allowed=_allowed(Method),
+        )
+    given.method = method
+
+
+def _set_size(given: Given, size: float) -> None:
+    size = check_size(size)
+    if given.model is not None or (given.size_b is not None and given.size_b != size):
+        raise QueryError(
+            "conflict", "more than one model or size given", key="model", value=f"{size:g}b"
+        )
+    given.size_b = size
+
+
+def _positional(given: Given, words: list[str]) -> None:
+    """Method words, then one model name, then sizes and GPUs; the rest is noted."""
+    rest: list[str] = []
+    for word in words:
+        method = COMMAND_METHOD_WORDS.get(word.lower())
+        if method is not None:
+            _set_method(given, method)
+        else:
+            rest.append(word)
+    text = " ".join(rest)
+    found = find_model_in_text(text)
+    if found is not None:
+        given.model, start, end = found
+        text = text[:start] + " " + text[end:]
+    for word in text.split():
+        size = size_value(word)
+        if size is not None:
+            _set_size(given, size)
+            continue
+        counted = _COUNTED_GPU.fullmatch(word)
+        if counted and gpus.find_in_text(counted.group(2)):
+            given.gpus = given.gpus or check_int("gpus", int(counted.group(1)))
+            _set_gpu(given, counted.group(2))
+            continue
+        mentions = gpus.find_in_text(word)
+        if mentions and mentions[0][1] == 0 and mentions[0][2] == len(word):
+            _set_gpu(given, word)
+            continue
+        number = number_value(word)
+        if number is not None and given.model is None and given.size_b is None:
+            _set_size(given, number)  # "/fit 70 qlora": a bare number is a size in billions
+            continue
+        given.notes.append(f"ignored:{word}")
+
+
+def _unknown_model(given: Given) -> QueryError:
+    words = [n.split(":", 1)[1] for n in given.notes if n.startswith("ignored:")]
+    return QueryError(
+        "no_model",
+        f"unknown model {' '.join(words)!r}" if words else "name a model (llama 3 8b) or a size",
+        key="model",
+        value=" ".join(words) or None,
+    )
+
+
+def parse_command(args: str) -> ParsedQuery:
+    """Parse the arguments of /fit. Raises QueryError (and nothing else) on bad input."""
+    given = Given()
+    positional: list[str] = []
+    explicit: dict[str, str] = {}
+    for token in _tidy(args).split(" "):
+        if not token:
+            continue
+        if "=" in token and not token.startswith("="):
+            raw_key, value = token.split("=", 1)
+            key = _KEY_OF.get(raw_key.lower())
+            if key is None:
+                given.notes.append(f"unknown_key:{raw_key.lower()}")
+                continue
+            if key in explicit:
+                given.notes.append(f"repeated_key:{key}")  # the last one wins
+            explicit[key] = value
+        else:
+            positional.append(token)
+    _positional(given, positional)
+    for key, value in explicit.items():
+        _apply(given, key, value)
+    if given.model is None and given.size_b is None:
+        raise _unknown_model(given)  # says which words it could not read as a model
+    return finish(given)

@@ -1,0 +1,60 @@
+"""What parsing returns: the query, the model it names, and what was assumed or ignored."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from estimator.query import FitQuery
+from estimator.specs import ModelSpec
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """A value the user did not give. `key` is a FitQuery field name or "model"."""
+
+    key: str
+    value: str  # what was assumed, as the bot shows it ("qlora", "2048", "Llama-2-13B")
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    query: FitQuery
+    model: ModelSpec
+    model_from_size: bool  # a bare size ("13b") was mapped to a representative model
+    target_gpu: str | None  # canonical id of the GPU asked about (gpus.resolve_for_sizing)
+    target_family: str | None  # only a family ("H100") was named: the bot picks its best member
+    assumptions: tuple[Assumption, ...]
+    # Machine codes for what was ignored or adjusted, "code" or "code:detail":
+    # unknown_key:<key>, repeated_key:<key> (the last value wins), ignored:<word>,
+    # unused:rank / unused:targets (full fine-tune), tokens_clamped (tokens > ctx),
+    # out_of_range:<key> (free text: the value was dropped), extra_gpu:<name>,
+    # extra_size:<n>, extra_method:<method> (free text: only the first one counts).
+    notes: tuple[str, ...]
+
+    def assumed(self, key: str) -> str | None:
+        """The assumed value of `key`, or None when the user gave it."""
+        return next((a.value for a in self.assumptions if a.key == key), None)
+
+
+class QueryError(ValueError):
+    """The command cannot be answered. `reason` is one line of English; the bot translates
+    `code` (with `key`, `value` and `allowed` filled in) into the user's language.
+
+    Codes: no_model, bad_value, out_of_range, unknown_gpu, conflict.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        reason: str,
+        *,
+        key: str | None = None,
+        value: str | None = None,
+        allowed: tuple[str, ...] = (),
+    ) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+        self.key = key
+        self.value = value
+        self.allowed = allowed

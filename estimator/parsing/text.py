@@ -1,0 +1,248 @@
+"""Free-text sizing questions, Russian or English, to a ParsedQuery.
+
+«хватит ли 4090 для llama 3 8b с лорой на 8к контексте?» -> Llama-3.1-8B, lora, ctx 8192,
+target RTX 4090. The text is read in passes, most specific first; each pass blanks out what
+it used so that a later, looser pass cannot read it again (the "8b" of a model name is not a
+batch size, "10k примеров" is not a context length). What is not said is filled with
+defaults and listed as assumptions. Anything unreadable is skipped: this never raises.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TypeVar
+
+from estimator import gpus
+from estimator.models import find_model_in_text
+from estimator.parsing.build import (
+    Given,
+    check_epochs,
+    check_int,
+    check_size,
+    finish,
+    resolve_gpu,
+)
+from estimator.parsing.patterns import (
+    AMOUNT,
+    DECIMAL,
+    SIZE,
+    alternation,
+    amount_value,
+    compiled,
+    find_choice,
+    number_value,
+)
+from estimator.parsing.result import ParsedQuery, QueryError
+from estimator.parsing.words import (
+    BATCH_WORDS,
+    CHECKPOINTING_PHRASES,
+    CTX_WORDS,
+    DATASET_WORDS,
+    EPOCH_WORDS,
+    EXAMPLE_WORDS,
+    FILLER_WORDS,
+    GPU_COUNT_WORDS,
+    METHOD_PHRASES,
+    NUMBER_WORDS,
+    OPTIMIZER_PHRASES,
+    PARAMS_WORDS,
+    PER_EXAMPLE_AFTER,
+    PER_EXAMPLE_BEFORE,
+    PRECISION_PHRASES,
+    RANK_WORDS,
+    SHARDING_PHRASES,
+    STACK_PHRASES,
+    TARGETS_PHRASES,
+    TOKEN_WORDS,
+)
+
+E = TypeVar("E")
+MAX_LENGTH = 2000  # a question, not a document: bounds the regex work
+
+_CTX = alternation(CTX_WORDS)
+_TOKENS = alternation(TOKEN_WORDS)
+_EXAMPLES = alternation(EXAMPLE_WORDS)
+_NUMBER_WORD = alternation(NUMBER_WORDS)
+_COUNT = rf"(?:(?<![\d.,])(\d{{1,3}})|({_NUMBER_WORD}))"  # "8", "двух"
+_TIMES = r"[x×х*]"
+_FILLER = alternation(FILLER_WORDS)
+# Between a keyword and its value: "ctx=4096", "контекст: 4k", "batch of 8", "датасет из ~10k".
+_GLUE = rf"\s*[=:~]?\s*(?:{_FILLER}\s*){{0,2}}~?\s*"
+
+# (pattern, group with the value). Tried in order; the first that matches wins.
+_DATASET = (
+    rf"{alternation(DATASET_WORDS)}{_GLUE}({AMOUNT})(?:\s*{_EXAMPLES})?",
+    rf"(?<![\w.,])({AMOUNT})\s*{_EXAMPLES}",
+)
+_PER_EXAMPLE = (
+    rf"{alternation(PER_EXAMPLE_BEFORE)}\s*({AMOUNT})\s*{_TOKENS}",
+    rf"(?<![\w.,])({AMOUNT})\s*{_TOKENS}\s*{alternation(PER_EXAMPLE_AFTER)}",
+)
+_EPOCHS = (
+    rf"(?<![\w.,])({DECIMAL})\s*{alternation(EPOCH_WORDS)}",
+    rf"{alternation(EPOCH_WORDS)}\s*[=:]?\s*({DECIMAL})(?!\w|[.,]\d)",
+)
+_CONTEXT = (
+    rf"{_CTX}{_GLUE}({AMOUNT})(?:\s*{_TOKENS})?",
+    rf"(?<![\w.,])({AMOUNT})\s*(?:{_TOKENS}\s*)?(?:{_FILLER}\s*)?{_CTX}",
+    rf"(?<![\w.,])({AMOUNT})\s*{_TOKENS}",
+    r"(?<![\w.,])(\d+(?:[.,]\d+)?\s*[kк])(?!\w)",  # a bare "8k" is a context length
+)
+_BATCH = (rf"{alternation(BATCH_WORDS)}{_GLUE}(\d{{1,6}})(?!\w|[.,]\d)",)
+_RANK = (
+    rf"{alternation(RANK_WORDS)}{_GLUE}(\d{{1,6}})(?!\w|[.,]\d)",
+    r"(?<!\w)r\s*=\s*(\d{1,6})(?!\w|[.,]\d)",
+)
+_GPU_COUNT = (
+    rf"{_COUNT}\s*(?:{_TIMES}\s*)?{alternation(GPU_COUNT_WORDS)}",
+    rf"{alternation(GPU_COUNT_WORDS)}\s*[=:]\s*(\d{{1,3}})(?!\w|[.,]\d)",
+)
+_COUNT_BEFORE = re.compile(rf"{_COUNT}\s*(?:{_TIMES}\s*)?$", re.IGNORECASE)
+_COUNT_AFTER = re.compile(rf"^\s*{_TIMES}\s*(\d{{1,3}})(?!\d|[.,]\d)", re.IGNORECASE)
+_SIZE = rf"{SIZE}(?:\s*{alternation(PARAMS_WORDS)})?"
+
+
+class _Reader:
+    """The text with what has been understood blanked out (offsets stay the same)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.rest = text
+
+    def blank(self, start: int, end: int) -> None:
+        self.rest = self.rest[:start] + " " * (end - start) + self.rest[end:]
+
+    def take(self, patterns: tuple[str, ...]) -> str | None:
+        """The value group of the first pattern that matches; the whole match is blanked."""
+        for pattern in patterns:
+            m = compiled(pattern).search(self.rest)
+            if m:
+                self.blank(m.start(), m.end())
+                return next(g for g in m.groups() if g is not None)
+        return None
+
+    def choice(self, table: Mapping[E, tuple[str, ...]], *, blank: bool = True) -> E | None:
+        found = find_choice(table, self.rest)
+        if found is None:
+            return None
+        value, start, end = found
+        if blank:
+            self.blank(start, end)
+        return value
+
+
+def _count(match: re.Match[str]) -> int:
+    digits, word = match.group(1), match.group(2)
+    return int(digits) if digits else NUMBER_WORDS[re.sub(r"\s+", " ", word.lower())]
+
+
+def _read_gpus(reader: _Reader, given: Given) -> None:
+    """The GPU asked about (the first one named) and a count next to it: "8× H100"."""
+    for n, (_label, start, end) in enumerate(gpus.find_in_text(reader.rest)):
+        name = reader.text[start:end]
+        before = _COUNT_BEFORE.search(reader.rest[max(0, start - 40) : start])
+        after = _COUNT_AFTER.search(reader.rest[end : end + 12])
+        reader.blank(start, end)
+        if n > 0:
+            given.notes.append(f"extra_gpu:{name}")
+            continue
+        try:
+            given.target_gpu, given.target_family = resolve_gpu(name)
+        except QueryError:
+            continue
+        count = _count(before) if before else (int(after.group(1)) if after else None)
+        if count is not None:
+            _set_int(given, "gpus", "gpus", count)
+
+
+def _set_int(given: Given, key: str, field: str, value: float) -> None:
+    try:
+        setattr(given, field, check_int(key, value))
+    except QueryError:
+        given.notes.append(f"out_of_range:{key}")
+
+
+def _read_model(reader: _Reader, given: Given) -> None:
+    found = find_model_in_text(reader.rest)
+    if found is not None:
+        given.model, start, end = found
+        reader.blank(start, end)
+    m = compiled(_SIZE).search(reader.rest)
+    while m is not None:
+        reader.blank(m.start(), m.end())
+        size = number_value(m.group(1))
+        if given.model is None and given.size_b is None and size is not None:
+            try:
+                given.size_b = check_size(size)
+            except QueryError:
+                given.notes.append("out_of_range:model")
+        else:
+            given.notes.append(f"extra_size:{m.group(1)}")
+        m = compiled(_SIZE).search(reader.rest)
+
+
+def _read_counts(reader: _Reader, given: Given) -> None:
+    dataset = reader.take(_DATASET)
+    if dataset is not None and (value := amount_value(dataset, thousand=1000)) is not None:
+        _set_int(given, "dataset", "dataset_examples", round(value))
+    tokens = reader.take(_PER_EXAMPLE)
+    if tokens is not None and (value := amount_value(tokens, thousand=1000)) is not None:
+        _set_int(given, "tokens", "tokens_per_example", round(value))
+    epochs = reader.take(_EPOCHS)
+    if epochs is not None and (value := number_value(epochs)) is not None:
+        try:
+            given.epochs = check_epochs(value)
+        except QueryError:
+            given.notes.append("out_of_range:epochs")
+    ctx = reader.take(_CONTEXT)
+    if ctx is not None and (value := amount_value(ctx, thousand=1024)) is not None:
+        _set_int(given, "ctx", "ctx", round(value))
+    batch = reader.take(_BATCH)
+    if batch is not None:
+        _set_int(given, "bs", "micro_batch", int(batch))
+    rank = reader.take(_RANK)
+    if rank is not None:
+        _set_int(given, "rank", "lora_rank", int(rank))
+    if given.gpus is None:
+        for pattern in _GPU_COUNT:
+            m = compiled(pattern).search(reader.rest)
+            if m:
+                reader.blank(m.start(), m.end())
+                value = _count(m) if m.re.groups == 2 else int(m.group(1))
+                _set_int(given, "gpus", "gpus", value)
+                break
+
+
+def _read_levers(reader: _Reader, given: Given) -> None:
+    method = reader.choice(METHOD_PHRASES)
+    if method is not None:
+        given.method = method
+        other = reader.choice(METHOD_PHRASES)
+        if other is not None and other is not method:
+            given.notes.append(f"extra_method:{other.value}")
+    given.optimizer = reader.choice(OPTIMIZER_PHRASES)
+    given.precision = reader.choice(PRECISION_PHRASES)
+    given.shard = reader.choice(SHARDING_PHRASES)
+    given.targets = reader.choice(TARGETS_PHRASES)
+    # "unsloth" names both the stack and its offloaded checkpointing: read both unblanked.
+    given.stack = reader.choice(STACK_PHRASES, blank=False)
+    given.grad_checkpointing = reader.choice(CHECKPOINTING_PHRASES)
+
+
+def parse_question(text: str) -> ParsedQuery | None:
+    """A sizing question in free text, or None when the text names no model and no size."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    reader = _Reader(text[:MAX_LENGTH])
+    given = Given()
+    _read_model(reader, given)
+    if given.model is None and given.size_b is None:
+        return None  # greetings, prices, "когда появятся A100?": not a sizing question
+    _read_gpus(reader, given)
+    _read_levers(reader, given)
+    _read_counts(reader, given)
+    try:
+        return finish(given)
+    except QueryError:
+        return None

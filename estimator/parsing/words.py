@@ -1,0 +1,530 @@
+"""Every language-specific word the parser knows, Russian and English, in one place.
+
+The matchers in `text.py`, `command.py` and `estimator.models` build their regular expressions
+from these tables; nothing else in the package spells out a word. Conventions:
+
+- Entries are lower-case. A phrase may contain spaces and hyphens; the matcher accepts any run
+  of spaces, hyphens or underscores there ("8-bit adam" = "8bit adam" = "8 bit adam").
+- A trailing `*` on a word means "any ending": Russian declines nouns and adjectives, so
+  "контекст*" covers контекст, контекста, контексте, контекстом.
+- Longer or more specific phrases come first where two could match the same text (qlora
+  before lora, paged 8-bit before 8-bit before plain adam).
+"""
+
+from __future__ import annotations
+
+from estimator.query import Checkpointing, Method, Optimizer, Precision, Sharding, Stack, Targets
+
+# --- model names -------------------------------------------------------------------------
+# Cyrillic spellings of model lines, mapped to the Latin word the catalog uses. Only whole
+# words are replaced, so "ламповый" stays itself.
+MODEL_WORDS_RU: dict[str, tuple[str, ...]] = {
+    "llama": (
+        "ллама",
+        "лламу",
+        "лламы",
+        "лламе",
+        "лламой",
+        "лама",
+        "ламу",
+        "ламы",
+        "ламе",
+        "ламой",
+        "ламма",
+        "ламму",
+        "ламмы",
+        "ламме",
+    ),
+    "codellama": ("кодлама", "кодламу", "кодламы", "кодллама", "кодлламу", "кодлламы"),
+    "tinyllama": ("тинилама", "тиниламу", "тиниллама", "тинилламу", "тайнилама", "тайниллама"),
+    "mistral": ("мистраль", "мистраля", "мистралю", "мистрале", "мистралем", "мистрал"),
+    "mixtral": ("микстраль", "микстраля", "микстралю", "микстрале", "микстралем"),
+    "qwen": ("квен", "квена", "квену", "квене", "квеном", "квэн", "кьювен", "цвен"),
+    "gemma": (
+        "гемма",
+        "гемму",
+        "геммы",
+        "гемме",
+        "геммой",
+        "джемма",
+        "джемму",
+        "джеммы",
+        "джемме",
+        "джеммой",
+    ),
+    "phi": ("фи",),
+    "deepseek": ("дипсик", "дипсика", "дипсику", "дипсике", "дипсиком"),
+    "falcon": ("фалкон", "фалькон", "фалкона", "фалькона", "фалконе", "фальконе"),
+    "yi": ("йи",),
+    "saiga": ("сайга", "сайгу", "сайги", "сайге", "сайгой"),
+    "vikhr": ("вихрь", "вихря", "вихрю", "вихре", "вихрем"),
+    "coder": ("кодер", "кодера", "кодере"),
+    "nemo": ("немо",),
+}
+
+# Parts of a model's name that do not change its architecture: fine-tune flavours,
+# packaging, quantised re-uploads, the vendor's prefix.
+MODEL_NOISE_WORDS: frozenset[str] = frozenset(
+    {
+        "instruct",
+        "chat",
+        "it",
+        "base",
+        "hf",
+        "pt",
+        "bnb",
+        "unsloth",
+        "gguf",
+        "awq",
+        "gptq",
+        "exl2",
+        "mlx",
+        "nf4",
+        "int4",
+        "int8",
+        "fp8",
+        "fp16",
+        "bf16",
+        "bit",
+        "bits",
+        "meta",
+        "llm",
+        "pretrain",
+        "sft",
+        "dpo",
+        "orpo",
+        "model",
+        "модель",
+        "модели",
+        "модельку",
+    }
+)
+
+# A bare size after a number: "7b", "7б", "13 млрд", "13 миллиардов", "70 billion".
+SIZE_UNITS: tuple[str, ...] = ("b", "bn", "б", "млрд", "миллиард*", "billion*")
+# Words that may follow a size and mean "parameters".
+PARAMS_WORDS: tuple[str, ...] = ("параметр*", "params", "parameters", "parameter")
+
+# --- numbers -----------------------------------------------------------------------------
+THOUSAND_UNITS: tuple[str, ...] = ("k", "к", "тыс", "тысяч*", "тысяча", "тысячи", "thousand*")
+MILLION_UNITS: tuple[str, ...] = ("m", "м", "млн", "миллион*", "million*", "mln")
+
+# Counts spelled out: "на двух 4090", "четыре A100", "two H100".
+NUMBER_WORDS: dict[str, int] = {
+    "один": 1,
+    "одна": 1,
+    "одну": 1,
+    "одной": 1,
+    "одном": 1,
+    "одного": 1,
+    "one": 1,
+    "single": 1,
+    "a single": 1,
+    "два": 2,
+    "две": 2,
+    "двух": 2,
+    "двумя": 2,
+    "пара": 2,
+    "паре": 2,
+    "паре из": 2,
+    "two": 2,
+    "a pair of": 2,
+    "pair of": 2,
+    "dual": 2,
+    "три": 3,
+    "трёх": 3,
+    "трех": 3,
+    "тремя": 3,
+    "three": 3,
+    "четыре": 4,
+    "четырёх": 4,
+    "четырех": 4,
+    "четырьмя": 4,
+    "four": 4,
+    "quad": 4,
+    "пять": 5,
+    "пяти": 5,
+    "five": 5,
+    "шесть": 6,
+    "шести": 6,
+    "six": 6,
+    "восемь": 8,
+    "восьми": 8,
+    "восьмью": 8,
+    "eight": 8,
+    "шестнадцать": 16,
+    "шестнадцати": 16,
+    "sixteen": 16,
+}
+
+# --- what is being trained ------------------------------------------------------------------
+# Free text. QLoRA first: "qlora" contains "lora".
+METHOD_PHRASES: dict[Method, tuple[str, ...]] = {
+    Method.QLORA: (
+        "qlora*",
+        "q-lora",
+        "кулор*",
+        "кьюлор*",
+        "ку-лор*",
+        "4 bit*",
+        "4 бит*",
+        "nf4",
+        "четырёхбитн*",
+        "четырехбитн*",
+        "4-х бит*",
+    ),
+    Method.LORA: ("lora", "loras", "лора", "лору", "лоры", "лоре", "лорой", "лорам", "лорах"),
+    Method.FULL: (
+        "full fine tun*",
+        "full finetun*",
+        "full fine-tun*",
+        "full ft",
+        "full train*",
+        "fft",
+        "fine tune all weights",
+        "finetune all weights",
+        "fine-tune all weights",
+        "train all weights",
+        "all weights",
+        "full parameter*",
+        "full-parameter*",
+        "полн* дообучени*",
+        "полн* файнтюн*",
+        "полн* файн тюн*",
+        "полн* fine tun*",
+        "полн* обучени*",
+        "полн* тюнинг*",
+        "все веса",
+        "всех весов",
+        "всеми весами",
+    ),
+}
+
+# One token of the command grammar, after lower-casing.
+COMMAND_METHOD_WORDS: dict[str, Method] = {
+    "qlora": Method.QLORA,
+    "qlora4": Method.QLORA,
+    "qlora-4bit": Method.QLORA,
+    "4bit": Method.QLORA,
+    "4-bit": Method.QLORA,
+    "nf4": Method.QLORA,
+    "q4": Method.QLORA,
+    "кулора": Method.QLORA,
+    "кулору": Method.QLORA,
+    "lora": Method.LORA,
+    "лора": Method.LORA,
+    "лору": Method.LORA,
+    "лорой": Method.LORA,
+    "full": Method.FULL,
+    "fft": Method.FULL,
+    "full-ft": Method.FULL,
+    "полное": Method.FULL,
+    "полный": Method.FULL,
+    "полного": Method.FULL,
+    "полностью": Method.FULL,
+}
+
+# --- training levers in free text --------------------------------------------------------
+CTX_WORDS: tuple[str, ...] = (
+    "context length",
+    "context window",
+    "context",
+    "ctx",
+    "seq len",
+    "seq length",
+    "sequence length",
+    "max seq len",
+    "max_seq_len",
+    "max length",
+    "cutoff len",
+    "cutoff",
+    "длин* контекст*",
+    "длин* последовательност*",
+    "контекст*",
+    "окн* контекст*",
+)
+TOKEN_WORDS: tuple[str, ...] = ("токен*", "tokens", "token", "tok")
+BATCH_WORDS: tuple[str, ...] = (
+    "micro batch size",
+    "micro-batch size",
+    "microbatch size",
+    "per device batch size",
+    "batch size",
+    "micro batch",
+    "micro-batch",
+    "microbatch",
+    "batch",
+    "bs",
+    "mbs",
+    "размер* микро батч*",
+    "размер* батч*",
+    "микро батч*",
+    "микробатч*",
+    "батч*",
+    "бс",
+)
+RANK_WORDS: tuple[str, ...] = ("lora rank", "lora r", "rank", "ранг*", "ранк*", "lora_r")
+EPOCH_WORDS: tuple[str, ...] = ("epochs", "epoch", "эпох*", "эпоха")
+DATASET_WORDS: tuple[str, ...] = (
+    "dataset",
+    "датасет*",
+    "дата сет*",
+    "набор* данных",
+    "выборк*",
+)
+EXAMPLE_WORDS: tuple[str, ...] = (
+    "examples",
+    "example",
+    "samples",
+    "sample",
+    "rows",
+    "пример*",
+    "сэмпл*",
+    "семпл*",
+    "запис*",
+    "диалог*",
+    "строк*",
+)
+# "по 500 токенов" / "500 tokens per example" / "в среднем 500 токенов": tokens per example.
+PER_EXAMPLE_BEFORE: tuple[str, ...] = ("по", "в среднем", "average", "avg", "on average")
+PER_EXAMPLE_AFTER: tuple[str, ...] = (
+    "per example",
+    "per sample",
+    "each",
+    "на пример",
+    "на каждый пример",
+    "в примере",
+    "в каждом примере",
+    "на сэмпл",
+    "на запись",
+    "в среднем",
+)
+# Little words between a keyword and its number: "контекст в 8k", "batch of 8", "датасет из
+# 10k", "dataset of about 20k", "контекстом примерно 4096".
+FILLER_WORDS: tuple[str, ...] = (
+    "of",
+    "is",
+    "about",
+    "around",
+    "approx",
+    "в",
+    "на",
+    "до",
+    "из",
+    "размером",
+    "size",
+    "length",
+    "около",
+    "примерно",
+    "порядка",
+)
+GPU_COUNT_WORDS: tuple[str, ...] = ("gpus", "gpu", "cards", "карт*", "видеокарт*", "гпу", "гпу-шк*")
+
+OPTIMIZER_PHRASES: dict[Optimizer, tuple[str, ...]] = {
+    Optimizer.PAGED_ADAMW_8BIT: ("paged adam*", "paged_adam*", "paged optim*", "пейджд adam*"),
+    Optimizer.ADAMW_8BIT: (
+        "8 bit adam*",
+        "8bit adam*",
+        "adam* 8 bit",
+        "adam* 8bit",
+        "adamw8bit",
+        "adam8bit",
+        "8 бит* adam*",
+        "adam* 8 бит*",
+        "восьмибитн* adam*",
+        "bnb adam*",
+        "8 bit optim*",
+        "8 битн* оптимизатор*",
+        "восьмибитн* оптимизатор*",
+    ),
+    Optimizer.ADAFACTOR: ("adafactor", "адафактор*"),
+    Optimizer.SGD: ("sgd",),
+    Optimizer.ADAMW: ("adamw", "adam", "адам*"),
+}
+
+# Unsloth names both a stack and its offloaded checkpointing; "unsloth" sets both.
+CHECKPOINTING_PHRASES: dict[Checkpointing, tuple[str, ...]] = {
+    Checkpointing.OFF: (
+        "без gradient checkpointing*",
+        "без checkpointing*",
+        "без чекпоинтинг*",
+        "без чекпойнтинг*",
+        "без пересчёт* активаций",
+        "без пересчет* активаций",
+        "без gc",
+        "without gradient checkpointing",
+        "without activation checkpointing",
+        "without checkpointing",
+        "no gradient checkpointing",
+        "no activation checkpointing",
+        "no checkpointing",
+        "gradient checkpointing off",
+        "checkpointing off",
+        "gc off",
+        "gc выкл*",
+        "отключ* gradient checkpointing",
+        "отключ* чекпоинтинг*",
+        "выключ* чекпоинтинг*",
+        "выключ* gradient checkpointing",
+    ),
+    Checkpointing.UNSLOTH: (
+        "unsloth",
+        "анслот*",
+        "offloaded checkpointing",
+        "offload* activations",
+    ),
+    Checkpointing.ON: (
+        "with gradient checkpointing",
+        "with activation checkpointing",
+        "with checkpointing",
+        "gradient checkpointing",
+        "activation checkpointing",
+        "checkpointing",
+        "gc on",
+        "с gradient checkpointing",
+        "с чекпоинтинг*",
+        "с чекпойнтинг*",
+        "чекпоинтинг*",
+        "чекпойнтинг*",
+        "пересчёт* активаций",
+        "пересчет* активаций",
+    ),
+}
+
+PRECISION_PHRASES: dict[Precision, tuple[str, ...]] = {
+    Precision.MIXED: ("mixed precision", "mixed-precision", "amp", "смешанн* точност*"),
+    Precision.BF16: ("bf16", "bfloat16", "bfloat 16"),
+    Precision.FP16: ("fp16", "float16", "half precision", "половинн* точност*"),
+    Precision.FP32: ("fp32", "float32", "tf32", "одинарн* точност*"),
+}
+
+SHARDING_PHRASES: dict[Sharding, tuple[str, ...]] = {
+    Sharding.ZERO3: ("zero 3", "zero3", "zero stage 3", "zero-3", "deepspeed zero 3", "z3"),
+    Sharding.ZERO2: ("zero 2", "zero2", "zero stage 2", "zero-2", "deepspeed zero 2", "z2"),
+    Sharding.FSDP: ("fsdp",),
+    Sharding.DDP: ("ddp",),
+}
+
+TARGETS_PHRASES: dict[Targets, tuple[str, ...]] = {
+    Targets.ALL: (
+        "all linear*",
+        "all layers",
+        "all modules",
+        "all projections",
+        "все слои",
+        "всех слоях",
+        "всех слоёв",
+        "всех слоев",
+        "все линейн*",
+        "все модули",
+        "всех модулях",
+    ),
+    Targets.ATTN: (
+        "attention only",
+        "only attention",
+        "q k v o",
+        "qkvo",
+        "только attention",
+        "только внимани*",
+        "attention layers",
+    ),
+    Targets.QV: ("q v", "q и v", "q and v", "q_proj v_proj", "qv", "q/v"),
+}
+
+STACK_PHRASES: dict[Stack, tuple[str, ...]] = {
+    Stack.UNSLOTH: ("unsloth", "анслот*"),
+    Stack.TORCHTUNE: ("torchtune", "торчтюн*"),
+    Stack.LITGPT: ("litgpt", "lit gpt"),
+    Stack.HF: (
+        "transformers",
+        "peft",
+        "trl",
+        "axolotl",
+        "llama factory",
+        "llamafactory",
+        "hf trainer",
+        "huggingface trainer",
+    ),
+}
+
+# --- the command grammar -------------------------------------------------------------------
+# key=value: the canonical key and the spellings accepted for it.
+COMMAND_KEYS: dict[str, tuple[str, ...]] = {
+    "ctx": ("ctx", "context", "seq", "seq_len", "max_seq_len", "len", "cutoff", "контекст"),
+    "bs": ("bs", "batch", "batch_size", "micro_batch", "mbs", "батч"),
+    "rank": ("rank", "r", "lora_r", "lora_rank", "ранг"),
+    "targets": ("targets", "target", "target_modules", "modules"),
+    "optim": ("optim", "optimizer", "opt", "оптимизатор"),
+    "precision": ("precision", "dtype", "prec", "точность"),
+    "gc": ("gc", "checkpointing", "grad_checkpointing", "gradient_checkpointing"),
+    "gpus": ("gpus", "n_gpus", "ngpus", "ngpu", "gpu_count", "карт"),
+    "shard": ("shard", "sharding", "strategy"),
+    "dataset": ("dataset", "examples", "ds", "n_examples", "датасет", "примеров"),
+    "tokens": ("tokens", "tok", "tokens_per_example", "avg_tokens", "токенов"),
+    "epochs": ("epochs", "epoch", "ep", "эпох", "эпохи"),
+    "gpu": ("gpu", "card", "карта", "видеокарта"),
+    "stack": ("stack", "framework", "стек"),
+    "method": ("method", "метод"),
+    "model": ("model", "модель"),
+}
+
+# key=value: extra spellings of a value, mapped to the enum value.
+VALUE_ALIASES: dict[str, dict[str, str]] = {
+    "targets": {
+        "q,v": "qv",
+        "q_proj,v_proj": "qv",
+        "q/v": "qv",
+        "qkvo": "attn",
+        "q,k,v,o": "attn",
+        "attention": "attn",
+        "all-linear": "all",
+        "all_linear": "all",
+        "linear": "all",
+    },
+    "optim": {
+        "adam": "adamw",
+        "adamw_torch": "adamw",
+        "adamw_8bit": "adamw8bit",
+        "adam8bit": "adamw8bit",
+        "8bit": "adamw8bit",
+        "adamw-8bit": "adamw8bit",
+        "bnb": "adamw8bit",
+        "paged": "paged_adamw8bit",
+        "paged_adamw": "paged_adamw8bit",
+        "paged_adamw_8bit": "paged_adamw8bit",
+        "paged_adamw_32bit": "paged_adamw8bit",
+    },
+    "precision": {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "amp": "mixed"},
+    "shard": {
+        "zero-3": "zero3",
+        "zero_3": "zero3",
+        "z3": "zero3",
+        "zero-2": "zero2",
+        "zero_2": "zero2",
+        "z2": "zero2",
+        "fsdp2": "fsdp",
+    },
+    "method": {
+        "4bit": "qlora",
+        "qlora4": "qlora",
+        "fft": "full",
+        "лора": "lora",
+        "кулора": "qlora",
+        "полное": "full",
+    },
+    "stack": {
+        "transformers": "hf",
+        "peft": "hf",
+        "trl": "hf",
+        "axolotl": "hf",
+        "llamafactory": "hf",
+        "llama-factory": "hf",
+        "lit-gpt": "litgpt",
+    },
+}
+
+# Booleans for on/off keys (gc).
+TRUE_WORDS: frozenset[str] = frozenset({"on", "yes", "true", "1", "да", "вкл", "включено", "y"})
+FALSE_WORDS: frozenset[str] = frozenset(
+    {"off", "no", "false", "0", "нет", "выкл", "выключено", "n"}
+)

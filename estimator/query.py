@@ -1,0 +1,131 @@
+"""What the user asks: a fine-tuning run described by model, method and training levers.
+
+Every field has a documented default (`DEFAULTS_DOC`), so a partly understood question can
+still be answered, with the assumed values listed next to the answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Method(StrEnum):
+    FULL = "full"
+    LORA = "lora"
+    QLORA = "qlora"
+
+
+class Optimizer(StrEnum):
+    ADAMW = "adamw"
+    ADAMW_8BIT = "adamw8bit"
+    PAGED_ADAMW_8BIT = "paged_adamw8bit"
+    ADAFACTOR = "adafactor"
+    SGD = "sgd"
+
+
+class Precision(StrEnum):
+    """How weights and optimizer state are stored.
+
+    BF16/FP16: "pure" 16-bit (torchtune, litgpt bf16-true): weights, grads and Adam moments
+    all 16-bit. MIXED: HF Trainer / AMP: a fp32 master copy of what is trained (and, for
+    LoRA, fp32 adapters). FP32: everything 32-bit.
+    """
+
+    BF16 = "bf16"
+    FP16 = "fp16"
+    FP32 = "fp32"
+    MIXED = "mixed"
+
+
+class Checkpointing(StrEnum):
+    OFF = "off"
+    ON = "on"
+    UNSLOTH = "unsloth"  # checkpoints offloaded to CPU RAM (Unsloth's "unsloth" mode)
+
+
+class Sharding(StrEnum):
+    DDP = "ddp"  # every GPU holds everything
+    ZERO2 = "zero2"  # gradients and optimizer state sharded
+    ZERO3 = "zero3"  # weights too
+    FSDP = "fsdp"  # full sharding: same memory as ZeRO-3
+
+
+class Targets(StrEnum):
+    QV = "qv"  # q_proj, v_proj (the original LoRA paper, old PEFT default)
+    ATTN = "attn"  # q, k, v, o
+    ALL = "all"  # every linear layer of the blocks (QLoRA paper, Unsloth, LLaMA-Factory)
+
+
+class Attention(StrEnum):
+    FLASH = "flash"  # FlashAttention / SDPA: no s x s score matrices kept
+    EAGER = "eager"
+
+
+class Loss(StrEnum):
+    NAIVE = "naive"  # full logits in 16-bit, fp32 upcast and fp32 gradient (HF default)
+    CHUNKED = "chunked"  # chunked cross-entropy (torchtune, litgpt): one 16-bit logits copy
+    FUSED = "fused"  # fused linear + cross-entropy (Unsloth's CCE, Liger): no full logits
+
+
+class Stack(StrEnum):
+    """The training stack: it decides what the kernels keep besides the tensors themselves."""
+
+    HF = "hf"  # transformers + PEFT + bitsandbytes (also TRL, LLaMA-Factory, axolotl)
+    UNSLOTH = "unsloth"  # patched kernels: fused loss, offloaded checkpoints, lean 4-bit
+    TORCHTUNE = "torchtune"  # torchao NF4, chunked loss
+    LITGPT = "litgpt"  # Lightning's litgpt with bitsandbytes
+
+
+@dataclass(frozen=True)
+class FitQuery:
+    """One fine-tuning run. `model` is a catalog id or a bare size such as "13b"."""
+
+    model: str
+    method: Method = Method.QLORA
+    ctx: int = 2048
+    micro_batch: int = 1
+    lora_rank: int = 16
+    targets: Targets = Targets.ALL
+    optimizer: Optimizer = Optimizer.ADAMW
+    precision: Precision = Precision.MIXED
+    grad_checkpointing: Checkpointing = Checkpointing.ON
+    gpus: int = 1
+    shard: Sharding = Sharding.DDP
+    dataset_examples: int | None = None
+    tokens_per_example: int | None = None
+    epochs: float = 1.0
+    gpu: str | None = None  # canonical GPU id the user asked about
+    stack: Stack = Stack.HF
+    # Levers that the command grammar does not expose; the calibration bench sets them.
+    attention: Attention = Attention.FLASH
+    loss: Loss = Loss.NAIVE
+    train_embeddings: bool = False  # LoRA/full: also train embed_tokens + lm_head
+    optimizer_in_backward: bool = False  # torchtune: the full gradient never exists at once
+    cpu_offload: bool = False  # FSDP/ZeRO-3 parameter + optimizer offload to CPU RAM
+    compiled: bool = False  # torch.compile fuses elementwise ops and saves fewer tensors
+    double_quant: bool = True  # QLoRA: quantise the NF4 block scales too (bnb default in PEFT)
+    # Share of `ctx` that real batches fill: unpacked instruction data is mostly shorter than
+    # its cap. Memory follows the longest batch, so it is 1.0 unless measured otherwise.
+    fill: float = 1.0
+    extras: tuple[str, ...] = field(default_factory=tuple)
+
+
+DEFAULTS_DOC: dict[str, str] = {
+    "method": "qlora — the cheapest way to fine-tune; say full or lora for the others",
+    "ctx": "2048 tokens — the longest training sample",
+    "bs": "1 — micro-batch per GPU; use gradient accumulation for a larger effective batch",
+    "rank": "16 — LoRA rank; above 64 buys little",
+    "targets": "all — every linear layer of the blocks (qv, attn, all)",
+    "optim": "adamw (adamw, adamw8bit, paged_adamw8bit, adafactor, sgd)",
+    "precision": "mixed — HF Trainer's AMP: fp32 master weights and adapters (bf16 = pure bf16"
+    " weights and states as in torchtune/litgpt, fp16, fp32)",
+    "gc": "on — gradient checkpointing (on, off, unsloth = offloaded to CPU)",
+    "gpus": "1",
+    "shard": "ddp for one GPU; zero3/fsdp shards weights, zero2 only grads and optimizer",
+    "dataset": "none — give the number of examples to get the training time",
+    "tokens": "ctx/2 — average tokens per example",
+    "epochs": "1",
+    "gpu": "none — a GPU to check first, e.g. gpu=4090",
+    "stack": "hf — transformers + PEFT + bitsandbytes (hf, unsloth, torchtune, litgpt)",
+}
