@@ -1,0 +1,283 @@
+"""Reading shared/data/vram_calibration.csv: each published measurement as a FitQuery.
+
+The file is free text written by people, so this module interprets it with general rules
+(what the framework keeps in which precision, what the metric and unit of the figure are)
+and never with per-row exceptions: new rows in the same style are read the same way.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from pathlib import Path
+
+from estimator.query import (
+    Checkpointing,
+    FitQuery,
+    Loss,
+    Method,
+    Optimizer,
+    Precision,
+    Sharding,
+    Stack,
+    Targets,
+)
+
+DEFAULT_CSV = (
+    Path(__file__).resolve().parents[1].parent / "shared" / "data" / "vram_calibration.csv"
+)
+
+# The longest Alpaca sample in Llama-2 tokens (litgpt's resource tables); memory follows the
+# longest batch, so unpacked Alpaca runs peak there whatever their cap above it.
+ALPACA_LONGEST_TOKENS = 1304
+# Typical padded length of a small batch of unpacked Alpaca samples.
+ALPACA_TYPICAL_BATCH = 600
+UNKNOWN_SEQ_LEN = 256
+UNKNOWN_MICRO_BATCH = 4
+GB_PER_GIB = 2**30 / 1e9
+
+
+class Metric(StrEnum):
+    ALLOCATED = "allocated"  # max_memory_allocated / torchtune "active"
+    RESERVED = "reserved"  # max_memory_reserved
+    TOTAL = "total"  # nvidia-smi, or the card's whole budget
+
+
+class Bound(StrEnum):
+    EXACT = "exact"
+    LOWER = "lower"  # ran out of memory at this size: the need is larger
+    UPPER = "upper"  # fitted within this budget: the need is at most this
+
+
+@dataclass(frozen=True)
+class CalibrationRow:
+    index: int
+    model_name: str
+    query: FitQuery
+    measured_gib: float
+    metric: Metric
+    bound: Bound
+    framework: str
+    gpu_text: str
+    pageable_optimizer: bool  # bnb paged optimizers move state to CPU RAM when the GPU is full
+    excluded: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def read_rows(path: Path = DEFAULT_CSV) -> list[CalibrationRow]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    interpreted: list[CalibrationRow] = []
+    for index, row in enumerate(rows):
+        previous = interpreted[-1] if interpreted and _same_source(rows[index - 1], row) else None
+        interpreted.append(interpret(index, row, previous))
+    return interpreted
+
+
+def _same_source(before: dict[str, str], row: dict[str, str]) -> bool:
+    return before["source"].split(" ")[0] == row["source"].split(" ")[0]
+
+
+def interpret(
+    index: int, row: dict[str, str], previous: CalibrationRow | None = None
+) -> CalibrationRow:
+    text = " ".join(row.values()).lower()
+    # Tables that "add one lever to the previous row" describe only the new lever.
+    inherits = previous is not None and any(
+        word in row["other_notes"].lower() for word in ("previous", "same levers")
+    )
+    framework = _framework(text)
+    method = Method(row["method"].strip().lower())
+    notes: list[str] = []
+    query = FitQuery(
+        model=row["model"],
+        method=method,
+        ctx=_seq_len(row["seq_len"], text, notes),
+        micro_batch=_first_int(row["micro_batch"]) or _note(notes, UNKNOWN_MICRO_BATCH, "bs"),
+        lora_rank=_first_int(row["lora_rank"]) or 8,
+        targets=_targets(row["lora_rank"]),
+        optimizer=_optimizer(row["optimizer"]),
+        precision=_precision(row["precision"], method, framework),
+        grad_checkpointing=_checkpointing(row["grad_checkpointing"]),
+        loss=previous.query.loss if inherits and previous else _loss(framework, text),
+        compiled=("compile" in text and "no compile" not in text and "baseline" not in text)
+        or bool(inherits and previous and previous.query.compiled),
+        train_embeddings="head" in row["lora_rank"].lower(),
+        optimizer_in_backward="backward" in text or "optimizer_in_bwd" in text,
+        double_quant=method is not Method.QLORA or "double quant" in text or framework != "litgpt",
+        stack=_STACKS.get(framework, Stack.HF),
+    )
+    query = _parallelism(query, row, text)
+    measured, bound = _measured(row["peak_gb"], text)
+    return CalibrationRow(
+        index=index,
+        model_name=row["model"],
+        query=query,
+        measured_gib=measured * _gib_per_unit(text, framework),
+        metric=_metric(text, framework),
+        bound=bound,
+        framework=framework,
+        gpu_text=row["gpu"],
+        pageable_optimizer="paged" in row["optimizer"].lower(),
+        excluded="suspect" if "suspect" in text else None,
+        notes=notes,
+    )
+
+
+_STACKS = {
+    "torchtune": Stack.TORCHTUNE,
+    "litgpt": Stack.LITGPT,
+    "unsloth": Stack.UNSLOTH,
+    "fsdp_qlora": Stack.HF,
+}
+
+
+def _note(notes: list[str], value: int, what: str) -> int:
+    notes.append(f"{what} assumed {value}")
+    return value
+
+
+def _first_int(text: str) -> int | None:
+    match = re.search(r"\d+", text)
+    return int(match.group()) if match else None
+
+
+def _framework(text: str) -> str:
+    for marker, name in (
+        ("hf baseline", "hf"),
+        ("hugging face", "hf"),
+        ("torchtune", "torchtune"),
+        ("litgpt", "litgpt"),
+        ("fsdp_qlora", "fsdp_qlora"),
+        ("unsloth", "unsloth"),
+        ("llamafactory", "hf"),
+        ("llama-factory", "hf"),
+        ("peft", "hf"),
+    ):
+        if marker in text:
+            return name
+    return "hf"
+
+
+def _seq_len(raw: str, text: str, notes: list[str]) -> int:
+    value = raw.strip().lower()
+    if value.isdigit():
+        return int(value)
+    cap_match = re.search(r"<=?\s*(\d+)", value)
+    cap = int(cap_match.group(1)) if cap_match else None
+    dataset_text = value + " " + text
+    if "alpaca" in dataset_text and "finetome" not in dataset_text:
+        # Padded to the longest sample only where the source says so; otherwise the logged
+        # peak comes from ordinary batches of this short-sample dataset.
+        padded_to_longest = "longest" in dataset_text or "litgpt" in dataset_text
+        longest = ALPACA_LONGEST_TOKENS if padded_to_longest else ALPACA_TYPICAL_BATCH
+        return min(cap, longest) if cap else longest
+    if cap:
+        return cap
+    if "short" in value:
+        return _note(notes, 128, "seq")
+    return _note(notes, UNKNOWN_SEQ_LEN, "seq")
+
+
+def _targets(raw: str) -> Targets:
+    value = raw.lower()
+    if any(word in value for word in ("all linear", "all-linear", "mlp", "gate", "down")):
+        return Targets.ALL
+    if re.search(r"q,\s*k,\s*v,\s*o", value):
+        return Targets.ATTN
+    return Targets.QV
+
+
+def _optimizer(raw: str) -> Optimizer:
+    value = raw.lower().replace("-", "").replace("_", "")
+    if "8bit" in value:
+        return Optimizer.PAGED_ADAMW_8BIT if "paged" in value else Optimizer.ADAMW_8BIT
+    if "adafactor" in value:
+        return Optimizer.ADAFACTOR
+    if "sgd" in value:
+        return Optimizer.SGD
+    return Optimizer.ADAMW
+
+
+def _precision(raw: str, method: Method, framework: str) -> Precision:
+    value = raw.lower()
+    if "fp32" in value or "bf16-mixed" in value:
+        return Precision.FP32  # litgpt's bf16-mixed stores the frozen weights in fp32 too
+    if "pure" in value:
+        return Precision.BF16
+    if "mixed" in value:
+        return Precision.MIXED
+    if framework in ("torchtune", "litgpt", "fsdp_qlora"):
+        return Precision.BF16
+    # HF Trainer + PEFT: 16-bit base, fp32 adapters (autocast_adapter_dtype) and fp32 masters.
+    return Precision.MIXED if method is not Method.FULL else Precision.BF16
+
+
+def _checkpointing(raw: str) -> Checkpointing:
+    value = raw.lower()
+    if "unsloth" in value or "offload" in value:
+        return Checkpointing.UNSLOTH
+    if value.startswith("yes"):
+        return Checkpointing.ON
+    if value.startswith("no"):
+        return Checkpointing.OFF
+    # "unknown": most recipes turn it on, and a config's stated default is often overridden.
+    return Checkpointing.ON
+
+
+def _loss(framework: str, text: str) -> Loss:
+    if "cce" in text:
+        return Loss.FUSED
+    if framework == "unsloth":
+        return Loss.CHUNKED
+    if framework == "litgpt" or "chunked" in text:
+        return Loss.CHUNKED
+    if framework == "torchtune" and "baseline" not in text and "no chunk" not in text:
+        return Loss.CHUNKED  # torchtune's recipes default to the chunked output loss
+    return Loss.NAIVE
+
+
+def _parallelism(query: FitQuery, row: dict[str, str], text: str) -> FitQuery:
+    gpu_count = re.match(r"\s*(\d+)\s*(?:x|×|gpus?\b)", row["gpu"].lower())
+    gpus = int(gpu_count.group(1)) if gpu_count and "per gpu" in text else 1
+    shard = Sharding.DDP
+    if "ddp" in text:
+        shard = Sharding.DDP
+    elif "fsdp" in text or "zero-3" in text or "zero3" in text:
+        shard = Sharding.FSDP
+    offload = bool(re.search(r"(?<!without )cpu (param )?offload|offload of params", text))
+    return replace(query, gpus=gpus, shard=shard, cpu_offload=offload)
+
+
+def _measured(raw: str, text: str) -> tuple[float, Bound]:
+    number = float(re.search(r"[\d.]+", raw).group())  # type: ignore[union-attr]
+    if "oom" in raw.lower():
+        return number, Bound.LOWER
+    if "upper bound" in text and "budget" not in text:
+        return number, Bound.UPPER
+    return number, Bound.EXACT
+
+
+def _metric(text: str, framework: str) -> Metric:
+    if "budget" in text or "nvidia-smi" in text or "user report" in text:
+        return Metric.TOTAL
+    if "allocated" in text or "active" in text:
+        return Metric.ALLOCATED
+    if "reserved" in text or framework == "unsloth":
+        return Metric.RESERVED
+    if framework in ("torchtune", "litgpt"):
+        return Metric.ALLOCATED
+    return Metric.TOTAL
+
+
+def _gib_per_unit(text: str, framework: str) -> float:
+    """GiB in one unit of the published figure: 1 for GiB, 0.93 for decimal GB."""
+    if "gib" in text or "1024^3" in text or framework == "unsloth":
+        return 1.0
+    if "1e9" in text or "decimal gb" in text or "in gb" in text or framework == "litgpt":
+        return 1 / GB_PER_GIB
+    if "user report" in text or "nvidia-smi" in text:
+        return 1.0  # nvidia-smi counts MiB; people divide by 1024
+    return 1 / GB_PER_GIB

@@ -1,0 +1,86 @@
+"""Which GPUs a run fits on: a grade and headroom per card, and the fewest cards of each kind."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from estimator.memory import MemoryEstimate, estimate_memory
+from estimator.query import FitQuery, Sharding
+from estimator.specs import GpuSpec, ModelSpec
+
+# Less than this share of the card left free is "tight": a longer sample or a fragmented
+# allocator can tip it over.
+TIGHT_HEADROOM = 0.10
+# The most cards of one kind we will suggest for a multi-GPU run (one server).
+MAX_GPUS_PER_SERVER = 8
+
+
+class Verdict(StrEnum):
+    FITS = "fits"
+    TIGHT = "tight"
+    NO = "no"
+
+
+@dataclass(frozen=True)
+class GpuFit:
+    gpu: GpuSpec
+    usable_gib: float
+    peak_gib: float  # per GPU, with the query's own GPU count
+    headroom_gib: float
+    verdict: Verdict
+    # Fewest cards of this kind (sharded) that hold the run; None if more than one server.
+    min_gpus: int | None
+
+
+def grade(peak_gib: float, usable_gib: float) -> Verdict:
+    headroom = usable_gib - peak_gib
+    if headroom < 0:
+        return Verdict.NO
+    if headroom < TIGHT_HEADROOM * usable_gib:
+        return Verdict.TIGHT
+    return Verdict.FITS
+
+
+def fewest_gpus(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> int | None:
+    """Smallest GPU count on which the run fits with margin, sharding what can be sharded."""
+    for count in range(1, MAX_GPUS_PER_SERVER + 1):
+        sharded = query if count == 1 else replace(query, gpus=count, shard=_multi_shard(query))
+        if grade(estimate_memory(sharded, model).peak, gpu.usable_gib) is not Verdict.NO:
+            return count
+    return None
+
+
+def _multi_shard(query: FitQuery) -> Sharding:
+    # With several cards, FSDP/ZeRO-3 is what makes a model that does not fit on one card
+    # fit on many; keep the user's choice if they made one.
+    return query.shard if query.shard is not Sharding.DDP else Sharding.FSDP
+
+
+def fit_table(
+    query: FitQuery, model: ModelSpec, gpus: Iterable[GpuSpec], memory: MemoryEstimate
+) -> list[GpuFit]:
+    """Every GPU graded against the per-GPU peak, best fits first (then by VRAM)."""
+    rows = []
+    for gpu in gpus:
+        verdict = grade(memory.peak, gpu.usable_gib)
+        rows.append(
+            GpuFit(
+                gpu=gpu,
+                usable_gib=gpu.usable_gib,
+                peak_gib=memory.peak,
+                headroom_gib=gpu.usable_gib - memory.peak,
+                verdict=verdict,
+                min_gpus=query.gpus
+                if verdict is not Verdict.NO
+                else fewest_gpus(query, model, gpu),
+            )
+        )
+    order = {Verdict.FITS: 0, Verdict.TIGHT: 1, Verdict.NO: 2}
+    return sorted(rows, key=lambda row: (order[row.verdict], row.usable_gib, -row.gpu.tflops))
+
+
+def smallest_fitting(table: list[GpuFit]) -> GpuFit | None:
+    fitting = [row for row in table if row.verdict is not Verdict.NO]
+    return min(fitting, key=lambda row: (row.usable_gib, -row.gpu.tflops)) if fitting else None

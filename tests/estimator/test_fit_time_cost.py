@@ -1,0 +1,99 @@
+"""Fit grades, fewest GPUs, training time and cost at given prices."""
+
+from __future__ import annotations
+
+import pytest
+
+from estimator.cost import PriceQuote, cheapest_runs, run_cost
+from estimator.fit import Verdict, fewest_gpus, fit_table, grade, smallest_fitting
+from estimator.gpus import get, load_gpus
+from estimator.memory import estimate_memory
+from estimator.models import get_model
+from estimator.query import Checkpointing, FitQuery, Method, Optimizer, Precision
+from estimator.timing import flops_per_token, training_time
+
+
+def test_grades_and_headroom():
+    assert grade(70.0, 79.32) is Verdict.FITS
+    assert grade(75.0, 79.32) is Verdict.TIGHT  # < 10 % free
+    assert grade(80.0, 79.32) is Verdict.NO
+
+
+def test_13b_qlora_fits_a_4090_and_the_table_is_ordered():
+    model = get_model("Llama-2-13B")
+    query = FitQuery(model=model.id, method=Method.QLORA, ctx=4096)
+    memory = estimate_memory(query, model)
+    table = fit_table(query, model, load_gpus(), memory)
+    row_4090 = next(row for row in table if row.gpu.id == "RTX 4090")
+    assert row_4090.verdict is Verdict.FITS
+    assert row_4090.headroom_gib == pytest.approx(row_4090.usable_gib - memory.peak)
+    order = [row.verdict for row in table]
+    assert order == sorted(order, key=[Verdict.FITS, Verdict.TIGHT, Verdict.NO].index)
+    smallest = smallest_fitting(table)
+    assert smallest is not None
+    assert smallest.usable_gib <= row_4090.usable_gib
+
+
+def test_70b_full_fine_tune_needs_a_full_server_and_lean_settings():
+    model = get_model("Llama-3.3-70B")
+    mixed = FitQuery(model=model.id, method=Method.FULL)  # 18 bytes/param: 1.3 TB
+    lean = FitQuery(
+        model=model.id, method=Method.FULL, precision=Precision.BF16, optimizer=Optimizer.ADAMW_8BIT
+    )
+    assert fewest_gpus(mixed, model, get("H100 SXM")) is None  # more than 8 cards
+    on_h100 = fewest_gpus(lean, model, get("H100 SXM"))
+    on_h200 = fewest_gpus(lean, model, get("H200"))
+    assert on_h100 is not None
+    assert on_h200 is not None
+    assert on_h200 < on_h100 <= 8
+
+
+def test_flops_per_token_follow_6n_and_4n():
+    model = get_model("Llama-2-7B")
+    n = model.total_params
+    full = FitQuery(model=model.id, method=Method.FULL, grad_checkpointing=Checkpointing.OFF)
+    lora = FitQuery(model=model.id, method=Method.LORA, grad_checkpointing=Checkpointing.OFF)
+    attention = 6 * 32 * (2048 // 2) * 4096
+    assert flops_per_token(full, model) == pytest.approx(6 * n + attention)
+    assert flops_per_token(lora, model) == pytest.approx(4 * n + attention)
+    recompute = FitQuery(model=model.id, method=Method.LORA)
+    assert flops_per_token(recompute, model) == pytest.approx(6 * n + attention)
+
+
+def test_training_time_scales_with_data_and_gpu_speed():
+    model = get_model("Llama-3.1-8B")
+    query = FitQuery(
+        model=model.id, method=Method.LORA, dataset_examples=10_000, tokens_per_example=512
+    )
+    on_a100 = training_time(query, model, get("A100 80GB SXM"), 1)
+    on_h100 = training_time(query, model, get("H100 SXM"), 1)
+    assert on_a100 is not None
+    assert on_h100 is not None
+    assert on_a100.tokens == 10_000 * 512
+    expected = on_a100.tokens * on_a100.flops_per_token / (312e12 * on_a100.mfu) / 3600
+    assert on_a100.hours == pytest.approx(expected, rel=0.01)
+    assert on_a100.hours / on_h100.hours == pytest.approx(989.4 / 312, rel=0.05)
+    assert training_time(FitQuery(model=model.id), model, get("H100 SXM"), 1) is None
+
+
+def test_monthly_rent_wins_for_long_runs_only():
+    quote = PriceQuote("A100 80GB SXM", 1, "selectel", rub_per_hour=250.0, rub_per_month=120_000)
+    short = run_cost(quote, 10)
+    long = run_cost(quote, 600)
+    assert short is not None
+    assert long is not None
+    assert short.best_rub == 2500
+    assert not short.monthly_is_cheaper
+    assert long.monthly_is_cheaper
+    assert long.best_rub == 120_000
+
+
+def test_cheapest_runs_skip_out_of_stock_and_too_few_cards():
+    quotes = [
+        PriceQuote("H100 SXM", 1, "a", 400.0, None),
+        PriceQuote("H100 SXM", 1, "b", 300.0, None, in_stock=False),
+        PriceQuote("RTX 4090", 1, "c", 80.0, None),
+        PriceQuote("A100 80GB SXM", 2, "d", 500.0, None),
+    ]
+    runs = cheapest_runs(quotes, {"H100 SXM": (5.0, 1), "A100 80GB SXM": (9.0, 2)})
+    assert [(run.quote.provider, run.best_rub) for run in runs] == [("a", 2000), ("d", 4500)]

@@ -1,0 +1,152 @@
+"""The rendered answer is valid Telegram HTML within limits; the CLI's text, JSON and exits."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.fake_telegram.html import parse_telegram_html, utf16_len
+from estimator.answer import build_answer, to_json
+from estimator.ask import understand
+from estimator.cost import PriceQuote
+from estimator.gpus import load_gpus
+from estimator.parse import QueryError
+from estimator.render import render
+
+ROOT = Path(__file__).resolve().parents[2]
+
+QUERIES = [
+    "13b qlora ctx=4096",
+    "70b full gpus=8",
+    "llama 3 8b lora ctx=16k bs=4 rank=128 gpu=t4 dataset=20000 epochs=3",
+    "mixtral 8x7b qlora ctx=8k gpu=h100",
+    "405b qlora gpus=8 shard=fsdp",
+    "qwen2.5 0.5b full ctx=512 dataset=1000",
+]
+
+
+@pytest.mark.parametrize("text", QUERIES)
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_answers_are_valid_telegram_html_under_4096(text: str, language: str):
+    parsed = understand(text)
+    assert parsed is not None
+    message = render(build_answer(parsed, load_gpus()), language)
+    plain = parse_telegram_html(message)  # raises on anything Telegram would reject
+    assert 0 < utf16_len(plain) <= 4096
+    assert "<blockquote expandable>" in message
+
+
+def test_an_h100_that_is_too_small_gets_the_h200_advice_and_advice_with_savings():
+    parsed = understand("70b qlora ctx=16k gpu=h100")
+    assert parsed is not None
+    answer = build_answer(parsed, load_gpus())
+    assert answer.target is not None
+    assert answer.target.gpu.family == "H100"
+    codes = [item.code for item in answer.advice]
+    assert codes[0] == "h200"
+    assert "unsloth" in codes
+    assert all(item.saves_gib > 0 for item in answer.advice[1:])
+    message = render(answer, "ru")
+    assert "H200 (141 ГБ) вместо H100" in message
+
+
+def test_warnings_from_the_guides():
+    parsed = understand("7b lora rank=128 gpu=t4 precision=bf16 dataset=5000")
+    assert parsed is not None
+    codes = {caution.code for caution in build_answer(parsed, load_gpus()).cautions}
+    assert {"no_bf16", "high_rank", "dataloader_workers"} <= codes
+
+
+def test_prices_are_turned_into_costs_with_the_monthly_tip():
+    parsed = understand("8b lora dataset=200000 tokens=1024 epochs=3")
+    assert parsed is not None
+    quotes = [
+        PriceQuote("RTX 4090", 1, "immers", rub_per_hour=90.0, rub_per_month=40_000),
+        PriceQuote("A100 80GB SXM", 1, "selectel", rub_per_hour=250.0, rub_per_month=None),
+    ]
+    answer = build_answer(parsed, load_gpus(), quotes)
+    assert answer.costs
+    cheapest = answer.costs[0]
+    assert cheapest.best_rub == min(cost.best_rub for cost in answer.costs)
+    assert "₽" in render(answer, "ru")
+
+
+def test_json_has_the_documented_keys():
+    parsed = understand("13b qlora ctx=4096 dataset=10000")
+    assert parsed is not None
+    data = to_json(build_answer(parsed, load_gpus()))
+    assert set(data) >= {
+        "query",
+        "target_gpu",
+        "peak_gb",
+        "breakdown",
+        "fits",
+        "hours",
+        "assumptions",
+        "warnings",
+    }
+    assert set(data["query"]) >= {
+        "model",
+        "params_b",
+        "method",
+        "ctx",
+        "micro_batch",
+        "lora_rank",
+        "targets",
+        "optimizer",
+        "precision",
+        "grad_checkpointing",
+        "gpus",
+        "shard",
+    }
+    assert set(data["breakdown"]) == {
+        "weights",
+        "adapters",
+        "gradients",
+        "optimizer",
+        "activations",
+        "overhead",
+    }
+    assert data["peak_gb"] == pytest.approx(sum(data["breakdown"].values()), abs=0.05)
+    assert {"gpu", "vram_gb", "headroom_gb", "verdict"} <= set(data["fits"][0])
+    assert data["hours"]
+
+
+def test_command_mistakes_are_errors_and_chatter_is_none():
+    with pytest.raises(QueryError):
+        understand("13b qlora ctx=lots")
+    assert understand("привет, как дела?") is None
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "estimator", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_cli_prints_the_answer_and_json():
+    text = run_cli("13b qlora ctx=4096")
+    assert text.returncode == 0, text.stderr
+    assert "Peak VRAM" in text.stdout
+    assert "<b>" not in text.stdout
+    as_json = run_cli("--json", "хватит ли 4090 для 13b qlora на 4k контексте?")
+    data = json.loads(as_json.stdout)
+    assert data["target_gpu"] == "RTX 4090"
+    assert data["query"]["ctx"] == 4096
+
+
+@pytest.mark.parametrize("text", ["13b ctx=abc", "добрый вечер"])
+def test_cli_exits_2_with_one_line_on_unreadable_input(text: str):
+    result = run_cli(text)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stdout == ""
