@@ -34,3 +34,11 @@ class SettingsCallback(CallbackData, prefix="s"):
     # Free-form on purpose (a zone name, a quiet-hours preset): handlers validate it, because
     # anyone can send any callback_data to the bot.
     value: str = ""
+
+
+class FitWizardCallback(CallbackData, prefix="f"):
+    """The /fit wizard's state travels in the button itself: size, then method, then ctx."""
+
+    size: str
+    method: str = ""
+    ctx: str = ""

@@ -38,7 +38,7 @@ class Translator:
         self._bundle = bundle
         self._fallback = fallback
 
-    def __call__(self, key: str, **args: FluentArg) -> str:
+    def __call__(self, key: str, /, **args: FluentArg) -> str:
         if not self._bundle.has_message(key):
             if self._fallback is not None:
                 return self._fallback(key, **args)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiogram import Router
 
-from bot.routers import errors, fallback, help, settings, soon, start
+from bot.routers import errors, fallback, fit, help, settings, soon, start
 
 
 def create_routers() -> list[Router]:
@@ -14,6 +14,7 @@ def create_routers() -> list[Router]:
         start.create_router(),
         help.create_router(),
         settings.create_router(),
+        fit.create_router(),
         soon.create_router(),
         fallback.create_router(),
     ]

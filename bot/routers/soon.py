@@ -9,7 +9,6 @@ from aiogram.types import Message
 from bot.i18n import Translator
 
 UPCOMING_COMMANDS = {
-    "fit": "feature-fit",
     "watch": "feature-watch",
     "subs": "feature-subscriptions",
     "stock": "feature-stock",

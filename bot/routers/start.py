@@ -10,6 +10,7 @@ from bot.callbacks import MenuCallback, MenuItem
 from bot.i18n import Translator
 from bot.keyboards import main_menu
 from bot.replies import show
+from bot.routers.fit import size_keyboard
 from bot.routers.help import help_text
 from bot.views.settings import settings_keyboard, settings_text
 from monitor.users import User
@@ -17,7 +18,6 @@ from monitor.users import User
 # Menu entries whose features land in later releases, with the name shown in the notice.
 _UPCOMING = {
     MenuItem.PRICES: "feature-prices",
-    MenuItem.FIT: "feature-fit",
     MenuItem.SUBSCRIPTIONS: "feature-subscriptions",
 }
 
@@ -47,6 +47,8 @@ async def on_menu(
     await callback.answer()
     if item is MenuItem.SETTINGS:
         await show(callback, settings_text(i18n, user), settings_keyboard(i18n, user))
+    elif item is MenuItem.FIT:
+        await show(callback, i18n("fit-wizard-size"), size_keyboard())
     elif item is MenuItem.HELP:
         if callback.message is not None and callback.bot is not None:
             await callback.bot.send_message(callback.message.chat.id, help_text(i18n))

@@ -25,7 +25,9 @@ async def test_startup_registers_commands_in_both_languages(telegram: FakeTelegr
             for call in telegram.calls_of("setMyCommands")
         }
     assert set(by_language) == {"ru", "en", None}
-    assert all(commands == ["start", "help", "settings"] for commands in by_language.values())
+    assert all(
+        commands == ["start", "fit", "help", "settings"] for commands in by_language.values()
+    )
     descriptions = {
         call.params.get("language_code"): call.json_param("commands")[0]["description"]
         for call in telegram.calls_of("setMyCommands")
@@ -87,9 +89,9 @@ async def test_help_button_and_upcoming_entries(telegram: FakeTelegram, db_path:
 
 async def test_upcoming_command_answers_politely(telegram: FakeTelegram, db_path: Path):
     async with running_app(telegram, db_path):
-        text = await send(telegram, "/fit 13b qlora")
+        text = await send(telegram, "/watch h100")
     assert "скоро" in text
-    assert "/fit" in text
+    assert "/watch" in text
 
 
 async def test_unknown_command_and_text_point_to_help(telegram: FakeTelegram, db_path: Path):

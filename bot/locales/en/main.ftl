@@ -15,7 +15,6 @@ menu-help = ❓ Help
 menu-back = « Menu
 
 feature-prices = Prices and stock
-feature-fit = GPU sizing (/fit)
 feature-subscriptions = Alerts
 feature-watch = Alerts (/watch)
 feature-stock = Stock (/stock)
@@ -28,7 +27,8 @@ help =
     <b>What I can do</b>
 
     /start — main menu
-    /fit <code>13b qlora ctx=4096</code> — how much VRAM, which GPUs fit, training time and cost <i>(soon)</i>
+    /fit <code>13b qlora ctx=4096</code> — how much VRAM, which GPUs fit, training time and cost. Without arguments it asks step by step.
+    Or just ask: <i>“will a 4090 do llama 3 8b lora at 8k context?”</i>
     /watch <code>a100 80gb max=250</code> — alert on stock and price <i>(soon)</i>
     /subs — my alerts <i>(soon)</i>
     /stock <code>h100</code> — what is in stock now <i>(soon)</i>
@@ -82,7 +82,7 @@ tz-UTC = UTC
 ## Fallbacks and errors
 
 unknown-command = I don't know the command { $command }. See /help for the list.
-unknown-text = I understand commands such as /start or /help. Free-form GPU sizing questions are coming soon.
+unknown-text = I did not get that. Ask about GPU sizing, e.g. “will a 4090 do llama 3 8b lora at 8k context?” — or see /help.
 unsupported-message = I only understand text. Start with /start or /help.
 throttled = Too many messages in a row: I answer at most once a second. Please wait a moment.
 throttled-callback = Not so fast — wait a second.
@@ -93,3 +93,17 @@ error-apology = Sorry, something went wrong. The error is in our log — please 
 command-start = Main menu
 command-help = Commands and examples
 command-settings = Language, time zone, quiet hours
+
+## /fit
+
+command-fit = How much VRAM, which GPUs fit
+fit-wizard-size = 🧮 How big is the model?
+fit-wizard-method = Model { $size }. How do we fine-tune?
+fit-wizard-ctx = Context length (the longest sample)?
+fit-not-understood = I could not read that. Example: <code>/fit 13b qlora ctx=4096</code> or <code>/fit llama 3 8b lora ctx=8k bs=2</code>. Every option is in /help.
+fit-too-long = That query is too long — keep it under { $limit } characters.
+fit-error-no_model = I see no model or size. Start with one: <code>/fit 13b qlora</code> or <code>/fit qwen2.5 7b lora</code>.
+fit-error-bad_value = I could not read <code>{ $key }={ $value }</code>. Allowed: { $allowed }.
+fit-error-out_of_range = <code>{ $key }={ $value }</code> is out of a sensible range.
+fit-error-unknown_gpu = I do not know the GPU “{ $value }”. Examples: <code>gpu=4090</code>, <code>gpu=a100-80</code>, <code>gpu=h100</code>.
+fit-error-conflict = Conflicting options: { $value }.

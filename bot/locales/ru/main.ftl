@@ -15,7 +15,6 @@ menu-help = ❓ Помощь
 menu-back = « Меню
 
 feature-prices = Цены и наличие
-feature-fit = Подбор GPU (/fit)
 feature-subscriptions = Подписки
 feature-watch = Подписки (/watch)
 feature-stock = Наличие (/stock)
@@ -28,7 +27,8 @@ help =
     <b>Что я умею</b>
 
     /start — главное меню
-    /fit <code>13b qlora ctx=4096</code> — сколько видеопамяти нужно, какие GPU подойдут, время и цена обучения <i>(скоро)</i>
+    /fit <code>13b qlora ctx=4096</code> — сколько видеопамяти нужно, какие GPU подойдут, время и цена обучения. Без аргументов — пошаговый выбор.
+    Можно спросить и словами: <i>«хватит ли 4090 для llama 3 8b с лорой на 8к контексте?»</i>
     /watch <code>a100 80gb max=250</code> — подписка на наличие и цену <i>(скоро)</i>
     /subs — мои подписки <i>(скоро)</i>
     /stock <code>h100</code> — что сейчас есть в наличии <i>(скоро)</i>
@@ -82,7 +82,7 @@ tz-UTC = UTC
 ## Fallbacks and errors
 
 unknown-command = Не знаю команду { $command }. Список команд — /help.
-unknown-text = Я понимаю команды — например, /start или /help. Свободные вопросы о подборе GPU скоро тоже научусь понимать.
+unknown-text = Не понял вопроса. Спросите о подборе GPU, например: «хватит ли 4090 для llama 3 8b с лорой на 8к контексте?» — или откройте /help.
 unsupported-message = Я понимаю только текст. Начните с /start или /help.
 throttled = Слишком много сообщений подряд: отвечаю не чаще раза в секунду. Подождите немного.
 throttled-callback = Не так быстро — подождите секунду.
@@ -93,3 +93,17 @@ error-apology = Извините, что-то пошло не так. Мы уж�
 command-start = Главное меню
 command-help = Команды и примеры
 command-settings = Язык, часовой пояс, тихие часы
+
+## /fit
+
+command-fit = Сколько VRAM нужно и какие GPU подойдут
+fit-wizard-size = 🧮 Какого размера модель?
+fit-wizard-method = Модель { $size }. Как дообучаем?
+fit-wizard-ctx = Какая длина контекста (самый длинный пример)?
+fit-not-understood = Не понял запрос. Пример: <code>/fit 13b qlora ctx=4096</code> или <code>/fit llama 3 8b lora ctx=8k bs=2</code>. Все параметры — в /help.
+fit-too-long = Слишком длинный запрос — уложитесь в { $limit } символов.
+fit-error-no_model = Не вижу модели или размера. Начните с них: <code>/fit 13b qlora</code> или <code>/fit qwen2.5 7b lora</code>.
+fit-error-bad_value = Не понял значение <code>{ $key }={ $value }</code>. Можно: { $allowed }.
+fit-error-out_of_range = Значение <code>{ $key }={ $value }</code> вне разумных пределов.
+fit-error-unknown_gpu = Не знаю видеокарту «{ $value }». Пример: <code>gpu=4090</code>, <code>gpu=a100-80</code>, <code>gpu=h100</code>.
+fit-error-conflict = Противоречивые параметры: { $value }.
