@@ -53,10 +53,9 @@ def build_answer(
         if estimate is not None:
             times[row.gpu.id] = estimate
     hours_by_gpu = {gpu_id: (t.hours, _count(table, gpu_id)) for gpu_id, t in times.items()}
-    needs_help = target is not None and target.verdict is not Verdict.FITS
-    needs_help = needs_help or smallest is None or memory.peak > 0.9 * _largest(gpus)
     checked = target.gpu if target else (smallest.gpu if smallest else None)
-    advice = memory_advice(query, model) if needs_help or _has_cheap_win(memory) else []
+    # Always offered: even a run that fits somewhere may be meant for a smaller card.
+    advice = memory_advice(query, model)
     if _h200_would_do(target, table):
         advice.insert(0, Advice("h200", 0.0))
     return FitAnswer(
@@ -97,16 +96,6 @@ def _h200_would_do(target: GpuFit | None, table: list[GpuFit]) -> bool:
 def _count(table: list[GpuFit], gpu_id: str) -> int:
     row = next(row for row in table if row.gpu.id == gpu_id)
     return row.min_gpus or 1
-
-
-def _largest(gpus: Sequence[GpuSpec]) -> float:
-    return max((gpu.usable_gib for gpu in gpus), default=0.0)
-
-
-def _has_cheap_win(memory: MemoryEstimate) -> bool:
-    # Activations above a third of the peak: checkpointing or a shorter ctx pays off even
-    # when the run already fits somewhere.
-    return memory.activations > memory.peak / 3
 
 
 def to_json(answer: FitAnswer) -> dict[str, Any]:
