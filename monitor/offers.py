@@ -1,0 +1,80 @@
+"""An offer: one rentable GPU configuration at one provider and location, normalised to ₽."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+HOURS_PER_MONTH = 720
+
+
+class StockState(StrEnum):
+    IN_STOCK = "in_stock"
+    OUT_OF_STOCK = "out_of_stock"
+    PREORDER = "preorder"
+    UNKNOWN = "unknown"  # priced, but the provider does not publish stock
+
+
+class Vat(StrEnum):
+    INCLUDED = "yes"
+    EXCLUDED = "no"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Price:
+    """A price in ₽ for both periods, with where it came from.
+
+    `source` says what the provider published ("RUB/month", "kopecks/hour", "EUR/month");
+    `converted` is true when a currency rate was applied (the rate is in `source`).
+    """
+
+    rub_per_hour: float
+    rub_per_month: float
+    source: str
+    converted: bool = False
+    # How the provider bills: "hour" (pay per hour or second) or "month" (at least a month).
+    period: str = "hour"
+
+    @classmethod
+    def per_hour(cls, rub: float, source: str, converted: bool = False) -> Price:
+        return cls(rub, rub * HOURS_PER_MONTH, source, converted, "hour")
+
+    @classmethod
+    def per_month(cls, rub: float, source: str, converted: bool = False) -> Price:
+        return cls(rub / HOURS_PER_MONTH, rub, source, converted, "month")
+
+    @property
+    def hourly(self) -> bool:
+        return self.period == "hour"
+
+
+@dataclass(frozen=True)
+class Offer:
+    provider: str  # "selectel", "hostkey", "immers"
+    sku: str  # the provider's own id for it (config name, preset, flavor)
+    location: str  # data centre or pool, as the provider names it
+    gpu: str  # canonical GPU id, or the raw name when the catalog does not know it
+    gpu_raw: str  # the provider's spelling
+    gpu_known: bool
+    gpu_count: int
+    vram_gb: float | None  # per GPU
+    price: Price
+    stock: StockState
+    url: str  # a page a user can open
+    stock_count: int | None = None
+    vat: Vat = Vat.UNKNOWN
+    vcpu: int | None = None
+    ram_gb: float | None = None
+    disk_gb: float | None = None
+    title: str = ""  # the provider's description of the configuration
+    note: str = ""  # a machine code for the UI, e.g. "cpu_ram_extra"
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """Offer identity: (provider, sku, location)."""
+        return (self.provider, self.sku, self.location)
+
+    @property
+    def rub_per_gpu_hour(self) -> float:
+        return self.price.rub_per_hour / max(1, self.gpu_count)

@@ -1,0 +1,257 @@
+"""The one HTTP client every scraper uses: timeouts, retries, politeness and size limits.
+
+* one aiohttp ClientSession, with connect and total timeouts, gzip, an honest User-Agent;
+* retries with exponential backoff and jitter on timeouts, connection errors, 5xx and 429,
+  honouring Retry-After (tenacity does the retrying);
+* at most `per_host` requests in flight to one host;
+* conditional GET: ETag / Last-Modified are remembered and a 304 returns the cached body;
+* a cap on the body size, and captcha / bot-check pages recognised as such.
+
+Failures become typed ScrapeErrors naming the provider; nothing here returns "no data".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiohttp
+from multidict import CIMultiDict
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+
+from monitor.scrape import AntiBotError, HttpStatusError, LayoutError, NetworkError
+
+USER_AGENT = "gpuradar/0.1 (GPU price monitor for a Telegram bot; +https://t.me/gpuradar_bot)"
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+# Markers of bot-protection pages (Cloudflare, DDoS-Guard, Qrator, generic captchas).
+_ANTI_BOT = re.compile(
+    r"captcha|cf-chl|challenge-platform|ddos-guard|qrator|checking your browser"
+    r"|проверка браузера|подтвердите, что вы не робот",
+    re.IGNORECASE,
+)
+Sleep = Callable[[float], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    connect_timeout_s: float = 5.0
+    total_timeout_s: float = 20.0
+    attempts: int = 3
+    backoff_initial_s: float = 0.5
+    backoff_max_s: float = 8.0
+    retry_after_max_s: float = 60.0
+    max_bytes: int = 5_000_000
+    per_host: int = 2
+    user_agent: str = USER_AGENT
+
+
+@dataclass(frozen=True)
+class Response:
+    url: str
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+    from_cache: bool = False
+
+    def text(self) -> str:
+        return self.body.decode("utf-8", errors="replace")
+
+    def json(self, provider: str) -> Any:
+        try:
+            return json.loads(self.body)
+        except (ValueError, UnicodeDecodeError) as error:
+            raise LayoutError(provider, f"{self.url}: not JSON ({error})") from None
+
+
+class _RetryableError(Exception):
+    """Internal: a failure worth another attempt; `retry_after` from the server if it said."""
+
+    def __init__(self, final: Exception, retry_after: float | None = None) -> None:
+        super().__init__(str(final))
+        self.final = final
+        self.retry_after = retry_after
+
+
+@dataclass
+class _Cached:
+    etag: str | None
+    last_modified: str | None
+    body: bytes
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+class Http:
+    def __init__(self, settings: HttpSettings | None = None, sleep: Sleep = asyncio.sleep):
+        self.settings = settings or HttpSettings()
+        self._sleep = sleep
+        self._session: aiohttp.ClientSession | None = None
+        self._hosts: dict[str, asyncio.Semaphore] = {}
+        self._cache: dict[str, _Cached] = {}
+
+    async def __aenter__(self) -> Http:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            timeout = aiohttp.ClientTimeout(
+                total=self.settings.total_timeout_s, sock_connect=self.settings.connect_timeout_s
+            )
+            self._session = aiohttp.ClientSession(
+                timeout=timeout,
+                headers={"User-Agent": self.settings.user_agent, "Accept-Encoding": "gzip"},
+            )
+        return self._session
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def get(
+        self, provider: str, url: str, *, params: Mapping[str, str] | None = None
+    ) -> Response:
+        return await self._request(provider, "GET", url, params=params)
+
+    async def post_form(self, provider: str, url: str, data: Mapping[str, str]) -> Response:
+        return await self._request(provider, "POST", url, data=data)
+
+    async def _request(
+        self,
+        provider: str,
+        method: str,
+        url: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        data: Mapping[str, str] | None = None,
+    ) -> Response:
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.settings.attempts),
+            wait=self._wait,
+            retry=retry_if_exception_type(_RetryableError),
+            sleep=self._sleep,
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    return await self._once(provider, method, url, params, data)
+        except _RetryableError as exhausted:
+            raise exhausted.final from None
+        raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
+
+    def _wait(self, state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome else None
+        if isinstance(error, _RetryableError) and error.retry_after is not None:
+            return min(error.retry_after, self.settings.retry_after_max_s)
+        backoff = wait_exponential_jitter(
+            multiplier=self.settings.backoff_initial_s, max=self.settings.backoff_max_s
+        )
+        return float(backoff(state))
+
+    async def _once(
+        self,
+        provider: str,
+        method: str,
+        url: str,
+        params: Mapping[str, str] | None,
+        data: Mapping[str, str] | None,
+    ) -> Response:
+        cache_key = f"{method} {url} {sorted((params or {}).items())}"
+        headers = self._conditional_headers(cache_key) if method == "GET" else {}
+        host = urlsplit(url).netloc
+        semaphore = self._hosts.setdefault(host, asyncio.Semaphore(self.settings.per_host))
+        try:
+            async with (
+                semaphore,
+                self._client().request(
+                    method, url, params=params, data=data, headers=headers
+                ) as response,
+            ):
+                body = await self._read_capped(provider, url, response)
+                status = response.status
+                response_headers = CIMultiDict(response.headers)
+        except (TimeoutError, aiohttp.ClientError) as error:
+            detail = f"{method} {url}: {type(error).__name__} {error}".strip()
+            raise _RetryableError(NetworkError(provider, detail)) from None
+
+        if status == 304 and cache_key in self._cache:
+            cached = self._cache[cache_key]
+            return Response(url, 200, cached.headers, cached.body, from_cache=True)
+        if status in RETRY_STATUSES:
+            failure = HttpStatusError(provider, f"{method} {url}: HTTP {status}", status)
+            raise _RetryableError(failure, _retry_after(response_headers.get("Retry-After")))
+        if not 200 <= status < 300:
+            raise HttpStatusError(provider, f"{method} {url}: HTTP {status}", status)
+        if _looks_like_bot_check(response_headers, body):
+            raise AntiBotError(provider, f"{method} {url}: a bot-check page came back")
+        if method == "GET":
+            self._remember(cache_key, response_headers, body)
+        return Response(url, status, response_headers, body)
+
+    async def _read_capped(
+        self, provider: str, url: str, response: aiohttp.ClientResponse
+    ) -> bytes:
+        limit = self.settings.max_bytes
+        declared = response.content_length
+        if declared is not None and declared > limit:
+            raise LayoutError(provider, f"{url}: body of {declared} bytes is over {limit}")
+        chunks, size = [], 0
+        async for chunk in response.content.iter_chunked(64 * 1024):
+            size += len(chunk)
+            if size > limit:
+                raise LayoutError(provider, f"{url}: body is over {limit} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _conditional_headers(self, cache_key: str) -> dict[str, str]:
+        cached = self._cache.get(cache_key)
+        if cached is None:
+            return {}
+        headers = {}
+        if cached.etag:
+            headers["If-None-Match"] = cached.etag
+        if cached.last_modified:
+            headers["If-Modified-Since"] = cached.last_modified
+        return headers
+
+    def _remember(self, cache_key: str, headers: Mapping[str, str], body: bytes) -> None:
+        etag, modified = headers.get("ETag"), headers.get("Last-Modified")
+        if etag or modified:
+            self._cache[cache_key] = _Cached(etag, modified, body, headers)
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Retry-After is either seconds or an HTTP date."""
+    if not value:
+        return None
+    if value.strip().isdigit():
+        return float(value.strip())
+    try:
+        moment = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (moment - datetime.now(UTC)).total_seconds())
+
+
+def _looks_like_bot_check(headers: Mapping[str, str], body: bytes) -> bool:
+    if "html" not in headers.get("Content-Type", "").lower():
+        return False
+    # Real pages are long; bot checks are short pages built around the challenge.
+    head = body[:20_000].decode("utf-8", errors="replace")
+    return bool(_ANTI_BOT.search(head))
