@@ -46,7 +46,9 @@ async def main(n: int) -> None:
     api = FakeBotApi()
     await api.start()
     with tempfile.TemporaryDirectory() as folder:
-        settings = Settings.model_validate({"db_path": Path(folder) / "b.sqlite3"})
+        settings = Settings.model_validate(
+            {"db_path": Path(folder) / "b.sqlite3", "monitor": False}
+        )
         app = await build_application(
             settings, token=TOKEN, api_url=api.base_url, throttle_interval=0.0
         )

@@ -18,6 +18,7 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.commands import set_bot_commands
 from bot.config import ConfigError, Settings
@@ -25,7 +26,11 @@ from bot.i18n import Translator, load_translators
 from bot.middlewares.throttling import ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
 from bot.routers import create_routers
+from bot.scheduler import create_scheduler
 from monitor.users import Language
+from scrapers.http import Http
+from scrapers.registry import create_scrapers
+from scrapers.source import BoundSource
 from storage import MigrationError, Store
 
 logger = logging.getLogger("gpuradar")
@@ -81,6 +86,8 @@ class Application:
     store: Store
     bot: Bot
     dispatcher: Dispatcher
+    http: Http | None = None
+    scheduler: AsyncIOScheduler | None = None
 
     async def run_polling(
         self, *, handle_signals: bool = True, handle_as_tasks: bool = True
@@ -99,6 +106,8 @@ class Application:
             await self.dispatcher.stop_polling()
 
     async def close(self) -> None:
+        if self.http is not None:
+            await self.http.close()
         await self.bot.session.close()
         await self.store.close()
 
@@ -136,4 +145,27 @@ async def build_application(
         throttle_interval=throttle_interval,
         clock=clock,
     )
-    return Application(settings=settings, store=store, bot=bot, dispatcher=dispatcher)
+    application = Application(settings=settings, store=store, bot=bot, dispatcher=dispatcher)
+    if settings.monitor:
+        attach_monitor(application)
+    return application
+
+
+def attach_monitor(application: Application) -> None:
+    """Scrape every provider on a schedule that starts and stops with the dispatcher."""
+    http = Http()
+    sources = [BoundSource(scraper, http) for scraper in create_scrapers(application.settings)]
+    scheduler = create_scheduler(
+        sources, application.store, interval_override_s=application.settings.refresh_seconds
+    )
+    application.http, application.scheduler = http, scheduler
+
+    async def start_monitor() -> None:
+        scheduler.start()
+
+    async def stop_monitor() -> None:
+        # shutdown() cancels jobs still running; the last good snapshot stays in the store.
+        scheduler.shutdown(wait=False)
+
+    application.dispatcher.startup.register(start_monitor)
+    application.dispatcher.shutdown.register(stop_monitor)

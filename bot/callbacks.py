@@ -42,3 +42,10 @@ class FitWizardCallback(CallbackData, prefix="f"):
     size: str
     method: str = ""
     ctx: str = ""
+
+
+class PricesCallback(CallbackData, prefix="p"):
+    """A page of /prices; `gpu` is the canonical id or family the list is filtered by."""
+
+    page: int
+    gpu: str = ""

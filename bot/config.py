@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import NoDecode, SettingsConfigDict
 
 from monitor.users import Language, is_known_timezone
+from scrapers.config import ScraperSettings
 
 ENV_PREFIX = "GPURADAR_"
 
@@ -26,7 +27,7 @@ class ConfigError(Exception):
     """A setting is missing or invalid; `str(error)` is the one line shown to the operator."""
 
 
-class Settings(BaseSettings):
+class Settings(ScraperSettings):
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,
         env_file=".env",

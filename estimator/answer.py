@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from estimator.advice import Advice, Caution, cautions_for, memory_advice
-from estimator.cost import PriceQuote, RunCost, cheapest_runs
+from estimator.cost import PriceQuote, RunCost, cheapest_rates, cheapest_runs
 from estimator.fit import GpuFit, Verdict, fit_table, smallest_fitting
 from estimator.memory import MemoryEstimate, estimate_memory
 from estimator.parse import Assumption, ParsedQuery
@@ -28,6 +28,8 @@ class FitAnswer:
     smallest: GpuFit | None  # the smallest single card that holds the run
     times: dict[str, TrainingTime] = field(default_factory=dict)  # by GPU id, at min_gpus
     costs: list[RunCost] = field(default_factory=list)
+    rates: list[PriceQuote] = field(default_factory=list)  # when there is no run length
+    prices_known: bool = False  # the caller had live prices at all
     advice: list[Advice] = field(default_factory=list)
     cautions: list[Caution] = field(default_factory=list)
 
@@ -53,6 +55,8 @@ def build_answer(
         if estimate is not None:
             times[row.gpu.id] = estimate
     hours_by_gpu = {gpu_id: (t.hours, _count(table, gpu_id)) for gpu_id, t in times.items()}
+    quotes = list(quotes)
+    need_by_gpu = {row.gpu.id: row.min_gpus for row in table if row.min_gpus is not None}
     checked = target.gpu if target else (smallest.gpu if smallest else None)
     # Always offered: even a run that fits somewhere may be meant for a smaller card.
     advice = memory_advice(query, model)
@@ -69,6 +73,8 @@ def build_answer(
         smallest=smallest,
         times=times,
         costs=cheapest_runs(quotes, hours_by_gpu) if hours_by_gpu else [],
+        rates=[] if hours_by_gpu else cheapest_rates(quotes, need_by_gpu),
+        prices_known=bool(quotes),
         advice=advice,
         cautions=cautions_for(
             query, checked, tight=target is not None and target.verdict is Verdict.TIGHT

@@ -56,6 +56,29 @@ def run_cost(quote: PriceQuote, hours: float) -> RunCost | None:
     return RunCost(quote=quote, hours=hours, hourly_total_rub=hourly, monthly_total_rub=monthly)
 
 
+def cheapest_rates(
+    quotes: Iterable[PriceQuote], need_by_gpu: dict[str, int], limit: int = 3
+) -> list[PriceQuote]:
+    """Without a dataset there is no run length: the cheapest in-stock quotes with enough
+    cards, by their hourly price (a monthly plan counts as its price over 720 hours)."""
+    usable = [
+        quote
+        for quote in quotes
+        if quote.in_stock
+        and quote.gpu_id in need_by_gpu
+        and quote.gpus >= need_by_gpu[quote.gpu_id]
+        and (quote.rub_per_hour is not None or quote.rub_per_month is not None)
+    ]
+    return sorted(usable, key=_hourly_equivalent)[:limit]
+
+
+def _hourly_equivalent(quote: PriceQuote) -> float:
+    if quote.rub_per_hour is not None:
+        return quote.rub_per_hour
+    assert quote.rub_per_month is not None
+    return quote.rub_per_month / HOURS_PER_MONTH
+
+
 def cheapest_runs(
     quotes: Iterable[PriceQuote], hours_by_gpu: dict[str, tuple[float, int]], limit: int = 3
 ) -> list[RunCost]:

@@ -6,7 +6,7 @@ import html
 import re
 
 from estimator.answer import FitAnswer
-from estimator.cost import RunCost
+from estimator.cost import PriceQuote, RunCost
 from estimator.fit import GpuFit, Verdict
 from estimator.query import Method
 from estimator.texts import Markup, text
@@ -41,8 +41,10 @@ def duration(language: str, hours: float) -> str:
 
 
 def rubles(value: float) -> str:
-    # Russian style: thin spaces between thousands.
-    return f"{round(value):,}".replace(",", "\u202f")
+    """Russian money format: thin spaces between thousands, decimal comma below 1000 ₽."""
+    if value >= 1000:
+        return f"{round(value):,}".replace(",", "\u202f")
+    return f"{value:.2f}".replace(".", ",")
 
 
 def render(answer: FitAnswer, language: str) -> str:
@@ -185,11 +187,25 @@ def _cautions(answer: FitAnswer, language: str) -> str:
 
 
 def _prices(answer: FitAnswer, language: str) -> str:
-    if not answer.costs:
-        return text(language, "fit-prices-none")
-    lines = [text(language, "fit-prices-title")]
-    lines += [_price_line(cost, language) for cost in answer.costs]
-    return "\n".join(lines)
+    if answer.costs:
+        lines = [text(language, "fit-prices-title")]
+        lines += [_price_line(cost, language) for cost in answer.costs]
+        return "\n".join(lines)
+    if answer.rates:
+        lines = [text(language, "fit-prices-title")]
+        lines += [_rate_line(quote, language) for quote in answer.rates]
+        return "\n".join(lines)
+    if answer.prices_known:
+        return text(language, "fit-prices-none-fit")
+    return text(language, "fit-prices-none")
+
+
+def _rate_line(quote: PriceQuote, language: str) -> str:
+    common = {"provider": quote.provider, "gpu": quote.gpu_id, "count": str(quote.gpus)}
+    if quote.rub_per_hour is not None:
+        return text(language, "fit-rate-hour", rate=rubles(quote.rub_per_hour), **common)
+    assert quote.rub_per_month is not None
+    return text(language, "fit-rate-month", rate=rubles(quote.rub_per_month), **common)
 
 
 def _price_line(cost: RunCost, language: str) -> str:

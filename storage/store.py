@@ -10,6 +10,7 @@ import aiosqlite
 from monitor.users import Language, QuietHours, User
 from storage.database import Database
 from storage.migrations import migrate
+from storage.offers import OfferQueries
 
 # last_seen_at is for activity statistics, not for logic: refreshing it at most this often
 # keeps a chatty user from costing a write per message.
@@ -28,7 +29,9 @@ def _from_text(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-class Store:
+class Store(OfferQueries):
+    """Users here; offer snapshots and provider health in storage.offers."""
+
     def __init__(self, database: Database) -> None:
         self._db = database
 

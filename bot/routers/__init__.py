@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiogram import Router
 
-from bot.routers import errors, fallback, fit, help, settings, soon, start
+from bot.routers import errors, fallback, fit, help, prices, settings, soon, start
 
 
 def create_routers() -> list[Router]:
@@ -15,6 +15,7 @@ def create_routers() -> list[Router]:
         help.create_router(),
         settings.create_router(),
         fit.create_router(),
+        prices.create_router(),
         soon.create_router(),
         fallback.create_router(),
     ]

@@ -11,6 +11,7 @@ from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.callbacks import FitWizardCallback
 from bot.i18n import Translator
+from bot.quotes import quotes_from
 from bot.replies import show
 from estimator.answer import build_answer
 from estimator.ask import understand
@@ -18,6 +19,7 @@ from estimator.gpus import load_gpus
 from estimator.parse import ParsedQuery, QueryError, parse_question
 from estimator.render import render
 from monitor.users import User
+from storage import Store
 
 # Wizard choices: (button label, value put into the command).
 SIZES = (("1–3B", "3b"), ("7–8B", "8b"), ("13–14B", "13b"), ("32–34B", "32b"), ("70B", "70b"))
@@ -45,11 +47,14 @@ def create_router() -> Router:
     return router
 
 
-def answer_text(parsed: ParsedQuery, language: str) -> str:
-    return render(build_answer(parsed, load_gpus()), language)
+async def answer_text(parsed: ParsedQuery, language: str, store: Store) -> str:
+    quotes = quotes_from(await store.current_offers())
+    return render(build_answer(parsed, load_gpus(), quotes), language)
 
 
-async def on_fit(message: Message, command: CommandObject, i18n: Translator, user: User) -> None:
+async def on_fit(
+    message: Message, command: CommandObject, i18n: Translator, user: User, store: Store
+) -> None:
     if not command.args:
         await message.answer(i18n("fit-wizard-size"), reply_markup=size_keyboard())
         return
@@ -64,11 +69,11 @@ async def on_fit(message: Message, command: CommandObject, i18n: Translator, use
     if parsed is None:
         await message.answer(i18n("fit-not-understood"))
         return
-    await message.answer(answer_text(parsed, user.language))
+    await message.answer(await answer_text(parsed, user.language, store))
 
 
-async def on_question(message: Message, parsed: ParsedQuery, user: User) -> None:
-    await message.answer(answer_text(parsed, user.language))
+async def on_question(message: Message, parsed: ParsedQuery, user: User, store: Store) -> None:
+    await message.answer(await answer_text(parsed, user.language, store))
 
 
 def error_text(i18n: Translator, error: QueryError) -> str:
@@ -84,7 +89,11 @@ def error_text(i18n: Translator, error: QueryError) -> str:
 
 
 async def on_wizard(
-    callback: CallbackQuery, callback_data: FitWizardCallback, i18n: Translator, user: User
+    callback: CallbackQuery,
+    callback_data: FitWizardCallback,
+    i18n: Translator,
+    user: User,
+    store: Store,
 ) -> None:
     await callback.answer()
     size, method, ctx = callback_data.size, callback_data.method, callback_data.ctx
@@ -102,7 +111,7 @@ async def on_wizard(
     if parsed is None:  # pragma: no cover - the wizard only offers readable choices
         await show(callback, i18n("fit-not-understood"), None)
         return
-    await show(callback, answer_text(parsed, user.language), None)
+    await show(callback, await answer_text(parsed, user.language, store), None)
 
 
 def size_keyboard() -> InlineKeyboardMarkup:

@@ -11,7 +11,6 @@ from bot.i18n import Translator
 UPCOMING_COMMANDS = {
     "watch": "feature-watch",
     "subs": "feature-subscriptions",
-    "stock": "feature-stock",
     "history": "feature-history",
 }
 

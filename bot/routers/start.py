@@ -12,12 +12,13 @@ from bot.keyboards import main_menu
 from bot.replies import show
 from bot.routers.fit import size_keyboard
 from bot.routers.help import help_text
+from bot.routers.prices import render_page
 from bot.views.settings import settings_keyboard, settings_text
 from monitor.users import User
+from storage import Store
 
 # Menu entries whose features land in later releases, with the name shown in the notice.
 _UPCOMING = {
-    MenuItem.PRICES: "feature-prices",
     MenuItem.SUBSCRIPTIONS: "feature-subscriptions",
 }
 
@@ -37,7 +38,11 @@ async def on_start(message: Message, i18n: Translator) -> None:
 
 
 async def on_menu(
-    callback: CallbackQuery, callback_data: MenuCallback, i18n: Translator, user: User
+    callback: CallbackQuery,
+    callback_data: MenuCallback,
+    i18n: Translator,
+    user: User,
+    store: Store,
 ) -> None:
     item = callback_data.item
     if item in _UPCOMING:
@@ -47,6 +52,9 @@ async def on_menu(
     await callback.answer()
     if item is MenuItem.SETTINGS:
         await show(callback, settings_text(i18n, user), settings_keyboard(i18n, user))
+    elif item is MenuItem.PRICES:
+        text, keyboard = await render_page(store, i18n, 0, "")
+        await show(callback, text, keyboard)
     elif item is MenuItem.FIT:
         await show(callback, i18n("fit-wizard-size"), size_keyboard())
     elif item is MenuItem.HELP:

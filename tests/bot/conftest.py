@@ -40,6 +40,8 @@ def make_settings(telegram: FakeTelegram, db_path: Path, **overrides: object) ->
         "bot_token": TOKEN,
         "db_path": db_path,
         "telegram_api_url": telegram.base_url,
+        # Scheduled scraping would reach the real providers; monitor tests point it at fakes.
+        "monitor": False,
     }
     values.update(overrides)
     # model_validate skips the environment and .env: the test decides every value.

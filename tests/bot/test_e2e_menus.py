@@ -26,7 +26,8 @@ async def test_startup_registers_commands_in_both_languages(telegram: FakeTelegr
         }
     assert set(by_language) == {"ru", "en", None}
     assert all(
-        commands == ["start", "fit", "help", "settings"] for commands in by_language.values()
+        commands == ["start", "prices", "fit", "help", "settings"]
+        for commands in by_language.values()
     )
     descriptions = {
         call.params.get("language_code"): call.json_param("commands")[0]["description"]
@@ -76,7 +77,7 @@ async def test_help_button_and_upcoming_entries(telegram: FakeTelegram, db_path:
         menu = telegram.last_message(CHAT)
 
         after = len(telegram.calls)
-        telegram.press(CHAT, "💰 Цены и наличие", message=menu)
+        telegram.press(CHAT, "🔔 Мои подписки", message=menu)
         notice = await telegram.wait_for_call("answerCallbackQuery", after=after)
         assert "скоро" in notice.params["text"]
         assert notice.params["show_alert"] == "true"

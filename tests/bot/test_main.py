@@ -23,6 +23,7 @@ def run_bot(
     clean = {k: v for k, v in os.environ.items() if not k.startswith("GPURADAR_")}
     clean.pop("BOT_TOKEN", None)
     clean["GPURADAR_DB_PATH"] = str(tmp_path / "data" / "bot.sqlite3")
+    clean["GPURADAR_MONITOR"] = "false"  # no scraping of real providers from tests
     clean.update(env)
     return subprocess.run(
         [sys.executable, "-m", "bot"],
@@ -92,7 +93,12 @@ async def start_bot_process(tmp_path: Path, env: dict[str, str]) -> asyncio.subp
     clean = {k: v for k, v in os.environ.items() if not k.startswith("GPURADAR_")}
     clean.pop("BOT_TOKEN", None)
     clean.update(
-        {"GPURADAR_DB_PATH": str(tmp_path / "bot.sqlite3"), "PYTHONPATH": str(ROOT), **env}
+        {
+            "GPURADAR_DB_PATH": str(tmp_path / "bot.sqlite3"),
+            "GPURADAR_MONITOR": "false",
+            "PYTHONPATH": str(ROOT),
+            **env,
+        }
     )
     return await asyncio.create_subprocess_exec(
         sys.executable,

@@ -14,10 +14,8 @@ menu-settings = ⚙️ Settings
 menu-help = ❓ Help
 menu-back = « Menu
 
-feature-prices = Prices and stock
 feature-subscriptions = Alerts
 feature-watch = Alerts (/watch)
-feature-stock = Stock (/stock)
 feature-history = Price history (/history)
 feature-soon = “{ $feature }” is coming soon — we are building it now. Meanwhile, see /help.
 
@@ -31,7 +29,7 @@ help =
     Or just ask: <i>“will a 4090 do llama 3 8b lora at 8k context?”</i>
     /watch <code>a100 80gb max=250</code> — alert on stock and price <i>(soon)</i>
     /subs — my alerts <i>(soon)</i>
-    /stock <code>h100</code> — what is in stock now <i>(soon)</i>
+    /prices <code>h100</code> — prices and stock now (no argument: every GPU)
     /history <code>h100</code> — price and stock chart <i>(soon)</i>
     /settings — language, time zone, quiet hours
     /help — this help
@@ -107,3 +105,25 @@ fit-error-bad_value = I could not read <code>{ $key }={ $value }</code>. Allowed
 fit-error-out_of_range = <code>{ $key }={ $value }</code> is out of a sensible range.
 fit-error-unknown_gpu = I do not know the GPU “{ $value }”. Examples: <code>gpu=4090</code>, <code>gpu=a100-80</code>, <code>gpu=h100</code>.
 fit-error-conflict = Conflicting options: { $value }.
+
+## /prices
+
+command-prices = GPU prices and stock now
+prices-title = <b>💰 Prices and stock</b> — cheapest per GPU-hour first
+prices-title-gpu = <b>💰 { $gpu }: prices and stock</b> — cheapest per GPU-hour first
+prices-provider-fresh = { $provider }: updated { $minutes } min ago
+prices-provider-failing = ⚠️ { $provider }: failing ({ $error }) — showing data from { $minutes } min ago
+prices-provider-never = ⚠️ { $provider }: not loaded yet ({ $error })
+prices-no-health = Prices are not loaded yet — the first poll of the providers is running now.
+prices-empty = No offers found.
+prices-footer = Showing { $shown } of { $total }.
+prices-line = { $icon } <b>{ $gpu }</b> ×{ $count } — <b>{ $hour } ₽/h</b> ({ $month } ₽/month){ $per_gpu } · { $stock } · <a href="{ $url }">{ $provider }</a>, { $location }
+prices-per-gpu = , { $price } ₽ per GPU-hour
+prices-unknown-gpu = I do not know the GPU “{ $gpu }”. Examples: <code>/prices 4090</code>, <code>/prices a100</code>, <code>/prices h100</code>.
+stock-in_stock = in stock{ $count ->
+        [0] {""}
+       *[other] : { $count }
+    }
+stock-preorder = pre-order
+stock-unknown = stock not published
+stock-out_of_stock = out of stock

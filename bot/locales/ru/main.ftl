@@ -14,10 +14,8 @@ menu-settings = ⚙️ Настройки
 menu-help = ❓ Помощь
 menu-back = « Меню
 
-feature-prices = Цены и наличие
 feature-subscriptions = Подписки
 feature-watch = Подписки (/watch)
-feature-stock = Наличие (/stock)
 feature-history = История цен (/history)
 feature-soon = Раздел «{ $feature }» скоро заработает — мы его уже делаем. Пока загляните в /help.
 
@@ -31,7 +29,7 @@ help =
     Можно спросить и словами: <i>«хватит ли 4090 для llama 3 8b с лорой на 8к контексте?»</i>
     /watch <code>a100 80gb max=250</code> — подписка на наличие и цену <i>(скоро)</i>
     /subs — мои подписки <i>(скоро)</i>
-    /stock <code>h100</code> — что сейчас есть в наличии <i>(скоро)</i>
+    /prices <code>h100</code> — цены и наличие сейчас (без аргумента — все GPU)
     /history <code>h100</code> — график цены и наличия <i>(скоро)</i>
     /settings — язык, часовой пояс, тихие часы
     /help — эта справка
@@ -107,3 +105,33 @@ fit-error-bad_value = Не понял значение <code>{ $key }={ $value }
 fit-error-out_of_range = Значение <code>{ $key }={ $value }</code> вне разумных пределов.
 fit-error-unknown_gpu = Не знаю видеокарту «{ $value }». Пример: <code>gpu=4090</code>, <code>gpu=a100-80</code>, <code>gpu=h100</code>.
 fit-error-conflict = Противоречивые параметры: { $value }.
+
+## /prices
+
+command-prices = Цены и наличие GPU сейчас
+prices-title = <b>💰 Цены и наличие</b> — дешевле за GPU·час выше
+prices-title-gpu = <b>💰 { $gpu }: цены и наличие</b> — дешевле за GPU·час выше
+prices-provider-fresh = { $provider }: обновлено { $minutes } { $minutes ->
+        [one] минуту
+        [few] минуты
+       *[many] минут
+    } назад
+prices-provider-failing = ⚠️ { $provider }: не отвечает ({ $error }) — показываю данные { $minutes } { $minutes ->
+        [one] минуту
+        [few] минуты
+       *[many] минут
+    } назад
+prices-provider-never = ⚠️ { $provider }: ещё не удалось загрузить ({ $error })
+prices-no-health = Цены ещё не загружены — первый опрос провайдеров идёт прямо сейчас.
+prices-empty = Предложений не найдено.
+prices-footer = Показано { $shown } из { $total }.
+prices-line = { $icon } <b>{ $gpu }</b> ×{ $count } — <b>{ $hour } ₽/ч</b> ({ $month } ₽/мес){ $per_gpu } · { $stock } · <a href="{ $url }">{ $provider }</a>, { $location }
+prices-per-gpu = , { $price } ₽ за GPU·ч
+prices-unknown-gpu = Не знаю видеокарту «{ $gpu }». Примеры: <code>/prices 4090</code>, <code>/prices a100</code>, <code>/prices h100</code>.
+stock-in_stock = в наличии{ $count ->
+        [0] {""}
+       *[other] : { $count } шт.
+    }
+stock-preorder = предзаказ
+stock-unknown = наличие не публикуется
+stock-out_of_stock = нет в наличии

@@ -33,6 +33,9 @@ caution-oom_step3 = Optimizer states are allocated at the first step: check memo
 caution-dataloader_workers = Set <code>num_workers=4–8</code> in the DataLoader — without workers the GPU sits idle.
 fit-assumed = <i>Assumed: { $items }.</i> Be specific, e.g. <code>/fit { $example }</code>
 fit-prices-none = Prices: not loaded yet — they appear once provider monitoring is running.
+fit-prices-none-fit = No fitting offer is in stock right now — watch for one with /watch.
+fit-rate-hour = { $provider }: { $gpu } ×{ $count } — { $rate } ₽/h
+fit-rate-month = { $provider }: { $gpu } ×{ $count } — { $rate } ₽/month (monthly rent)
 fit-prices-title = <b>Cheapest right now</b>
 fit-price-row = { $provider }: { $gpu } ×{ $count } — { $total } ₽ for ~{ $time } ({ $rate } ₽/h)
 fit-price-row-monthly = { $provider }: { $gpu } ×{ $count } — { $total } ₽ for a month of rent (hourly would be { $hourly } ₽)

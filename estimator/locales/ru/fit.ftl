@@ -33,6 +33,9 @@ caution-oom_step3 = Состояния оптимизатора создаютс
 caution-dataloader_workers = Ставьте <code>num_workers=4–8</code> в DataLoader — без воркеров GPU простаивает.
 fit-assumed = <i>Допущения: { $items }.</i> Уточните, например: <code>/fit { $example }</code>
 fit-prices-none = Цены: ещё не загружены — появятся, как только заработает мониторинг провайдеров.
+fit-prices-none-fit = Подходящих предложений в наличии сейчас нет — подпишитесь на появление: /watch.
+fit-rate-hour = { $provider }: { $gpu } ×{ $count } — { $rate } ₽/ч
+fit-rate-month = { $provider }: { $gpu } ×{ $count } — { $rate } ₽/мес (помесячно)
 fit-prices-title = <b>Дешевле всего сейчас</b>
 fit-price-row = { $provider }: { $gpu } ×{ $count } — { $total } ₽ за ~{ $time } ({ $rate } ₽/ч)
 fit-price-row-monthly = { $provider }: { $gpu } ×{ $count } — { $total } ₽ за месяц аренды (по часам вышло бы { $hourly } ₽)

@@ -1,0 +1,160 @@
+"""Offer snapshots and provider health."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+import aiosqlite
+
+from monitor.health import ProviderHealth
+from monitor.offers import Offer, Price, StockState, Vat
+from monitor.scrape import ScrapeError, ScrapeResult
+from storage.database import Database
+
+_COLUMNS = (
+    "provider, sku, location, gpu, gpu_raw, gpu_known, gpu_count, vram_gb, price_hour,"
+    " price_month, price_source, price_period, converted, vat, stock, stock_count, vcpu,"
+    " ram_gb, disk_gb, url, title, note, fetched_at"
+)
+
+
+def _text(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def _moment(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
+
+
+class OfferQueries:
+    _db: Database
+
+    async def save_snapshot(self, result: ScrapeResult, duration_s: float) -> None:
+        """Replace the provider's offers and mark it healthy, in one transaction."""
+        fetched = _text(result.fetched_at)
+        async with self._db.transaction() as connection:
+            await connection.execute("DELETE FROM offers WHERE provider = ?", (result.provider,))
+            await connection.executemany(
+                f"INSERT INTO offers ({_COLUMNS}) VALUES ({', '.join('?' * 23)})",  # noqa: S608
+                [_row(offer, fetched) for offer in result.offers],
+            )
+            await connection.execute(
+                "INSERT INTO provider_health (provider, last_success_at, last_attempt_at,"
+                " consecutive_failures, last_duration_s, offer_count)"
+                " VALUES (?, ?, ?, 0, ?, ?)"
+                " ON CONFLICT (provider) DO UPDATE SET last_success_at = excluded.last_success_at,"
+                " last_attempt_at = excluded.last_attempt_at, consecutive_failures = 0,"
+                " last_duration_s = excluded.last_duration_s, offer_count = excluded.offer_count",
+                (result.provider, fetched, fetched, duration_s, len(result.offers)),
+            )
+
+    async def record_failure(
+        self, provider: str, error: ScrapeError, at: datetime, duration_s: float
+    ) -> None:
+        """Count a failed run; the provider's offers are left exactly as they were."""
+        when = _text(at)
+        async with self._db.transaction() as connection:
+            await connection.execute(
+                "INSERT INTO provider_health (provider, last_attempt_at, last_error_at,"
+                " last_error_class, last_error, consecutive_failures, last_duration_s)"
+                " VALUES (?, ?, ?, ?, ?, 1, ?)"
+                " ON CONFLICT (provider) DO UPDATE SET last_attempt_at = excluded.last_attempt_at,"
+                " last_error_at = excluded.last_error_at,"
+                " last_error_class = excluded.last_error_class, last_error = excluded.last_error,"
+                " consecutive_failures = provider_health.consecutive_failures + 1,"
+                " last_duration_s = excluded.last_duration_s",
+                (provider, when, when, error.kind, error.detail[:500], duration_s),
+            )
+
+    async def current_offers(self, gpus: Iterable[str] | None = None) -> list[Offer]:
+        """The last good snapshot of every provider (optionally only these GPU ids)."""
+        wanted = sorted(set(gpus)) if gpus is not None else None
+        query = f"SELECT {_COLUMNS} FROM offers"  # noqa: S608 - fixed column list
+        params: tuple[str, ...] = ()
+        if wanted is not None:
+            query += f" WHERE gpu IN ({', '.join('?' * len(wanted))})"
+            params = tuple(wanted)
+        async with self._db.access() as connection:
+            cursor = await connection.execute(query, params)
+            rows = await cursor.fetchall()
+        return [_offer(row) for row in rows]
+
+    async def provider_health(self) -> list[ProviderHealth]:
+        async with self._db.access() as connection:
+            cursor = await connection.execute("SELECT * FROM provider_health ORDER BY provider")
+            rows = await cursor.fetchall()
+        return [_health(row) for row in rows]
+
+
+def _row(offer: Offer, fetched: str) -> tuple[object, ...]:
+    return (
+        offer.provider,
+        offer.sku,
+        offer.location,
+        offer.gpu,
+        offer.gpu_raw,
+        int(offer.gpu_known),
+        offer.gpu_count,
+        offer.vram_gb,
+        offer.price.rub_per_hour,
+        offer.price.rub_per_month,
+        offer.price.source,
+        offer.price.period,
+        int(offer.price.converted),
+        offer.vat.value,
+        offer.stock.value,
+        offer.stock_count,
+        offer.vcpu,
+        offer.ram_gb,
+        offer.disk_gb,
+        offer.url,
+        offer.title,
+        offer.note,
+        fetched,
+    )
+
+
+def _offer(row: aiosqlite.Row) -> Offer:
+    return Offer(
+        provider=row["provider"],
+        sku=row["sku"],
+        location=row["location"],
+        gpu=row["gpu"],
+        gpu_raw=row["gpu_raw"],
+        gpu_known=bool(row["gpu_known"]),
+        gpu_count=row["gpu_count"],
+        vram_gb=row["vram_gb"],
+        price=Price(
+            rub_per_hour=row["price_hour"],
+            rub_per_month=row["price_month"],
+            source=row["price_source"],
+            converted=bool(row["converted"]),
+            period=row["price_period"],
+        ),
+        stock=StockState(row["stock"]),
+        url=row["url"],
+        stock_count=row["stock_count"],
+        vat=Vat(row["vat"]),
+        vcpu=row["vcpu"],
+        ram_gb=row["ram_gb"],
+        disk_gb=row["disk_gb"],
+        title=row["title"],
+        note=row["note"],
+    )
+
+
+def _health(row: aiosqlite.Row) -> ProviderHealth:
+    attempt = _moment(row["last_attempt_at"])
+    assert attempt is not None
+    return ProviderHealth(
+        provider=row["provider"],
+        last_attempt_at=attempt,
+        last_success_at=_moment(row["last_success_at"]),
+        last_error_at=_moment(row["last_error_at"]),
+        last_error_class=row["last_error_class"],
+        last_error=row["last_error"],
+        consecutive_failures=row["consecutive_failures"],
+        last_duration_s=row["last_duration_s"],
+        offer_count=row["offer_count"],
+    )

@@ -1,0 +1,67 @@
+"""The refresh schedule: one job per provider with the right trigger, running the refresh."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from bot.scheduler import create_scheduler, job_id
+from monitor.scrape import ScrapeResult
+from storage import Store
+from tests.factories import make_offer
+from tests.polling import eventually
+
+
+class Source:
+    def __init__(self, name: str, interval: int) -> None:
+        self.name = name
+        self.default_interval_s = interval
+        self.calls = 0
+
+    async def fetch(self) -> ScrapeResult:
+        self.calls += 1
+        return ScrapeResult(
+            self.name, (make_offer("a", 10.0, provider=self.name),), datetime.now(UTC)
+        )
+
+
+async def test_one_job_per_provider_with_interval_jitter_and_no_overlap(tmp_path: Path):
+    store = await Store.open(tmp_path / "s.sqlite3")
+    sources = [Source("selectel", 600), Source("hostkey", 900)]
+    scheduler = create_scheduler(sources, store)
+    scheduler.start(paused=True)
+    try:
+        for source in sources:
+            job = scheduler.get_job(job_id(source.name))
+            assert job is not None
+            assert job.trigger.interval == timedelta(seconds=source.default_interval_s)
+            assert job.trigger.jitter == source.default_interval_s // 10
+            assert job.max_instances == 1
+            assert job.coalesce
+            # The first refresh is due immediately, not one interval after start-up.
+            assert job.next_run_time <= datetime.now(UTC) + timedelta(seconds=1)
+    finally:
+        scheduler.shutdown(wait=False)
+        await store.close()
+
+
+async def test_override_applies_to_every_provider_and_jobs_refresh_the_store(tmp_path: Path):
+    store = await Store.open(tmp_path / "s.sqlite3")
+    sources = [Source("selectel", 600), Source("immers", 900)]
+    scheduler = create_scheduler(sources, store, interval_override_s=30)
+    scheduler.start()
+    try:
+        for source in sources:
+            job = scheduler.get_job(job_id(source.name))
+            assert job.trigger.interval == timedelta(seconds=30)
+
+        async def refreshed() -> bool:
+            return {h.provider for h in await store.provider_health()} == {"selectel", "immers"}
+
+        await eventually(refreshed)
+        assert all(source.calls == 1 for source in sources)
+    finally:
+        scheduler.shutdown(wait=False)
+        await asyncio.sleep(0)  # let the scheduler's shutdown callback run before closing
+        await store.close()

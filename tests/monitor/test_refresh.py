@@ -1,0 +1,90 @@
+"""One refresh: a good scrape replaces the snapshot, a failed one never touches it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from monitor.offers import Offer, StockState
+from monitor.refresh import refresh_provider
+from monitor.scrape import HttpStatusError, LayoutError, ScrapeError, ScrapeResult
+from storage import Store
+from tests.factories import make_offer
+
+T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+offer = make_offer
+
+
+class ScriptedSource:
+    name = "acme"
+
+    def __init__(self) -> None:
+        self.next: ScrapeResult | Exception = ScrapeResult("acme", (), T0)
+
+    async def fetch(self) -> ScrapeResult:
+        if isinstance(self.next, Exception):
+            raise self.next
+        return self.next
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    opened = await Store.open(tmp_path / "r.sqlite3")
+    yield opened
+    await opened.close()
+
+
+async def test_good_scrape_replaces_snapshot_and_marks_healthy(store: Store):
+    source = ScriptedSource()
+    source.next = ScrapeResult("acme", (offer("a", 80.0), offer("b", 95.5)), T0)
+    outcome = await refresh_provider(source, store, now=lambda: T0)
+    assert outcome.ok
+    assert outcome.offers == 2
+    assert {o.sku for o in await store.current_offers()} == {"a", "b"}
+    source.next = ScrapeResult("acme", (offer("b", 90.0, StockState.OUT_OF_STOCK),), T0)
+    await refresh_provider(source, store, now=lambda: T0)
+    stored = await store.current_offers()
+    assert [(o.sku, o.price.rub_per_hour, o.stock) for o in stored] == [
+        ("b", 90.0, StockState.OUT_OF_STOCK)
+    ]
+    (health,) = await store.provider_health()
+    assert (health.consecutive_failures, health.offer_count, health.last_success_at) == (0, 1, T0)
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [HttpStatusError("acme", "HTTP 500", 500), LayoutError("acme", "no GPU rows"), KeyError("x")],
+)
+async def test_failed_scrape_keeps_the_last_good_snapshot(store: Store, failure: Exception):
+    source = ScriptedSource()
+    source.next = ScrapeResult("acme", (offer("a", 80.0),), T0)
+    await refresh_provider(source, store, now=lambda: T0)
+    source.next = failure
+    later = datetime(2026, 11, 29, 12, 10, tzinfo=UTC)
+    first = await refresh_provider(source, store, now=lambda: later)
+    second = await refresh_provider(source, store, now=lambda: later)
+    assert not first.ok
+    assert isinstance(first.error, ScrapeError)
+    assert [o.sku for o in await store.current_offers()] == ["a"]
+    (health,) = await store.provider_health()
+    assert health.consecutive_failures == 2
+    assert health.last_success_at == T0
+    assert health.last_error_at == later
+    expected = "LayoutError" if isinstance(failure, KeyError) else type(failure).__name__
+    assert health.last_error_class == expected
+    assert second.error is not None
+    assert health.failing
+
+
+async def test_offers_can_be_filtered_by_gpu(store: Store):
+    source = ScriptedSource()
+    other = Offer(**{**offer("t", 30.0).__dict__, "gpu": "T4", "sku": "t4"})
+    source.next = ScrapeResult("acme", (offer("a", 80.0), other), T0)
+    await refresh_provider(source, store)
+    assert [o.sku for o in await store.current_offers({"T4"})] == ["t4"]
+    assert await store.current_offers(set()) == []
