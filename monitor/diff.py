@@ -1,0 +1,139 @@
+"""Diff: the events between the last good snapshot of a provider and a new one. Pure.
+
+The caller only ever passes a *good* scrape here. A failed scrape (ScrapeError) never reaches
+diff: the provider's tracked state stays as it was, so the next good snapshot is diffed against
+the last good one and a failure can never look like "everything sold out" or "removed".
+
+Tracked state is more than the last snapshot: an offer that went missing stays tracked, with a
+count of the consecutive good snapshots it has been missing from, until that count reaches
+`removal_after`. Only then is it REMOVED and forgotten. That is what stops flapping: an offer
+that skips one snapshot and comes back is compared with how it was last seen, not treated as new.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from monitor.events import Event, EventKind
+from monitor.offers import Offer, StockState
+from monitor.scrape import ScrapeResult
+
+OfferKey = tuple[str, str, str]
+
+# Sort order of kinds within one offer: the stock change first, then the price change.
+_KIND_ORDER = {kind: index for index, kind in enumerate(EventKind)}
+
+
+@dataclass(frozen=True)
+class Tracked:
+    """An offer as last seen, and how many good snapshots in a row it has been missing from."""
+
+    offer: Offer
+    missing_runs: int = 0
+
+
+@dataclass(frozen=True)
+class DiffResult:
+    events: tuple[Event, ...]
+    # The provider's new tracked state, to be stored: every offer of the new snapshot (missing
+    # 0 runs) plus the missing ones not yet removed. Other providers are not in it.
+    tracked: dict[OfferKey, Tracked]
+
+
+def diff(
+    previous: Mapping[OfferKey, Tracked],
+    new: ScrapeResult,
+    removal_after: int = 2,
+    price_epsilon: float = 0.005,
+) -> DiffResult:
+    """Events from `previous` (tracked state, any providers) to the good scrape `new`.
+
+    Only `new.provider`'s offers in `previous` take part. Events are ordered by offer key, then
+    kind, so the same inputs always give the same tuple.
+    """
+    if removal_after < 1:
+        raise ValueError(f"removal_after must be at least 1, got {removal_after}")
+    if price_epsilon < 0:
+        raise ValueError(f"price_epsilon must not be negative, got {price_epsilon}")
+    current = _index(new)
+    before = {key: t for key, t in previous.items() if key[0] == new.provider}
+    events: list[Event] = []
+    tracked: dict[OfferKey, Tracked] = {}
+    for key, offer in current.items():
+        old = before.get(key)
+        events.extend(_changes(old.offer if old else None, offer, new.fetched_at, price_epsilon))
+        tracked[key] = Tracked(offer)
+    for key, old in before.items():
+        if key in current:
+            continue
+        missing = Tracked(old.offer, old.missing_runs + 1)
+        if missing.missing_runs >= removal_after:
+            events.append(Event(EventKind.REMOVED, old.offer, new.fetched_at))
+        else:
+            tracked[key] = missing
+    events.sort(key=lambda event: (event.offer.key, _KIND_ORDER[event.kind]))
+    return DiffResult(tuple(events), tracked)
+
+
+def _index(new: ScrapeResult) -> dict[OfferKey, Offer]:
+    """The scrape's offers by key; a foreign or duplicate key is a scraper bug, not data."""
+    found: dict[OfferKey, Offer] = {}
+    for offer in new.offers:
+        if offer.provider != new.provider:
+            raise ValueError(f"{new.provider}: scrape contains an offer of {offer.provider}")
+        if offer.key in found:
+            raise ValueError(f"{new.provider}: duplicate offer key {offer.key}")
+        found[offer.key] = offer
+    return found
+
+
+def _changes(
+    old: Offer | None, offer: Offer, at: datetime, price_epsilon: float
+) -> Iterator[Event]:
+    """The events for one offer of the new snapshot, given how it was last seen (if at all)."""
+    if old is None:
+        # Absent means not tracked at all: a brand-new key, or one removed earlier.
+        in_stock = offer.stock is StockState.IN_STOCK
+        yield Event(EventKind.APPEARED if in_stock else EventKind.NEW_OFFER, offer, at)
+        return
+    stock_kind = _stock_change(old.stock, offer.stock)
+    if stock_kind is not None:
+        yield Event(stock_kind, offer, at, old_stock=old.stock)
+    price_kind = _price_change(old.price.rub_per_hour, offer.price.rub_per_hour, price_epsilon)
+    if price_kind is not None:
+        yield Event(
+            price_kind,
+            offer,
+            at,
+            old_price_hour=old.price.rub_per_hour,
+            new_price_hour=offer.price.rub_per_hour,
+            old_stock=old.stock,
+        )
+
+
+def _stock_change(old: StockState, new: StockState) -> EventKind | None:
+    """A stock event between two known states; UNKNOWN on either side says nothing about stock.
+
+    Comparing with the last *seen* state (even when the offer was missing in between) is what
+    keeps an offer that skipped a snapshot from producing a sold-out/appeared pair.
+    """
+    if StockState.UNKNOWN in (old, new) or old is new:
+        return None
+    if new is StockState.IN_STOCK:
+        return EventKind.APPEARED  # from out of stock or pre-order
+    if old is StockState.IN_STOCK and new is StockState.OUT_OF_STOCK:
+        return EventKind.SOLD_OUT
+    return None
+
+
+def _price_change(old: float, new: float, price_epsilon: float) -> EventKind | None:
+    """A price event when ₽/h moved by more than `price_epsilon` of the old price.
+
+    The tolerance absorbs rounding and currency-rate jitter in converted prices; written as a
+    product so a zero old price needs no special case.
+    """
+    if abs(new - old) <= price_epsilon * old:
+        return None
+    return EventKind.PRICE_DROP if new < old else EventKind.PRICE_RISE

@@ -1,0 +1,250 @@
+"""Tracked offers (the snapshot plus offers missing for a while) and the price/stock history.
+
+History rows are change points: `record_change_points` writes a row only when an offer's
+(price, stock, stock count, GPU, GPU count) differs from its latest row, so the table grows
+with changes, not with scrapes. Because of that, "the points since T" alone would miss an offer
+whose price has not changed since before T; the queries here also count, for each offer still
+tracked, the point that was in effect at T (see `_POINTS_SINCE`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Final
+
+import aiosqlite
+
+from monitor.diff import Tracked
+from monitor.offers import Offer, StockState
+from storage.database import Database
+
+# One stored row layout for offers lives in storage.offers; reusing it keeps the two writers
+# of the offers table from drifting apart.
+from storage.offers import _COLUMNS, _offer, _row, _text
+
+OfferKey = tuple[str, str, str]
+
+# Readers that show offers to users as on sale now must add this condition: the offers table
+# also keeps offers that are missing from the latest snapshot until diff removes them.
+LISTED_OFFERS_FILTER: Final = "missing_runs = 0"
+
+# Keys per latest-points query: 3 bound values each stays far below SQLite's variable limit.
+_KEYS_PER_QUERY = 300
+
+_POINT_COLUMNS = "provider, sku, location, gpu, gpu_count, at, price_hour, stock, stock_count"
+
+# Change points of some GPUs since a moment, plus the point that was in effect at that moment
+# for each offer still tracked (in the offers table with the same GPU): a price that has not
+# changed for 40 days is still a price "in the last 30 days". Offers no longer tracked are not
+# carried in, because history does not record when they went away.
+# Bound values: the GPU ids (the {marks}), then `since` twice.
+_POINTS_SINCE = """
+WITH scoped AS (
+    SELECT id, {columns} FROM offer_history WHERE gpu IN ({marks})
+),
+carried AS (
+    SELECT id FROM (
+        SELECT h.id, row_number() OVER (
+            PARTITION BY h.provider, h.sku, h.location ORDER BY h.at DESC, h.id DESC
+        ) AS newest
+        FROM scoped AS h
+        WHERE h.at < ? AND EXISTS (
+            SELECT 1 FROM offers AS o
+            WHERE o.provider = h.provider AND o.sku = h.sku AND o.location = h.location
+              AND o.gpu = h.gpu
+        )
+    ) WHERE newest = 1
+),
+points AS (
+    SELECT * FROM scoped WHERE at >= ? OR id IN (SELECT id FROM carried)
+)
+"""
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    """An offer's price and stock from `at` until its next change point."""
+
+    provider: str
+    sku: str
+    location: str
+    gpu: str
+    gpu_count: int
+    at: datetime
+    price_hour: float
+    stock: StockState
+    stock_count: int | None
+
+    @property
+    def price_per_gpu_hour(self) -> float:
+        return self.price_hour / max(1, self.gpu_count)
+
+
+class HistoryQueries:
+    _db: Database
+
+    async def load_tracked(self, provider: str) -> dict[OfferKey, Tracked]:
+        """The provider's tracked offers, for diffing the next good scrape against."""
+        async with self._db.access() as connection:
+            return await read_tracked(connection, provider)
+
+    async def lowest_price(self, gpu_ids: Collection[str], since: datetime) -> HistoryPoint | None:
+        """The cheapest ₽ per GPU-hour offered for these GPUs since `since`.
+
+        Only points that were rentable count (in stock, or priced with unknown stock). Ties go
+        to the most recent point.
+        """
+        if not gpu_ids:
+            return None
+        query, params = _points_since(gpu_ids, since)
+        query += (
+            f"SELECT {_POINT_COLUMNS} FROM points"  # noqa: S608 - fixed columns
+            " WHERE stock IN ('in_stock', 'unknown')"
+            " ORDER BY price_hour / gpu_count, at DESC, provider, sku, location LIMIT 1"
+        )
+        async with self._db.access() as connection:
+            cursor = await connection.execute(query, params)
+            row = await cursor.fetchone()
+        return None if row is None else _point(row)
+
+    async def price_series(self, gpu_ids: Collection[str], since: datetime) -> list[HistoryPoint]:
+        """Every change point of these GPUs since `since`, oldest first, for a chart.
+
+        Each tracked offer's series starts with the point in effect at `since` (which may be
+        older), so a line can be drawn from the left edge of the chart.
+        """
+        if not gpu_ids:
+            return []
+        query, params = _points_since(gpu_ids, since)
+        query += f"SELECT {_POINT_COLUMNS} FROM points ORDER BY at, provider, sku, location, id"  # noqa: S608
+        async with self._db.access() as connection:
+            cursor = await connection.execute(query, params)
+            rows = await cursor.fetchall()
+        return [_point(row) for row in rows]
+
+
+async def read_tracked(connection: aiosqlite.Connection, provider: str) -> dict[OfferKey, Tracked]:
+    """`HistoryQueries.load_tracked` on a connection the caller holds (e.g. in its transaction)."""
+    cursor = await connection.execute(
+        f"SELECT {_COLUMNS}, missing_runs FROM offers WHERE provider = ?"  # noqa: S608
+        " ORDER BY sku, location",
+        (provider,),
+    )
+    rows = await cursor.fetchall()
+    tracked = (Tracked(_offer(row), row["missing_runs"]) for row in rows)
+    return {entry.offer.key: entry for entry in tracked}
+
+
+async def write_tracked(
+    connection: aiosqlite.Connection,
+    provider: str,
+    tracked: Mapping[OfferKey, Tracked],
+    fetched_at: datetime,
+) -> None:
+    """Replace the provider's offers rows with `tracked`, inside the caller's transaction.
+
+    Every row gets `fetched_at` (the snapshot's time), missing ones included: the column says
+    which snapshot the row belongs to, and missing_runs says whether the offer was in it.
+    """
+    for key, entry in tracked.items():
+        if key != entry.offer.key or key[0] != provider:
+            raise ValueError(f"tracked entry {key} does not belong to {provider}")
+    fetched = _text(fetched_at)
+    await connection.execute("DELETE FROM offers WHERE provider = ?", (provider,))
+    await connection.executemany(
+        f"INSERT INTO offers ({_COLUMNS}, missing_runs)"  # noqa: S608 - fixed columns
+        f" VALUES ({', '.join('?' * 24)})",
+        [(*_row(entry.offer, fetched), entry.missing_runs) for entry in tracked.values()],
+    )
+
+
+async def record_change_points(
+    connection: aiosqlite.Connection, offers: Iterable[Offer], at: datetime
+) -> int:
+    """Write a history row for each offer that changed since its latest row (or has none).
+
+    Returns the number of rows written. Meant for the offers of a new good snapshot, inside the
+    same transaction that stores it.
+    """
+    by_key = {offer.key: offer for offer in offers}
+    latest = await _latest_states(connection, list(by_key))
+    changed = [offer for key, offer in by_key.items() if latest.get(key) != _state(offer)]
+    when = _text(at)
+    await connection.executemany(
+        f"INSERT INTO offer_history ({_POINT_COLUMNS}) VALUES ({', '.join('?' * 9)})",  # noqa: S608
+        [_history_row(offer, when) for offer in changed],
+    )
+    return len(changed)
+
+
+_State = tuple[str, int, float, str, int | None]
+
+
+def _state(offer: Offer) -> _State:
+    """What a change point records; GPU and count included so per-GPU prices stay right."""
+    return (
+        offer.gpu,
+        offer.gpu_count,
+        offer.price.rub_per_hour,
+        offer.stock.value,
+        offer.stock_count,
+    )
+
+
+async def _latest_states(
+    connection: aiosqlite.Connection, keys: Sequence[OfferKey]
+) -> dict[OfferKey, _State]:
+    """The latest history state of each key: one indexed look-up per key, in few queries."""
+    found: dict[OfferKey, _State] = {}
+    for start in range(0, len(keys), _KEYS_PER_QUERY):
+        chunk = keys[start : start + _KEYS_PER_QUERY]
+        values = ", ".join(["(?, ?, ?)"] * len(chunk))
+        cursor = await connection.execute(
+            f"WITH wanted (provider, sku, location) AS (VALUES {values})"  # noqa: S608
+            " SELECT h.provider, h.sku, h.location, h.gpu, h.gpu_count, h.price_hour, h.stock,"
+            " h.stock_count FROM wanted AS w JOIN offer_history AS h ON h.id = ("
+            "  SELECT x.id FROM offer_history AS x WHERE x.provider = w.provider"
+            "  AND x.sku = w.sku AND x.location = w.location"
+            "  ORDER BY x.at DESC, x.id DESC LIMIT 1)",
+            [part for key in chunk for part in key],
+        )
+        for row in await cursor.fetchall():
+            found[(row[0], row[1], row[2])] = (row[3], row[4], row[5], row[6], row[7])
+    return found
+
+
+def _history_row(offer: Offer, when: str) -> tuple[object, ...]:
+    return (
+        offer.provider,
+        offer.sku,
+        offer.location,
+        offer.gpu,
+        offer.gpu_count,
+        when,
+        offer.price.rub_per_hour,
+        offer.stock.value,
+        offer.stock_count,
+    )
+
+
+def _points_since(gpu_ids: Collection[str], since: datetime) -> tuple[str, list[str]]:
+    wanted = sorted(set(gpu_ids))
+    marks = ", ".join("?" * len(wanted))
+    moment = _text(since)
+    return _POINTS_SINCE.format(columns=_POINT_COLUMNS, marks=marks), [*wanted, moment, moment]
+
+
+def _point(row: aiosqlite.Row) -> HistoryPoint:
+    return HistoryPoint(
+        provider=row["provider"],
+        sku=row["sku"],
+        location=row["location"],
+        gpu=row["gpu"],
+        gpu_count=row["gpu_count"],
+        at=datetime.fromisoformat(row["at"]),
+        price_hour=row["price_hour"],
+        stock=StockState(row["stock"]),
+        stock_count=row["stock_count"],
+    )
