@@ -1,0 +1,231 @@
+"""Matching cost: random subscriptions over the GPU catalog against one refresh of events.
+
+For 10k and 100k subscriptions (a mix of exact GPUs, families, fits and "any GPU with at
+least N GB", most with a price cap, some tied to a provider, location or GPU count) and 1k
+random events, prints the milliseconds of one `MatchIndex.match` (the median of several runs),
+the alerts it produced, and a naive scan of every subscription for the same events as the
+baseline (timed on a sample of events and scaled to 1k, since the full scan takes minutes).
+
+A third row keeps the 10k subscriptions and adds 90k that wait for prices the market never
+reaches: if matching grows with the matches and not with the subscriptions, that row costs
+about what the 10k row costs.
+
+    .venv/bin/python -m bench.match [--events 1000] [--seed 7] [--runs 5]
+
+Target (issue 5): < 200 ms for 100k x 1k, growing with the matches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from estimator.gpus import get, load_gpus
+from estimator.specs import GpuSpec
+from monitor.alerts import Alert
+from monitor.events import Event, EventKind
+from monitor.offers import Offer, Price, StockState
+from monitor.subscriptions import (
+    AlertKind,
+    MatchIndex,
+    Subscription,
+    WatchFilter,
+    naive_match,
+)
+from monitor.watch_parse import parse_watch
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+PROVIDERS = ("selectel", "hostkey", "immers")
+LOCATIONS = ("MSK-1", "MSK-2", "SPB-1", "Novosibirsk")
+FIT_QUERIES = (
+    "7b qlora",
+    "8b lora ctx=4096",
+    "13b lora",
+    "13b full",
+    "34b qlora",
+    "70b qlora ctx=8192",
+    "70b lora",
+    "8b full ctx=8192",
+)
+RAW_NAMES = ("A100 80GB", "H100", "A100", "Tesla V100 32GB")  # offers the catalog can't pin
+# A refresh is mostly price moves and stock going out; arrivals are the rarer, valuable part.
+EVENT_KINDS = (
+    (EventKind.APPEARED, 10),
+    (EventKind.NEW_OFFER, 5),
+    (EventKind.PRICE_DROP, 20),
+    (EventKind.PRICE_RISE, 20),
+    (EventKind.SOLD_OUT, 25),
+    (EventKind.REMOVED, 20),
+)
+# Most price alerts wait for a deal. An uncapped one ("any H100 in stock") hears of every
+# restock of its card, which is why few people keep them: each is a stream of messages.
+CAPPED = 0.95
+NAIVE_SAMPLE = 50  # events the naive scan is timed on
+ALERTABLE = (EventKind.APPEARED, EventKind.NEW_OFFER, EventKind.PRICE_DROP)
+
+
+def market_price(gpu: GpuSpec) -> float:
+    """A rough ₽ per GPU-hour for a card, so caps and prices land in the same range."""
+    return 20.0 + 2.8 * gpu.vram_gb
+
+
+class Generator:
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.gpus = load_gpus()
+        self.families = sorted({g.family for g in self.gpus})
+        # A fit table takes the estimator a few ms: compute the handful of queries once.
+        self.fits = [parse_watch(query) for query in FIT_QUERIES]
+
+    def subscription(self, sub_id: int, *, below_market: bool = False) -> Subscription:
+        """A plausible subscription: mostly one card or family, most waiting for a deal."""
+        rng = self.rng
+        gpu = rng.choice(self.gpus)
+        roll = rng.random()
+        if roll < 0.60:
+            watch = WatchFilter(gpu=gpu.id)
+        elif roll < 0.85:
+            watch = WatchFilter(family=gpu.family)
+        elif roll < 0.97:
+            watch = rng.choice(self.fits)
+            # Priced against the cheapest card that holds the run: that is the deal awaited.
+            gpu = min((get(gpu_id) for gpu_id in watch.fit_need or {}), key=market_price)
+        else:
+            vram = rng.choice((24, 48, 80))
+            watch = WatchFilter(min_vram_gb=vram)
+            gpu = min((g for g in self.gpus if g.vram_gb >= vram), key=market_price)
+        cap: float | None = None
+        if below_market:  # waits for a price no offer here ever has (< 0.8 x the cheapest)
+            cap = round(rng.uniform(5, 25))
+        elif rng.random() < CAPPED:  # a deal: somewhere under today's market
+            cap = round(market_price(gpu) * rng.uniform(0.5, 1.05))
+        kinds = {AlertKind.IN_STOCK} | ({AlertKind.BELOW_TARGET} if cap else set())
+        if rng.random() < 0.15:
+            kinds.add(AlertKind.PRICE_DROP)
+        watch = replace(
+            watch,
+            max_rub_per_gpu_hour=cap,
+            kinds=frozenset(kinds),
+            providers=frozenset({rng.choice(PROVIDERS)}) if rng.random() < 0.3 else frozenset(),
+            location=rng.choice(("msk", "spb")) if rng.random() < 0.05 else None,
+            min_count=rng.choice((2, 4, 8)) if rng.random() < 0.1 else None,
+        )
+        return Subscription(sub_id, chat_id=sub_id // 3, filter=watch)
+
+    def event(self, number: int) -> Event:
+        rng = self.rng
+        gpu = rng.choice(self.gpus)
+        raw = rng.random() < 0.1
+        name = rng.choice(RAW_NAMES) if raw else gpu.id
+        count = rng.choice((1, 1, 1, 2, 4, 8))
+        per_gpu = market_price(gpu) * rng.uniform(0.8, 1.3)
+        kind = rng.choices([k for k, _ in EVENT_KINDS], [w for _, w in EVENT_KINDS])[0]
+        stock = StockState.UNKNOWN if kind is EventKind.NEW_OFFER else StockState.IN_STOCK
+        if kind in (EventKind.SOLD_OUT, EventKind.REMOVED):
+            stock = StockState.OUT_OF_STOCK
+        offer = Offer(
+            provider=rng.choice(PROVIDERS),
+            sku=f"sku-{number}",
+            location=rng.choice(LOCATIONS),
+            gpu=name,
+            gpu_raw=name,
+            gpu_known=not raw,
+            gpu_count=count,
+            vram_gb=None if raw else gpu.vram_gb,
+            price=Price.per_hour(per_gpu * count, "RUB/hour"),
+            stock=stock,
+            url="https://example.test/",
+        )
+        old = per_gpu * count * (1.15 if kind is EventKind.PRICE_DROP else 0.9)
+        return Event(kind, offer, NOW, old_price_hour=old, new_price_hour=per_gpu * count)
+
+
+def median_ms(action: Callable[[], object], runs: int, *, gc_on: bool = False) -> float:
+    """Median wall time; with the collector paused unless `gc_on`, as timeit does."""
+    samples = []
+    for _ in range(runs):
+        gc.collect()
+        if not gc_on:
+            gc.disable()
+        try:
+            started = time.perf_counter()
+            action()
+            samples.append((time.perf_counter() - started) * 1000)
+        finally:
+            gc.enable()
+    return statistics.median(samples)
+
+
+def same(found: list[Alert], expected: list[Alert]) -> bool:
+    """Identical alerts; the index leaves the order within one event unspecified."""
+    return sorted(found, key=_alert_order) == sorted(expected, key=_alert_order)
+
+
+def _alert_order(alert: Alert) -> tuple[str, int]:
+    return (alert.event.key, alert.subscription_id)
+
+
+HEADER = (
+    f"{'refresh = MatchIndex.match(1k events)':<38} {'subs':>8} {'alerts':>9} {'ms':>7}"
+    f" {'ms(gc)':>7} {'µs/alert':>8} {'naive ms':>9} {'naive/ms':>8} {'build ms':>8}  same"
+)
+
+
+def measure(label: str, subs: list[Subscription], events: Sequence[Event], runs: int) -> float:
+    started = time.perf_counter()
+    index = MatchIndex(subs)
+    build_ms = (time.perf_counter() - started) * 1000
+    index.match(events, NOW)  # the first call sorts the shelves
+    alerts = index.match(events, NOW)
+    ms = median_ms(lambda: index.match(events, NOW), runs)
+    ms_gc = median_ms(lambda: index.match(events, NOW), runs, gc_on=True)
+
+    sample = events[:NAIVE_SAMPLE]
+    naive_ms = median_ms(lambda: naive_match(subs, sample, NOW), 1) * len(events) / len(sample)
+    agree = same(index.match(sample, NOW), naive_match(subs, sample, NOW))
+    per_alert = ms * 1000 / len(alerts) if alerts else float("nan")
+    print(
+        f"{label:<38} {len(subs):>8,} {len(alerts):>9,} {ms:>7.1f} {ms_gc:>7.1f}"
+        f" {per_alert:>8.2f} {naive_ms:>9,.0f} {naive_ms / ms:>7.0f}x {build_ms:>8.0f}"
+        f"  {'yes' if agree else 'NO'}"
+    )
+    return ms
+
+
+def main(n_events: int, seed: int, runs: int) -> None:
+    gen = Generator(seed)
+    events = [gen.event(i) for i in range(n_events)]
+    subs_100k = [gen.subscription(i) for i in range(1, 100_001)]
+    subs_10k = subs_100k[:10_000]
+    cold = [gen.subscription(i, below_market=True) for i in range(100_001, 190_001)]
+    alertable = sum(e.kind in ALERTABLE for e in events)
+
+    print(f"{n_events:,} events ({alertable} arrivals or drops), seed {seed}\n")
+    print(HEADER)
+    ms_10k = measure("10k subscriptions", subs_10k, events, runs)
+    ms_100k = measure("100k subscriptions", subs_100k, events, runs)
+    ms_cold = measure("10k + 90k waiting below market", subs_10k + cold, events, runs)
+    print(
+        f"\n100k x {n_events:,}: {ms_100k:.1f} ms per refresh (target < 200 ms):"
+        f" {'met' if ms_100k < 200 else 'NOT met'}."
+        f"\n10x the subscriptions and 10x the matches: {ms_100k / ms_10k:.1f}x the time;"
+        f" 10x the subscriptions and the same matches: {ms_cold / ms_10k:.1f}x."
+        f"\nms: collector paused during the call (as timeit does); ms(gc): collector on."
+        f"\nnaive: every subscription against every event, timed on {NAIVE_SAMPLE} events"
+        f" and scaled to {n_events:,}. same: index and naive give identical alerts."
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    main(args.events, args.seed, args.runs)

@@ -1,0 +1,202 @@
+"""Alert subscriptions: add within the per-user limit, list, pause, mute, edit, delete.
+
+Every change is scoped by chat id as well as subscription id: a button press carries an id a
+user could forge, and it must never touch someone else's subscription.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+import aiosqlite
+
+from monitor.subscriptions import (
+    DEFAULT_COOLDOWN_S,
+    AlertKind,
+    Subscription,
+    WatchFilter,
+    with_max_price,
+)
+from storage.database import Database
+
+MAX_SUBSCRIPTIONS = 20
+_FORMAT = 1  # bumped if the JSON shape ever changes incompatibly
+_COLUMNS = "id, chat_id, filter, cooldown_s, paused, muted_until"
+
+
+class SubscriptionLimitError(Exception):
+    """The user already has MAX_SUBSCRIPTIONS subscriptions."""
+
+
+def filter_to_json(watch: WatchFilter) -> str:
+    data: dict[str, Any] = {
+        "v": _FORMAT,
+        "gpu": watch.gpu,
+        "family": watch.family,
+        "min_count": watch.min_count,
+        "min_vram_gb": watch.min_vram_gb,
+        "min_total_vram_gb": watch.min_total_vram_gb,
+        "max_rub_per_gpu_hour": watch.max_rub_per_gpu_hour,
+        "providers": sorted(watch.providers),
+        "location": watch.location,
+        "kinds": sorted(kind.value for kind in watch.kinds),
+        "fit_query": watch.fit_query,
+        "fit_need": None if watch.fit_need is None else dict(watch.fit_need),
+        "cooldown_s": watch.cooldown_s,
+    }
+    return json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+
+def filter_from_json(text: str) -> WatchFilter:
+    data = json.loads(text)
+    if data.get("v") != _FORMAT:
+        raise ValueError(f"unknown subscription filter format {data.get('v')!r}")
+    need = data.get("fit_need")
+    return WatchFilter(
+        gpu=data.get("gpu"),
+        family=data.get("family"),
+        min_count=data.get("min_count"),
+        min_vram_gb=data.get("min_vram_gb"),
+        min_total_vram_gb=data.get("min_total_vram_gb"),
+        max_rub_per_gpu_hour=data.get("max_rub_per_gpu_hour"),
+        providers=frozenset(data.get("providers", ())),
+        location=data.get("location"),
+        kinds=frozenset(AlertKind(kind) for kind in data.get("kinds", ())),
+        fit_query=data.get("fit_query"),
+        fit_need=None if need is None else {str(k): int(v) for k, v in need.items()},
+        cooldown_s=data.get("cooldown_s"),
+    )
+
+
+def _text(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def _from_row(row: aiosqlite.Row) -> Subscription:
+    muted = row["muted_until"]
+    return Subscription(
+        id=row["id"],
+        chat_id=row["chat_id"],
+        filter=filter_from_json(row["filter"]),
+        cooldown_s=row["cooldown_s"],
+        paused=bool(row["paused"]),
+        muted_until=None if muted is None else datetime.fromisoformat(muted),
+    )
+
+
+class SubscriptionQueries:
+    _db: Database
+
+    async def add_subscription(
+        self,
+        chat_id: int,
+        watch: WatchFilter,
+        cooldown_s: int | None = None,
+        *,
+        now: datetime | None = None,
+    ) -> Subscription:
+        """Store a new subscription. The cooldown is the argument, else the one the filter
+        asked for, else the default. Raises SubscriptionLimitError at MAX_SUBSCRIPTIONS."""
+        cooldown = next(
+            c for c in (cooldown_s, watch.cooldown_s, DEFAULT_COOLDOWN_S) if c is not None
+        )
+        created = _text(now or datetime.now(UTC))
+        # Count and insert in one write transaction, so two quick /watch can't both squeeze in.
+        async with self._db.transaction() as connection:
+            cursor = await connection.execute(
+                "SELECT count(*) FROM subscriptions WHERE chat_id = ?", (chat_id,)
+            )
+            row = await cursor.fetchone()
+            if row is not None and row[0] >= MAX_SUBSCRIPTIONS:
+                raise SubscriptionLimitError(f"chat {chat_id} has {row[0]} subscriptions")
+            cursor = await connection.execute(
+                "INSERT INTO subscriptions (chat_id, gpu, family, filter, cooldown_s, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (chat_id, watch.gpu, watch.family, filter_to_json(watch), cooldown, created),
+            )
+            sub_id = cursor.lastrowid
+        assert sub_id is not None
+        return Subscription(sub_id, chat_id, watch, cooldown_s=cooldown)
+
+    async def subscriptions_of(self, chat_id: int) -> list[Subscription]:
+        """The user's subscriptions, oldest first (the numbering /subs shows)."""
+        return await self._select("WHERE chat_id = ? ORDER BY id", (chat_id,))
+
+    async def get_subscription(self, sub_id: int) -> Subscription | None:
+        found = await self._select("WHERE id = ?", (sub_id,))
+        return found[0] if found else None
+
+    async def active_subscriptions(self) -> list[Subscription]:
+        """Everything the match index needs at start-up: not paused, user not blocked.
+        Muted ones are included; a mute ends by itself and matching checks it."""
+        return await self._select(
+            "WHERE paused = 0 AND chat_id IN (SELECT chat_id FROM users WHERE blocked = 0)"
+            " ORDER BY id",
+            (),
+        )
+
+    async def delete_subscription(self, chat_id: int, sub_id: int) -> bool:
+        return await self._change("DELETE FROM subscriptions", chat_id, sub_id, ())
+
+    async def set_paused(self, chat_id: int, sub_id: int, paused: bool) -> bool:
+        return await self._change(
+            "UPDATE subscriptions SET paused = ?", chat_id, sub_id, (int(paused),)
+        )
+
+    async def mute(self, chat_id: int, sub_id: int, until: datetime | None) -> bool:
+        """Silence one subscription until `until` (None lifts a mute)."""
+        value = None if until is None else _text(until)
+        return await self._change(
+            "UPDATE subscriptions SET muted_until = ?", chat_id, sub_id, (value,)
+        )
+
+    async def pause_all(self, chat_id: int) -> int:
+        """Pause every subscription of a user (they blocked the bot); returns how many."""
+        async with self._db.transaction() as connection:
+            cursor = await connection.execute(
+                "UPDATE subscriptions SET paused = 1 WHERE chat_id = ? AND paused = 0", (chat_id,)
+            )
+            return cursor.rowcount
+
+    async def update_max_price(
+        self, chat_id: int, sub_id: int, value: float | None
+    ) -> Subscription | None:
+        """Set or clear the price cap; None when the subscription is not this user's."""
+        async with self._db.transaction() as connection:
+            cursor = await connection.execute(
+                f"SELECT {_COLUMNS} FROM subscriptions WHERE id = ? AND chat_id = ?",  # noqa: S608
+                (sub_id, chat_id),
+            )
+            row = await cursor.fetchone()
+            if row is None:
+                return None
+            sub = _from_row(row)
+            updated = replace(sub, filter=with_max_price(sub.filter, value))
+            await connection.execute(
+                "UPDATE subscriptions SET filter = ? WHERE id = ?",
+                (filter_to_json(updated.filter), sub_id),
+            )
+        return updated
+
+    async def _select(self, where: str, params: tuple[object, ...]) -> list[Subscription]:
+        async with self._db.access() as connection:
+            cursor = await connection.execute(
+                f"SELECT {_COLUMNS} FROM subscriptions {where}",  # noqa: S608 - fixed clauses
+                params,
+            )
+            rows = await cursor.fetchall()
+        return [_from_row(row) for row in rows]
+
+    async def _change(
+        self, statement: str, chat_id: int, sub_id: int, values: tuple[object, ...]
+    ) -> bool:
+        """Run `statement` on one subscription of this user; False when there is none."""
+        async with self._db.transaction() as connection:
+            cursor = await connection.execute(
+                f"{statement} WHERE id = ? AND chat_id = ?",
+                (*values, sub_id, chat_id),
+            )
+            return cursor.rowcount > 0

@@ -1,0 +1,218 @@
+"""monitor.watch_parse: the /watch grammar, its errors, and the one-line summary."""
+
+from __future__ import annotations
+
+import pytest
+
+from estimator.answer import build_answer
+from estimator.ask import understand
+from estimator.gpus import load_gpus
+from monitor.subscriptions import AlertKind, WatchFilter
+from monitor.watch_parse import WatchError, describe, parse_watch
+
+IN, DROP, BELOW = AlertKind.IN_STOCK, AlertKind.PRICE_DROP, AlertKind.BELOW_TARGET
+
+
+def fields(watch: WatchFilter) -> dict[str, object]:
+    """The filter without the fit table (checked on its own)."""
+    out: dict[str, object] = {
+        "gpu": watch.gpu,
+        "family": watch.family,
+        "count": watch.min_count,
+        "vram": watch.min_vram_gb,
+        "total": watch.min_total_vram_gb,
+        "max": watch.max_rub_per_gpu_hour,
+        "providers": set(watch.providers),
+        "location": watch.location,
+        "kinds": set(watch.kinds),
+        "fit": watch.fit_query,
+        "cooldown": watch.cooldown_s,
+    }
+    return {key: value for key, value in out.items() if value not in (None, set())}
+
+
+# --- the four examples from the issue ---------------------------------------------------
+
+
+def test_issue_h100_is_the_family():
+    assert fields(parse_watch("/watch h100")) == {"family": "H100", "kinds": {IN}}
+
+
+def test_issue_a100_80gb_under_250():
+    assert fields(parse_watch("a100 80gb max=250")) == {
+        "family": "A100",
+        "vram": 80,
+        "max": 250,
+        "kinds": {IN, BELOW},
+    }
+
+
+def test_issue_fit_70b_qlora():
+    watch = parse_watch("/watch 70b qlora ctx=8192 max=400")
+    assert fields(watch) == {"fit": "70b qlora ctx=8192", "max": 400, "kinds": {IN, BELOW}}
+    parsed = understand("70b qlora ctx=8192")
+    assert parsed is not None
+    answer = build_answer(parsed, load_gpus())
+    expected = {row.gpu.id: row.min_gpus for row in answer.table if row.min_gpus is not None}
+    assert dict(watch.fit_need or {}) == expected
+    assert watch.fit_need is not None
+    assert watch.fit_need["H200"] == 1
+    assert "RTX 4090" not in watch.fit_need  # 8 of them still can't hold it
+    assert watch.fit_need["A100 40GB PCIe"] > 1  # several cards, sharded
+
+
+def test_issue_4090_at_immers():
+    assert fields(parse_watch("4090 provider=immers")) == {
+        "gpu": "RTX 4090",
+        "providers": {"immers"},
+        "kinds": {IN},
+    }
+
+
+# --- more phrasings -----------------------------------------------------------------------
+
+PHRASINGS: list[tuple[str, dict[str, object]]] = [
+    ("H100 SXM", {"gpu": "H100 SXM"}),
+    ("h100 nvl", {"gpu": "H100 NVL"}),
+    ("NVIDIA A100-SXM4-80GB", {"gpu": "A100 80GB SXM"}),
+    ("a100-80", {"family": "A100", "vram": 80}),
+    ("rtx 4090 max=300", {"gpu": "RTX 4090", "max": 300}),
+    ("т4", {"gpu": "T4"}),  # Cyrillic т on a Russian keyboard
+    ("а100 80гб макс=250", {"family": "A100", "vram": 80, "max": 250}),
+    ("h100 до 250₽", {"family": "H100", "max": 250}),
+    ("H100 до 250 ₽/ч", {"family": "H100", "max": 250}),
+    ("h200 под 400 руб", {"gpu": "H200", "max": 400}),
+    ("l40s не дороже 150", {"gpu": "L40S", "max": 150}),
+    ("4090 under 90", {"gpu": "RTX 4090", "max": 90}),
+    ("4090 max=1,5k", {"gpu": "RTX 4090", "max": 1500}),
+    ("rtx 4090 120₽", {"gpu": "RTX 4090", "max": 120}),
+    ("8x h100", {"family": "H100", "count": 8}),
+    ("2×4090", {"gpu": "RTX 4090", "count": 2}),
+    ("h100 x8", {"family": "H100", "count": 8}),
+    ("4 карты a100", {"family": "A100", "count": 4}),
+    ("a100 count=4 total_vram=320", {"family": "A100", "count": 4, "total": 320}),
+    ("80гб до 200₽", {"vram": 80, "max": 200}),
+    ("vram=48gb max=100", {"vram": 48, "max": 100}),
+    ("4090 иммерс", {"gpu": "RTX 4090", "providers": {"immers"}}),
+    (
+        "4090 provider=immers.cloud,селектел",
+        {"gpu": "RTX 4090", "providers": {"immers", "selectel"}},
+    ),
+    ("l4 провайдер=хосткей", {"gpu": "L4", "providers": {"hostkey"}}),
+    ("h100 location=MSK", {"family": "H100", "location": "MSK"}),
+    ("h100 где=москва", {"family": "H100", "location": "москва"}),
+    ("h100 в наличии", {"family": "H100"}),
+    ("h100 cooldown=30m", {"family": "H100", "cooldown": 1800}),
+    ("h100 кулдаун=2ч", {"family": "H100", "cooldown": 7200}),
+    ("h100 cooldown=1d", {"family": "H100", "cooldown": 86400}),
+    ("gpu=a100-80", {"family": "A100", "vram": 80}),
+    ("карта=h200 max=500", {"gpu": "H200", "max": 500}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), PHRASINGS)
+def test_phrasings(text: str, expected: dict[str, object]):
+    expected = dict(expected)
+    expected.setdefault("kinds", {IN, BELOW} if "max" in expected else {IN})
+    assert fields(parse_watch(text)) == expected
+
+
+def test_kinds():
+    watch = parse_watch("h100 kinds=price_drop,below_target max=300")
+    assert watch.kinds == {DROP, BELOW}
+    assert parse_watch("h100 события=снижение").kinds == {DROP}
+    assert parse_watch("h100 max=300 kinds=in_stock").kinds == {IN}
+
+
+def test_fit_in_russian_and_with_a_gpu():
+    watch = parse_watch("llama 3 70b с лорой на 8к контексте")
+    assert watch.fit_need is not None
+    assert "H200" in watch.fit_need
+    assert "с" not in (watch.fit_query or "").split()
+    both = parse_watch("70b qlora ctx=8192 на h100 до 400₽")
+    assert fields(both) == {
+        "family": "H100",
+        "fit": "70b qlora ctx=8192",
+        "max": 400,
+        "kinds": {IN, BELOW},
+    }
+
+
+def test_whatever_fits():
+    watch = parse_watch("whatever fits 70b qlora ctx=8192 under 400")
+    assert (watch.fit_query, watch.max_rub_per_gpu_hour) == ("70b qlora ctx=8192", 400)
+
+
+def test_fit_gpus_key_is_the_offer_size():
+    watch = parse_watch("13b full gpus=8")
+    assert watch.min_count == 8
+    assert watch.fit_need
+
+
+# --- errors -------------------------------------------------------------------------------
+
+ERRORS = [
+    ("", "empty", ""),
+    ("/watch", "empty", ""),
+    ("   ", "empty", ""),
+    ("h1000", "unknown_gpu", "h1000"),
+    ("4080 super", "unknown_gpu", "4080 super"),
+    ("gpu=voodoo", "unknown_gpu", "voodoo"),
+    ("h100 max=abc", "bad_value", "max=abc"),
+    ("h100 max=0", "bad_value", "max=0"),
+    ("h100 count=1.5", "bad_value", "count=1.5"),
+    ("h100 provider=aws", "bad_value", "provider=aws"),
+    ("h100 kinds=sometimes", "bad_value", "kinds=sometimes"),
+    ("h100 kinds=below_target", "bad_value", "kinds=below_target"),
+    ("h100 cooldown=5", "bad_value", "cooldown=5"),
+    ("h100 cooldown=90d", "bad_value", "cooldown=90d"),
+    ("h100 h200", "bad_value", "h100, h200"),
+    ("h100 foo=1", "unknown_key", "foo"),
+    ("provider=immers", "no_filter", "provider=immers"),
+    ("kinds=price_drop", "no_filter", "kinds=price_drop"),
+    ("qlora", "fit_error", "qlora"),
+    ("70b qlora ctx=8192 foo", "fit_error", "foo"),
+    ("70b qlora ctx=abc", "fit_error", "abc"),
+    ("13b lora ctx=99999999", "fit_error", None),
+]
+
+
+@pytest.mark.parametrize(("text", "code", "value"), ERRORS)
+def test_errors(text: str, code: str, value: str | None):
+    with pytest.raises(WatchError) as caught:
+        parse_watch(text)
+    assert caught.value.code == code
+    if value is not None:
+        assert caught.value.value == value
+    assert caught.value.reason
+
+
+# --- describe -----------------------------------------------------------------------------
+
+
+def test_describe_russian_and_english():
+    watch = parse_watch("h100 max=250")
+    assert describe(watch, "ru") == "H100 · до 250 ₽/GPU·ч · в наличии"
+    assert describe(watch, "en") == "H100 · ≤ 250 ₽/GPU·h · in stock"
+
+
+def test_describe_everything():
+    watch = parse_watch(
+        "8x a100 80gb max=199.5 provider=immers location=msk kinds=in_stock,price_drop cooldown=1h"
+    )
+    assert describe(watch, "ru") == (
+        "A100 · от 8 GPU · от 80 ГБ/GPU · до 199,5 ₽/GPU·ч · immers.cloud · локация: msk"
+        " · в наличии, снижение цены · не чаще раза в 1 ч"
+    )
+    assert describe(watch, "en") == (
+        "A100 · ≥ 8 GPUs · ≥ 80 GB/GPU · ≤ 199.5 ₽/GPU·h · immers.cloud · location: msk"
+        " · in stock, price drop · at most every 1h"
+    )
+
+
+def test_describe_fit_and_any():
+    fit = parse_watch("70b qlora ctx=8192 max=400")
+    assert describe(fit, "ru") == "подойдёт для: 70b qlora ctx=8192 · до 400 ₽/GPU·ч · в наличии"
+    assert describe(parse_watch("80gb"), "en") == "any GPU · ≥ 80 GB/GPU · in stock"
+    only_below = parse_watch("t4 max=40 kinds=below_target")
+    assert describe(only_below, "en") == "T4 · ≤ 40 ₽/GPU·h · below target"

@@ -1,0 +1,172 @@
+"""storage.subscriptions over a migrated temporary database."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from monitor.subscriptions import DEFAULT_COOLDOWN_S, AlertKind, WatchFilter
+from monitor.watch_parse import parse_watch
+from storage.database import Database
+from storage.migrations import migrate
+from storage.subscriptions import (
+    MAX_SUBSCRIPTIONS,
+    SubscriptionLimitError,
+    SubscriptionQueries,
+    filter_from_json,
+    filter_to_json,
+)
+
+T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+ALICE, BOB = 101, 202
+
+
+class _Store(SubscriptionQueries):
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+
+async def add_user(database: Database, chat_id: int, *, blocked: bool = False) -> None:
+    async with database.transaction() as connection:
+        await connection.execute(
+            "INSERT INTO users (chat_id, language, timezone, blocked, created_at, last_seen_at)"
+            " VALUES (?, 'ru', 'Europe/Moscow', ?, ?, ?)",
+            (chat_id, int(blocked), T0.isoformat(), T0.isoformat()),
+        )
+
+
+@pytest.fixture
+async def database(tmp_path: Path):
+    db = await Database.open(tmp_path / "subs.sqlite3")
+    await migrate(db)
+    await add_user(db, ALICE)
+    await add_user(db, BOB)
+    yield db
+    await db.close()
+
+
+@pytest.fixture
+def store(database: Database) -> _Store:
+    return _Store(database)
+
+
+H100 = WatchFilter(family="H100")
+
+
+def test_json_round_trip_keeps_everything():
+    watch = parse_watch(
+        "70b qlora ctx=8192 h100 max=400 count=2 vram=80 total_vram=160 provider=immers,selectel"
+        " location=msk kinds=in_stock,price_drop,below_target cooldown=1h"
+    )
+    assert watch.fit_need
+    back = filter_from_json(filter_to_json(watch))
+    assert back == watch
+    assert dict(back.fit_need or {}) == dict(watch.fit_need)
+    assert filter_from_json(filter_to_json(H100)) == H100
+
+
+def test_json_is_readable_and_versioned():
+    text = filter_to_json(WatchFilter(gpu="RTX 4090", location="Москва"))
+    assert '"v": 1' in text
+    assert "Москва" in text
+    with pytest.raises(ValueError, match="format"):
+        filter_from_json('{"v": 99}')
+
+
+async def test_add_list_get(store: _Store):
+    first = await store.add_subscription(ALICE, H100, now=T0)
+    second = await store.add_subscription(ALICE, parse_watch("4090 max=90"), cooldown_s=60)
+    assert first.cooldown_s == DEFAULT_COOLDOWN_S
+    assert second.cooldown_s == 60
+    assert await store.subscriptions_of(ALICE) == [first, second]
+    assert await store.subscriptions_of(BOB) == []
+    assert await store.get_subscription(second.id) == second
+    assert await store.get_subscription(9999) is None
+
+
+async def test_cooldown_from_the_filter(store: _Store):
+    sub = await store.add_subscription(ALICE, parse_watch("h100 cooldown=30m"))
+    assert sub.cooldown_s == 1800
+    assert (await store.get_subscription(sub.id)) == sub
+
+
+async def test_limit_is_per_user(store: _Store):
+    for _ in range(MAX_SUBSCRIPTIONS):
+        await store.add_subscription(ALICE, H100)
+    with pytest.raises(SubscriptionLimitError):
+        await store.add_subscription(ALICE, H100)
+    assert len(await store.subscriptions_of(ALICE)) == MAX_SUBSCRIPTIONS
+    await store.add_subscription(BOB, H100)  # someone else is not affected
+    first = (await store.subscriptions_of(ALICE))[0]
+    assert await store.delete_subscription(ALICE, first.id)
+    await store.add_subscription(ALICE, H100)  # room again
+
+
+async def test_only_the_owner_changes_a_subscription(store: _Store):
+    sub = await store.add_subscription(ALICE, H100)
+    assert not await store.delete_subscription(BOB, sub.id)
+    assert not await store.set_paused(BOB, sub.id, True)
+    assert not await store.mute(BOB, sub.id, T0)
+    assert await store.update_max_price(BOB, sub.id, 100) is None
+    assert await store.get_subscription(sub.id) == sub
+    assert await store.delete_subscription(ALICE, sub.id)
+    assert await store.get_subscription(sub.id) is None
+    assert not await store.delete_subscription(ALICE, sub.id)
+
+
+async def test_pause_mute_and_active(store: _Store, database: Database):
+    a = await store.add_subscription(ALICE, H100)
+    b = await store.add_subscription(ALICE, H100)
+    c = await store.add_subscription(BOB, H100)
+    assert await store.set_paused(ALICE, a.id, True)
+    until = T0 + timedelta(hours=24)
+    assert await store.mute(ALICE, b.id, until)
+    muted = await store.get_subscription(b.id)
+    assert muted is not None
+    assert muted.muted_until == until
+    # Paused ones are left out; muted ones stay, their mute ends by itself.
+    assert [s.id for s in await store.active_subscriptions()] == [b.id, c.id]
+    assert await store.set_paused(ALICE, a.id, False)
+    assert await store.mute(ALICE, b.id, None)
+    assert [s.id for s in await store.active_subscriptions()] == [a.id, b.id, c.id]
+
+    await add_user(database, 303, blocked=True)
+    await store.add_subscription(303, H100)
+    assert len(await store.active_subscriptions()) == 3  # a blocked user gets nothing
+
+
+async def test_pause_all(store: _Store):
+    for _ in range(3):
+        await store.add_subscription(ALICE, H100)
+    await store.add_subscription(BOB, H100)
+    assert await store.pause_all(ALICE) == 3
+    assert await store.pause_all(ALICE) == 0
+    assert all(s.paused for s in await store.subscriptions_of(ALICE))
+    assert [s.chat_id for s in await store.active_subscriptions()] == [BOB]
+
+
+async def test_update_max_price(store: _Store):
+    sub = await store.add_subscription(ALICE, H100)
+    capped = await store.update_max_price(ALICE, sub.id, 250)
+    assert capped is not None
+    assert capped.filter.max_rub_per_gpu_hour == 250
+    assert capped.filter.kinds == {AlertKind.IN_STOCK, AlertKind.BELOW_TARGET}
+    assert await store.get_subscription(sub.id) == capped
+    cleared = await store.update_max_price(ALICE, sub.id, None)
+    assert cleared is not None
+    assert cleared.filter == H100
+
+
+async def test_deleting_the_user_deletes_their_subscriptions(store: _Store, database: Database):
+    await store.add_subscription(ALICE, H100)
+    async with database.transaction() as connection:
+        await connection.execute("DELETE FROM users WHERE chat_id = ?", (ALICE,))
+    assert await store.subscriptions_of(ALICE) == []
+
+
+async def test_a_subscription_needs_a_user(store: _Store):
+    with pytest.raises(sqlite3.IntegrityError):
+        await store.add_subscription(999, H100)
