@@ -6,6 +6,7 @@ build the same application against a fake Bot API and a temporary database.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import sqlite3
@@ -22,12 +23,14 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.commands import set_bot_commands
 from bot.config import ConfigError, Settings
+from bot.delivery.sender import Sender
 from bot.i18n import Translator, load_translators
 from bot.middlewares.throttling import ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
 from bot.routers import create_routers
 from bot.scheduler import create_scheduler
 from monitor.users import Language
+from monitor.watchlist import Watchlist
 from scrapers.http import Http
 from scrapers.registry import create_scrapers
 from scrapers.source import BoundSource
@@ -146,9 +149,37 @@ async def build_application(
         clock=clock,
     )
     application = Application(settings=settings, store=store, bot=bot, dispatcher=dispatcher)
+    attach_delivery(application, translators)
     if settings.monitor:
         attach_monitor(application)
     return application
+
+
+def attach_delivery(application: Application, translators: Mapping[Language, Translator]) -> None:
+    """Send the outbox in the background for as long as the dispatcher runs."""
+    store = application.store
+    sender = Sender(
+        application.bot,
+        store,
+        translators,
+        on_blocked=store.pause_all,
+        rate=application.settings.send_rate,
+        default_language=application.settings.default_language,
+    )
+    stop = asyncio.Event()
+    running: list[asyncio.Task[None]] = []
+
+    async def start_delivery() -> None:
+        stop.clear()
+        running.append(asyncio.create_task(sender.run(stop), name="delivery"))
+
+    async def stop_delivery() -> None:
+        stop.set()
+        while running:
+            await running.pop()
+
+    application.dispatcher.startup.register(start_delivery)
+    application.dispatcher.shutdown.register(stop_delivery)
 
 
 def attach_monitor(application: Application) -> None:
@@ -156,7 +187,10 @@ def attach_monitor(application: Application) -> None:
     http = Http()
     sources = [BoundSource(scraper, http) for scraper in create_scrapers(application.settings)]
     scheduler = create_scheduler(
-        sources, application.store, interval_override_s=application.settings.refresh_seconds
+        sources,
+        application.store,
+        Watchlist(application.store),
+        interval_override_s=application.settings.refresh_seconds,
     )
     application.http, application.scheduler = http, scheduler
 

@@ -49,3 +49,29 @@ class PricesCallback(CallbackData, prefix="p"):
 
     page: int
     gpu: str = ""
+    stock: int = 0  # 1: /stock (in stock only)
+
+
+class WatchWizardCallback(CallbackData, prefix="w"):
+    """The /watch button flow: a GPU family, then a price ceiling ("0" = none)."""
+
+    family: str
+    max: str = ""
+
+
+class SubsCallback(CallbackData, prefix="u"):
+    """A /subs button: pause, resume, edit (price picker), price, delete."""
+
+    action: str
+    sub: int
+    value: str = ""
+
+
+class FitWatchCallback(CallbackData, prefix="v"):
+    """ "Watch for offers that fit this run", from a /fit answer: the run travels in the button
+    (model id, method, ctx, micro-batch) so no server-side state is needed."""
+
+    model: str
+    method: str
+    ctx: int
+    bs: int

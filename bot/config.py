@@ -48,6 +48,8 @@ class Settings(ScraperSettings):
     default_language: Language = "ru"
     timezone: str = "Europe/Moscow"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    # Alert messages per second overall; Telegram allows about 30 for bulk notifications.
+    send_rate: float = Field(default=25.0, gt=0, le=1000)
 
     @field_validator("bot_token", mode="before")
     @classmethod

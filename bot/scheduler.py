@@ -8,7 +8,8 @@ from typing import Protocol
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from monitor.refresh import OfferSource, SnapshotStore, refresh_provider
+from monitor.pipeline import Matcher, PipelineStore, refresh
+from monitor.refresh import OfferSource
 
 
 class ScheduledSource(OfferSource, Protocol):
@@ -22,7 +23,8 @@ def job_id(provider: str) -> str:
 
 def create_scheduler(
     sources: Sequence[ScheduledSource],
-    store: SnapshotStore,
+    store: PipelineStore,
+    matcher: Matcher,
     *,
     interval_override_s: int | None = None,
 ) -> AsyncIOScheduler:
@@ -34,13 +36,13 @@ def create_scheduler(
     for source in sources:
         interval = interval_override_s or source.default_interval_s
         scheduler.add_job(
-            refresh_provider,
+            refresh,
             "interval",
             seconds=interval,
             # Spread the providers so they are not all hit at the same second.
             jitter=max(1, interval // 10),
             id=job_id(source.name),
-            args=[source, store],
+            args=[source, store, matcher],
             next_run_time=datetime.now(UTC),
             replace_existing=True,
         )

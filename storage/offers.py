@@ -39,14 +39,8 @@ class OfferQueries:
                 f"INSERT INTO offers ({_COLUMNS}) VALUES ({', '.join('?' * 23)})",  # noqa: S608
                 [_row(offer, fetched) for offer in result.offers],
             )
-            await connection.execute(
-                "INSERT INTO provider_health (provider, last_success_at, last_attempt_at,"
-                " consecutive_failures, last_duration_s, offer_count)"
-                " VALUES (?, ?, ?, 0, ?, ?)"
-                " ON CONFLICT (provider) DO UPDATE SET last_success_at = excluded.last_success_at,"
-                " last_attempt_at = excluded.last_attempt_at, consecutive_failures = 0,"
-                " last_duration_s = excluded.last_duration_s, offer_count = excluded.offer_count",
-                (result.provider, fetched, fetched, duration_s, len(result.offers)),
+            await mark_healthy(
+                connection, result.provider, len(result.offers), duration_s, result.fetched_at
             )
 
     async def record_failure(
@@ -70,10 +64,11 @@ class OfferQueries:
     async def current_offers(self, gpus: Iterable[str] | None = None) -> list[Offer]:
         """The last good snapshot of every provider (optionally only these GPU ids)."""
         wanted = sorted(set(gpus)) if gpus is not None else None
-        query = f"SELECT {_COLUMNS} FROM offers"  # noqa: S608 - fixed column list
+        # Offers missing from the latest snapshot are kept (to diff against) but not shown.
+        query = f"SELECT {_COLUMNS} FROM offers WHERE missing_runs = 0"  # noqa: S608
         params: tuple[str, ...] = ()
         if wanted is not None:
-            query += f" WHERE gpu IN ({', '.join('?' * len(wanted))})"
+            query += f" AND gpu IN ({', '.join('?' * len(wanted))})"
             params = tuple(wanted)
         async with self._db.access() as connection:
             cursor = await connection.execute(query, params)
@@ -85,6 +80,26 @@ class OfferQueries:
             cursor = await connection.execute("SELECT * FROM provider_health ORDER BY provider")
             rows = await cursor.fetchall()
         return [_health(row) for row in rows]
+
+
+async def mark_healthy(
+    connection: aiosqlite.Connection,
+    provider: str,
+    offers: int,
+    duration_s: float,
+    at: datetime,
+) -> None:
+    """A successful run: reset the failure count, inside the caller's transaction."""
+    when = _text(at)
+    await connection.execute(
+        "INSERT INTO provider_health (provider, last_success_at, last_attempt_at,"
+        " consecutive_failures, last_duration_s, offer_count)"
+        " VALUES (?, ?, ?, 0, ?, ?)"
+        " ON CONFLICT (provider) DO UPDATE SET last_success_at = excluded.last_success_at,"
+        " last_attempt_at = excluded.last_attempt_at, consecutive_failures = 0,"
+        " last_duration_s = excluded.last_duration_s, offer_count = excluded.offer_count",
+        (provider, when, when, duration_s, offers),
+    )
 
 
 def _row(offer: Offer, fetched: str) -> tuple[object, ...]:

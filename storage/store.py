@@ -5,12 +5,15 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import aiosqlite
-
 from monitor.users import Language, QuietHours, User
 from storage.database import Database
+from storage.history import HistoryQueries
 from storage.migrations import migrate
 from storage.offers import OfferQueries
+from storage.outbox import OutboxQueries
+from storage.refresh_unit import RefreshUnits
+from storage.subscriptions import SubscriptionQueries
+from storage.users import user_from_row
 
 # last_seen_at is for activity statistics, not for logic: refreshing it at most this often
 # keeps a chatty user from costing a write per message.
@@ -29,8 +32,8 @@ def _from_text(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-class Store(OfferQueries):
-    """Users here; offer snapshots and provider health in storage.offers."""
+class Store(OfferQueries, HistoryQueries, SubscriptionQueries, OutboxQueries, RefreshUnits):
+    """Users here; the other tables in their own modules (storage.offers, .history, ...)."""
 
     def __init__(self, database: Database) -> None:
         self._db = database
@@ -58,7 +61,7 @@ class Store(OfferQueries):
         async with self._db.access() as connection:
             cursor = await connection.execute("SELECT * FROM users WHERE chat_id = ?", (chat_id,))
             row = await cursor.fetchone()
-        return None if row is None else _user_from_row(row)
+        return None if row is None else user_from_row(row)
 
     async def ensure_user(
         self,
@@ -130,18 +133,3 @@ class Store(OfferQueries):
         if user is None:
             raise LookupError(f"no user with chat id {chat_id}")
         return user
-
-
-def _user_from_row(row: aiosqlite.Row) -> User:
-    quiet = None
-    if row["quiet_start"] is not None and row["quiet_end"] is not None:
-        quiet = QuietHours(row["quiet_start"], row["quiet_end"])
-    return User(
-        chat_id=row["chat_id"],
-        language=row["language"],
-        timezone=row["timezone"],
-        quiet_hours=quiet,
-        blocked=bool(row["blocked"]),
-        created_at=_from_text(row["created_at"]),
-        last_seen_at=_from_text(row["last_seen_at"]),
-    )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from aiogram import Router
 
-from bot.routers import errors, fallback, fit, help, prices, settings, soon, start
+from bot.delivery import handlers as alerts
+from bot.routers import errors, fallback, fit, help, history, prices, settings, start, watch
 
 
 def create_routers() -> list[Router]:
@@ -16,6 +17,8 @@ def create_routers() -> list[Router]:
         settings.create_router(),
         fit.create_router(),
         prices.create_router(),
-        soon.create_router(),
+        watch.create_router(),
+        history.create_router(),
+        alerts.create_router(),
         fallback.create_router(),
     ]

@@ -9,10 +9,11 @@ from aiogram.filters import Command, CommandObject, Filter
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.callbacks import FitWizardCallback
+from bot.callbacks import FitWatchCallback, FitWizardCallback
 from bot.i18n import Translator
 from bot.quotes import quotes_from
 from bot.replies import show
+from bot.routers.watch import subscribe
 from estimator.answer import build_answer
 from estimator.ask import understand
 from estimator.gpus import load_gpus
@@ -44,12 +45,39 @@ def create_router() -> Router:
     router.message.register(on_fit, Command("fit"))
     router.message.register(on_question, F.text, SizingQuestion())
     router.callback_query.register(on_wizard, FitWizardCallback.filter())
+    router.callback_query.register(on_fit_watch, FitWatchCallback.filter())
     return router
 
 
 async def answer_text(parsed: ParsedQuery, language: str, store: Store) -> str:
     quotes = quotes_from(await store.current_offers())
     return render(build_answer(parsed, load_gpus(), quotes), language)
+
+
+def watch_keyboard(parsed: ParsedQuery, i18n: Translator) -> InlineKeyboardMarkup | None:
+    query = parsed.query
+    data = FitWatchCallback(
+        model=parsed.model.id, method=query.method.value, ctx=query.ctx, bs=query.micro_batch
+    )
+    try:
+        data.pack()
+    except ValueError:
+        return None  # over 64 bytes with an unusually long model id; /watch can be typed
+    builder = InlineKeyboardBuilder()
+    builder.button(text=i18n("fit-watch-button"), callback_data=data)
+    return builder.as_markup()
+
+
+async def on_fit_watch(
+    callback: CallbackQuery, callback_data: FitWatchCallback, i18n: Translator, store: Store
+) -> None:
+    await callback.answer()
+    assert callback.message is not None
+    data = callback_data
+    text = f"{data.model} {data.method} ctx={data.ctx} bs={data.bs}"
+    reply = await subscribe(store, i18n, callback.message.chat.id, text)
+    if callback.bot is not None:
+        await callback.bot.send_message(callback.message.chat.id, reply)
 
 
 async def on_fit(
@@ -69,11 +97,17 @@ async def on_fit(
     if parsed is None:
         await message.answer(i18n("fit-not-understood"))
         return
-    await message.answer(await answer_text(parsed, user.language, store))
+    await message.answer(
+        await answer_text(parsed, user.language, store), reply_markup=watch_keyboard(parsed, i18n)
+    )
 
 
-async def on_question(message: Message, parsed: ParsedQuery, user: User, store: Store) -> None:
-    await message.answer(await answer_text(parsed, user.language, store))
+async def on_question(
+    message: Message, parsed: ParsedQuery, user: User, store: Store, i18n: Translator
+) -> None:
+    await message.answer(
+        await answer_text(parsed, user.language, store), reply_markup=watch_keyboard(parsed, i18n)
+    )
 
 
 def error_text(i18n: Translator, error: QueryError) -> str:
@@ -111,7 +145,9 @@ async def on_wizard(
     if parsed is None:  # pragma: no cover - the wizard only offers readable choices
         await show(callback, i18n("fit-not-understood"), None)
         return
-    await show(callback, await answer_text(parsed, user.language, store), None)
+    await show(
+        callback, await answer_text(parsed, user.language, store), watch_keyboard(parsed, i18n)
+    )
 
 
 def size_keyboard() -> InlineKeyboardMarkup:

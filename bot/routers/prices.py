@@ -13,6 +13,7 @@ from bot.i18n import Translator
 from bot.replies import show
 from bot.views.prices import prices_keyboard, prices_text
 from estimator.gpus import family_members, family_of, resolve_for_sizing
+from monitor.offers import StockState
 from storage import Store
 
 MAX_FILTER = 40
@@ -37,7 +38,7 @@ def gpu_filter(text: str) -> tuple[str, set[str]] | None:
 
 
 async def render_page(
-    store: Store, i18n: Translator, page: int, wanted: str
+    store: Store, i18n: Translator, page: int, wanted: str, in_stock_only: bool = False
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     selection = gpu_filter(wanted) if wanted else None
     label, ids = selection if selection else ("", None)
@@ -46,8 +47,11 @@ async def render_page(
         # A provider may publish only the family and size ("A100 80GB"): such offers keep
         # their raw name, and still belong to the family the user asked for.
         offers = [o for o in offers if o.gpu in ids or family_of(o.gpu) == label]
-    text = prices_text(i18n, offers, await store.provider_health(), page, datetime.now(UTC), label)
-    return text, prices_keyboard(len(offers), page, label)
+    if in_stock_only:
+        offers = [o for o in offers if o.stock is StockState.IN_STOCK]
+    health = await store.provider_health()
+    text = prices_text(i18n, offers, health, page, datetime.now(UTC), label, in_stock_only)
+    return text, prices_keyboard(len(offers), page, label, in_stock_only)
 
 
 async def on_prices(
@@ -57,7 +61,8 @@ async def on_prices(
     if wanted and gpu_filter(wanted) is None:
         await message.answer(i18n("prices-unknown-gpu", gpu=wanted))
         return
-    text, keyboard = await render_page(store, i18n, 0, wanted)
+    in_stock_only = command.command.lower() == "stock"
+    text, keyboard = await render_page(store, i18n, 0, wanted, in_stock_only)
     await message.answer(
         text, reply_markup=keyboard, link_preview_options=LinkPreviewOptions(is_disabled=True)
     )
@@ -67,5 +72,7 @@ async def on_page(
     callback: CallbackQuery, callback_data: PricesCallback, i18n: Translator, store: Store
 ) -> None:
     await callback.answer()
-    text, keyboard = await render_page(store, i18n, callback_data.page, callback_data.gpu)
+    text, keyboard = await render_page(
+        store, i18n, callback_data.page, callback_data.gpu, bool(callback_data.stock)
+    )
     await show(callback, text, keyboard)

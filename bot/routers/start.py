@@ -13,14 +13,10 @@ from bot.replies import show
 from bot.routers.fit import size_keyboard
 from bot.routers.help import help_text
 from bot.routers.prices import render_page
+from bot.routers.watch import subs_view
 from bot.views.settings import settings_keyboard, settings_text
 from monitor.users import User
 from storage import Store
-
-# Menu entries whose features land in later releases, with the name shown in the notice.
-_UPCOMING = {
-    MenuItem.SUBSCRIPTIONS: "feature-subscriptions",
-}
 
 
 def create_router() -> Router:
@@ -45,15 +41,14 @@ async def on_menu(
     store: Store,
 ) -> None:
     item = callback_data.item
-    if item in _UPCOMING:
-        feature = i18n(_UPCOMING[item])
-        await callback.answer(i18n("feature-soon", feature=feature), show_alert=True)
-        return
     await callback.answer()
     if item is MenuItem.SETTINGS:
         await show(callback, settings_text(i18n, user), settings_keyboard(i18n, user))
     elif item is MenuItem.PRICES:
         text, keyboard = await render_page(store, i18n, 0, "")
+        await show(callback, text, keyboard)
+    elif item is MenuItem.SUBSCRIPTIONS and callback.message is not None:
+        text, keyboard = await subs_view(store, i18n, callback.message.chat.id)
         await show(callback, text, keyboard)
     elif item is MenuItem.FIT:
         await show(callback, i18n("fit-wizard-size"), size_keyboard())

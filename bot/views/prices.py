@@ -74,12 +74,16 @@ def prices_text(
     page: int,
     now: datetime,
     label: str,
+    in_stock_only: bool = False,
 ) -> str:
     ordered = sort_offers(offers)
     pages = page_count(len(ordered))
     page = min(max(0, page), pages - 1)
     chunk = ordered[page * PAGE_SIZE : (page + 1) * PAGE_SIZE]
-    title = i18n("prices-title-gpu", gpu=label) if label else i18n("prices-title")
+    if in_stock_only:
+        title = i18n("stock-title") + (f" · {label}" if label else "")
+    else:
+        title = i18n("prices-title-gpu", gpu=label) if label else i18n("prices-title")
     lines = [title, ""]
     lines += [health_line(i18n, item, now) for item in health] or [i18n("prices-no-health")]
     lines.append("")
@@ -91,14 +95,25 @@ def prices_text(
     return "\n".join(lines)
 
 
-def prices_keyboard(total: int, page: int, gpu: str) -> InlineKeyboardMarkup | None:
+def prices_keyboard(
+    total: int, page: int, gpu: str, in_stock_only: bool = False
+) -> InlineKeyboardMarkup | None:
     pages = page_count(total)
     if pages <= 1:
         return None
     page = min(max(0, page), pages - 1)
     builder = InlineKeyboardBuilder()
-    builder.button(text="◀️", callback_data=PricesCallback(page=(page - 1) % pages, gpu=gpu))
-    builder.button(text=f"{page + 1}/{pages}", callback_data=PricesCallback(page=page, gpu=gpu))
-    builder.button(text="▶️", callback_data=PricesCallback(page=(page + 1) % pages, gpu=gpu))
+    builder.button(
+        text="◀️",
+        callback_data=PricesCallback(page=(page - 1) % pages, gpu=gpu, stock=int(in_stock_only)),
+    )
+    builder.button(
+        text=f"{page + 1}/{pages}",
+        callback_data=PricesCallback(page=page, gpu=gpu, stock=int(in_stock_only)),
+    )
+    builder.button(
+        text="▶️",
+        callback_data=PricesCallback(page=(page + 1) % pages, gpu=gpu, stock=int(in_stock_only)),
+    )
     builder.adjust(3)
     return builder.as_markup()

@@ -26,7 +26,7 @@ async def test_startup_registers_commands_in_both_languages(telegram: FakeTelegr
         }
     assert set(by_language) == {"ru", "en", None}
     assert all(
-        commands == ["start", "prices", "fit", "help", "settings"]
+        commands == ["start", "prices", "fit", "watch", "subs", "help", "settings"]
         for commands in by_language.values()
     )
     descriptions = {
@@ -71,28 +71,20 @@ async def test_help_lists_commands_with_examples(telegram: FakeTelegram, db_path
     assert "/settings quiet 23:00-08:00" in text
 
 
-async def test_help_button_and_upcoming_entries(telegram: FakeTelegram, db_path: Path):
+async def test_help_and_subscriptions_buttons(telegram: FakeTelegram, db_path: Path):
     async with running_app(telegram, db_path):
         await send(telegram, "/start")
         menu = telegram.last_message(CHAT)
-
-        after = len(telegram.calls)
-        telegram.press(CHAT, "🔔 Мои подписки", message=menu)
-        notice = await telegram.wait_for_call("answerCallbackQuery", after=after)
-        assert "скоро" in notice.params["text"]
-        assert notice.params["show_alert"] == "true"
 
         after = len(telegram.calls)
         telegram.press(CHAT, "❓ Помощь", message=menu)
         help_call = await telegram.wait_for_call("sendMessage", after=after)
         assert "/settings" in help_call.result["text"]
 
-
-async def test_upcoming_command_answers_politely(telegram: FakeTelegram, db_path: Path):
-    async with running_app(telegram, db_path):
-        text = await send(telegram, "/watch h100")
-    assert "скоро" in text
-    assert "/watch" in text
+        after = len(telegram.calls)
+        telegram.press(CHAT, "🔔 Мои подписки", message=menu)
+        subs = await telegram.wait_for_call("editMessageText", after=after)
+        assert subs.result["text"].startswith("Подписок пока нет")
 
 
 async def test_unknown_command_and_text_point_to_help(telegram: FakeTelegram, db_path: Path):

@@ -53,7 +53,7 @@ def test_every_text_is_valid_telegram_html_in_both_languages():
 def test_string_arguments_are_escaped_and_html_is_trusted():
     ru = load_translators()["ru"]
     assert "&lt;Вася &amp; co&gt;" in ru("start-greeting", name="<Вася & co>")
-    assert "<i>x</i>" in ru("feature-soon", feature=Html("<i>x</i>"))
+    assert "<i>x</i>" in ru("prices-per-gpu", price=Html("<i>x</i>"))
 
 
 def test_missing_key_falls_back_to_english_then_to_the_key(caplog):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from bot.scheduler import create_scheduler, job_id
 from monitor.scrape import ScrapeResult
+from monitor.watchlist import Watchlist
 from storage import Store
 from tests.factories import make_offer
 from tests.polling import eventually
@@ -29,7 +30,7 @@ class Source:
 async def test_one_job_per_provider_with_interval_jitter_and_no_overlap(tmp_path: Path):
     store = await Store.open(tmp_path / "s.sqlite3")
     sources = [Source("selectel", 600), Source("hostkey", 900)]
-    scheduler = create_scheduler(sources, store)
+    scheduler = create_scheduler(sources, store, Watchlist(store))
     scheduler.start(paused=True)
     try:
         for source in sources:
@@ -49,7 +50,7 @@ async def test_one_job_per_provider_with_interval_jitter_and_no_overlap(tmp_path
 async def test_override_applies_to_every_provider_and_jobs_refresh_the_store(tmp_path: Path):
     store = await Store.open(tmp_path / "s.sqlite3")
     sources = [Source("selectel", 600), Source("immers", 900)]
-    scheduler = create_scheduler(sources, store, interval_override_s=30)
+    scheduler = create_scheduler(sources, store, Watchlist(store), interval_override_s=30)
     scheduler.start()
     try:
         for source in sources:

@@ -14,10 +14,6 @@ menu-settings = ⚙️ Settings
 menu-help = ❓ Help
 menu-back = « Menu
 
-feature-subscriptions = Alerts
-feature-watch = Alerts (/watch)
-feature-history = Price history (/history)
-feature-soon = “{ $feature }” is coming soon — we are building it now. Meanwhile, see /help.
 
 ## /help
 
@@ -27,10 +23,11 @@ help =
     /start — main menu
     /fit <code>13b qlora ctx=4096</code> — how much VRAM, which GPUs fit, training time and cost. Without arguments it asks step by step.
     Or just ask: <i>“will a 4090 do llama 3 8b lora at 8k context?”</i>
-    /watch <code>a100 80gb max=250</code> — alert on stock and price <i>(soon)</i>
-    /subs — my alerts <i>(soon)</i>
+    /watch <code>a100 80gb max=250</code> — a message when it appears or gets cheaper; <code>/watch 70b qlora ctx=8192 max=400</code> — whatever fits a training run
+    /subs — my alerts: pause, price, delete
+    /stock <code>h100</code> — what is in stock right now
     /prices <code>h100</code> — prices and stock now (no argument: every GPU)
-    /history <code>h100</code> — price and stock chart <i>(soon)</i>
+    /history <code>h100</code> — 30-day price chart with the low marked
     /settings — language, time zone, quiet hours
     /help — this help
 

@@ -1,0 +1,91 @@
+"""The alert message's buttons: mute a subscription for 24 h, unsubscribe, snooze the chat."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+from aiogram import Router
+from aiogram.types import CallbackQuery
+
+from bot.delivery.callbacks import AlertAction, AlertCallback
+from bot.i18n import Translator
+from monitor.users import User
+from storage.outbox import DEFAULT_TIMEZONE, next_local_time, zone
+
+MUTE_FOR = timedelta(hours=24)
+MORNING_MINUTE = 8 * 60  # "until morning" means the next 08:00 on the user's clock
+
+
+class AlertStore(Protocol):
+    """Subscription methods (storage/subscriptions.py) plus storage.outbox.OutboxQueries.
+
+    Positional-only, so any parameter names satisfy it. mute and delete_subscription may
+    return anything; False or a LookupError means "no such subscription in this chat".
+    """
+
+    def mute(self, chat_id: int, sub_id: int, until: datetime, /) -> Awaitable[object]: ...
+
+    def delete_subscription(self, chat_id: int, sub_id: int, /) -> Awaitable[object]: ...
+
+    async def defer_chat(self, chat_id: int, until: datetime, /) -> int: ...
+
+    async def drop_subscription(
+        self, chat_id: int, subscription_id: int, reason: str, /
+    ) -> int: ...
+
+
+def create_router() -> Router:
+    router = Router(name="alerts")
+    router.callback_query.register(on_alert_button, AlertCallback.filter())
+    return router
+
+
+async def on_alert_button(
+    callback: CallbackQuery,
+    callback_data: AlertCallback,
+    i18n: Translator,
+    store: AlertStore,
+    user: User | None = None,
+) -> None:
+    # The pressing chat, never one named in the data: anyone can forge callback_data, and the
+    # store scopes each subscription action by this chat id.
+    chat_id = callback.message.chat.id if callback.message else callback.from_user.id
+    timezone = user.timezone if user is not None else DEFAULT_TIMEZONE
+    now = datetime.now(UTC)
+    action, sub = callback_data.action, callback_data.sub
+
+    if action is AlertAction.SNOOZE:
+        until = next_local_time(now, timezone, MORNING_MINUTE)
+        await store.defer_chat(chat_id, until)
+        await callback.answer(i18n("alert-snoozed", until=_local(until, timezone, "%H:%M")))
+        return
+
+    if action is AlertAction.MUTE:
+        until = now + MUTE_FOR
+        if not await _done(store.mute(chat_id, sub, until)):
+            await callback.answer(i18n("alert-stale"), show_alert=True)
+            return
+        # Queued alerts of a muted subscription would arrive right after the press: drop them.
+        await store.drop_subscription(chat_id, sub, "muted")
+        await callback.answer(i18n("alert-muted", until=_local(until, timezone, "%d.%m %H:%M")))
+        return
+
+    if not await _done(store.delete_subscription(chat_id, sub)):
+        await callback.answer(i18n("alert-stale"), show_alert=True)
+        return
+    await store.drop_subscription(chat_id, sub, "unsubscribed")
+    await callback.answer(i18n("alert-unsubscribed"))
+
+
+async def _done(call: Awaitable[object]) -> bool:
+    try:
+        result = await call
+    except LookupError:
+        return False
+    return result is not False
+
+
+def _local(moment: datetime, timezone: str, pattern: str) -> str:
+    return moment.astimezone(zone(timezone)).strftime(pattern)

@@ -1,0 +1,30 @@
+## /watch and /subs
+
+command-watch = Alert on stock and price
+command-subs = My alerts
+command-stock = What is in stock now
+command-history = Price and stock chart
+watch-wizard-gpu = 🔔 Which GPU should I watch? Others can be typed: <code>/watch a100 80gb max=250</code>
+watch-wizard-price = { $gpu }: alert up to what price per GPU-hour?
+watch-created = ✅ Watching: <b>{ $summary }</b>. I will message you as soon as a matching offer appears. All alerts: /subs.
+watch-limit = At most { $limit } alerts. Remove some in /subs.
+watch-too-long = That filter is too long — keep it under { $limit } characters.
+watch-error-empty = What should I watch? E.g. <code>/watch h100</code>, <code>/watch a100 80gb max=250</code>, <code>/watch 70b qlora ctx=8192 max=400</code>.
+watch-error-unknown_gpu = I do not know the GPU “{ $value }”. E.g. <code>/watch 4090</code>, <code>/watch h100</code>, <code>/watch a100 80gb</code>.
+watch-error-bad_value = Could not read “{ $value }”. Example: <code>/watch a100 80gb max=250 provider=selectel</code>.
+watch-error-unknown_key = Unknown option “{ $value }”. Allowed: max, count, vram, total_vram, provider, location, kinds, cooldown.
+watch-error-no_filter = Give at least one filter: a GPU, a model to train, or a price.
+watch-error-fit_error = Could not read the model to size: “{ $value }”. Example: <code>/watch 70b qlora ctx=8192 max=400</code>.
+subs-empty = No alerts yet. Create one: <code>/watch h100</code> or /watch with no arguments.
+subs-title = <b>🔔 My alerts</b> ({ $count } of { $limit })
+subs-line = { $number }. { $summary }
+subs-paused = { " " }— ⏸ paused
+subs-stale = This alert is gone. Open /subs again.
+subs-edit-price = Alert up to what price per GPU-hour?
+stock-title = <b>✅ In stock now</b>
+history-usage = Name a GPU: <code>/history h100</code> or <code>/history 4090</code>.
+history-empty = No price history for { $gpu } yet — it builds up with every poll of the providers.
+history-caption = { $gpu }: price per GPU-hour over 30 days. Low: { $low } ₽ ({ $provider }).
+history-caption-nolow = { $gpu }: price per GPU-hour over 30 days.
+fit-watch-button = 🔔 Watch for fitting offers
+fit-watch-stale = This button is out of date — create the alert with <code>/watch</code>.

@@ -1,0 +1,72 @@
+"""The writes of one refresh in one transaction: snapshot, change history, outbox, health.
+
+Implements monitor.pipeline.RefreshUnit over the connection of an open transaction, so a
+crash anywhere in a refresh leaves either all of it or none of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime
+
+import aiosqlite
+
+from monitor.alerts import Alert
+from monitor.diff import Tracked
+from monitor.offers import Offer
+from monitor.users import User
+from storage.database import Database
+from storage.history import read_tracked, record_change_points, write_tracked
+from storage.offers import mark_healthy
+from storage.outbox import enqueue, last_alert_at
+from storage.users import read_users
+
+OfferKey = tuple[str, str, str]
+
+
+class TransactionUnit:
+    def __init__(self, connection: aiosqlite.Connection, provider: str) -> None:
+        self._connection = connection
+        self._provider = provider
+
+    async def tracked(self) -> dict[OfferKey, Tracked]:
+        return await read_tracked(self._connection, self._provider)
+
+    async def write_tracked(self, tracked: Mapping[OfferKey, Tracked], at: datetime) -> None:
+        await write_tracked(self._connection, self._provider, tracked, at)
+
+    async def record_change_points(self, offers: Iterable[Offer], at: datetime) -> int:
+        return await record_change_points(self._connection, offers, at)
+
+    async def last_alert_at(self, alert: Alert) -> datetime | None:
+        event = alert.event
+        return await last_alert_at(
+            self._connection, alert.subscription_id, event.offer.key, event.kind
+        )
+
+    async def enqueue(self, alerts: Sequence[Alert], now: datetime) -> int:
+        if not alerts:
+            return 0
+        users: Mapping[int, User] = await read_users(
+            self._connection, {alert.chat_id for alert in alerts}
+        )
+        return await enqueue(self._connection, alerts, users, now)
+
+    async def mark_healthy(self, offers: int, duration_s: float, at: datetime) -> None:
+        await mark_healthy(self._connection, self._provider, offers, duration_s, at)
+
+
+class RefreshUnits:
+    _db: Database
+
+    @asynccontextmanager
+    async def refresh_unit(self, provider: str) -> AsyncIterator[TransactionUnit]:
+        async with self._db.transaction() as connection:
+            yield TransactionUnit(connection, provider)
+
+    async def subscription_revision(self) -> int:
+        async with self._db.access() as connection:
+            cursor = await connection.execute("SELECT revision FROM subscription_revision")
+            row = await cursor.fetchone()
+        return 0 if row is None else int(row[0])

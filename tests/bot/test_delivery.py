@@ -1,0 +1,550 @@
+"""Alert delivery against the fake Telegram: rendering, limits, failures, restarts, buttons."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from aiogram import Bot, Dispatcher
+
+from bot.delivery.callbacks import AlertAction, AlertCallback
+from bot.delivery.handlers import create_router
+from bot.delivery.render import MESSAGE_LIMIT, render_alerts
+from bot.delivery.sender import Sender
+from bot.fake_telegram import parse_telegram_html, utf16_len
+from bot.i18n import load_translators
+from bot.middlewares.user import UserMiddleware
+from monitor.alerts import Alert
+from monitor.events import Event, EventKind
+from monitor.offers import StockState
+from storage import Store
+from storage.outbox import OutboxQueries, enqueue, zone
+from tests.factories import make_offer
+from tests.fakes.telegram import FakeTelegram, make_bot, polling
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+TRANSLATORS = load_translators()
+
+
+class _Store(Store, OutboxQueries):
+    """The real users + outbox; the two subscription methods the buttons call are faked, so
+    these tests need no subscription rows."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.subscriptions: set[tuple[int, int]] = set()
+        self.muted: list[tuple[int, int, datetime | None]] = []
+
+    async def mute(self, chat_id: int, sub_id: int, until: datetime | None) -> bool:
+        if (chat_id, sub_id) not in self.subscriptions:
+            return False
+        self.muted.append((chat_id, sub_id, until))
+        return True
+
+    async def delete_subscription(self, chat_id: int, sub_id: int) -> bool:
+        if (chat_id, sub_id) not in self.subscriptions:
+            return False
+        self.subscriptions.discard((chat_id, sub_id))
+        return True
+
+
+class FakeTime:
+    """A monotonic clock that only the injected sleep moves."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.sleeps: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+        await asyncio.sleep(0)
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[_Store]:
+    opened = cast(_Store, await _Store.open(tmp_path / "delivery.sqlite3"))
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
+def fake_time() -> FakeTime:
+    return FakeTime()
+
+
+@pytest.fixture
+async def tg() -> AsyncIterator[FakeTelegram]:
+    async with FakeTelegram() as fake:
+        yield fake
+
+
+@pytest.fixture
+async def bot(tg: FakeTelegram) -> AsyncIterator[Bot]:
+    async with make_bot(tg) as client:
+        yield client
+
+
+def appeared(sku: str, gpu: str = "H100 80GB", **offer: Any) -> Event:
+    return Event(
+        EventKind.APPEARED,
+        make_offer(sku, 320.0, gpu=gpu, **offer),
+        NOW,
+        old_stock=StockState.OUT_OF_STOCK,
+    )
+
+
+def price_drop(sku: str, gpu: str = "A100 80GB") -> Event:
+    return Event(
+        EventKind.PRICE_DROP,
+        make_offer(sku, 280.0, gpu=gpu, provider="selectel"),
+        NOW,
+        old_price_hour=320.0,
+        new_price_hour=280.0,
+    )
+
+
+async def queue(store: _Store, alerts: Sequence[Alert], now: datetime = NOW) -> int:
+    users = {}
+    for chat in {alert.chat_id for alert in alerts}:
+        user = await store.ensure_user(chat, language="ru", timezone="Europe/Moscow", now=NOW)
+        users[chat] = user
+    store.subscriptions |= {(a.chat_id, a.subscription_id) for a in alerts}
+    async with store._db.transaction() as connection:
+        return await enqueue(connection, alerts, users, now)
+
+
+def make_sender(
+    bot: Bot, store: _Store, fake_time: FakeTime, blocked: list[int] | None = None, **options: Any
+) -> Sender:
+    async def on_blocked(chat_id: int) -> None:
+        if blocked is not None:
+            blocked.append(chat_id)
+
+    return Sender(
+        bot,
+        store,
+        TRANSLATORS,
+        on_blocked=on_blocked,
+        sleep=fake_time.sleep,
+        clock=fake_time.clock,
+        now=lambda: NOW,
+        **options,
+    )
+
+
+def sent_counts(tg: FakeTelegram) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for call in tg.calls_of("sendMessage"):
+        if call.ok:
+            chat = int(call.params["chat_id"])
+            counts[chat] = counts.get(chat, 0) + 1
+    return counts
+
+
+def statuses(tg: FakeTelegram) -> list[int]:
+    return [call.status for call in tg.calls_of("sendMessage")]
+
+
+# --- rendering ----------------------------------------------------------------------------
+
+
+async def test_one_message_per_chat_groups_its_alerts(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    odd = appeared("h100-8", location="<MSK & 1>", gpu_count=8)
+    await queue(
+        store,
+        [
+            Alert(1, 10, odd),
+            Alert(1, 10, price_drop("a100")),
+            Alert(1, 11, odd),  # a second subscription matching the same change: shown once
+            Alert(2, 20, appeared("h100-1")),
+        ],
+    )
+    sender = make_sender(bot, store, fake_time)
+    assert await sender.drain_once() == 2
+    assert sent_counts(tg) == {1: 1, 2: 1}
+    assert await store.pending_count() == 0
+
+    message = tg.last_message(1)
+    text = message.plain_text
+    assert "2 изменения" in text
+    assert "H100 80GB × 8 — acme, <MSK & 1>" in text  # escaped on the way, shown as typed
+    assert "нет в наличии → в наличии: 2 шт." in text
+    assert "320 ₽/ч · 230\u202f400 ₽/мес" in text
+    assert "A100 80GB × 1 — Selectel, MSK-1" in text
+    assert "320 → 280 ₽/ч (−13%) · 201\u202f600 ₽/мес" in text
+    assert text.count("H100 80GB × 8") == 1
+    assert message.parse_mode == "HTML"
+    assert "&lt;MSK &amp; 1&gt;" in message.text
+
+    buttons = message.buttons()
+    assert buttons[0].url == "https://example.test/h100-8"
+    data = [button.callback_data for button in buttons if button.callback_data]
+    assert all(len(item.encode()) <= 64 for item in data)
+    actions = [AlertCallback.unpack(item) for item in data]
+    assert [(a.action, a.sub) for a in actions] == [
+        (AlertAction.MUTE, 10),
+        (AlertAction.UNSUBSCRIBE, 10),
+        (AlertAction.MUTE, 11),
+        (AlertAction.UNSUBSCRIBE, 11),
+        (AlertAction.SNOOZE, 0),
+    ]
+    # Two subscriptions: their buttons say which is which.
+    assert [b.text for b in buttons[1:3]] == ["🔕 H100 80GB: 24 ч", "🗑 H100 80GB: отписаться"]
+
+    single = tg.last_message(2)
+    assert "изменение по подписке" in single.plain_text
+    assert [b.text for b in single.buttons()][1:] == ["🔕 24 ч", "🗑 Отписаться", "💤 До утра"]
+
+
+async def test_english_users_get_english(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await store.ensure_user(3, language="en", timezone="UTC", now=NOW)
+    await queue(store, [Alert(3, 30, price_drop("a"))])
+    await make_sender(bot, store, fake_time).drain_once()
+    text = tg.last_message(3).plain_text
+    assert "320 → 280 ₽/h" in text
+    assert [b.text for b in tg.last_message(3).buttons()][-1] == "💤 Until morning"
+
+
+def test_at_most_three_subscriptions_get_buttons():
+    from storage.outbox import OutboxRow
+
+    rows = [
+        OutboxRow(i, 1, 100 + i, appeared(f"s{i}"), NOW, NOW, "pending", 0, None, None)
+        for i in range(5)
+    ]
+    (message,) = render_alerts(rows, TRANSLATORS["ru"])
+    assert message.markup is not None
+    callbacks = [
+        AlertCallback.unpack(button.callback_data)
+        for row in message.markup.inline_keyboard
+        for button in row
+        if button.callback_data
+    ]
+    assert sorted({c.sub for c in callbacks if c.action is AlertAction.MUTE}) == [100, 101, 102]
+    assert len(message.markup.inline_keyboard) == 5  # url, 3 subscriptions, snooze
+
+
+def test_a_long_digest_splits_between_offers_only():
+    from storage.outbox import OutboxRow
+
+    event = appeared
+    rows = [
+        OutboxRow(
+            i, 1, 10, event(f"sku-{i}", location="&" * 80), NOW, NOW, "pending", 0, None, None
+        )
+        for i in range(80)
+    ]
+    messages = render_alerts(rows, TRANSLATORS["ru"])
+    assert len(messages) > 1
+    assert sorted(i for m in messages for i in m.row_ids) == list(range(80))
+    for message in messages:
+        plain = parse_telegram_html(message.text)  # every part is complete, valid HTML
+        assert utf16_len(plain) <= MESSAGE_LIMIT
+        assert utf16_len(message.text) <= MESSAGE_LIMIT
+
+
+async def test_split_digest_arrives_one_part_per_second(store: _Store, fake_time: FakeTime):
+    async with (
+        FakeTelegram(per_chat_per_second=1, clock=fake_time.clock) as tg,
+        make_bot(tg) as bot,
+    ):
+        await queue(store, [Alert(1, 10, appeared(f"s{i}", location="x" * 80)) for i in range(60)])
+        sender = make_sender(bot, store, fake_time)
+        assert await sender.drain_once() == 1
+        assert await sender.drain_once() == 0  # the chat's second message must wait
+        while await store.pending_count():
+            fake_time.now += 1.0
+            assert await sender.drain_once() == 1
+        assert 429 not in statuses(tg)
+        assert sum("нет в наличии → в наличии" in t for t in tg.texts(1)) == len(tg.texts(1))
+        shown = sum(t.count("× 1 —") for t in tg.texts(1))
+        assert shown == 60
+
+
+# --- failures -----------------------------------------------------------------------------
+
+
+async def test_429_storm_pauses_everything_then_delivers_all_once(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(chat, chat, appeared("h")) for chat in range(1, 7)])
+    tg.flood_wait(retry_after=3)
+    tg.flood_wait(retry_after=5, times=2)
+    tg.flood_wait(retry_after=7)
+    sender = make_sender(bot, store, fake_time, rate=25, burst=25)
+    assert await sender.drain_once() == 6
+    assert sent_counts(tg) == dict.fromkeys(range(1, 7), 1)
+    assert fake_time.sleeps == [3, 5, 5, 7]  # exactly the retry_after values, nothing else
+    assert sender.stats.flood_waits == 4
+    assert statuses(tg).count(429) == 4
+    # The same message is retried: the first chat got its one message after all four waits.
+    assert int(tg.calls_of("sendMessage")[4].params["chat_id"]) == 1
+    assert await store.pending_count() == 0
+
+
+async def test_429_with_concurrent_workers_delivers_each_chat_once(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(chat, chat, appeared("h")) for chat in range(1, 11)])
+    tg.flood_wait(retry_after=4)
+    sender = make_sender(bot, store, fake_time, rate=1000, burst=1000, concurrency=4)
+    assert await sender.drain_once() == 10
+    assert sent_counts(tg) == dict.fromkeys(range(1, 11), 1)
+    assert statuses(tg).count(429) == 1
+    assert 4 in fake_time.sleeps
+
+
+async def test_server_errors_are_retried_with_backoff(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(1, 10, appeared("h"))])
+    tg.server_error(times=3)
+    sender = make_sender(bot, store, fake_time, max_attempts=5)
+    assert await sender.drain_once() == 1
+    assert fake_time.sleeps == [1.0, 2.0, 4.0]
+    assert sent_counts(tg) == {1: 1}
+    (row,) = await store.outbox_rows()
+    assert (row.status, row.attempts) == ("sent", 4)
+
+
+async def test_server_errors_past_the_bound_leave_rows_pending(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(1, 10, appeared("h"))])
+    tg.server_error(times=3)
+    sender = make_sender(bot, store, fake_time, max_attempts=3)
+    assert await sender.drain_once() == 0
+    (row,) = await store.outbox_rows()
+    assert (row.status, row.attempts) == ("pending", 3)
+    assert row.last_error == "TelegramServerError: Bad Gateway"
+    assert await sender.drain_once() == 1  # the next pass delivers it
+    assert sent_counts(tg) == {1: 1}
+
+
+async def test_network_errors_are_retried_then_left_for_the_next_start(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(1, 10, appeared("h"))])
+    gone = FakeTelegram()
+    await gone.start()
+    async with make_bot(gone) as dead_bot:
+        await gone.stop()  # nothing listens on that port any more
+        sender = make_sender(dead_bot, store, fake_time, max_attempts=2)
+        assert await sender.drain_once() == 0
+    assert fake_time.sleeps == [1.0]
+    (row,) = await store.outbox_rows()
+    assert row.status == "pending"
+    assert row.last_error is not None
+    assert row.last_error.startswith("TelegramNetworkError")
+    assert await make_sender(bot, store, fake_time).drain_once() == 1
+    assert sent_counts(tg) == {1: 1}
+
+
+async def test_403_blocks_the_user_pauses_and_drops(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(1, 10, appeared("a")), Alert(2, 20, appeared("a"))])
+    await queue(store, [Alert(2, 21, price_drop("b"))])
+    tg.block_chat(2)
+    blocked: list[int] = []
+    sender = make_sender(bot, store, fake_time, blocked)
+    assert await sender.drain_once() == 1
+    assert blocked == [2]
+    user = await store.get_user(2)
+    assert user is not None
+    assert user.blocked
+    rows = await store.outbox_rows(2)
+    assert {row.status for row in rows} == {"dropped"}
+    assert all(row.last_error == "403: Forbidden: bot was blocked by the user" for row in rows)
+    assert sent_counts(tg) == {1: 1}
+    assert await sender.drain_once() == 0
+    assert len(tg.calls_of("sendMessage")) == 2  # no retries at a blocked chat
+
+
+async def test_400_drops_the_message_and_keeps_the_reason(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(1, 10, appeared("a")), Alert(2, 20, appeared("a"))])
+    tg.fail_next("sendMessage", 400, "Bad Request: chat not found")
+    sender = make_sender(bot, store, fake_time)
+    assert await sender.drain_once() == 1
+    rows = {row.chat_id: row for row in await store.outbox_rows()}
+    assert (rows[1].status, rows[1].last_error) == ("dropped", "400: Bad Request: chat not found")
+    assert rows[2].status == "sent"
+    assert await sender.drain_once() == 0
+    assert sender.stats.dropped == 1
+
+
+# --- pacing -------------------------------------------------------------------------------
+
+
+async def test_per_chat_pacing_on_an_injected_clock(store: _Store, fake_time: FakeTime):
+    async with (
+        FakeTelegram(per_chat_per_second=1, clock=fake_time.clock) as tg,
+        make_bot(tg) as bot,
+    ):
+        sender = make_sender(bot, store, fake_time)
+        await queue(store, [Alert(1, 10, appeared("a"))])
+        assert await sender.drain_once() == 1
+        await queue(store, [Alert(1, 10, appeared("b")), Alert(2, 20, appeared("b"))])
+        assert await sender.drain_once() == 1  # chat 2 goes; chat 1 waits for its second
+        fake_time.now += 0.5
+        assert await sender.drain_once() == 0
+        fake_time.now += 0.5
+        assert await sender.drain_once() == 1
+        assert sent_counts(tg) == {1: 2, 2: 1}
+        assert 429 not in statuses(tg)
+
+
+async def test_global_pacing_on_an_injected_clock(store: _Store, fake_time: FakeTime):
+    async with (
+        FakeTelegram(global_per_second=25, global_burst=5, clock=fake_time.clock) as tg,
+        make_bot(tg) as bot,
+    ):
+        await queue(store, [Alert(chat, chat, appeared("a")) for chat in range(1, 101)])
+        sender = make_sender(bot, store, fake_time, rate=25, burst=5)
+        started = fake_time.now
+        assert await sender.drain_once() == 100
+        elapsed = fake_time.now - started
+        assert statuses(tg) == [200] * 100
+        # Five at once, then one every 1/25 s: 95 / 25 = 3.8 s.
+        assert elapsed == pytest.approx(3.8, abs=0.01)
+        assert max(fake_time.sleeps) <= 1 / 25 + 1e-9
+
+
+# --- restarts -----------------------------------------------------------------------------
+
+
+async def test_restart_sends_what_was_pending_and_nothing_twice(
+    tg: FakeTelegram, bot: Bot, store: _Store
+):
+    await queue(store, [Alert(chat, chat, appeared("a")) for chat in range(1, 21)])
+    first = Sender(bot, store, TRANSLATORS, on_blocked=_ignore, rate=1000, burst=1)
+    stop = asyncio.Event()
+    task = asyncio.create_task(first.run(stop))
+    await tg.wait_until(lambda: True if len(tg.calls_of("sendMessage")) >= 5 else None)
+    task.cancel()  # as abrupt as the event loop allows: wherever the sender happens to be
+    await asyncio.gather(task, return_exceptions=True)
+    marked = {row.chat_id for row in await store.outbox_rows() if row.status == "sent"}
+    assert 0 < len(marked) < 20
+
+    second = Sender(bot, store, TRANSLATORS, on_blocked=_ignore, rate=1000, burst=1)
+    while await store.pending_count():
+        await second.drain_once()
+    after = sent_counts(tg)
+    assert set(after) == set(range(1, 21))  # nothing lost
+    resent = [chat for chat in after if after[chat] > 1]
+    assert not set(resent) & marked  # a row marked sent is never sent again
+    assert len(resent) <= 1  # at most the one in flight when it died
+    assert sum(after.values()) == 20 + len(resent)
+
+
+async def test_run_stops_cleanly_and_wake_skips_the_idle_wait(
+    tg: FakeTelegram, bot: Bot, store: _Store
+):
+    sender = Sender(bot, store, TRANSLATORS, on_blocked=_ignore, idle_interval=30)
+    stop = asyncio.Event()
+    task = asyncio.create_task(sender.run(stop))
+    await asyncio.sleep(0.05)  # idle now: nothing queued
+    await queue(store, [Alert(1, 10, appeared("a"))])
+    sender.wake()
+    await tg.wait_for_call("sendMessage", timeout=5)
+    stop.set()
+    await asyncio.wait_for(task, 5)
+    assert await store.pending_count() == 0
+
+
+async def _ignore(chat_id: int) -> None:
+    return None
+
+
+# --- buttons ------------------------------------------------------------------------------
+
+
+def dispatcher(store: _Store) -> Dispatcher:
+    dp = Dispatcher(store=store)
+    dp.callback_query.outer_middleware(UserMiddleware(store, TRANSLATORS, "ru", "Europe/Moscow"))
+    dp.include_router(create_router())
+    return dp
+
+
+async def test_mute_button_mutes_for_24_hours_and_drops_queued_rows(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(1, 10, appeared("a"))])
+    await make_sender(bot, store, fake_time).drain_once()
+    await queue(store, [Alert(1, 10, appeared("b")), Alert(1, 11, appeared("b"))])
+    async with polling(dispatcher(store), bot):
+        before = datetime.now(UTC)
+        await tg.user_presses(1, "🔕 24 ч")
+    ((chat, sub, until),) = store.muted
+    assert (chat, sub) == (1, 10)
+    assert until is not None
+    assert before + timedelta(hours=24) <= until <= datetime.now(UTC) + timedelta(hours=24)
+    answer = tg.callbacks[-1].answer
+    assert answer is not None
+    assert "молчит до" in answer["text"]
+    pending = [row.subscription_id for row in await store.outbox_rows(1) if row.status == "pending"]
+    assert pending == [11]
+
+
+async def test_unsubscribe_button_and_a_stale_press(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(1, 10, appeared("a"))])
+    await make_sender(bot, store, fake_time).drain_once()
+    async with polling(dispatcher(store), bot):
+        await tg.user_presses(1, "🗑 Отписаться")
+        await tg.user_presses(1, "🗑 Отписаться")
+    assert (1, 10) not in store.subscriptions
+    first, second = tg.callbacks
+    assert first.answer is not None
+    assert first.answer["text"] == "🗑 Подписка удалена."
+    assert second.answer is not None
+    assert "уже нет" in second.answer["text"]
+
+
+async def test_forged_subscription_of_another_chat_is_refused(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(1, 10, appeared("a")), Alert(2, 20, appeared("a"))])
+    await make_sender(bot, store, fake_time).drain_once()
+    forged = AlertCallback(action=AlertAction.UNSUBSCRIBE, sub=20).pack()
+    async with polling(dispatcher(store), bot):
+        update = tg.push_callback(1, tg.last_message(1).message_id, forged)
+        await tg.wait_confirmed(update)
+    assert (2, 20) in store.subscriptions
+
+
+async def test_snooze_button_defers_the_chat_until_08_local(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(1, 10, appeared("a"))])
+    await make_sender(bot, store, fake_time).drain_once()
+    await store.set_timezone(1, "Asia/Novosibirsk")
+    await queue(store, [Alert(1, 10, appeared("b"))], datetime.now(UTC))
+    async with polling(dispatcher(store), bot):
+        await tg.user_presses(1, "💤 До утра")
+    now = datetime.now(UTC)
+    until = await store.snoozed_until(1, now)
+    assert until is not None
+    local = until.astimezone(zone("Asia/Novosibirsk"))
+    assert (local.hour, local.minute) == (8, 0)
+    assert now < until <= now + timedelta(hours=24)
+    (pending,) = [row for row in await store.outbox_rows(1) if row.status == "pending"]
+    assert pending.due_at == until
+    answer = tg.callbacks[-1].answer
+    assert answer is not None
+    assert answer["text"].startswith("💤 Тишина до 08:00")

@@ -1,0 +1,215 @@
+"""Alerts end to end: fake provider sites, fake Telegram, a real SQLite file and the real
+scheduler job, refresh after refresh."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecutionEvent
+
+from bot.app import Application
+from bot.scheduler import job_id
+from tests.bot.conftest import CHAT, running_app
+from tests.fakes.providers import (
+    FIXTURES,
+    FakeProviders,
+    Mode,
+    SiteRequest,
+    SiteResponse,
+    all_sites,
+)
+from tests.fakes.telegram import FakeTelegram
+from tests.polling import eventually
+
+H100_CONFIG = "GL60-8-H100"  # 8× H100 SXM, 3 950 000 ₽/month = 685.76 ₽ per GPU-hour
+
+
+class SelectelH100:
+    """Serves Selectel's normal fixture with the H100 server's stock and price under test
+    control: the "fixture flips an H100 to in stock" of the issue."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.month_rub = 3_950_000
+
+    def __call__(self, request: SiteRequest, mode: Mode) -> SiteResponse:
+        document = json.loads((FIXTURES / "selectel" / "pub_service_server.json").read_text())
+        for config in document["result"]:
+            if config["name"] == H100_CONFIG:
+                config["available"][0]["count"] = self.count
+                config["available"][0]["plan_count"][0]["count"] = self.count
+                config["price_collection"]["RUB"]["month"] = self.month_rub
+        return SiteResponse(json.dumps(document).encode())
+
+
+@asynccontextmanager
+async def monitored_app(
+    telegram: FakeTelegram, db_path: Path, h100: SelectelH100
+) -> AsyncIterator[tuple[Application, FakeProviders]]:
+    async with FakeProviders(all_sites()) as sites:
+        sites["selectel"].routes[("GET", "/servers/v2/pub/service/server")] = h100
+        async with running_app(
+            telegram,
+            db_path,
+            monitor=True,
+            selectel_url=sites["selectel"].base_url,
+            hostkey_url=sites["hostkey"].base_url,
+            immers_url=sites["immers"].base_url,
+        ) as application:
+            await eventually(lambda: all_refreshed(application))
+            yield application, sites
+
+
+async def all_refreshed(application: Application) -> bool:
+    health = await application.store.provider_health()
+    return {h.provider for h in health} == {"selectel", "hostkey", "immers"}
+
+
+async def refresh(application: Application, provider: str = "selectel") -> None:
+    """Run the provider's real scheduler job now and wait until it has finished."""
+    scheduler = application.scheduler
+    assert scheduler is not None
+    finished: list[JobExecutionEvent] = []
+
+    def on_done(event: JobExecutionEvent) -> None:
+        if event.job_id == job_id(provider):
+            finished.append(event)
+
+    scheduler.add_listener(on_done, EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
+    try:
+        scheduler.modify_job(job_id(provider), next_run_time=datetime.now(UTC))
+        await eventually(lambda: bool(finished))
+    finally:
+        scheduler.remove_listener(on_done)
+    assert finished[0].exception is None, finished[0].exception
+
+
+async def command(telegram: FakeTelegram, text: str) -> str:
+    after = telegram.mark()
+    telegram.push_message(CHAT, text)
+    call = await telegram.wait_for_call("sendMessage", after=after)
+    assert call.ok, call.description
+    return str(call.result["text"])
+
+
+def alerts_sent(telegram: FakeTelegram) -> list[str]:
+    return [
+        call.result["text"]
+        for call in telegram.calls_of("sendMessage")
+        if call.ok and call.result["text"].startswith("🔔 gpuradar")
+    ]
+
+
+async def all_delivered(application: Application) -> bool:
+    return await application.store.pending_count() == 0
+
+
+async def test_appear_once_no_repeat_no_false_alarm_and_price_below_target(
+    telegram: FakeTelegram, db_path: Path
+):
+    h100 = SelectelH100()
+    async with monitored_app(telegram, db_path, h100) as (application, sites):
+        assert "H100" in await command(telegram, "/watch h100")
+
+        # The H100 server comes into stock: exactly one alert.
+        h100.count = 1
+        await refresh(application)
+        await eventually(lambda: len(alerts_sent(telegram)) == 1)
+        alert = alerts_sent(telegram)[0]
+        assert "H100" in alert
+        assert "Selectel" in alert
+        message = telegram.last_message(CHAT)
+        urls = [b.url for b in message.buttons() if b.url]
+        assert urls
+        assert urls[0].startswith("https://selectel.ru/")
+
+        # The same scrape again: nothing new.
+        await refresh(application)
+        # A failed scrape, then a good one with the stock unchanged: still nothing.
+        sites.set_mode("selectel", Mode.ERROR_500)
+        await refresh(application)
+        sites.set_mode("selectel", Mode.NORMAL)
+        await refresh(application)
+        await eventually(lambda: all_delivered(application))
+        assert len(alerts_sent(telegram)) == 1
+        assert len(await application.store.outbox_rows(CHAT)) == 1
+
+        # A price drop below a target: one alert, for that subscription.
+        await command(telegram, "/watch h100 max=650")
+        h100.month_rub = 3_600_000  # 625 ₽ per GPU-hour
+        await refresh(application)
+        await eventually(lambda: len(alerts_sent(telegram)) == 2)
+        await eventually(lambda: all_delivered(application))
+        rows = await application.store.outbox_rows(CHAT)
+    assert [row.event.kind.value for row in rows] == ["appeared", "price_drop"]
+    assert len({row.subscription_id for row in rows}) == 2
+    assert "→" in alerts_sent(telegram)[1]
+    assert "₽/ч" in alerts_sent(telegram)[1]
+
+
+async def test_a_429_storm_delays_but_delivers_everything(telegram: FakeTelegram, db_path: Path):
+    h100 = SelectelH100()
+    async with monitored_app(telegram, db_path, h100) as (application, _):
+        await command(telegram, "/watch h100")
+        telegram.flood_wait("sendMessage", retry_after=1, times=2)
+        h100.count = 1
+        await refresh(application)
+        await eventually(lambda: all_delivered(application), within=20)
+        floods = [c for c in telegram.calls_of("sendMessage") if c.status == 429]
+    assert len(floods) == 2
+    assert len(alerts_sent(telegram)) == 1
+
+
+async def test_a_403_pauses_the_users_subscriptions(telegram: FakeTelegram, db_path: Path):
+    h100 = SelectelH100()
+    async with monitored_app(telegram, db_path, h100) as (application, _):
+        await command(telegram, "/watch h100")
+        await command(telegram, "/watch 4090")
+        telegram.block_chat(CHAT)
+        h100.count = 1
+        await refresh(application)
+
+        async def paused() -> bool:
+            subs = await application.store.subscriptions_of(CHAT)
+            return all(sub.paused for sub in subs)
+
+        await eventually(paused)
+        user = await application.store.get_user(CHAT)
+    assert user is not None
+    assert user.blocked
+
+
+async def test_quiet_hours_hold_alerts_for_one_digest(telegram: FakeTelegram, db_path: Path):
+    h100 = SelectelH100()
+    async with monitored_app(telegram, db_path, h100) as (application, _):
+        await command(telegram, "/watch h100")
+        await command(telegram, "/watch h100 max=650")
+        hour = datetime.now(UTC).hour
+        # A window around the current hour, in UTC: whatever the clock, alerts must wait.
+        await command(telegram, "/settings tz UTC")
+        await command(telegram, f"/settings quiet {(hour - 1) % 24}-{(hour + 2) % 24}")
+        h100.count = 1
+        h100.month_rub = 3_600_000
+        await refresh(application)
+        rows = await application.store.outbox_rows(CHAT)
+        # Both subscriptions hear of the appearance; the one with a target also of the drop.
+        assert sorted(row.event.kind.value for row in rows) == [
+            "appeared",
+            "appeared",
+            "price_drop",
+        ]
+        assert all(row.due_at > datetime.now(UTC) for row in rows)
+        assert alerts_sent(telegram) == []
+        # The window ends: both alerts arrive as one digest.
+        with sqlite3.connect(db_path) as connection:
+            connection.execute(
+                "UPDATE outbox SET due_at = ?", (datetime.now(UTC).isoformat(timespec="seconds"),)
+            )
+        await eventually(lambda: all_delivered(application))
+    (digest,) = alerts_sent(telegram)
+    assert digest.count("H100") >= 2
