@@ -8,8 +8,7 @@ from typing import Protocol
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from monitor.pipeline import Matcher, PipelineStore, refresh
-from monitor.refresh import OfferSource
+from monitor.pipeline import Matcher, OfferSource, PipelineStore, refresh
 
 
 class ScheduledSource(OfferSource, Protocol):

@@ -22,11 +22,17 @@ from monitor.alerts import Alert
 from monitor.diff import Tracked, diff
 from monitor.events import Event
 from monitor.offers import Offer
-from monitor.refresh import OfferSource
 from monitor.scrape import LayoutError, ScrapeError, ScrapeResult
 
 logger = logging.getLogger(__name__)
 OfferKey = tuple[str, str, str]
+
+
+class OfferSource(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    async def fetch(self) -> ScrapeResult: ...
 
 
 class RefreshUnit(Protocol):

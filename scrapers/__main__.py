@@ -17,25 +17,15 @@ from monitor.offers import Offer
 from monitor.scrape import ScrapeError, ScrapeResult
 from scrapers.config import ScraperSettings
 from scrapers.http import Http
+from scrapers.records import offer_record
 from scrapers.registry import PROVIDERS, create_scrapers
 
 
 def offer_json(offer: Offer) -> dict[str, Any]:
     return {
-        "provider": offer.provider,
-        "sku": offer.sku,
-        "gpu": offer.gpu,
-        "gpu_raw": offer.gpu_raw,
-        "gpu_count": offer.gpu_count,
-        "vram_gb": offer.vram_gb,
-        "price_hour_rub": round(offer.price.rub_per_hour, 2),
-        "price_month_rub": round(offer.price.rub_per_month, 2),
+        **offer_record(offer),
         "price_source": offer.price.source,
         "price_converted": offer.price.converted,
-        "stock": offer.stock.value,
-        "stock_count": offer.stock_count,
-        "location": offer.location,
-        "url": offer.url,
     }
 
 

@@ -9,7 +9,7 @@ import aiosqlite
 
 from monitor.health import ProviderHealth
 from monitor.offers import Offer, Price, StockState, Vat
-from monitor.scrape import ScrapeError, ScrapeResult
+from monitor.scrape import ScrapeError
 from storage.database import Database
 
 _COLUMNS = (
@@ -29,19 +29,6 @@ def _moment(text: str | None) -> datetime | None:
 
 class OfferQueries:
     _db: Database
-
-    async def save_snapshot(self, result: ScrapeResult, duration_s: float) -> None:
-        """Replace the provider's offers and mark it healthy, in one transaction."""
-        fetched = _text(result.fetched_at)
-        async with self._db.transaction() as connection:
-            await connection.execute("DELETE FROM offers WHERE provider = ?", (result.provider,))
-            await connection.executemany(
-                f"INSERT INTO offers ({_COLUMNS}) VALUES ({', '.join('?' * 23)})",  # noqa: S608
-                [_row(offer, fetched) for offer in result.offers],
-            )
-            await mark_healthy(
-                connection, result.provider, len(result.offers), duration_s, result.fetched_at
-            )
 
     async def record_failure(
         self, provider: str, error: ScrapeError, at: datetime, duration_s: float

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from monitor.offers import Offer, Price, StockState
+from monitor.pipeline import PipelineOutcome, refresh
+from monitor.scrape import ScrapeResult
+from monitor.watchlist import Watchlist
+from storage import Store
 
 
 def make_offer(
@@ -34,4 +38,25 @@ def make_offer(
         stock=stock,
         stock_count=2 if stock is StockState.IN_STOCK else None,
         url=f"https://example.test/{sku}",
+    )
+
+
+class FixedSource:
+    """An OfferSource that returns one prepared scrape result."""
+
+    def __init__(self, result: ScrapeResult) -> None:
+        self.result = result
+
+    @property
+    def name(self) -> str:
+        return self.result.provider
+
+    async def fetch(self) -> ScrapeResult:
+        return self.result
+
+
+async def store_snapshot(store: Store, result: ScrapeResult) -> PipelineOutcome:
+    """Store a snapshot the way production does: through one refresh of the pipeline."""
+    return await refresh(
+        FixedSource(result), store, Watchlist(store), now=lambda: result.fetched_at
     )

@@ -9,7 +9,7 @@ from monitor.offers import Offer, StockState
 from monitor.scrape import NetworkError, ScrapeResult
 from storage import Store
 from tests.bot.conftest import CHAT, running_app
-from tests.factories import make_offer
+from tests.factories import make_offer, store_snapshot
 from tests.fakes.telegram import FakeTelegram
 
 
@@ -26,7 +26,7 @@ async def seed(db_path: Path) -> None:
     for offer in offers:
         by_provider.setdefault(offer.provider, []).append(offer)
     for provider, items in by_provider.items():
-        await store.save_snapshot(ScrapeResult(provider, tuple(items), fetched), 1.0)
+        await store_snapshot(store, ScrapeResult(provider, tuple(items), fetched))
     failed_at = datetime.now(UTC)
     await store.record_failure("immers", NetworkError("immers", "timeout"), failed_at, 20.0)
     await store.record_failure("hostkey", NetworkError("hostkey", "refused"), failed_at, 1.0)

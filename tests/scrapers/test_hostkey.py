@@ -37,6 +37,7 @@ from scrapers.hostkey_parse import (
     require_readable,
 )
 from scrapers.http import Http, HttpSettings
+from scrapers.records import offer_record
 from tests.fakes.providers import FakeSite, Mode
 from tests.fakes.sites.hostkey import routes
 
@@ -49,25 +50,8 @@ def load(name: str) -> Any:
     return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
 
 
-def offer_dict(offer: Offer) -> dict[str, Any]:
-    return {
-        "provider": offer.provider,
-        "sku": offer.sku,
-        "gpu": offer.gpu,
-        "gpu_raw": offer.gpu_raw,
-        "gpu_count": offer.gpu_count,
-        "vram_gb": offer.vram_gb,
-        "price_hour_rub": round(offer.price.rub_per_hour, 2),
-        "price_month_rub": round(offer.price.rub_per_month, 2),
-        "stock": offer.stock.value,
-        "stock_count": offer.stock_count,
-        "location": offer.location,
-        "url": offer.url,
-    }
-
-
 def dicts(offers: Any) -> list[dict[str, Any]]:
-    return [offer_dict(offer) for offer in offers]
+    return [offer_record(offer) for offer in offers]
 
 
 def by_key(offers: Any) -> dict[tuple[str, str], Offer]:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from monitor.offers import Offer, StockState, Vat
+from monitor.offers import StockState, Vat
 from monitor.scrape import (
     AntiBotError,
     HttpStatusError,
@@ -31,6 +31,7 @@ from scrapers.immers_parse import (
     parse_model_page,
     parse_ru_number,
 )
+from scrapers.records import offer_record
 from tests.fakes.providers import FakeSite, Mode
 from tests.fakes.sites import immers as site
 
@@ -58,23 +59,6 @@ def fixture(name: str) -> str:
 def expected(name: str) -> list[dict[str, Any]]:
     data: list[dict[str, Any]] = json.loads(fixture(name))
     return data
-
-
-def as_dict(offer: Offer) -> dict[str, Any]:
-    return {
-        "provider": offer.provider,
-        "sku": offer.sku,
-        "gpu": offer.gpu,
-        "gpu_raw": offer.gpu_raw,
-        "gpu_count": offer.gpu_count,
-        "vram_gb": offer.vram_gb,
-        "price_hour_rub": round(offer.price.rub_per_hour, 2),
-        "price_month_rub": round(offer.price.rub_per_month, 2),
-        "stock": offer.stock.value,
-        "stock_count": offer.stock_count,
-        "location": offer.location,
-        "url": offer.url,
-    }
 
 
 def all_expected(changed: bool = False) -> list[dict[str, Any]]:
@@ -153,7 +137,7 @@ def test_index_without_models_is_a_layout_error() -> None:
 def test_page_matches_expected(name: str) -> None:
     slug, expected_name, warnings = PAGES[name]
     parsed = parse_model_page((FIXTURES / name).read_bytes(), slug)
-    assert [as_dict(offer) for offer in parsed.offers] == expected(expected_name)
+    assert [offer_record(offer) for offer in parsed.offers] == expected(expected_name)
     assert len(parsed.warnings) == warnings
 
 
@@ -320,7 +304,7 @@ async def scrape(fake: FakeSite, http: Http, mode: Mode = Mode.NORMAL) -> Scrape
 async def test_normal_scrape(fake: FakeSite, http: Http) -> None:
     result = await scrape(fake, http)
     assert result.provider == "immers"
-    assert [as_dict(offer) for offer in result.offers] == all_expected()
+    assert [offer_record(offer) for offer in result.offers] == all_expected()
     assert len(result.offers) == 13
     assert len(result.warnings) == 2
     # The real paths, index first, each model page once, plain GETs without parameters.
@@ -333,7 +317,7 @@ async def test_normal_scrape(fake: FakeSite, http: Http) -> None:
 async def test_changed_scrape(fake: FakeSite, http: Http) -> None:
     before = {o.sku: o for o in (await scrape(fake, http)).offers}
     after = {o.sku: o for o in (await scrape(fake, http, Mode.CHANGED)).offers}
-    assert [as_dict(offer) for offer in after.values()] == all_expected(changed=True)
+    assert [offer_record(offer) for offer in after.values()] == all_expected(changed=True)
     back = "rtx3090-1.16.64.160"
     assert (before[back].stock, after[back].stock) == (StockState.OUT_OF_STOCK, StockState.UNKNOWN)
     for sku, old, new in [("rtx3090-1.8.32.80", 58.40, 54.90), ("rtx4090-1.8.16.40", 82.76, 77.50)]:
@@ -345,7 +329,7 @@ async def test_changed_scrape(fake: FakeSite, http: Http) -> None:
 
 async def test_reordered_columns_give_the_same_offers(fake: FakeSite, http: Http) -> None:
     result = await scrape(fake, http, Mode.REORDERED)
-    assert [as_dict(offer) for offer in result.offers] == all_expected()
+    assert [offer_record(offer) for offer in result.offers] == all_expected()
 
 
 @pytest.mark.parametrize(

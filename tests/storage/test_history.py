@@ -11,7 +11,6 @@ import pytest
 
 from monitor.diff import OfferKey, Tracked
 from monitor.offers import Offer, StockState
-from monitor.scrape import ScrapeResult
 from storage.database import Database
 from storage.history import (
     LISTED_OFFERS_FILTER,
@@ -258,9 +257,3 @@ async def test_listed_offers_filter_hides_missing_offers(store: _Store):
             f"SELECT sku FROM offers WHERE {LISTED_OFFERS_FILTER}"  # noqa: S608
         )
         assert [row[0] for row in await cursor.fetchall()] == ["a"]
-
-
-async def test_existing_snapshot_writer_still_works_with_missing_runs(store: _Store):
-    offer = make_offer("a", 100)
-    await store.save_snapshot(ScrapeResult("acme", (offer,), NOW), 0.1)
-    assert await store.load_tracked("acme") == {offer.key: Tracked(offer, 0)}

@@ -1,4 +1,5 @@
-"""One refresh: a good scrape replaces the snapshot, a failed one never touches it."""
+"""One refresh through the pipeline: a good scrape replaces the snapshot, a failed one never
+touches it."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from monitor.offers import Offer, StockState
-from monitor.refresh import refresh_provider
+from monitor.pipeline import refresh
 from monitor.scrape import HttpStatusError, LayoutError, ScrapeError, ScrapeResult
+from monitor.watchlist import Watchlist
 from storage import Store
 from tests.factories import make_offer
 
@@ -42,12 +44,12 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
 async def test_good_scrape_replaces_snapshot_and_marks_healthy(store: Store):
     source = ScriptedSource()
     source.next = ScrapeResult("acme", (offer("a", 80.0), offer("b", 95.5)), T0)
-    outcome = await refresh_provider(source, store, now=lambda: T0)
+    outcome = await refresh(source, store, Watchlist(store), now=lambda: T0)
     assert outcome.ok
     assert outcome.offers == 2
     assert {o.sku for o in await store.current_offers()} == {"a", "b"}
     source.next = ScrapeResult("acme", (offer("b", 90.0, StockState.OUT_OF_STOCK),), T0)
-    await refresh_provider(source, store, now=lambda: T0)
+    await refresh(source, store, Watchlist(store), now=lambda: T0)
     stored = await store.current_offers()
     assert [(o.sku, o.price.rub_per_hour, o.stock) for o in stored] == [
         ("b", 90.0, StockState.OUT_OF_STOCK)
@@ -63,11 +65,11 @@ async def test_good_scrape_replaces_snapshot_and_marks_healthy(store: Store):
 async def test_failed_scrape_keeps_the_last_good_snapshot(store: Store, failure: Exception):
     source = ScriptedSource()
     source.next = ScrapeResult("acme", (offer("a", 80.0),), T0)
-    await refresh_provider(source, store, now=lambda: T0)
+    await refresh(source, store, Watchlist(store), now=lambda: T0)
     source.next = failure
     later = datetime(2026, 11, 29, 12, 10, tzinfo=UTC)
-    first = await refresh_provider(source, store, now=lambda: later)
-    second = await refresh_provider(source, store, now=lambda: later)
+    first = await refresh(source, store, Watchlist(store), now=lambda: later)
+    second = await refresh(source, store, Watchlist(store), now=lambda: later)
     assert not first.ok
     assert isinstance(first.error, ScrapeError)
     assert [o.sku for o in await store.current_offers()] == ["a"]
@@ -85,6 +87,6 @@ async def test_offers_can_be_filtered_by_gpu(store: Store):
     source = ScriptedSource()
     other = Offer(**{**offer("t", 30.0).__dict__, "gpu": "T4", "sku": "t4"})
     source.next = ScrapeResult("acme", (offer("a", 80.0), other), T0)
-    await refresh_provider(source, store)
+    await refresh(source, store, Watchlist(store))
     assert [o.sku for o in await store.current_offers({"T4"})] == ["t4"]
     assert await store.current_offers(set()) == []
