@@ -5,7 +5,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    GPURADAR_DB_PATH=/data/gpuradar.sqlite3
+    GPURADAR_DB_PATH=/data/gpuradar.sqlite3 \
+    GPURADAR_OPS_PORT=8080
 
 WORKDIR /app
 
@@ -24,8 +25,11 @@ RUN useradd --system --uid 10001 --home-dir /app gpuradar \
 USER gpuradar
 
 VOLUME ["/data"]
+# /healthz and /metrics (and the webhook in GPURADAR_MODE=webhook).
+EXPOSE 8080
 
-HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-    CMD ["python", "-m", "bot.healthcheck"]
+# Non-200 (503: database, scheduler or every provider stale; or no answer) = unhealthy.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["python", "-c", "import os, sys, urllib.request as u; port = os.environ.get('GPURADAR_OPS_PORT', '8080'); sys.exit(0 if u.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=4).status == 200 else 1)"]
 
 CMD ["python", "-m", "bot"]

@@ -1,4 +1,7 @@
-"""`python -m bot`, what `make run` calls: check settings, then serve Telegram or the console."""
+"""`python -m bot`, what `make run` calls: check settings, then serve Telegram or the console.
+
+With a token, GPURADAR_MODE picks long polling (the default) or the webhook.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +20,10 @@ async def serve_telegram(settings: Settings) -> None:
     token = settings.bot_token.get_secret_value()
     application = await build_application(settings, token=token, api_url=settings.telegram_api_url)
     try:
-        await application.run_polling()
+        if settings.mode == "webhook":
+            await application.run_webhook()
+        else:
+            await application.run_polling()
     finally:
         await application.close()
 
@@ -34,7 +40,11 @@ def main() -> int:
     from bot.console import run_console
     from bot.logging_setup import configure_logging
 
-    secrets = [settings.bot_token.get_secret_value()] if settings.bot_token else []
+    secrets = [
+        secret.get_secret_value()
+        for secret in (settings.bot_token, settings.webhook_secret)
+        if secret is not None
+    ]
     configure_logging(settings.log_level, secrets)
     try:
         if settings.console_mode:

@@ -9,26 +9,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 import sqlite3
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
+from aiogram.webhook.aiohttp_server import SimpleRequestHandler
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from bot.admin_notify import alarm_hook
 from bot.commands import set_bot_commands
 from bot.config import ConfigError, Settings
 from bot.delivery.sender import Sender
 from bot.i18n import Translator, load_translators
 from bot.middlewares.throttling import ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
+from bot.ops.latency import LatencyMiddleware
+from bot.ops.metrics import Metrics
+from bot.ops.server import HealthCheck, OpsServer, SchedulerState
 from bot.routers import create_routers
-from bot.scheduler import create_scheduler
+from bot.scheduler import create_scheduler, outcome_hooks
 from monitor.users import Language
 from monitor.watchlist import Watchlist
 from scrapers.http import Http
@@ -76,10 +82,14 @@ def create_dispatcher(
 
 
 async def on_startup(
-    bot: Bot, translators: dict[Language, Translator], default_language: Language
+    bot: Bot,
+    translators: dict[Language, Translator],
+    default_language: Language,
+    settings: Settings,
 ) -> None:
-    # Polling and a webhook exclude each other; pending updates are kept, not dropped.
-    await bot.delete_webhook(drop_pending_updates=False)
+    if settings.mode == "polling":
+        # Polling and a webhook exclude each other; pending updates are kept, not dropped.
+        await bot.delete_webhook(drop_pending_updates=False)
     await set_bot_commands(bot, translators, default_language)
 
 
@@ -91,6 +101,11 @@ class Application:
     dispatcher: Dispatcher
     http: Http | None = None
     scheduler: AsyncIOScheduler | None = None
+    metrics: Metrics = field(default_factory=Metrics)
+    # provider -> refresh interval in seconds, for /healthz's freshness (set by attach_monitor)
+    provider_intervals: dict[str, float] = field(default_factory=dict)
+    ops: OpsServer | None = None
+    _webhook_stop: asyncio.Event | None = field(default=None, init=False, repr=False)
 
     async def run_polling(
         self, *, handle_signals: bool = True, handle_as_tasks: bool = True
@@ -103,7 +118,42 @@ class Application:
             close_bot_session=False,
         )
 
+    async def run_webhook(self, *, handle_signals: bool = True) -> None:
+        """Serve Telegram's webhook on the ops server until stopped by a signal or `stop()`.
+
+        The webhook is registered after start-up and left in place on stop: Telegram keeps
+        the updates that arrive meanwhile and delivers them when the bot is back.
+        """
+        settings, bot, dispatcher = self.settings, self.bot, self.dispatcher
+        endpoint = settings.webhook_endpoint
+        if endpoint is None or settings.webhook_secret is None:
+            raise ConfigError("webhook mode needs GPURADAR_WEBHOOK_URL and GPURADAR_WEBHOOK_SECRET")
+        stop = self._webhook_stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        signals = (signal.SIGTERM, signal.SIGINT) if handle_signals else ()
+        for number in signals:
+            loop.add_signal_handler(number, stop.set)
+        workflow = {"dispatcher": dispatcher, "bots": [bot], **dispatcher.workflow_data}
+        try:
+            await dispatcher.emit_startup(bot=bot, **workflow)
+            await bot.set_webhook(
+                endpoint,
+                secret_token=settings.webhook_secret.get_secret_value(),
+                allowed_updates=dispatcher.resolve_used_update_types(),
+            )
+            logger.info("webhook set: Telegram posts updates to %s", endpoint)
+            await stop.wait()
+        finally:
+            try:
+                await dispatcher.emit_shutdown(bot=bot, **workflow)
+            finally:
+                for number in signals:
+                    loop.remove_signal_handler(number)
+                self._webhook_stop = None
+
     async def stop(self) -> None:
+        if self._webhook_stop is not None:
+            self._webhook_stop.set()
         # stop_polling raises RuntimeError when polling is not running, which is fine here.
         with contextlib.suppress(RuntimeError):
             await self.dispatcher.stop_polling()
@@ -149,6 +199,9 @@ async def build_application(
         clock=clock,
     )
     application = Application(settings=settings, store=store, bot=bot, dispatcher=dispatcher)
+    # First: its start-up hook binds the port, and a failure there must come before anything
+    # else has started (aiogram runs no shutdown hooks when a start-up hook fails).
+    attach_ops(application)
     attach_delivery(application, translators)
     if settings.monitor:
         attach_monitor(application)
@@ -165,6 +218,7 @@ def attach_delivery(application: Application, translators: Mapping[Language, Tra
         on_blocked=store.pause_all,
         rate=application.settings.send_rate,
         default_language=application.settings.default_language,
+        on_result=application.metrics.record_send,
     )
     stop = asyncio.Event()
     running: list[asyncio.Task[None]] = []
@@ -191,15 +245,81 @@ def attach_monitor(application: Application) -> None:
         application.store,
         Watchlist(application.store),
         interval_override_s=application.settings.refresh_seconds,
+        on_outcome=outcome_hooks(
+            application.metrics.record_outcome,
+            alarm_hook(
+                application.bot, application.settings, application.dispatcher["translators"]
+            ),
+        ),
     )
     application.http, application.scheduler = http, scheduler
+    override = application.settings.refresh_seconds
+    application.provider_intervals = {
+        source.name: float(override or source.default_interval_s) for source in sources
+    }
 
     async def start_monitor() -> None:
         scheduler.start()
 
     async def stop_monitor() -> None:
         # shutdown() cancels jobs still running; the last good snapshot stays in the store.
-        scheduler.shutdown(wait=False)
+        if scheduler.running:  # not when another start-up hook failed before this one ran
+            scheduler.shutdown(wait=False)
 
     application.dispatcher.startup.register(start_monitor)
     application.dispatcher.shutdown.register(stop_monitor)
+
+
+def attach_ops(application: Application) -> None:
+    """Serve /healthz, /metrics (and the webhook in webhook mode) while the dispatcher runs.
+
+    In console mode a port already in use is only a warning: the console still works. In
+    polling and webhook mode it is a configuration error (exit 2).
+    """
+    settings, dispatcher = application.settings, application.dispatcher
+    dispatcher.update.outer_middleware(LatencyMiddleware(application.metrics))
+
+    def scheduler_state() -> SchedulerState:
+        scheduler = application.scheduler
+        if scheduler is None:
+            return "disabled"
+        return "running" if scheduler.running else "stopped"
+
+    health = HealthCheck(application.store, scheduler_state, lambda: application.provider_intervals)
+    ops = OpsServer(
+        health,
+        application.metrics,
+        application.store,
+        host=settings.ops_host,
+        port=settings.ops_port,
+    )
+    if settings.mode == "webhook" and settings.webhook_secret is not None:
+        webhook = SimpleRequestHandler(
+            dispatcher,
+            application.bot,
+            # Answer Telegram once the update is handled: a stop then waits for it (the
+            # server drains in-flight requests) instead of dropping a background task.
+            handle_in_background=False,
+            secret_token=settings.webhook_secret.get_secret_value(),
+        )
+        # Not webhook.register(): that would also close the bot's session on server stop.
+        ops.add_post(settings.webhook_path, webhook.handle)
+    application.ops = ops
+
+    async def start_ops() -> None:
+        try:
+            await ops.start()
+        except OSError as error:
+            where = f"{settings.ops_host}:{settings.ops_port}"
+            if settings.console_mode:
+                logger.warning("ops server not started: cannot listen on %s: %s", where, error)
+                return
+            raise ConfigError(
+                f"cannot listen on GPURADAR_OPS_HOST:GPURADAR_OPS_PORT={where}: {error.strerror}"
+            ) from error
+
+    async def stop_ops() -> None:
+        await ops.stop()
+
+    dispatcher.startup.register(start_ops)
+    dispatcher.shutdown.register(stop_ops)

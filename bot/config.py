@@ -21,6 +21,8 @@ ENV_PREFIX = "GPURADAR_"
 # Telegram tokens are "<bot id>:<secret>"; aiogram rejects anything else later with a less
 # helpful message, so the shape is checked here where the setting can be named.
 _TOKEN_SHAPE = re.compile(r"^\d+:[A-Za-z0-9_-]+$")
+# Telegram's rule for setWebhook's secret_token.
+_SECRET_SHAPE = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 
 
 class ConfigError(Exception):
@@ -50,8 +52,17 @@ class Settings(ScraperSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     # Alert messages per second overall; Telegram allows about 30 for bulk notifications.
     send_rate: float = Field(default=25.0, gt=0, le=1000)
+    # The operations server (/healthz, /metrics, and the webhook in webhook mode).
+    # Port 0 means any free port (tests); the bound port is logged.
+    ops_host: str = "0.0.0.0"  # noqa: S104 - inside a container, the probe and Prometheus are outside
+    ops_port: int = Field(default=8080, ge=0, le=65535)
+    # polling: long-poll getUpdates. webhook: Telegram POSTs to webhook_url + webhook_path.
+    mode: Literal["polling", "webhook"] = "polling"
+    webhook_url: str | None = None
+    webhook_path: str = "/telegram/webhook"
+    webhook_secret: SecretStr | None = None
 
-    @field_validator("bot_token", mode="before")
+    @field_validator("bot_token", "webhook_secret", "webhook_url", mode="before")
     @classmethod
     def _blank_token_means_none(cls, value: object) -> object:
         if isinstance(value, str) and not value.strip():
@@ -88,6 +99,28 @@ class Settings(ScraperSettings):
             raise ValueError(f"{value!r} is not an http(s) URL")
         return value.rstrip("/")
 
+    @field_validator("webhook_url")
+    @classmethod
+    def _https_url(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^https://[^/\s]+\S*$", value):
+            raise ValueError(f"{value!r} is not an https URL (Telegram only calls https)")
+        return None if value is None else value.rstrip("/")
+
+    @field_validator("webhook_path")
+    @classmethod
+    def _absolute_path(cls, value: str) -> str:
+        if not re.match(r"^/[A-Za-z0-9._~/-]*$", value):
+            raise ValueError(f"{value!r} is not a URL path starting with /")
+        return value
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _secret_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not _SECRET_SHAPE.match(value.get_secret_value()):
+            # Never echo the value.
+            raise ValueError("must be 1-256 characters of A-Z, a-z, 0-9, _ and -")
+        return value
+
     @field_validator("timezone")
     @classmethod
     def _known_zone(cls, value: str) -> str:
@@ -100,13 +133,36 @@ class Settings(ScraperSettings):
         """No token means: run against the in-process fake Bot API and talk over stdin/stdout."""
         return self.bot_token is None
 
+    @property
+    def webhook_endpoint(self) -> str | None:
+        """The full URL Telegram posts updates to, in webhook mode."""
+        return None if self.webhook_url is None else self.webhook_url + self.webhook_path
+
 
 def load_settings(**overrides: object) -> Settings:
     """Build Settings or raise ConfigError with one line naming the setting and the problem."""
     try:
-        return Settings(**overrides)  # type: ignore[arg-type]
+        settings = Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as error:
         raise ConfigError(_describe(error)) from None
+    check_mode(settings)
+    return settings
+
+
+def check_mode(settings: Settings) -> None:
+    """Settings that are only wrong together: webhook mode needs a token, a URL and a secret."""
+    if settings.mode != "webhook":
+        return
+    required = {
+        "BOT_TOKEN": settings.bot_token,
+        "WEBHOOK_URL": settings.webhook_url,
+        "WEBHOOK_SECRET": settings.webhook_secret,
+    }
+    for name, value in required.items():
+        if value is None:
+            raise ConfigError(
+                f"invalid setting {ENV_PREFIX}{name}: required when {ENV_PREFIX}MODE=webhook"
+            )
 
 
 def _describe(error: ValidationError) -> str:

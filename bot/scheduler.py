@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from monitor.pipeline import Matcher, OfferSource, PipelineStore, refresh
+from monitor.pipeline import Matcher, OfferSource, PipelineOutcome, PipelineStore, refresh
+
+logger = logging.getLogger(__name__)
+
+OutcomeCallback = Callable[[PipelineOutcome], Awaitable[None] | None]
 
 
 class ScheduledSource(OfferSource, Protocol):
@@ -20,12 +25,43 @@ def job_id(provider: str) -> str:
     return f"refresh:{provider}"
 
 
+async def refresh_job(
+    source: OfferSource,
+    store: PipelineStore,
+    matcher: Matcher,
+    on_outcome: OutcomeCallback | None = None,
+) -> PipelineOutcome:
+    """One scheduled refresh; `on_outcome` (metrics) sees every outcome, good or failed."""
+    outcome = await refresh(source, store, matcher)
+    if on_outcome is not None:
+        try:
+            pending = on_outcome(outcome)
+            if pending is not None:
+                await pending
+        except Exception:  # observing a refresh must never fail it
+            logger.exception("%s: outcome callback failed", source.name)
+    return outcome
+
+
+def outcome_hooks(*hooks: OutcomeCallback) -> OutcomeCallback:
+    """Several observers of each refresh (metrics, admin alarms) as one callback."""
+
+    async def all_of(outcome: PipelineOutcome) -> None:
+        for hook in hooks:
+            pending = hook(outcome)
+            if pending is not None:
+                await pending
+
+    return all_of
+
+
 def create_scheduler(
     sources: Sequence[ScheduledSource],
     store: PipelineStore,
     matcher: Matcher,
     *,
     interval_override_s: int | None = None,
+    on_outcome: OutcomeCallback | None = None,
 ) -> AsyncIOScheduler:
     scheduler = AsyncIOScheduler(
         timezone=UTC,
@@ -35,13 +71,13 @@ def create_scheduler(
     for source in sources:
         interval = interval_override_s or source.default_interval_s
         scheduler.add_job(
-            refresh,
+            refresh_job,
             "interval",
             seconds=interval,
             # Spread the providers so they are not all hit at the same second.
             jitter=max(1, interval // 10),
             id=job_id(source.name),
-            args=[source, store, matcher],
+            args=[source, store, matcher, on_outcome],
             next_run_time=datetime.now(UTC),
             replace_existing=True,
         )

@@ -473,6 +473,8 @@ def _index() -> _Index:
 def _vram_fits(spec: GpuSpec, vram: int | None, index: _Index) -> bool:
     if vram is None:
         return True
+    if vram > 100_000:  # no card has that; also keeps float() away from absurd integers
+        return False
     return abs(spec.vram_gb - vram) < 0.5 or vram in index.extra_vram.get(spec.id, ())
 
 

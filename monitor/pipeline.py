@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
@@ -77,6 +78,8 @@ class PipelineOutcome:
     alerts: int = 0
     duration_s: float = 0.0
     error: ScrapeError | None = None
+    # EventKind value -> how many of this refresh's events were of that kind.
+    events_by_kind: Mapping[str, int] = field(default_factory=dict)
 
 
 async def refresh(
@@ -116,15 +119,25 @@ async def _apply(
         logger.info("%s: %s", result.provider, warning)
     await matcher.prepare()
     async with store.refresh_unit(result.provider) as unit:
-        changes = diff(await unit.tracked(), result, removal_after=removal_after)
+        previous = await unit.tracked()
+        changes = diff(previous, result, removal_after=removal_after)
         await unit.write_tracked(changes.tracked, result.fetched_at)
         await unit.record_change_points(result.offers, result.fetched_at)
-        candidates = matcher.match(changes.events, moment)
+        # A provider's first good snapshot is the baseline, not news: without it every offer
+        # would be "new" and every subscriber would hear of stock that was always there.
+        events = changes.events if previous else ()
+        candidates = matcher.match(events, moment)
         alerts = [a for a in candidates if not await _cooling_down(unit, matcher, a, moment)]
         queued = await unit.enqueue(alerts, moment)
         await unit.mark_healthy(len(result.offers), duration, result.fetched_at)
     return PipelineOutcome(
-        result.provider, True, len(result.offers), len(changes.events), queued, duration
+        result.provider,
+        True,
+        len(result.offers),
+        len(events),
+        queued,
+        duration,
+        events_by_kind=dict(Counter(event.kind.value for event in events)),
     )
 
 

@@ -243,7 +243,7 @@ def _cooldown(raw: str) -> int:
     unit = m.group(2).lower() if m else ""
     if m is None or unit not in _SECONDS:
         raise _bad("cooldown", raw, "write it like 30m, 6h or 1d", ("30m", "6h", "1d"))
-    seconds = round(float(m.group(1).replace(",", ".")) * _SECONDS[unit])
+    seconds = round(min(float(m.group(1).replace(",", ".")) * _SECONDS[unit], 1e18))  # not inf
     low, high = _LIMITS["cooldown"]
     if not low <= seconds <= high:
         raise _bad("cooldown", raw, "must be at most 30 days")

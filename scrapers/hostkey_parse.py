@@ -19,7 +19,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from estimator.gpus import get as gpu_spec
 from estimator.gpus import resolve
@@ -216,9 +216,9 @@ def _preset_offer(
         url=ASSUMED.vgpu_url if sku.startswith("vgpu.") else ASSUMED.dedicated_url,
         stock_count=None,  # presence only: the public API publishes no counts
         vat=ASSUMED.vat,
-        vcpu=_int(_first(row, info, "cpu")),
-        ram_gb=_number(_first(row, info, "ram")),
-        disk_gb=parse_disk(_first(row, info, "hdd")),
+        vcpu=_size(_int(_first(row, info, "cpu"))),
+        ram_gb=_size(_number(_first(row, info, "ram"))),
+        disk_gb=_size(parse_disk(_first(row, info, "hdd"))),
         title=_text(_first(row, info, "description")),
     )
 
@@ -317,8 +317,8 @@ def _stock_offer(
         url=ASSUMED.dedicated_url,
         stock_count=count,
         vat=ASSUMED.vat,
-        ram_gb=_number(hardware.get("ram")) or _number(specs.get("ram")),
-        disk_gb=_hdd_groups(hardware.get("hdd_groups")) or parse_disk(specs.get("disk")),
+        ram_gb=_size(_number(hardware.get("ram")) or _number(specs.get("ram"))),
+        disk_gb=_size(_hdd_groups(hardware.get("hdd_groups")) or parse_disk(specs.get("disk"))),
         title=" ".join(
             filter(None, (_text(row.get("name")), _text(hardware.get("cpu_name")), gpu_text))
         ),
@@ -419,7 +419,7 @@ def parse_amount(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        number = float(value)
+        number = float(value) if abs(value) < 1e308 else math.inf  # a JSON int past float
     elif isinstance(value, str):
         text = re.sub(r"[\s\u00a0\u202f₽€$]|RUB|EUR|USD", "", value, flags=re.IGNORECASE)
         if "," in text and "." in text:
@@ -437,7 +437,7 @@ def parse_amount(value: Any) -> float | None:
 def parse_disk(value: Any) -> float | None:
     """`hdd` is a number (1000) or a string ("2x960", "960"): total GB, None when unreadable."""
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value) if value > 0 else None
+        return float(value) if 0 < value < 1e308 else None
     match = re.fullmatch(r"\s*(?:(\d{1,2})\s*[xX×*]\s*)?(\d+(?:\.\d+)?)\s*(?:GB)?\s*", _text(value))
     if not match:
         return None
@@ -448,7 +448,7 @@ def _number(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        number = float(value)
+        number = float(value) if abs(value) < 1e308 else math.inf  # a JSON int past float
     elif isinstance(value, str):
         try:
             number = float(value)
@@ -457,6 +457,14 @@ def _number(value: Any) -> float | None:
     else:
         return None
     return number if math.isfinite(number) else None
+
+
+_Size = TypeVar("_Size", int, float)
+
+
+def _size(value: _Size | None) -> _Size | None:
+    """A hardware size (cores, GB) only when it is a sensible positive number."""
+    return value if value is not None and 0 < value < 1e9 else None
 
 
 def _int(value: Any) -> int | None:

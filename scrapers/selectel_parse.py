@@ -11,7 +11,6 @@ Every fact that a live check still has to confirm sits in the ASSUMED block belo
 from __future__ import annotations
 
 import logging
-import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -128,7 +127,7 @@ def money(value: Any) -> float | None:
             value = float(text)
         except ValueError:
             return None
-    if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+    if not isinstance(value, int | float) or not 0 < value < 1e308:  # no nan, inf, 1e400
         return None
     return float(value)
 
@@ -138,12 +137,13 @@ def _list(value: Any) -> list[Any]:
 
 
 def _count(value: Any) -> int | None:
-    """A non-negative whole count (int or digit string); None when it is not one."""
+    """A non-negative whole count (int or digit string); None when it is not one, or when it
+    is too large to be a count of anything a provider sells."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 9:
         return int(value.strip())
-    if isinstance(value, int) and value >= 0:
+    if isinstance(value, int) and 0 <= value < 10**9:
         return value
     return None
 
@@ -262,7 +262,7 @@ def _sizes(items: Any, key: str = "size") -> float | None:
         size = money(item.get(key)) if isinstance(item, dict) else None
         if size is None:
             return None
-        total += size * (_count(item.get("count")) or 1)
+        total += size * min(_count(item.get("count")) or 1, 1_000_000)
     return total
 
 
@@ -384,7 +384,9 @@ def parse_servers(
 
 def _threshold(row: dict[str, Any]) -> float:
     value = row.get("threshold")
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+    if isinstance(value, bool) or not isinstance(value, int | float) or not abs(value) < 1e308:
+        return 0.0
+    return float(value)
 
 
 def _cloud_rows(doc: Any, parsed: Parsed) -> dict[tuple[str, str], dict[str, Any]]:

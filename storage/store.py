@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from monitor.users import Language, QuietHours, User
+from storage.admin import AdminQueries
 from storage.database import Database
 from storage.history import HistoryQueries
 from storage.migrations import migrate
@@ -32,7 +33,9 @@ def _from_text(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-class Store(OfferQueries, HistoryQueries, SubscriptionQueries, OutboxQueries, RefreshUnits):
+class Store(
+    OfferQueries, HistoryQueries, SubscriptionQueries, OutboxQueries, RefreshUnits, AdminQueries
+):
     """Users here; the other tables in their own modules (storage.offers, .history, ...)."""
 
     def __init__(self, database: Database) -> None:

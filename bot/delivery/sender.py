@@ -52,6 +52,9 @@ logger = logging.getLogger(__name__)
 _RESPONSE_OF_SEND = Response[Message]
 
 Sleep = Callable[[float], Awaitable[None]]
+# Called with one of SEND_OUTCOMES after every send attempt (metrics); must not raise or block.
+ResultHook = Callable[[str], object]
+SEND_OUTCOMES = ("sent", "flood_wait", "retry", "dropped_400", "blocked_403", "api_error")
 
 
 class DeliveryStore(Protocol):
@@ -107,6 +110,7 @@ class Sender:
         sleep: Sleep = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] = _utcnow,
+        on_result: ResultHook | None = None,
     ) -> None:
         """`on_blocked(chat_id)` pauses the chat's subscriptions after a 403 (store.pause_all fits).
 
@@ -115,6 +119,8 @@ class Sender:
         `max_attempts` bounds tries on 5xx and network errors within one pass; the rows then
         stay pending for the next pass. `sleep` and `clock` (monotonic seconds) are injected so
         tests never wait for real; `now` is the wall clock that due_at is compared with.
+        `on_result(outcome)` sees every attempt's outcome, one of SEND_OUTCOMES ("retry" is
+        any 5xx or network error).
         """
         if concurrency < 1 or batch_size < 1 or max_attempts < 1:
             raise ValueError("concurrency, batch_size and max_attempts must be >= 1")
@@ -135,6 +141,7 @@ class Sender:
         self._sleep = sleep
         self._clock = clock
         self._now = now
+        self._on_result = on_result
         self._paused_until = 0.0
         self._last_sent: dict[int, float] = {}  # chat -> clock when its last message was done
         self._stop: asyncio.Event | None = None
@@ -223,6 +230,7 @@ class Sender:
                 )
             except TelegramRetryAfter as error:
                 self.stats.flood_waits += 1
+                self._report("flood_wait")
                 floods += 1
                 logger.warning("429 for chat %s: pausing %s s", chat_id, error.retry_after)
                 self._pause(error.retry_after)
@@ -231,15 +239,18 @@ class Sender:
                     return False
                 continue  # the same message, once the pause is over
             except TelegramForbiddenError as error:
+                self._report("blocked_403")
                 await self._blocked(chat_id, error.message)
                 return False
             except TelegramBadRequest as error:
                 logger.error("chat %s refused alert rows %s: %s", chat_id, ids, error.message)
                 self.stats.dropped += 1
+                self._report("dropped_400")
                 await self._store.mark_dropped(ids, f"400: {error.message}")
                 return False
             except (TelegramServerError, TelegramNetworkError) as error:
                 failures += 1
+                self._report("retry")
                 await self._store.record_attempt(ids, f"{type(error).__name__}: {error.message}")
                 if failures >= self._max_attempts or self._stopping():
                     logger.warning("chat %s: giving up for this pass: %s", chat_id, error)
@@ -251,6 +262,7 @@ class Sender:
                 # 401, 409, a migrated chat...: nothing this message can fix, and nothing that
                 # proves it undeliverable. Keep it pending and say so loudly.
                 logger.error("chat %s: unexpected Telegram error: %s", chat_id, error)
+                self._report("api_error")
                 await self._store.record_attempt(ids, f"{type(error).__name__}: {error.message}")
                 return False
             # Stamped after the answer: the next message to this chat then starts at least the
@@ -258,7 +270,15 @@ class Sender:
             self._last_sent[chat_id] = self._clock()
             await self._mark_sent(ids)
             self.stats.sent += 1
+            self._report("sent")
             return True
+
+    def _report(self, outcome: str) -> None:
+        if self._on_result is not None:
+            try:
+                self._on_result(outcome)
+            except Exception:  # metrics must never stop delivery
+                logger.exception("send result hook failed")
 
     async def _mark_sent(self, ids: Sequence[int]) -> None:
         """Mark before the worker moves on; concurrent workers share one UPDATE (group commit).

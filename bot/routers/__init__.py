@@ -5,7 +5,18 @@ from __future__ import annotations
 from aiogram import Router
 
 from bot.delivery import handlers as alerts
-from bot.routers import errors, fallback, fit, help, history, prices, settings, start, watch
+from bot.routers import (
+    admin,
+    errors,
+    fallback,
+    fit,
+    help,
+    history,
+    prices,
+    settings,
+    start,
+    watch,
+)
 
 
 def create_routers() -> list[Router]:
@@ -20,5 +31,6 @@ def create_routers() -> list[Router]:
         watch.create_router(),
         history.create_router(),
         alerts.create_router(),
+        admin.create_router(),
         fallback.create_router(),
     ]

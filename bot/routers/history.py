@@ -27,7 +27,10 @@ def create_router() -> Router:
 async def on_history(
     message: Message, command: CommandObject, i18n: Translator, store: Store
 ) -> None:
-    wanted = (command.args or "").strip()[:MAX_FILTER]
+    wanted = (command.args or "").strip()
+    if len(wanted) > MAX_FILTER:
+        await message.answer(i18n("args-too-long", limit=MAX_FILTER))
+        return
     selection = gpu_filter(wanted) if wanted else None
     if selection is None:
         key = "history-usage" if not wanted else "prices-unknown-gpu"

@@ -16,6 +16,7 @@ from estimator.gpus import family_members, family_of, resolve_for_sizing
 from monitor.offers import StockState
 from storage import Store
 
+# A GPU name or family; longer arguments are refused, not silently cut to something else.
 MAX_FILTER = 40
 
 
@@ -57,7 +58,10 @@ async def render_page(
 async def on_prices(
     message: Message, command: CommandObject, i18n: Translator, store: Store
 ) -> None:
-    wanted = (command.args or "").strip()[:MAX_FILTER]
+    wanted = (command.args or "").strip()
+    if len(wanted) > MAX_FILTER:
+        await message.answer(i18n("args-too-long", limit=MAX_FILTER))
+        return
     if wanted and gpu_filter(wanted) is None:
         await message.answer(i18n("prices-unknown-gpu", gpu=wanted))
         return

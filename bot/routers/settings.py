@@ -22,6 +22,8 @@ from storage import Store
 _TIMEZONE_WORDS = frozenset({"tz", "timezone", "zone", "пояс"})
 _QUIET_WORDS = frozenset({"quiet", "тихие", "тишина"})
 _LANGUAGE_WORDS = frozenset({"lang", "language", "язык"})
+# "tz America/Argentina/ComodRivadavia" is the longest sensible argument; refuse anything far over.
+MAX_ARGS = 100
 
 
 def create_router() -> Router:
@@ -41,6 +43,9 @@ async def on_settings_command(
 ) -> None:
     if not command.args:
         await message.answer(settings_text(i18n, user), reply_markup=settings_keyboard(i18n, user))
+        return
+    if len(command.args) > MAX_ARGS:
+        await message.answer(i18n("args-too-long", limit=MAX_ARGS))
         return
     word, _, value = command.args.strip().partition(" ")
     word, value = word.lower(), value.strip()

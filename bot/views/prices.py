@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 from datetime import datetime
 
@@ -48,7 +49,8 @@ def offer_line(i18n: Translator, offer: Offer) -> str:
         stock=stock,
         provider=PROVIDER_NAMES.get(offer.provider, offer.provider),
         location=offer.location,
-        url=offer.url,
+        # Inside an attribute: quotes must be escaped too, or a '"' in a URL cuts the link.
+        url=Html(html.escape(offer.url, quote=True)),
     )
 
 

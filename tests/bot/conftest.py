@@ -42,6 +42,9 @@ def make_settings(telegram: FakeTelegram, db_path: Path, **overrides: object) ->
         "telegram_api_url": telegram.base_url,
         # Scheduled scraping would reach the real providers; monitor tests point it at fakes.
         "monitor": False,
+        # The ops server (/healthz, /metrics) on a free loopback port: tests run side by side.
+        "ops_host": "127.0.0.1",
+        "ops_port": 0,
     }
     values.update(overrides)
     # model_validate skips the environment and .env: the test decides every value.

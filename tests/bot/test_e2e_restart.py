@@ -50,6 +50,7 @@ async def start_bot(telegram: FakeTelegram, db_path: Path) -> asyncio.subprocess
             "GPURADAR_DB_PATH": str(db_path),
             "GPURADAR_MONITOR": "false",
             "GPURADAR_SEND_RATE": "100",
+            "GPURADAR_OPS_PORT": "0",
             "PYTHONPATH": str(ROOT),
         }
     )

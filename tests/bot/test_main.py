@@ -24,6 +24,7 @@ def run_bot(
     clean.pop("BOT_TOKEN", None)
     clean["GPURADAR_DB_PATH"] = str(tmp_path / "data" / "bot.sqlite3")
     clean["GPURADAR_MONITOR"] = "false"  # no scraping of real providers from tests
+    clean["GPURADAR_OPS_PORT"] = "0"  # any free port: 8080 may be taken
     clean.update(env)
     return subprocess.run(
         [sys.executable, "-m", "bot"],
@@ -96,6 +97,7 @@ async def start_bot_process(tmp_path: Path, env: dict[str, str]) -> asyncio.subp
         {
             "GPURADAR_DB_PATH": str(tmp_path / "bot.sqlite3"),
             "GPURADAR_MONITOR": "false",
+            "GPURADAR_OPS_PORT": "0",
             "PYTHONPATH": str(ROOT),
             **env,
         }

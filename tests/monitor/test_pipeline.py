@@ -90,3 +90,21 @@ async def test_offers_can_be_filtered_by_gpu(store: Store):
     await refresh(source, store, Watchlist(store))
     assert [o.sku for o in await store.current_offers({"T4"})] == ["t4"]
     assert await store.current_offers(set()) == []
+
+
+async def test_a_providers_first_snapshot_is_a_baseline_not_news(store: Store):
+    """Every offer of a first snapshot is "new"; none of it may reach a subscriber."""
+    from monitor.watch_parse import parse_watch
+
+    await store.ensure_user(7, language="ru", timezone="UTC")
+    await store.add_subscription(7, parse_watch("4090"), cooldown_s=0)
+    source = ScriptedSource()
+    source.next = ScrapeResult("acme", (offer("a", 80.0), offer("b", 90.0, StockState.UNKNOWN)), T0)
+    first = await refresh(source, store, Watchlist(store), now=lambda: T0)
+    assert (first.events, first.alerts) == (0, 0)
+    later = datetime(2026, 11, 29, 12, 10, tzinfo=UTC)
+    source.next = ScrapeResult(
+        "acme", (offer("a", 80.0), offer("b", 90.0, StockState.UNKNOWN), offer("c", 70.0)), later
+    )
+    second = await refresh(source, store, Watchlist(store), now=lambda: later)
+    assert (second.events, second.alerts) == (1, 1)  # "c" appeared: real news

@@ -1,0 +1,1 @@
+"""Operations: the /healthz and /metrics server, Prometheus metrics, the webhook endpoint."""
