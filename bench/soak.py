@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import random
 import re
@@ -40,18 +39,16 @@ from pathlib import Path
 from monitor.watch_parse import parse_watch
 from storage import Store
 from tests.fakes.providers import (
-    FIXTURES,
     FakeProviders,
     Mode,
-    SiteRequest,
-    SiteResponse,
     all_sites,
 )
+from tests.fakes.sites.selectel import H100_CONFIG, H100Control
 from tests.fakes.telegram import FakeTelegram
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "5151:soak-token"
-H100 = "GL60-8-H100"
+H100 = H100_CONFIG
 ALERT_LINE = re.compile(r"H100 SXM × 8 — Selectel, MSK-7")
 FAULTS = (Mode.ERROR_500, Mode.CAPTCHA, Mode.TRUNCATED, Mode.EMPTY)
 FIRST_CHAT = 1_000_000
@@ -59,22 +56,17 @@ FIRST_CHAT = 1_000_000
 
 @dataclass
 class Driver:
-    """Serves Selectel's servers with the H100 flipping; remembers what it served when."""
+    """Flips Selectel's H100 server between in stock and sold out; remembers what it served."""
 
-    in_stock: bool = False
+    control: H100Control = field(default_factory=H100Control)
     log: list[tuple[float, bool]] = field(default_factory=list)  # (time, in stock from then)
 
-    def __call__(self, request: SiteRequest, mode: Mode) -> SiteResponse:
-        document = json.loads((FIXTURES / "selectel" / "pub_service_server.json").read_text())
-        for config in document["result"]:
-            if config["name"] == H100:
-                count = 1 if self.in_stock else 0
-                config["available"][0]["count"] = count
-                config["available"][0]["plan_count"][0]["count"] = count
-        return SiteResponse(json.dumps(document).encode())
+    @property
+    def in_stock(self) -> bool:
+        return self.control.count > 0
 
     def flip(self) -> None:
-        self.in_stock = not self.in_stock
+        self.control.count = 0 if self.in_stock else 1
         self.log.append((time.time(), self.in_stock))
 
     def served_at(self, moment: float) -> set[bool]:
@@ -190,7 +182,7 @@ async def soak(minutes: float, users: int, seed_value: int) -> int:
     await seed(db_path, users)
     driver = Driver()
     async with FakeTelegram(token=TOKEN) as telegram, FakeProviders(all_sites()) as sites:
-        sites["selectel"].routes[("GET", "/servers/v2/pub/service/server")] = driver
+        driver.control.install(sites["selectel"])
         bot = await start_bot(telegram, sites, db_path)
         await telegram.wait_for_call("getUpdates", timeout=60)
         started = time.monotonic()

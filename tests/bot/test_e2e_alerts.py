@@ -3,7 +3,6 @@ scheduler job, refresh after refresh."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -16,43 +15,21 @@ from bot.app import Application
 from bot.scheduler import job_id
 from tests.bot.conftest import CHAT, running_app
 from tests.fakes.providers import (
-    FIXTURES,
     FakeProviders,
     Mode,
-    SiteRequest,
-    SiteResponse,
     all_sites,
 )
+from tests.fakes.sites.selectel import H100Control
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
-
-H100_CONFIG = "GL60-8-H100"  # 8× H100 SXM, 3 950 000 ₽/month = 685.76 ₽ per GPU-hour
-
-
-class SelectelH100:
-    """Serves Selectel's normal fixture with the H100 server's stock and price under test
-    control: the "fixture flips an H100 to in stock" of the issue."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.month_rub = 3_950_000
-
-    def __call__(self, request: SiteRequest, mode: Mode) -> SiteResponse:
-        document = json.loads((FIXTURES / "selectel" / "pub_service_server.json").read_text())
-        for config in document["result"]:
-            if config["name"] == H100_CONFIG:
-                config["available"][0]["count"] = self.count
-                config["available"][0]["plan_count"][0]["count"] = self.count
-                config["price_collection"]["RUB"]["month"] = self.month_rub
-        return SiteResponse(json.dumps(document).encode())
 
 
 @asynccontextmanager
 async def monitored_app(
-    telegram: FakeTelegram, db_path: Path, h100: SelectelH100
+    telegram: FakeTelegram, db_path: Path, h100: H100Control
 ) -> AsyncIterator[tuple[Application, FakeProviders]]:
     async with FakeProviders(all_sites()) as sites:
-        sites["selectel"].routes[("GET", "/servers/v2/pub/service/server")] = h100
+        h100.install(sites["selectel"])
         async with running_app(
             telegram,
             db_path,
@@ -112,7 +89,7 @@ async def all_delivered(application: Application) -> bool:
 async def test_appear_once_no_repeat_no_false_alarm_and_price_below_target(
     telegram: FakeTelegram, db_path: Path
 ):
-    h100 = SelectelH100()
+    h100 = H100Control()
     async with monitored_app(telegram, db_path, h100) as (application, sites):
         assert "H100" in await command(telegram, "/watch h100")
 
@@ -153,7 +130,7 @@ async def test_appear_once_no_repeat_no_false_alarm_and_price_below_target(
 
 
 async def test_a_429_storm_delays_but_delivers_everything(telegram: FakeTelegram, db_path: Path):
-    h100 = SelectelH100()
+    h100 = H100Control()
     async with monitored_app(telegram, db_path, h100) as (application, _):
         await command(telegram, "/watch h100")
         telegram.flood_wait("sendMessage", retry_after=1, times=2)
@@ -166,7 +143,7 @@ async def test_a_429_storm_delays_but_delivers_everything(telegram: FakeTelegram
 
 
 async def test_a_403_pauses_the_users_subscriptions(telegram: FakeTelegram, db_path: Path):
-    h100 = SelectelH100()
+    h100 = H100Control()
     async with monitored_app(telegram, db_path, h100) as (application, _):
         await command(telegram, "/watch h100")
         await command(telegram, "/watch 4090")
@@ -185,7 +162,7 @@ async def test_a_403_pauses_the_users_subscriptions(telegram: FakeTelegram, db_p
 
 
 async def test_quiet_hours_hold_alerts_for_one_digest(telegram: FakeTelegram, db_path: Path):
-    h100 = SelectelH100()
+    h100 = H100Control()
     async with monitored_app(telegram, db_path, h100) as (application, _):
         await command(telegram, "/watch h100")
         await command(telegram, "/watch h100 max=650")

@@ -12,44 +12,24 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 
 from tests.fakes.providers import (
-    FIXTURES,
     FakeProviders,
-    Mode,
-    SiteRequest,
-    SiteResponse,
     all_sites,
 )
-
-H100_CONFIG = "GL60-8-H100"
-
-
-class FlippingH100:
-    def __init__(self) -> None:
-        self.in_stock = False
-
-    def __call__(self, request: SiteRequest, mode: Mode) -> SiteResponse:
-        document = json.loads((FIXTURES / "selectel" / "pub_service_server.json").read_text())
-        for config in document["result"]:
-            if config["name"] == H100_CONFIG:
-                count = 1 if self.in_stock else 0
-                config["available"][0]["count"] = count
-                config["available"][0]["plan_count"][0]["count"] = count
-        return SiteResponse(json.dumps(document).encode())
+from tests.fakes.sites.selectel import H100Control
 
 
 async def serve(h100_after: float | None) -> None:
     async with FakeProviders(all_sites()) as sites:
-        flipper = FlippingH100()
+        h100 = H100Control(count=0)
         if h100_after is not None:
-            sites["selectel"].routes[("GET", "/servers/v2/pub/service/server")] = flipper
+            h100.install(sites["selectel"])
         for name, value in sites.env().items():
             print(f"{name}={value}", flush=True)
         if h100_after is not None:
             await asyncio.sleep(h100_after)
-            flipper.in_stock = True
+            h100.count = 1
         await asyncio.Event().wait()
 
 

@@ -25,10 +25,11 @@ from bot.ops.server import HealthCheck, OpsServer, SchedulerState
 from monitor.scrape import NetworkError, ScrapeResult
 from storage import Store
 from tests.bot.conftest import CHAT, TOKEN, make_settings, running_app
-from tests.bot.test_e2e_alerts import SelectelH100, alerts_sent, command, monitored_app, refresh
+from tests.bot.test_e2e_alerts import alerts_sent, command, monitored_app, refresh
 from tests.bot.test_main import run_bot
 from tests.factories import make_offer, store_snapshot
 from tests.fakes.providers import Mode
+from tests.fakes.sites.selectel import H100Control
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
 
@@ -194,7 +195,7 @@ def sample(text: str, name: str, **labels: str) -> float | None:
 async def test_metrics_after_a_refresh_an_alert_and_an_update(
     telegram: FakeTelegram, db_path: Path
 ):
-    h100 = SelectelH100()
+    h100 = H100Control()
     async with monitored_app(telegram, db_path, h100) as (application, sites):
         assert "H100" in await command(telegram, "/watch h100")
         h100.count = 1

@@ -7,9 +7,13 @@ mode serves the normal fixtures; the generic modes are applied by FakeSite itsel
 
 from __future__ import annotations
 
-from tests.fakes.providers import Mode, Routes, SiteRequest, SiteResponse
+import json
+
+from tests.fakes.providers import FIXTURES as ALL_FIXTURES
+from tests.fakes.providers import FakeSite, Mode, Routes, SiteRequest, SiteResponse
 
 PROVIDER = "selectel"
+FIXTURES = ALL_FIXTURES / PROVIDER
 
 
 def _variant(name: str, mode: Mode, *, empty: str, changed: str | None = None) -> SiteResponse:
@@ -53,3 +57,27 @@ def routes() -> Routes:
         ("GET", "/servers/v2/pub/service/serverchip"): serverchip,
         ("GET", "/prices/vpc"): prices_vpc,
     }
+
+
+H100_CONFIG = "GL60-8-H100"  # 8× H100 SXM in MSK-7, 3 950 000 ₽/month in the fixture
+
+
+class H100Control:
+    """A /servers/v2/pub/service/server handler: the normal fixture, with the 8× H100 server's
+    stock and monthly price set by the test (the issue's "a fixture flips an H100")."""
+
+    def __init__(self, count: int = 0, month_rub: float = 3_950_000) -> None:
+        self.count = count
+        self.month_rub = month_rub
+
+    def __call__(self, request: SiteRequest, mode: Mode) -> SiteResponse:
+        document = json.loads((FIXTURES / "pub_service_server.json").read_text(encoding="utf-8"))
+        for config in document["result"]:
+            if config["name"] == H100_CONFIG:
+                config["available"][0]["count"] = self.count
+                config["available"][0]["plan_count"][0]["count"] = self.count
+                config["price_collection"]["RUB"]["month"] = self.month_rub
+        return SiteResponse(json.dumps(document).encode())
+
+    def install(self, site: FakeSite) -> None:
+        site.routes[("GET", "/servers/v2/pub/service/server")] = self
