@@ -10,7 +10,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# Dependencies first, so a code change does not reinstall them.
+# The packages and their data files (locales, SQL migrations, catalogs) are installed from the tree.
 COPY pyproject.toml README.md ./
 COPY bot ./bot
 COPY monitor ./monitor
