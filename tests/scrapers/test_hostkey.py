@@ -36,7 +36,6 @@ from scrapers.hostkey_parse import (
     parse_stocks,
     require_readable,
 )
-from scrapers.http import Http, HttpSettings
 from scrapers.records import offer_record
 from tests.fakes.providers import FakeSite, Mode
 from tests.fakes.sites.hostkey import routes
@@ -365,10 +364,6 @@ def test_parsers_raise_only_scrape_errors(body, rows):
 # ----------------------------------------------------------------------------- over HTTP
 
 
-async def _no_sleep(_seconds: float) -> None:
-    return None
-
-
 @pytest.fixture
 async def site() -> AsyncIterator[FakeSite]:
     fake = FakeSite("hostkey", routes())
@@ -377,15 +372,6 @@ async def site() -> AsyncIterator[FakeSite]:
         yield fake
     finally:
         await fake.stop()
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[Http]:
-    settings = HttpSettings(
-        total_timeout_s=1.0, attempts=2, backoff_initial_s=0.01, backoff_max_s=0.02
-    )
-    async with Http(settings, sleep=_no_sleep) as client:
-        yield client
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from monitor.scrape import (
     NetworkError,
     ScrapeResult,
 )
-from scrapers.http import Http, HttpSettings
+from scrapers.http import Http
 from scrapers.immers import ImmersScraper
 from scrapers.immers_parse import (
     ASSUMED,
@@ -275,25 +275,12 @@ def test_damaged_pages_give_offers_or_a_layout_error(cut: int, junk: str) -> Non
 # --------------------------------------------------------------------------- over HTTP
 
 
-async def _no_sleep(_: float) -> None:
-    return None
-
-
 @pytest.fixture
 async def fake() -> AsyncIterator[FakeSite]:
     server = FakeSite("immers", site.routes())
     await server.start()
     yield server
     await server.stop()
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[Http]:
-    settings = HttpSettings(
-        total_timeout_s=1.0, attempts=2, backoff_initial_s=0.01, backoff_max_s=0.02
-    )
-    async with Http(settings, sleep=_no_sleep) as client:
-        yield client
 
 
 async def scrape(fake: FakeSite, http: Http, mode: Mode = Mode.NORMAL) -> ScrapeResult:

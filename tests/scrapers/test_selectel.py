@@ -19,7 +19,7 @@ from monitor.scrape import (
     ScrapeResult,
 )
 from scrapers.base import Scraper
-from scrapers.http import Http, HttpSettings
+from scrapers.http import Http
 from scrapers.records import offer_record
 from scrapers.selectel import SelectelScraper
 from scrapers.selectel_parse import (
@@ -204,10 +204,6 @@ def test_money(raw, value):
 # ----------------------------------------------------------------------------- over HTTP
 
 
-async def _no_sleep(_seconds: float) -> None:
-    return None
-
-
 @pytest.fixture
 async def site() -> AsyncIterator[FakeSite]:
     fake = FakeSite("selectel", routes())
@@ -216,15 +212,6 @@ async def site() -> AsyncIterator[FakeSite]:
         yield fake
     finally:
         await fake.stop()
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[Http]:
-    settings = HttpSettings(
-        total_timeout_s=1.0, attempts=2, backoff_initial_s=0.01, backoff_max_s=0.02
-    )
-    async with Http(settings, sleep=_no_sleep) as client:
-        yield client
 
 
 async def fetch(site: FakeSite, http: Http) -> ScrapeResult:
