@@ -2,7 +2,9 @@
 
 The caller only ever passes a *good* scrape here. A failed scrape (ScrapeError) never reaches
 diff: the provider's tracked state stays as it was, so the next good snapshot is diffed against
-the last good one and a failure can never look like "everything sold out" or "removed".
+the last good one and a failure can never look like "everything sold out" or "removed". The same
+holds per part: only the parts the caller accepts (monitor.parts decides) are diffed; the
+tracked offers of the others are carried unchanged.
 
 Tracked state is more than the last snapshot: an offer that went missing stays tracked, with a
 count of the consecutive good snapshots it has been missing from, until that count reaches
@@ -12,13 +14,13 @@ that skips one snapshot and comes back is compared with how it was last seen, no
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
 from monitor.events import Event, EventKind
 from monitor.offers import Offer, StockState
-from monitor.scrape import ScrapeResult
+from monitor.scrape import WHOLE, ScrapeResult
 
 OfferKey = tuple[str, str, str]
 
@@ -28,10 +30,12 @@ _KIND_ORDER = {kind: index for index, kind in enumerate(EventKind)}
 
 @dataclass(frozen=True)
 class Tracked:
-    """An offer as last seen, and how many good snapshots in a row it has been missing from."""
+    """An offer as last seen, how many good snapshots in a row it has been missing from, and
+    the part of the provider's scrape it belongs to."""
 
     offer: Offer
     missing_runs: int = 0
+    part: str = WHOLE
 
 
 @dataclass(frozen=True)
@@ -47,28 +51,37 @@ def diff(
     new: ScrapeResult,
     removal_after: int = 2,
     price_epsilon: float = 0.005,
+    accepted: Collection[str] | None = None,
 ) -> DiffResult:
     """Events from `previous` (tracked state, any providers) to the good scrape `new`.
 
     Only `new.provider`'s offers in `previous` take part. Events are ordered by offer key, then
     kind, so the same inputs always give the same tuple.
+
+    `accepted` names the parts whose news goes through (default: every part that parsed). A
+    tracked offer of any other part (failed, held as suspect) is carried as it is: it neither
+    counts as missing nor makes an event.
     """
     if removal_after < 1:
         raise ValueError(f"removal_after must be at least 1, got {removal_after}")
     if price_epsilon < 0:
         raise ValueError(f"price_epsilon must not be negative, got {price_epsilon}")
-    current = _index(new)
+    parts = set(new.parts) if accepted is None else set(accepted)
+    current = _index(new, parts)
     before = {key: t for key, t in previous.items() if key[0] == new.provider}
     events: list[Event] = []
     tracked: dict[OfferKey, Tracked] = {}
-    for key, offer in current.items():
+    for key, (offer, part) in current.items():
         old = before.get(key)
         events.extend(_changes(old.offer if old else None, offer, new.fetched_at, price_epsilon))
-        tracked[key] = Tracked(offer)
+        tracked[key] = Tracked(offer, 0, part)
     for key, old in before.items():
         if key in current:
             continue
-        missing = Tracked(old.offer, old.missing_runs + 1)
+        if old.part not in parts:
+            tracked[key] = old  # its part said nothing this time: keep it as last seen
+            continue
+        missing = Tracked(old.offer, old.missing_runs + 1, old.part)
         if missing.missing_runs >= removal_after:
             events.append(Event(EventKind.REMOVED, old.offer, new.fetched_at))
         else:
@@ -77,15 +90,19 @@ def diff(
     return DiffResult(tuple(events), tracked)
 
 
-def _index(new: ScrapeResult) -> dict[OfferKey, Offer]:
-    """The scrape's offers by key; a foreign or duplicate key is a scraper bug, not data."""
-    found: dict[OfferKey, Offer] = {}
-    for offer in new.offers:
-        if offer.provider != new.provider:
-            raise ValueError(f"{new.provider}: scrape contains an offer of {offer.provider}")
-        if offer.key in found:
-            raise ValueError(f"{new.provider}: duplicate offer key {offer.key}")
-        found[offer.key] = offer
+def _index(new: ScrapeResult, parts: Collection[str]) -> dict[OfferKey, tuple[Offer, str]]:
+    """The accepted parts' offers by key, with their part; a foreign or duplicate key is a
+    scraper bug, not data."""
+    found: dict[OfferKey, tuple[Offer, str]] = {}
+    for part, outcome in new.parts.items():
+        if part not in parts or not isinstance(outcome, tuple):
+            continue
+        for offer in outcome:
+            if offer.provider != new.provider:
+                raise ValueError(f"{new.provider}: scrape contains an offer of {offer.provider}")
+            if offer.key in found:
+                raise ValueError(f"{new.provider}: duplicate offer key {offer.key}")
+            found[offer.key] = (offer, part)
     return found
 
 

@@ -4,8 +4,11 @@
           -> match events to subscriptions -> outbox rows          (all one transaction)
 
 A failed fetch records the provider's failure and nothing else: no diff, no events, and
-the last good snapshot stays, so the next good scrape is diffed against it. monitor only
-knows these protocols; storage implements them and the composition root wires them.
+the last good snapshot stays, so the next good scrape is diffed against it. The same holds for
+each part of a scrape (monitor.parts): a failed, empty or suspect part keeps its last good
+offers and makes no events while the other parts go through; only when every part fails is
+the provider failing. monitor only knows these protocols; storage implements them and the
+composition root wires them.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from monitor.alerts import Alert
-from monitor.diff import Tracked, diff
+from monitor.diff import Tracked
 from monitor.events import Event
 from monitor.offers import Offer
+from monitor.parts import PartRuns, PartStatus, settle
 from monitor.scrape import LayoutError, ScrapeError, ScrapeResult
 
 logger = logging.getLogger(__name__)
@@ -50,6 +54,13 @@ class RefreshUnit(Protocol):
     async def enqueue(self, alerts: Sequence[Alert], now: datetime) -> int: ...
 
     async def mark_healthy(self, offers: int, duration_s: float, at: datetime) -> None: ...
+
+    async def part_runs(self) -> dict[str, PartRuns]: ...
+
+    async def record_parts(self, statuses: Sequence[PartStatus], at: datetime) -> None: ...
+
+    async def record_failure(self, error: ScrapeError, duration_s: float, at: datetime) -> None:
+        """Every part failed: the provider's failure, in this transaction."""
 
 
 class PipelineStore(Protocol):
@@ -80,6 +91,8 @@ class PipelineOutcome:
     error: ScrapeError | None = None
     # EventKind value -> how many of this refresh's events were of that kind.
     events_by_kind: Mapping[str, int] = field(default_factory=dict)
+    # How each part of the scrape fared (empty when the scrape failed as a whole).
+    parts: tuple[PartStatus, ...] = ()
 
 
 async def refresh(
@@ -120,25 +133,51 @@ async def _apply(
     await matcher.prepare()
     async with store.refresh_unit(result.provider) as unit:
         previous = await unit.tracked()
-        changes = diff(previous, result, removal_after=removal_after)
-        await unit.write_tracked(changes.tracked, result.fetched_at)
-        await unit.record_change_points(result.offers, result.fetched_at)
-        # A provider's first good snapshot is the baseline, not news: without it every offer
-        # would be "new" and every subscriber would hear of stock that was always there.
-        events = changes.events if previous else ()
+        # Per part: held parts keep their last good offers; a part's first good scrape (and so
+        # a provider's first snapshot) is a baseline, not news.
+        settled = settle(previous, result, await unit.part_runs(), removal_after=removal_after)
+        _log_held(result.provider, settled.statuses)
+        await unit.record_parts(settled.statuses, result.fetched_at)
+        if settled.failing:
+            error = settled.error
+            assert error is not None  # a failed or empty part always names its error
+            await unit.record_failure(error, duration, moment)
+            return PipelineOutcome(
+                result.provider, False, duration_s=duration, error=error, parts=settled.statuses
+            )
+        await unit.write_tracked(settled.tracked, result.fetched_at)
+        await unit.record_change_points(settled.accepted_offers, result.fetched_at)
+        events = settled.events
         candidates = matcher.match(events, moment)
         alerts = [a for a in candidates if not await _cooling_down(unit, matcher, a, moment)]
         queued = await unit.enqueue(alerts, moment)
-        await unit.mark_healthy(len(result.offers), duration, result.fetched_at)
+        listed = sum(1 for entry in settled.tracked.values() if entry.missing_runs == 0)
+        await unit.mark_healthy(listed, duration, result.fetched_at)
     return PipelineOutcome(
         result.provider,
         True,
-        len(result.offers),
+        listed,
         len(events),
         queued,
         duration,
         events_by_kind=dict(Counter(event.kind.value for event in events)),
+        parts=settled.statuses,
     )
+
+
+def _log_held(provider: str, statuses: Sequence[PartStatus]) -> None:
+    for status in statuses:
+        if not status.held:
+            continue
+        why = status.note if status.error is None else f"{status.error.kind}: {status.error.detail}"
+        logger.warning(
+            "%s: part %r %s, keeping its %d last good offers: %s",
+            provider,
+            status.part,
+            status.state.value,
+            status.kept,
+            why,
+        )
 
 
 async def _cooling_down(unit: RefreshUnit, matcher: Matcher, alert: Alert, now: datetime) -> bool:

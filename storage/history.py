@@ -128,12 +128,12 @@ class HistoryQueries:
 async def read_tracked(connection: aiosqlite.Connection, provider: str) -> dict[OfferKey, Tracked]:
     """`HistoryQueries.load_tracked` on a connection the caller holds (e.g. in its transaction)."""
     cursor = await connection.execute(
-        f"SELECT {_COLUMNS}, missing_runs FROM offers WHERE provider = ?"  # noqa: S608
+        f"SELECT {_COLUMNS}, missing_runs, part FROM offers WHERE provider = ?"  # noqa: S608
         " ORDER BY sku, location",
         (provider,),
     )
     rows = await cursor.fetchall()
-    tracked = (Tracked(_offer(row), row["missing_runs"]) for row in rows)
+    tracked = (Tracked(_offer(row), row["missing_runs"], row["part"]) for row in rows)
     return {entry.offer.key: entry for entry in tracked}
 
 
@@ -154,9 +154,12 @@ async def write_tracked(
     fetched = _text(fetched_at)
     await connection.execute("DELETE FROM offers WHERE provider = ?", (provider,))
     await connection.executemany(
-        f"INSERT INTO offers ({_COLUMNS}, missing_runs)"  # noqa: S608 - fixed columns
-        f" VALUES ({', '.join('?' * 24)})",
-        [(*_row(entry.offer, fetched), entry.missing_runs) for entry in tracked.values()],
+        f"INSERT INTO offers ({_COLUMNS}, missing_runs, part)"  # noqa: S608 - fixed columns
+        f" VALUES ({', '.join('?' * 25)})",
+        [
+            (*_row(entry.offer, fetched), entry.missing_runs, entry.part)
+            for entry in tracked.values()
+        ],
     )
 
 

@@ -7,10 +7,11 @@ from datetime import UTC, datetime
 
 import aiosqlite
 
-from monitor.health import ProviderHealth
+from monitor.health import PartHealth, ProviderHealth
 from monitor.offers import Offer, Price, StockState, Vat
 from monitor.scrape import ScrapeError
 from storage.database import Database
+from storage.parts import read_part_health
 
 _COLUMNS = (
     "provider, sku, location, gpu, gpu_raw, gpu_known, gpu_count, vram_gb, price_hour,"
@@ -34,19 +35,8 @@ class OfferQueries:
         self, provider: str, error: ScrapeError, at: datetime, duration_s: float
     ) -> None:
         """Count a failed run; the provider's offers are left exactly as they were."""
-        when = _text(at)
         async with self._db.transaction() as connection:
-            await connection.execute(
-                "INSERT INTO provider_health (provider, last_attempt_at, last_error_at,"
-                " last_error_class, last_error, consecutive_failures, last_duration_s)"
-                " VALUES (?, ?, ?, ?, ?, 1, ?)"
-                " ON CONFLICT (provider) DO UPDATE SET last_attempt_at = excluded.last_attempt_at,"
-                " last_error_at = excluded.last_error_at,"
-                " last_error_class = excluded.last_error_class, last_error = excluded.last_error,"
-                " consecutive_failures = provider_health.consecutive_failures + 1,"
-                " last_duration_s = excluded.last_duration_s",
-                (provider, when, when, error.kind, error.detail[:500], duration_s),
-            )
+            await record_failure(connection, provider, error, at, duration_s)
 
     async def current_offers(self, gpus: Iterable[str] | None = None) -> list[Offer]:
         """The last good snapshot of every provider (optionally only these GPU ids)."""
@@ -66,7 +56,30 @@ class OfferQueries:
         async with self._db.access() as connection:
             cursor = await connection.execute("SELECT * FROM provider_health ORDER BY provider")
             rows = await cursor.fetchall()
-        return [_health(row) for row in rows]
+            parts = await read_part_health(connection)
+        return [_health(row, parts.get(row["provider"], ())) for row in rows]
+
+
+async def record_failure(
+    connection: aiosqlite.Connection,
+    provider: str,
+    error: ScrapeError,
+    at: datetime,
+    duration_s: float,
+) -> None:
+    """A failed run (the whole scrape, or every part of it), inside the caller's transaction."""
+    when = _text(at)
+    await connection.execute(
+        "INSERT INTO provider_health (provider, last_attempt_at, last_error_at,"
+        " last_error_class, last_error, consecutive_failures, last_duration_s)"
+        " VALUES (?, ?, ?, ?, ?, 1, ?)"
+        " ON CONFLICT (provider) DO UPDATE SET last_attempt_at = excluded.last_attempt_at,"
+        " last_error_at = excluded.last_error_at,"
+        " last_error_class = excluded.last_error_class, last_error = excluded.last_error,"
+        " consecutive_failures = provider_health.consecutive_failures + 1,"
+        " last_duration_s = excluded.last_duration_s",
+        (provider, when, when, error.kind, error.detail[:500], duration_s),
+    )
 
 
 async def mark_healthy(
@@ -146,7 +159,7 @@ def _offer(row: aiosqlite.Row) -> Offer:
     )
 
 
-def _health(row: aiosqlite.Row) -> ProviderHealth:
+def _health(row: aiosqlite.Row, parts: tuple[PartHealth, ...]) -> ProviderHealth:
     attempt = _moment(row["last_attempt_at"])
     assert attempt is not None
     return ProviderHealth(
@@ -159,4 +172,5 @@ def _health(row: aiosqlite.Row) -> ProviderHealth:
         consecutive_failures=row["consecutive_failures"],
         last_duration_s=row["last_duration_s"],
         offer_count=row["offer_count"],
+        parts=parts,
     )

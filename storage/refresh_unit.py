@@ -15,11 +15,14 @@ import aiosqlite
 from monitor.alerts import Alert
 from monitor.diff import Tracked
 from monitor.offers import Offer
+from monitor.parts import PartRuns, PartStatus
+from monitor.scrape import ScrapeError
 from monitor.users import User
 from storage.database import Database
 from storage.history import read_tracked, record_change_points, write_tracked
-from storage.offers import mark_healthy
+from storage.offers import mark_healthy, record_failure
 from storage.outbox import enqueue, last_alert_at
+from storage.parts import read_part_runs, write_part_statuses
 from storage.users import read_users
 
 OfferKey = tuple[str, str, str]
@@ -55,6 +58,15 @@ class TransactionUnit:
 
     async def mark_healthy(self, offers: int, duration_s: float, at: datetime) -> None:
         await mark_healthy(self._connection, self._provider, offers, duration_s, at)
+
+    async def part_runs(self) -> dict[str, PartRuns]:
+        return await read_part_runs(self._connection, self._provider)
+
+    async def record_parts(self, statuses: Sequence[PartStatus], at: datetime) -> None:
+        await write_part_statuses(self._connection, self._provider, statuses, at)
+
+    async def record_failure(self, error: ScrapeError, duration_s: float, at: datetime) -> None:
+        await record_failure(self._connection, self._provider, error, at, duration_s)
 
 
 class RefreshUnits:

@@ -1,0 +1,97 @@
+"""A scrape in parts through the real pipeline and SQLite: per-part health is stored, a bad
+part keeps its offers, and only every part failing makes the provider fail."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from monitor.offers import StockState
+from monitor.parts import PartState
+from monitor.pipeline import refresh
+from monitor.scrape import HttpStatusError, LayoutError, PartOutcome, ScrapeResult
+from monitor.watch_parse import parse_watch
+from monitor.watchlist import Watchlist
+from storage import Store
+from tests.factories import FixedSource, make_offer
+
+T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+SERVERS = tuple(make_offer(f"s{i}", 100.0 + i) for i in range(4))
+CLOUD = (make_offer("cloud:t4", 38.4, StockState.UNKNOWN, gpu="T4", location="ru-1a"),)
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    opened = await Store.open(tmp_path / "parts.sqlite3")
+    await opened.ensure_user(7, language="ru", timezone="UTC")
+    await opened.add_subscription(7, parse_watch("4090"), cooldown_s=0)
+    yield opened
+    await opened.close()
+
+
+async def scrape(store: Store, minutes: int, **parts: PartOutcome):
+    at = T0 + timedelta(minutes=minutes)
+    result = ScrapeResult.from_parts("acme", parts, at)
+    return await refresh(FixedSource(result), store, Watchlist(store), now=lambda: at)
+
+
+async def test_a_failed_part_is_named_and_keeps_its_offers(store: Store):
+    await scrape(store, 0, server=SERVERS, cloud=CLOUD)
+    error = LayoutError("acme", "/prices/vpc: expected a list")
+    outcome = await scrape(store, 10, server=SERVERS, cloud=error)
+    assert outcome.ok
+    assert (outcome.events, outcome.alerts, outcome.offers) == (0, 0, 5)
+    assert {o.sku for o in await store.current_offers()} == {s.sku for s in SERVERS + CLOUD}
+    (health,) = await store.provider_health()
+    assert not health.failing
+    assert health.partly_failing
+    (cloud,) = health.troubled_parts
+    assert (cloud.part, cloud.state, cloud.error_class, cloud.kept) == (
+        "cloud",
+        PartState.FAILED,
+        "LayoutError",
+        1,
+    )
+    assert cloud.error == "/prices/vpc: expected a list"
+    assert cloud.last_success_at == T0
+    # Recovered: no part is troubled any more.
+    await scrape(store, 20, server=SERVERS, cloud=CLOUD)
+    (health,) = await store.provider_health()
+    assert health.troubled_parts == ()
+
+
+async def test_every_part_failing_fails_the_provider(store: Store):
+    await scrape(store, 0, server=SERVERS, cloud=CLOUD)
+    down = HttpStatusError("acme", "HTTP 503", 503)
+    outcome = await scrape(store, 10, server=down, cloud=())
+    assert not outcome.ok
+    assert outcome.error is down
+    (health,) = await store.provider_health()
+    assert health.failing
+    assert (health.last_error_class, health.consecutive_failures) == ("HttpStatusError", 1)
+    assert {p.part: p.state for p in health.parts} == {
+        "server": PartState.FAILED,
+        "cloud": PartState.EMPTY,
+    }
+    assert len(await store.current_offers()) == 5
+
+
+async def test_a_suspect_drop_is_held_then_exactly_one_alert_for_the_real_change(store: Store):
+    await scrape(store, 0, server=SERVERS, cloud=CLOUD)
+    for minutes in (10, 20):
+        outcome = await scrape(store, minutes, server=SERVERS[:1], cloud=CLOUD)
+        assert (outcome.events, outcome.alerts) == (0, 0)
+    (health,) = await store.provider_health()
+    (server,) = health.troubled_parts
+    assert (server.state, server.suspect_runs) == (PartState.SUSPECT, 2)
+    assert server.error == "lost 3 of 4 offers (seen 2 of 3 times)"
+    assert len(await store.current_offers()) == 5
+    # Recovery with one real change: one new 4090 server.
+    new = make_offer("s9", 90.0)
+    outcome = await scrape(store, 30, server=(*SERVERS, new), cloud=CLOUD)
+    assert (outcome.events, outcome.alerts) == (1, 1)
+    rows = await store.outbox_rows(7)
+    assert [(row.event.kind.value, row.event.offer.sku) for row in rows] == [("appeared", "s9")]
