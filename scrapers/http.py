@@ -5,7 +5,12 @@
   honouring Retry-After (tenacity does the retrying);
 * at most `per_host` requests in flight to one host;
 * conditional GET: ETag / Last-Modified are remembered and a 304 returns the cached body;
-* a cap on the body size, and captcha / bot-check pages recognised as such.
+* redirects followed by hand: never to another host (an answer from elsewhere is not the
+  provider's data, however well formed), and at most MAX_REDIRECTS within the host;
+* a cap on the body size, and captcha / bot-check pages recognised as such: challenge markers
+  *and* the markup the caller expects missing (a normal page that merely loads a reCAPTCHA
+  script is still the page);
+* an observer that sees every final answer: what `python -m scrapers --record` writes down.
 
 Failures become typed ScrapeErrors naming the provider; nothing here returns "no data".
 """
@@ -20,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 from multidict import CIMultiDict
@@ -32,17 +37,48 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from monitor.scrape import AntiBotError, HttpStatusError, LayoutError, NetworkError
+from monitor.scrape import (
+    AntiBotError,
+    HttpStatusError,
+    LayoutError,
+    NetworkError,
+    RedirectError,
+)
 
 USER_AGENT = "gpuradar/0.1 (GPU price monitor for a Telegram bot; +https://t.me/gpuradar_bot)"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-# Markers of bot-protection pages (Cloudflare, DDoS-Guard, Qrator, generic captchas).
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+# Within the provider's host: enough for http -> https -> a trailing slash -> a locale.
+MAX_REDIRECTS = 3
+# Markers of bot-protection pages (Cloudflare, DDoS-Guard, Qrator, generic captchas). Alone
+# they prove nothing: a normal page may load a captcha script for its feedback form.
 _ANTI_BOT = re.compile(
     r"captcha|cf-chl|challenge-platform|ddos-guard|qrator|checking your browser"
     r"|проверка браузера|подтвердите, что вы не робот",
     re.IGNORECASE,
 )
+# Challenge pages put their markers up front; the rest of a long page is not searched.
+_MARKER_WINDOW = 64 * 1024
 Sleep = Callable[[float], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request and the final answer to it (after redirects), as the observer sees it."""
+
+    provider: str
+    method: str
+    url: str  # as requested, without the query
+    params: Mapping[str, str]
+    form: Mapping[str, str]
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+    final_url: str
+    at: datetime
+
+
+Observer = Callable[[Exchange], None]
 
 
 @dataclass(frozen=True)
@@ -94,9 +130,15 @@ class _Cached:
 
 
 class Http:
-    def __init__(self, settings: HttpSettings | None = None, sleep: Sleep = asyncio.sleep):
+    def __init__(
+        self,
+        settings: HttpSettings | None = None,
+        sleep: Sleep = asyncio.sleep,
+        observe: Observer | None = None,
+    ):
         self.settings = settings or HttpSettings()
         self._sleep = sleep
+        self._observe = observe
         self._session: aiohttp.ClientSession | None = None
         self._hosts: dict[str, asyncio.Semaphore] = {}
         self._cache: dict[str, _Cached] = {}
@@ -124,9 +166,16 @@ class Http:
             self._session = None
 
     async def get(
-        self, provider: str, url: str, *, params: Mapping[str, str] | None = None
+        self,
+        provider: str,
+        url: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        expect: re.Pattern[bytes] | None = None,
     ) -> Response:
-        return await self._request(provider, "GET", url, params=params)
+        """GET `url`. `expect` matches the markup a real answer has (an HTML page's table):
+        a page with challenge markers is a bot check only when it does not match."""
+        return await self._request(provider, "GET", url, params=params, expect=expect)
 
     async def post_form(self, provider: str, url: str, data: Mapping[str, str]) -> Response:
         return await self._request(provider, "POST", url, data=data)
@@ -139,6 +188,7 @@ class Http:
         *,
         params: Mapping[str, str] | None = None,
         data: Mapping[str, str] | None = None,
+        expect: re.Pattern[bytes] | None = None,
     ) -> Response:
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.settings.attempts),
@@ -150,7 +200,7 @@ class Http:
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._once(provider, method, url, params, data)
+                    return await self._once(provider, method, url, params, data, expect)
         except _RetryableError as exhausted:
             raise exhausted.final from None
         raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
@@ -171,25 +221,36 @@ class Http:
         url: str,
         params: Mapping[str, str] | None,
         data: Mapping[str, str] | None,
+        expect: re.Pattern[bytes] | None,
     ) -> Response:
         cache_key = f"{method} {url} {sorted((params or {}).items())}"
         headers = self._conditional_headers(cache_key) if method == "GET" else {}
-        host = urlsplit(url).netloc
-        semaphore = self._hosts.setdefault(host, asyncio.Semaphore(self.settings.per_host))
-        try:
-            async with (
-                semaphore,
-                self._client().request(
-                    method, url, params=params, data=data, headers=headers
-                ) as response,
-            ):
-                body = await self._read_capped(provider, url, response)
-                status = response.status
-                response_headers = CIMultiDict(response.headers)
-        except (TimeoutError, aiohttp.ClientError) as error:
-            detail = f"{method} {url}: {type(error).__name__} {error}".strip()
-            raise _RetryableError(NetworkError(provider, detail)) from None
-
+        hop_method, hop_url, hop_params, hop_data = method, url, params, data
+        for hop in range(MAX_REDIRECTS + 1):
+            status, response_headers, body, final_url = await self._send(
+                provider, hop_method, hop_url, hop_params, hop_data, headers
+            )
+            if status not in REDIRECT_STATUSES:
+                break
+            target = _redirect_target(provider, url, final_url, response_headers, hop)
+            if status == 303 or (status in (301, 302) and hop_method != "GET"):
+                hop_method, hop_data = "GET", None  # what browsers and aiohttp do
+            hop_url, hop_params, headers = target, None, {}
+        if self._observe is not None and status != 304:
+            self._observe(
+                Exchange(
+                    provider,
+                    method,
+                    url,
+                    dict(params or {}),
+                    dict(data or {}),
+                    status,
+                    response_headers,
+                    body,
+                    final_url,
+                    datetime.now(UTC),
+                )
+            )
         if status == 304 and cache_key in self._cache:
             cached = self._cache[cache_key]
             return Response(url, 200, cached.headers, cached.body, from_cache=True)
@@ -198,11 +259,44 @@ class Http:
             raise _RetryableError(failure, _retry_after(response_headers.get("Retry-After")))
         if not 200 <= status < 300:
             raise HttpStatusError(provider, f"{method} {url}: HTTP {status}", status)
-        if _looks_like_bot_check(response_headers, body):
+        if _looks_like_bot_check(response_headers, body, expect):
             raise AntiBotError(provider, f"{method} {url}: a bot-check page came back")
         if method == "GET":
             self._remember(cache_key, response_headers, body)
-        return Response(url, status, response_headers, body)
+        return Response(final_url, status, response_headers, body)
+
+    async def _send(
+        self,
+        provider: str,
+        method: str,
+        url: str,
+        params: Mapping[str, str] | None,
+        data: Mapping[str, str] | None,
+        headers: Mapping[str, str],
+    ) -> tuple[int, CIMultiDict[str], bytes, str]:
+        """One HTTP exchange, redirects not followed: (status, headers, body, URL asked)."""
+        host = urlsplit(url).netloc
+        semaphore = self._hosts.setdefault(host, asyncio.Semaphore(self.settings.per_host))
+        try:
+            async with (
+                semaphore,
+                self._client().request(
+                    method,
+                    url,
+                    params=params,
+                    data=data,
+                    headers=headers,
+                    allow_redirects=False,
+                ) as response,
+            ):
+                if response.status in REDIRECT_STATUSES:
+                    body = b""  # a redirect's body is never data
+                else:
+                    body = await self._read_capped(provider, url, response)
+                return response.status, CIMultiDict(response.headers), body, str(response.url)
+        except (TimeoutError, aiohttp.ClientError) as error:
+            detail = f"{method} {url}: {type(error).__name__} {error}".strip()
+            raise _RetryableError(NetworkError(provider, detail)) from None
 
     async def _read_capped(
         self, provider: str, url: str, response: aiohttp.ClientResponse
@@ -249,9 +343,52 @@ def _retry_after(value: str | None) -> float | None:
     return max(0.0, (moment - datetime.now(UTC)).total_seconds())
 
 
-def _looks_like_bot_check(headers: Mapping[str, str], body: bytes) -> bool:
+def _redirect_target(
+    provider: str, origin: str, current: str, headers: Mapping[str, str], hop: int
+) -> str:
+    """Where a redirect points, if we may go there: the provider's own host only, and at most
+    MAX_REDIRECTS times."""
+    location = headers.get("Location")
+    if not location:
+        raise RedirectError(provider, f"{origin}: a redirect without a Location")
+    target = urljoin(current, location)
+    if not same_host(origin, target):
+        raise RedirectError(provider, f"{origin}: redirected to another host ({target}), refused")
+    if hop >= MAX_REDIRECTS:
+        raise RedirectError(provider, f"{origin}: more than {MAX_REDIRECTS} redirects")
+    return target
+
+
+def same_host(origin: str, target: str) -> bool:
+    """Same host name and port; the one change allowed is http -> https on default ports."""
+    a, b = urlsplit(origin), urlsplit(target)
+    if a.hostname is None or a.hostname != b.hostname:
+        return False
+    if a.scheme == b.scheme:
+        return a.port == b.port
+    return (
+        a.scheme == "http"
+        and b.scheme == "https"
+        and a.port in (None, 80)
+        and b.port
+        in (
+            None,
+            443,
+        )
+    )
+
+
+def _looks_like_bot_check(
+    headers: Mapping[str, str], body: bytes, expect: re.Pattern[bytes] | None
+) -> bool:
+    """A bot check is an HTML page with challenge markers that lacks the expected markup.
+
+    JSON APIs never expect HTML, so for them (no `expect`) the markers decide; the markers are
+    searched near the top only, where challenge pages have them.
+    """
     if "html" not in headers.get("Content-Type", "").lower():
         return False
-    # Real pages are long; bot checks are short pages built around the challenge.
-    head = body[:20_000].decode("utf-8", errors="replace")
-    return bool(_ANTI_BOT.search(head))
+    head = body[:_MARKER_WINDOW].decode("utf-8", errors="replace")
+    if not _ANTI_BOT.search(head):
+        return False
+    return expect is None or expect.search(body) is None

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 import pytest
 from aiohttp import web
 
-from monitor.scrape import AntiBotError, HttpStatusError, LayoutError, NetworkError
-from scrapers.http import USER_AGENT, Http, HttpSettings
+from monitor.scrape import AntiBotError, HttpStatusError, LayoutError, NetworkError, RedirectError
+from scrapers.http import USER_AGENT, Exchange, Http, HttpSettings, same_host
 from tests.polling import eventually
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 Script = Callable[[web.Request], web.StreamResponse | None]
 
@@ -178,3 +182,109 @@ async def test_form_post_sends_fields(server, http):
     server.script = [handler]
     await http.post_form("hostkey", server.url + "/presets.php", {"action": "list"})
     assert captured["type"].startswith("application/x-www-form-urlencoded")
+
+
+def redirect(to: str, code: int = 302) -> Callable[[web.Request], web.StreamResponse]:
+    return lambda request: web.Response(status=code, headers={"Location": to})
+
+
+async def test_redirects_within_the_host_are_followed_up_to_three(server, http):
+    server.script = [redirect("/b"), redirect("/c", 301), redirect(server.url + "/d", 308), ok()]
+    response = await http.get("p", server.url + "/a")
+    assert response.json("p") == {"ok": True}
+    assert [r.path for r in server.seen] == ["/a", "/b", "/c", "/d"]
+    assert response.url == server.url + "/d"
+
+
+async def test_a_fourth_redirect_is_refused(server, http):
+    server.script = [redirect("/b"), redirect("/c"), redirect("/d"), redirect("/e"), ok()]
+    with pytest.raises(RedirectError, match="more than 3 redirects"):
+        await http.get("selectel", server.url + "/a")
+    assert len(server.seen) == 4  # not retried: a redirect loop does not heal in a second
+
+
+async def test_a_redirect_to_another_host_is_refused_without_asking_it():
+    elsewhere, home = Scripted(), Scripted()
+    await elsewhere.start()
+    await home.start()
+    try:
+        elsewhere.script = [ok('{"result": []}')]
+        home.script = [redirect(elsewhere.url + "/servers")]
+        async with Http(HttpSettings(total_timeout_s=1.0)) as client:
+            with pytest.raises(RedirectError, match="another host") as raised:
+                await client.get("selectel", home.url + "/servers")
+    finally:
+        for runner in (elsewhere.runner, home.runner):
+            assert runner is not None
+            await runner.cleanup()
+    assert raised.value.provider == "selectel"
+    assert elsewhere.seen == []
+
+
+def test_same_host_rules():
+    assert same_host("https://api.selectel.ru/a", "https://api.selectel.ru/b?x=1")
+    assert same_host("http://immers.cloud/gpu/", "https://immers.cloud/gpu/")
+    assert not same_host("https://immers.cloud/gpu/", "http://immers.cloud/gpu/")
+    assert not same_host("https://api.selectel.ru/a", "https://evil.example/a")
+    assert not same_host("https://api.selectel.ru/a", "https://selectel.ru/a")
+    assert not same_host("http://127.0.0.1:8000/a", "http://127.0.0.1:8001/a")
+
+
+def _page_with_recaptcha(table: str) -> str:
+    filler = "<p>" + "Серверы с GPU для обучения моделей. " * 40 + "</p>\n"
+    page = (
+        "<!DOCTYPE html><html><head><title>GPU</title>"
+        '<script src="https://www.google.com/recaptcha/api.js" async defer></script>'
+        "</head><body><form class='feedback'><div class='g-recaptcha'></div></form>"
+        + table
+        + filler * 60
+        + "</body></html>"
+    )
+    assert len(page.encode()) > 90_000
+    return page
+
+
+TABLE = re.compile(rb"<table\b", re.IGNORECASE)
+
+
+async def test_a_normal_page_that_loads_recaptcha_is_not_a_bot_check(server):
+    page = _page_with_recaptcha("<table><tr><th>Конфигурация</th></tr></table>")
+    server.script = [lambda request: web.Response(text=page, content_type="text/html")]
+    async with Http(HttpSettings(total_timeout_s=1.0)) as client:
+        response = await client.get("immers", server.url + "/gpu/4090/", expect=TABLE)
+    assert b"<table>" in response.body
+
+
+async def test_a_challenge_page_without_the_expected_markup_is_a_bot_check(server):
+    challenge = (FIXTURES / "common" / "captcha.html").read_text(encoding="utf-8")
+    server.script = [lambda request: web.Response(text=challenge, content_type="text/html")]
+    async with Http(HttpSettings(total_timeout_s=1.0)) as client:
+        with pytest.raises(AntiBotError):
+            await client.get("immers", server.url + "/gpu/4090/", expect=TABLE)
+
+
+async def test_a_page_without_markers_or_table_is_not_a_bot_check(server):
+    server.script = [lambda request: web.Response(text="<html></html>", content_type="text/html")]
+    async with Http(HttpSettings(total_timeout_s=1.0)) as client:
+        response = await client.get("immers", server.url + "/gpu/", expect=TABLE)
+    assert response.body == b"<html></html>"  # the parser reports the missing table
+
+
+async def test_the_observer_sees_each_final_answer(server):
+    seen: list[Exchange] = []
+    server.script = [redirect("/b"), ok('{"v": 2}')]
+    async with Http(HttpSettings(total_timeout_s=1.0), observe=seen.append) as client:
+        await client.get("p", server.url + "/a", params={"currency": "rub"})
+        server.script = [status(404)]
+        with pytest.raises(HttpStatusError):
+            await client.post_form("p", server.url + "/presets.php", {"action": "list"})
+    first, second = seen
+    assert (first.method, first.url, first.params, first.status) == (
+        "GET",
+        server.url + "/a",
+        {"currency": "rub"},
+        200,
+    )
+    assert first.body == b'{"v": 2}'
+    assert first.final_url == server.url + "/b"
+    assert (second.method, second.form, second.status) == ("POST", {"action": "list"}, 404)
