@@ -1,6 +1,13 @@
-"""`python -m scrapers [--provider NAME] [--json]`: fetch every provider once and print offers.
+"""`python -m scrapers`: fetch every provider once and print its offers.
 
-Exit status 1 when any provider failed; stderr names the error class of each failure.
+    python -m scrapers [--provider NAME] [--json]     the live sites
+    python -m scrapers --record DIR                   the live sites, every answer saved in DIR
+    python -m scrapers --replay DIR [--json]          a recording, served on the real paths
+    python -m scrapers --replay DIR --check           per provider and part: what parsed, what
+                                                      was skipped and why
+
+Exit status 1 when any provider or part failed; stderr names the error class of each failure.
+Exit status 2 for a bad setting or a folder that is not a recording.
 """
 
 from __future__ import annotations
@@ -9,16 +16,22 @@ import argparse
 import asyncio
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from monitor.offers import Offer
 from monitor.scrape import ScrapeError, ScrapeResult
+from scrapers.base import Scraper
 from scrapers.config import ScraperSettings
 from scrapers.http import Http
+from scrapers.recording import Recorder, RecordingError, ReplayServer
 from scrapers.records import offer_record
 from scrapers.registry import PROVIDERS, create_scrapers
+from scrapers.report import check_report
+
+Outcome = ScrapeResult | ScrapeError
 
 
 def offer_json(offer: Offer) -> dict[str, Any]:
@@ -50,27 +63,48 @@ def table(offers: list[Offer]) -> str:
     )
 
 
-async def fetch_all(
-    settings: ScraperSettings, only: str | None
-) -> list[ScrapeResult | ScrapeError]:
-    async with Http() as http:
-        scrapers = create_scrapers(settings, only)
+async def fetch_all(scrapers: list[Scraper], http: Http) -> list[Outcome]:
+    async def one(scraper: Scraper) -> Outcome:
+        try:
+            return await scraper.fetch(http)
+        except ScrapeError as error:
+            return error
 
-        async def one(scraper: Any) -> ScrapeResult | ScrapeError:
-            try:
-                result: ScrapeResult = await scraper.fetch(http)
-            except ScrapeError as error:
-                return error
-            return result
+    return list(await asyncio.gather(*(one(scraper) for scraper in scrapers)))
 
-        return list(await asyncio.gather(*(one(scraper) for scraper in scrapers)))
+
+async def live(
+    settings: ScraperSettings, only: str | None, recorder: Recorder | None = None
+) -> list[Outcome]:
+    async with Http(observe=recorder) as http:
+        return await fetch_all(create_scrapers(settings, only), http)
+
+
+async def replay(settings: ScraperSettings, only: str | None, folder: Path) -> list[Outcome]:
+    async with ReplayServer(folder) as server:
+        pointed = settings.model_copy(
+            update={f"{name}_url": url for name, url in server.urls.items()}
+        )
+        scrapers = [s for s in create_scrapers(pointed, only) if s.name in server.urls]
+        async with Http() as http:
+            return await fetch_all(scrapers, http)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scrapers", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m scrapers",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--provider", choices=PROVIDERS)
     parser.add_argument("--json", action="store_true")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--record", type=Path, metavar="DIR")
+    source.add_argument("--replay", type=Path, metavar="DIR")
+    parser.add_argument("--check", action="store_true", help="with --replay: the skip report")
     args = parser.parse_args(argv)
+    if args.check and args.replay is None:
+        parser.error("--check reads a recording: use it with --replay DIR")
     try:
         settings = ScraperSettings()
     except ValidationError as error:
@@ -80,16 +114,47 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    outcomes = asyncio.run(fetch_all(settings, args.provider))
+    try:
+        if args.replay is not None:
+            outcomes = asyncio.run(replay(settings, args.provider, args.replay))
+        elif args.record is not None:
+            bases = {s.name: s.base_url for s in create_scrapers(settings, args.provider)}
+            recorder = Recorder(bases)
+            outcomes = asyncio.run(live(settings, args.provider, recorder))
+            written = recorder.save(args.record)
+            print(f"recorded {len(recorder.exchanges)} answers: {written}", file=sys.stderr)
+        else:
+            outcomes = asyncio.run(live(settings, args.provider))
+    except RecordingError as error:
+        print(f"scrapers: {error}", file=sys.stderr)
+        return 2
+    return report(outcomes, as_json=args.json, check=args.check)
+
+
+def report(outcomes: list[Outcome], *, as_json: bool, check: bool) -> int:
+    failed = False
+    for outcome in outcomes:
+        if isinstance(outcome, ScrapeError):
+            failed = True
+            print(f"{outcome.provider}: {outcome.kind}: {outcome.detail}", file=sys.stderr)
+            continue
+        for part, error in outcome.failures.items():
+            failed = True
+            print(f"{outcome.provider}: part {part}: {error.kind}: {error.detail}", file=sys.stderr)
+        for part, parsed in outcome.parts.items():
+            if parsed == ():
+                failed = True
+                print(f"{outcome.provider}: part {part}: empty, no GPU offers", file=sys.stderr)
+    if check:
+        for outcome in outcomes:
+            print("\n".join(check_report(outcome)))
+        return 1 if failed else 0
     offers = [o for r in outcomes if isinstance(r, ScrapeResult) for o in r.offers]
-    failures = [r for r in outcomes if isinstance(r, ScrapeError)]
-    for failure in failures:
-        print(f"{failure.provider}: {failure.kind}: {failure.detail}", file=sys.stderr)
-    if args.json:
+    if as_json:
         print(json.dumps([offer_json(o) for o in offers], ensure_ascii=False, indent=2))
     else:
         print(table(offers))
-    return 1 if failures else 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

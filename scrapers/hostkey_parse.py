@@ -5,16 +5,17 @@ Three bodies feed a scrape (all answered by POST form requests, see scrapers/hos
 * presets.php action=list, one per location: which presets that location lists and `active`;
 * stocks.php action=list group=GPU, one per location: one-off physical servers, one unit each.
 
-Only the list bodies make offers; info only prices them. So a location whose list is empty has
-no offers, whatever info says, and an empty scrape stays a LayoutError instead of turning into
-"everything sold out". Every function here raises only ScrapeError subclasses, whatever JSON it
-gets: individual bad rows are skipped with a warning, a bad body is a LayoutError, and
-`result: "ERROR"` inside a 200 body is an ApiError.
+Only the list bodies make offers; info only prices them, and says which locations sell GPUs at
+all (`gpu_locations`): those are the scrape's parts, one per location, plus one for the stock
+servers. A location whose list is empty has no offers, whatever info says: an empty part, which
+the monitor treats as an error, never as "everything sold out". Every function here raises only
+ScrapeError subclasses, whatever JSON it gets: individual bad rows are skipped (with the reason,
+for the `--check` report), a bad body is a LayoutError, and an error body inside a 200
+(`result: "ERROR"`, `{"code": -1, "message": …}`, `{"result": -1, "error": …}`) is an ApiError.
 """
 
 from __future__ import annotations
 
-import logging
 import math
 import re
 from collections.abc import Mapping
@@ -24,17 +25,17 @@ from typing import Any, TypeVar
 from estimator.gpus import get as gpu_spec
 from estimator.gpus import resolve
 from monitor.offers import Offer, Price, StockState, Vat
-from monitor.scrape import ApiError, LayoutError
+from monitor.scrape import ApiError, LayoutError, Skip
 from scrapers.gpu_names import canonical_gpu
 
-logger = logging.getLogger(__name__)
-
 PROVIDER = "hostkey"
+STOCK = "stock"  # the part of the stock servers (every location's list together)
 
 
 # --- ASSUMED (confirm against the live site) -------------------------------------------------
 # Everything below comes from the research's [assumed] / medium-confidence notes
-# (shared/research/providers.md §2). Correct it here; nothing else in the module hard-codes it.
+# (shared/research/providers.md §2) and the second-hand hints of real-data.md (no real HOSTKEY
+# capture exists). Correct it here; nothing else in the module hard-codes it.
 @dataclass(frozen=True)
 class Assumed:
     # RU is the .ru portal's own location; the rest are the .com API's list. Whether
@@ -52,10 +53,16 @@ class Assumed:
     # any other word is reported as a warning and the stock shown as unknown.
     available_statuses: frozenset[str] = frozenset({"available", ""})
     unavailable_statuses: frozenset[str] = frozenset({"reserved"})
-    # The flat `monthly_com` fallback price carries no currency; it tracks the EUR price.
-    monthly_com_currency: str = "EUR"
-    # Currency preference: RUB needs no conversion, so it wins wherever the API gives it.
-    currency_order: tuple[str, ...] = ("RUB", "EUR", "USD")
+    # Flat fallback prices when a preset has no per-location price, in this order: third-party
+    # client code reads `monthly_ru` as RUB and `monthly_com` as EUR.
+    flat_prices: tuple[tuple[str, str], ...] = (("monthly_ru", "RUB"), ("monthly_com", "EUR"))
+    # Currency preference: roubles need no conversion, so they win wherever the API gives them.
+    # Third-party client code reads the price under "RUR" before "RUB"; both are roubles.
+    currency_order: tuple[str, ...] = ("RUR", "RUB", "EUR", "USD")
+    # A preset's `available` integer (read by third-party code, never seen in a body): how many
+    # servers are ready. When present it decides the stock and gives the count; without it,
+    # `active` decides and no count is known.
+    available_key: str = "available"
     vat: Vat = Vat.UNKNOWN  # no page says "с НДС" / "без НДС"
     dedicated_url: str = "https://hostkey.ru/gpu-dedicated-servers/"
     vgpu_url: str = "https://hostkey.ru/gpu-dedicated-servers/vm/"
@@ -73,35 +80,50 @@ class Rates:
     usd_rub: float = 90.0
 
     def rub(self, currency: str) -> float | None:
-        return {"RUB": 1.0, "EUR": self.eur_rub, "USD": self.usd_rub}.get(currency)
+        return {"RUB": 1.0, "RUR": 1.0, "EUR": self.eur_rub, "USD": self.usd_rub}.get(currency)
 
 
 @dataclass
 class Parsed:
-    """Offers from some bodies, the warnings, and how many rows were skipped as broken."""
+    """Offers from some bodies of one part, the rows skipped (with reasons and in words), and
+    how many of them were broken GPU rows rather than rows that are simply not offers."""
 
+    part: str = ""
     offers: list[Offer] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    skips: list[Skip] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)  # each skip, in words
     broken: int = 0
 
-    def skip(self, message: str) -> None:
+    def skip(self, message: str, *, reason: str, item: str) -> None:
+        """A GPU row that should have been an offer and could not be read."""
         self.broken += 1
-        self.warn(message)
+        self.drop(message, reason=reason, item=item)
+
+    def drop(self, message: str, *, reason: str, item: str) -> None:
+        """A row that is, rightly, no offer. `message` says it in full; the report groups
+        skips by reason, so the message is kept only for the error a broken part raises."""
+        self.skips.append(Skip(self.part, reason, item))
+        self.messages.append(message)
 
     def warn(self, message: str) -> None:
-        logger.warning("hostkey: %s", message)
         self.warnings.append(message)
 
     def extend(self, other: Parsed) -> None:
         self.offers.extend(other.offers)
         self.warnings.extend(other.warnings)
+        self.skips.extend(other.skips)
+        self.messages.extend(other.messages)
         self.broken += other.broken
 
 
 def require_readable(parsed: Parsed, what: str) -> None:
     """One odd row is skipped; when every GPU row was broken, the layout changed."""
     if parsed.broken and not parsed.offers:
-        raise LayoutError(PROVIDER, f"{what}: none of {parsed.broken} GPU rows could be read")
+        said = "; ".join(parsed.messages[:3])
+        raise LayoutError(
+            PROVIDER, f"{what}: none of {parsed.broken} GPU rows could be read: {said}"[:500]
+        )
 
 
 # Preset name -> its presets.php action=info row.
@@ -112,13 +134,16 @@ PriceBook = Mapping[str, Mapping[str, Any]]
 
 
 def checked_body(body: Any, what: str, key: str) -> list[Any]:
-    """The row list under `key` of an InvAPI answer; ApiError for result ERROR."""
+    """The row list under `key` of an InvAPI answer; ApiError for an error body: `result`
+    "ERROR" or -1, or no `result` at all beside a `code`, `message` or `error` (the public docs
+    show `{"code": -1, "message": …}`, a terraform mock `{"result": -1, "error": …}`)."""
     if not isinstance(body, dict):
         raise LayoutError(PROVIDER, f"{what}: expected a JSON object, got {type(body).__name__}")
     result = body.get("result")
-    if result == "ERROR":
+    said = {"code", "message", "error"} & body.keys()
+    if result in ("ERROR", -1, "-1") or ("result" not in body and said):
         message = body.get("message") or body.get("error") or "no message"
-        raise ApiError(PROVIDER, f"{what}: {message} (code {body.get('code')})")
+        raise ApiError(PROVIDER, f"{what}: {str(message)[:200]} (code {body.get('code')})")
     if result != "OK":
         raise LayoutError(PROVIDER, f"{what}: result is {result!r}, not OK")
     rows = body.get(key)
@@ -140,20 +165,44 @@ def parse_info(body: Any) -> dict[str, Mapping[str, Any]]:
     return book
 
 
+def gpu_locations(book: PriceBook) -> set[str]:
+    """The locations where info prices or lists a GPU preset: the ones worth asking, and the
+    parts of a scrape (a location that sells no GPU is no part, so never an "empty" one)."""
+    found: set[str] = set()
+    for name, row in book.items():
+        if not name.startswith(ASSUMED.gpu_prefixes):
+            continue
+        table = row.get("price")
+        if isinstance(table, dict):
+            found.update(str(place) for place in table)
+        listed = row.get("locations")
+        if isinstance(listed, str):
+            found.update(part.strip() for part in listed.split(",") if part.strip())
+    return found
+
+
 def parse_presets(body: Any, location: str, book: PriceBook, rates: Rates) -> Parsed:
     """presets.php action=list&location=… -> one offer per GPU preset the location lists."""
     what = f"presets {location}"
     rows = checked_body(body, what, "presets")
-    parsed = Parsed()
+    parsed = Parsed(location)
     for index, row in enumerate(rows):
         name = _text(row.get("name")) if isinstance(row, dict) else ""
         if name and not name.startswith(ASSUMED.gpu_prefixes):
             continue  # vm.*, vds.*, bm.*: not a GPU product
         if not isinstance(row, dict) or not name:
-            parsed.skip(f"{what}: row {index} has no preset name, skipped")
+            parsed.skip(
+                f"{what}: row {index} has no preset name, skipped",
+                reason="row without a preset name",
+                item=f"row {index}",
+            )
             continue
         if not _sold_in(row, location):
-            parsed.warn(f"{what}: {name} is listed but not sold in {location}, skipped")
+            parsed.drop(
+                f"{what}: {name} is listed but not sold in {location}, skipped",
+                reason="listed for a location its `locations` does not name",
+                item=name,
+            )
             continue
         offer = _preset_offer(row, location, book.get(name, {}), rates, parsed)
         if offer is not None:
@@ -168,10 +217,14 @@ def parse_stocks(body: Any, location: str, rates: Rates) -> Parsed:
     """stocks.php action=list&group=GPU&location=… -> one offer per server (one unit each)."""
     what = f"stocks {location}"
     rows = checked_body(body, what, "servers")
-    parsed = Parsed()
+    parsed = Parsed(STOCK)
     for index, row in enumerate(rows):
         if not isinstance(row, dict) or not _text(row.get("id")):
-            parsed.skip(f"{what}: row {index} has no server id, skipped")
+            parsed.skip(
+                f"{what}: row {index} has no server id, skipped",
+                reason="row without a server id",
+                item=f"{location} row {index}",
+            )
             continue
         offer = _stock_offer(row, location, rates, parsed)
         if offer is not None:
@@ -190,17 +243,27 @@ def _preset_offer(
     parsed: Parsed,
 ) -> Offer | None:
     sku = str(row["name"])
-    stock = _preset_stock(row.get("active"))
+    stock, count = _preset_stock(row.get("active"), row.get(ASSUMED.available_key))
     price = _preset_price(row, info, location, rates)
     if price is None:
         if stock is not StockState.OUT_OF_STOCK:  # an orderable preset must have a price
-            parsed.skip(f"presets {location}: {sku}: no price for {location}, skipped")
-        return None  # inactive and unpriced: a retired preset, nothing to show
+            parsed.skip(
+                f"presets {location}: {sku}: no price for {location}, skipped",
+                reason="no price",
+                item=sku,
+            )
+        else:  # inactive and unpriced: a retired preset, nothing to show or warn about
+            parsed.skips.append(Skip(parsed.part, "retired (inactive and unpriced)", sku))
+        return None
     gpu_text = _preset_gpu_text(row, info)
     gpu = parse_gpu(gpu_text) if gpu_text else None
     if gpu is None:
         said = gpu_text or _text(_first(row, info, "description"))
-        parsed.skip(f"presets {location}: {sku}: no GPU named in {said!r}, skipped")
+        parsed.skip(
+            f"presets {location}: {sku}: no GPU named in {said!r}, skipped",
+            reason="no GPU named",
+            item=sku,
+        )
         return None
     return Offer(
         provider=PROVIDER,
@@ -214,7 +277,7 @@ def _preset_offer(
         price=price,
         stock=stock,
         url=ASSUMED.vgpu_url if sku.startswith("vgpu.") else ASSUMED.dedicated_url,
-        stock_count=None,  # presence only: the public API publishes no counts
+        stock_count=count,
         vat=ASSUMED.vat,
         vcpu=_size(_int(_first(row, info, "cpu"))),
         ram_gb=_size(_number(_first(row, info, "ram"))),
@@ -223,15 +286,19 @@ def _preset_offer(
     )
 
 
-def _preset_stock(active: Any) -> StockState:
-    """`active` 1 or 0; without it the row says nothing about stock, and a vanished field
-    must not turn every preset into a "sold out" alert."""
+def _preset_stock(active: Any, available: Any) -> tuple[StockState, int | None]:
+    """`available` (a count) when the row has it, else `active` 1 or 0 (presence only);
+    without either the row says nothing about stock, and a vanished field must not turn every
+    preset into a "sold out" alert."""
+    units = _int(available)
+    if units is not None and 0 <= units < 10**6:
+        return (StockState.IN_STOCK, units) if units else (StockState.OUT_OF_STOCK, 0)
     flag = _number(active)
     if flag == 1:
-        return StockState.IN_STOCK
+        return StockState.IN_STOCK, None
     if flag == 0:
-        return StockState.OUT_OF_STOCK
-    return StockState.UNKNOWN
+        return StockState.OUT_OF_STOCK, None
+    return StockState.UNKNOWN, None
 
 
 def _sold_in(row: Mapping[str, Any], location: str) -> bool:
@@ -268,7 +335,7 @@ def _preset_gpu_text(row: Mapping[str, Any], info: Mapping[str, Any]) -> str:
 def _preset_price(
     row: Mapping[str, Any], info: Mapping[str, Any], location: str, rates: Rates
 ) -> Price | None:
-    """info's price[location], else the list row's, else the flat monthly_com."""
+    """info's price[location], else the list row's, else a flat monthly_ru / monthly_com."""
     for source in (info, row):
         table = source.get("price")
         prices = table.get(location) if isinstance(table, dict) else None
@@ -276,10 +343,11 @@ def _preset_price(
             price = _pick_price(prices, "month", rates)
             if price is not None:
                 return price
-    for source in (info, row):
-        amount = parse_amount(source.get("monthly_com"))
-        if amount is not None:
-            return _price(amount, ASSUMED.monthly_com_currency, "month", rates)
+    for key, currency in ASSUMED.flat_prices:
+        for source in (info, row):
+            amount = parse_amount(source.get(key))
+            if amount is not None:
+                return _price(amount, currency, "month", rates)
     return None
 
 
@@ -296,11 +364,15 @@ def _stock_offer(
     gpu_text = _text(hardware.get("gpu_name")) or _text(specs.get("gpu"))
     gpu = parse_gpu(gpu_text) if gpu_text else None
     if gpu is None:
-        parsed.skip(f"{where}: no GPU in hardware.gpu_name / specs.gpu ({gpu_text!r}), skipped")
+        parsed.skip(
+            f"{where}: no GPU in hardware.gpu_name / specs.gpu ({gpu_text!r}), skipped",
+            reason="no GPU named",
+            item=sku,
+        )
         return None
     price = _stock_price(row, rates)
     if price is None:
-        parsed.skip(f"{where}: no price, skipped")
+        parsed.skip(f"{where}: no price, skipped", reason="no price", item=sku)
         return None
     stock, count = _stock_state(row.get("status"), where, parsed)
     return Offer(
@@ -409,8 +481,8 @@ def _price(amount: float, currency: str, unit: str, rates: Rates) -> Price | Non
     if rate is None:
         return None
     make = Price.per_hour if unit == "hour" else Price.per_month
-    if currency == "RUB":
-        return make(amount, f"RUB/{unit}")
+    if currency in ("RUB", "RUR"):
+        return make(amount, f"{currency}/{unit}")
     return make(amount * rate, f"{currency}/{unit} @ {rate} ₽/{currency}", converted=True)
 
 

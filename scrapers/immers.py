@@ -2,37 +2,45 @@
 
 `GET /gpu/` lists the GPU models; `GET /gpu/<slug>/` has each model's tariff table. The pages
 are fetched one after another (a handful of pages every 15 minutes; no need to hurry a small
-site), then parsed by the pure functions in scrapers.immers_parse, which also holds the
-ASSUMED block: every fact a live check must still confirm (stock markup, header texts, GPU
-prefixes, VAT, location).
+site) and parsed in a worker thread by the pure functions in scrapers.immers_parse, which also
+holds the ASSUMED block: every fact a live check must still confirm (stock markup, header
+texts, GPU hints, VAT, location, the page cap).
 
-Failure policy: a model page that the index links but that has no tariff table fails the
-whole scrape with LayoutError. Dropping that page would make its offers look sold out.
+Parts: each model page is one (named by its slug). A page that fails, or has no tariff table,
+keeps its last good offers while the other pages go on (monitor.parts); the index failing fails
+the whole scrape, since without it no part is known.
 """
 
 from __future__ import annotations
 
-import logging
+import asyncio
+import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
+from functools import partial
 
-from monitor.scrape import ScrapeResult
-from scrapers.http import Http
+from monitor.scrape import NetworkError, PartOutcome, ScrapeError, ScrapeResult, Skip
+from scrapers.base import guarded, unique_across_parts
+from scrapers.http import Http, Response
 from scrapers.immers_parse import (
     ASSUMED,
     PROVIDER,
     PUBLIC_URL,
     Assumed,
     PageOffers,
-    merge_pages,
     model_url,
     parse_index,
     parse_model_page,
 )
+from scrapers.report import log_run
 
 __all__ = ["ASSUMED", "BASE_URL", "ImmersScraper"]
 
 BASE_URL = PUBLIC_URL
-logger = logging.getLogger(__name__)
+# The markup a real answer has: a bot-check page with a captcha word lacks it.
+INDEX_MARKUP = re.compile(rb"/gpu/[a-z0-9]", re.IGNORECASE)
+TABLE_MARKUP = re.compile(rb"<table\b", re.IGNORECASE)
+Answer = Response | ScrapeError
 
 
 class ImmersScraper:
@@ -53,20 +61,39 @@ class ImmersScraper:
         self.assumed = assumed
 
     async def fetch(self, http: Http) -> ScrapeResult:
-        index = await http.get(self.name, f"{self.base_url}/gpu/")
-        slugs = parse_index(index.body, self.assumed)
-        pages: list[PageOffers] = []
+        index = await http.get(self.name, f"{self.base_url}/gpu/", expect=INDEX_MARKUP)
+        slugs = await asyncio.to_thread(parse_index, index.body, self.assumed)
+        pages: dict[str, Answer] = {}
+        down: ScrapeError | None = None
         for slug in slugs:
-            page = await http.get(self.name, model_url(slug, self.base_url))
-            pages.append(
-                parse_model_page(page.body, slug, public_url=self.public_url, assumed=self.assumed)
-            )
-        merged = merge_pages(pages)
-        for warning in merged.warnings:
-            logger.warning("%s: %s", self.name, warning)
-        return ScrapeResult(
-            provider=self.name,
-            offers=merged.offers,
-            fetched_at=datetime.now(UTC),
-            warnings=merged.warnings,
+            if down is not None:  # the site stopped answering: the rest fail with it
+                pages[slug] = down
+                continue
+            try:
+                url = model_url(slug, self.base_url)
+                pages[slug] = await http.get(self.name, url, expect=TABLE_MARKUP)
+            except ScrapeError as error:
+                pages[slug] = error
+                down = error if isinstance(error, NetworkError) else None
+        result = await asyncio.to_thread(self.parse, pages)
+        log_run(result)
+        return result
+
+    def parse(self, pages: Mapping[str, Answer]) -> ScrapeResult:
+        """One part per model page; a flavor listed on two pages is kept on the first."""
+        parts: dict[str, PartOutcome] = {}
+        skips: list[Skip] = []
+        warnings: list[str] = []
+        for slug, answer in pages.items():
+            if isinstance(answer, ScrapeError):
+                parts[slug] = answer
+                continue
+            parse = partial(self._page, answer, slug)
+            parts[slug] = guarded(self.name, slug, parse, skips, warnings)
+        unique_across_parts(parts, skips)
+        return ScrapeResult.from_parts(
+            self.name, parts, datetime.now(UTC), tuple(warnings), tuple(skips)
         )
+
+    def _page(self, answer: Response, slug: str) -> PageOffers:
+        return parse_model_page(answer.body, slug, public_url=self.public_url, assumed=self.assumed)

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from estimator.gpus import get as gpu_spec
 from monitor.offers import Offer, Price, StockState, Vat
-from monitor.scrape import LayoutError
+from monitor.scrape import LayoutError, Skip
 from scrapers.gpu_names import canonical_gpu
 
 PROVIDER = "immers"
@@ -29,9 +29,11 @@ PRICE_SOURCE = "RUB/hour"  # the table quotes ₽ per hour, billed per second (s
 
 # --- ASSUMED (confirm against the live site) --------------------------------------------------
 @dataclass(frozen=True)
-class GpuPrefix:
-    name: str  # what canonical_gpu gets
-    vram_gb: float | None  # per GPU, used when the page heading does not state it
+class GpuHint:
+    """What a flavor's text cannot say about its GPU (real-data.md has only hints)."""
+
+    form: str = ""  # "PCIe": the form factor, added to the name
+    vram_gb: float | None = None  # per GPU, used when the page heading does not state it
 
 
 @dataclass(frozen=True)
@@ -40,20 +42,24 @@ class Assumed:
     location: str = "ru"
     # Nothing seen says whether the ₽ prices include VAT.
     vat: Vat = Vat.UNKNOWN
-    # Flavor prefix -> GPU. The prefixes are seen in flavor names except `h100`. The A100's form
-    # factor (PCIe) is assumed and its 40/80 GB must come from the page heading; the 3080's 10 GB
-    # is assumed. A prefix missing here goes to canonical_gpu as is ("rtx5090" resolves).
-    gpu_prefixes: Mapping[str, GpuPrefix] = field(
+    # The GPU is read from the flavor's own text: a brand word, then the model
+    # (`teslaa10-…`, `teslah100-…`, `rtx4090-…`: seen). Brand word -> how the name spells it.
+    flavor_brands: Mapping[str, str] = field(
+        default_factory=lambda: {"tesla": "Tesla", "rtx": "RTX", "gtx": "GTX", "nvidia": ""}
+    )
+    # Model -> what the text cannot say. The A100's and H100's form factor (PCIe: the H100 is
+    # quoted as "H100 PCIe" at about 342 ₽/h) and the 3080's 10 GB are assumed; the A100's
+    # 40/80 GB must come from the page heading.
+    model_hints: Mapping[str, GpuHint] = field(
         default_factory=lambda: {
-            "teslat4": GpuPrefix("T4", 16),
-            "teslaa10": GpuPrefix("A10", 24),
-            "rtx3080": GpuPrefix("RTX 3080", 10),
-            "rtx3090": GpuPrefix("RTX 3090", 24),
-            "rtx4090": GpuPrefix("RTX 4090", 24),
-            "teslaa100": GpuPrefix("A100 PCIe", None),
-            "h100": GpuPrefix("H100 PCIe", 80),
+            "a100": GpuHint(form="PCIe"),
+            "h100": GpuHint(form="PCIe", vram_gb=80),
+            "3080": GpuHint(vram_gb=10),
         }
     )
+    # More model pages than this on the index is not the catalogue (a dozen GPU models today):
+    # the scrape refuses it rather than fetching them all.
+    max_model_pages: int = 40
     # Stock is not published. A row is out of stock only when it carries one of these texts
     # (a badge) or a disabled order button; otherwise it is priced with stock unknown.
     sold_out_texts: tuple[str, ...] = ("нет в наличии",)
@@ -93,14 +99,16 @@ _CPU_FLAVOR = re.compile(r"(?<![\w.-])[a-z][a-z0-9_-]*\.\d+\.\d+\.\d+(?![\w.-])"
 _HEADING_VRAM = re.compile(r"(\d+(?:[.,]\d+)?)\s*(?:гб|gb)(?!\w)", re.IGNORECASE)
 _SLUG_PATH = re.compile(r"^/gpu/([a-z0-9][a-z0-9_-]*)/?$", re.IGNORECASE)
 _SPACED = frozenset({"br", "p", "div", "li", "button", "span"})  # words either side stay apart
+_MODEL = re.compile(r"[a-z]{0,2}\d{1,4}[a-z0-9]*")  # "t4", "a100", "h100", "4090", "3090ti"
 
 
 @dataclass(frozen=True)
 class PageOffers:
-    """What one page (or a whole scrape, merged) gave: offers plus per-row warnings."""
+    """What one model page gave: offers, the rows it skipped (with reasons), and notes."""
 
     offers: tuple[Offer, ...]
     warnings: tuple[str, ...] = ()
+    skips: tuple[Skip, ...] = ()
 
 
 def model_url(slug: str, public_url: str = PUBLIC_URL) -> str:
@@ -245,17 +253,24 @@ def _extract(body: bytes | str, what: str, assumed: Assumed) -> _Extractor:
 
 
 def parse_index(body: bytes | str, assumed: Assumed = ASSUMED) -> list[str]:
-    """The model slugs the `/gpu/` index links to, in page order, each once."""
+    """The model slugs the `/gpu/` index links to, in page order, each once (linear in the
+    number of links), and never more than `max_model_pages` of them."""
     links = _extract(body, "/gpu/", assumed).links
-    slugs: list[str] = []
+    slugs: dict[str, None] = {}  # an ordered set
     for href in links:
         match = _SLUG_PATH.match(_path_of(href))
         slug = match.group(1).lower() if match else ""
-        if slug and slug not in slugs and slug not in assumed.ignored_slugs:
-            slugs.append(slug)
+        if slug and slug not in assumed.ignored_slugs:
+            slugs.setdefault(slug)
     if not slugs:
         raise LayoutError(PROVIDER, "/gpu/: the index links no GPU model pages")
-    return slugs
+    if len(slugs) > assumed.max_model_pages:
+        raise LayoutError(
+            PROVIDER,
+            f"/gpu/: the index links {len(slugs)} model pages, more than the"
+            f" {assumed.max_model_pages} a catalogue has",
+        )
+    return list(slugs)
 
 
 def _path_of(href: str) -> str:
@@ -345,11 +360,13 @@ def _map_columns(header_cells: Sequence[str], where: str, assumed: Assumed) -> _
 
 
 class _SkipRowError(Exception):
-    """A row that makes no offer: `warning` says why (None: silently not a GPU row)."""
+    """A row that makes no offer: `reason` says why and `item` which row (reason None:
+    silently not a GPU row)."""
 
-    def __init__(self, warning: str | None, malformed: bool = True) -> None:
-        super().__init__(warning or "")
-        self.warning = warning
+    def __init__(self, reason: str | None, item: str = "", malformed: bool = True) -> None:
+        super().__init__(f"{item}: {reason}" if reason else "")
+        self.reason = reason
+        self.item = item
         self.malformed = malformed
 
 
@@ -376,7 +393,7 @@ def _flavor(cell: str, where: str) -> _Flavor:
     if match is None:
         if _CPU_FLAVOR.search(text):
             raise _SkipRowError(None, malformed=False)  # a CPU-only flavor: not our business
-        raise _SkipRowError(f"{where}: no flavor name in {cell!r}")
+        raise _SkipRowError("no flavor name", cell[:80])
     prefix, gpus, vcpu, ram, disk = match.groups()
     return _Flavor(match.group(0), prefix, int(gpus), int(vcpu), int(ram), int(disk))
 
@@ -384,7 +401,7 @@ def _flavor(cell: str, where: str) -> _Flavor:
 def _number(row: _Row, index: int, column: str, sku: str, where: str) -> float:
     value = parse_ru_number(row.cells[index])
     if value is None:
-        raise _SkipRowError(f"{where}: {sku}: unreadable {column} {row.cells[index]!r}")
+        raise _SkipRowError(f"unreadable {column} {row.cells[index][:40]!r}", sku)
     return value
 
 
@@ -410,10 +427,10 @@ def _cross_check(flavor: _Flavor, row: _Row, cols: _Columns, where: str) -> None
 def _price(row: _Row, cols: _Columns, sku: str, where: str) -> float:
     cell = row.cells[cols.price]
     if cell.strip() in _NO_PRICE:
-        raise _SkipRowError(f"{where}: {sku}: no price ({cell!r})", malformed=False)
+        raise _SkipRowError("no price", sku, malformed=False)
     value = parse_ru_number(cell)
     if value is None or value <= 0:
-        raise _SkipRowError(f"{where}: {sku}: unreadable price {cell!r}")
+        raise _SkipRowError(f"unreadable price {cell[:40]!r}", sku)
     return value
 
 
@@ -429,11 +446,23 @@ def heading_vram(heading: str) -> float | None:
     return float(match.group(1).replace(",", ".")) if match else None
 
 
+def gpu_name(prefix: str, assumed: Assumed = ASSUMED) -> tuple[str, GpuHint]:
+    """The GPU a flavor prefix spells ("teslah100" -> "Tesla H100 PCIe"), read from the text:
+    a brand word, then the model; the hint adds what the text cannot say. A prefix without a
+    brand word is kept as it is."""
+    brands = sorted(assumed.flavor_brands.items(), key=lambda b: -len(b[0]))
+    for word, brand in [*brands, ("", "")]:  # last: a bare model ("h100-…")
+        model = prefix.removeprefix(word)
+        if (model != prefix or not word) and _MODEL.fullmatch(model):
+            hint = assumed.model_hints.get(model, GpuHint())
+            return " ".join(filter(None, (brand, model.upper(), hint.form))), hint
+    return prefix, GpuHint()
+
+
 def _gpu(prefix: str, ctx: _Context) -> tuple[str, bool, float | None]:
-    known = ctx.assumed.gpu_prefixes.get(prefix)
-    name = known.name if known else prefix
-    vram = heading_vram(ctx.heading) or (known.vram_gb if known else None)
-    gpu, resolved = canonical_gpu(name, vram)
+    name, hint = gpu_name(prefix, ctx.assumed)
+    vram = heading_vram(ctx.heading) or hint.vram_gb
+    gpu, resolved = canonical_gpu(name, vram)  # unknown: the name as read, or the raw prefix
     if vram is None and resolved:
         vram = gpu_spec(gpu).vram_gb
     return gpu, resolved, vram
@@ -441,9 +470,7 @@ def _gpu(prefix: str, ctx: _Context) -> tuple[str, bool, float | None]:
 
 def _offer(row: _Row, cols: _Columns, ctx: _Context, where: str) -> Offer:
     if len(row.cells) < cols.width:
-        raise _SkipRowError(
-            f"{where}: a row with {len(row.cells)} of {cols.width} cells: {row.text!r}"
-        )
+        raise _SkipRowError(f"a row with {len(row.cells)} of {cols.width} cells", row.text[:80])
     flavor = _flavor(row.cells[cols.flavor], where)
     _cross_check(flavor, row, cols, where)
     price = _price(row, cols, flavor.sku, where)
@@ -471,24 +498,28 @@ def _offer(row: _Row, cols: _Columns, ctx: _Context, where: str) -> Offer:
 # --------------------------------------------------------------------------- pages
 
 
-def _table_offers(table: _Table, cols: _Columns, ctx: _Context, where: str) -> PageOffers:
+def _table_offers(
+    table: _Table, cols: _Columns, ctx: _Context, where: str, slug: str
+) -> PageOffers:
     offers: list[Offer] = []
-    warnings: list[str] = []
+    skips: list[Skip] = []
     malformed = 0  # rows that should have been offers but could not be read
     for row in table.rows[1:]:
         try:
             offers.append(_offer(row, cols, ctx, where))
         except _SkipRowError as skip:
             malformed += skip.malformed
-            if skip.warning:
-                warnings.append(skip.warning)
+            if skip.reason:
+                skips.append(Skip(slug, skip.reason, skip.item))
     # Some rows unreadable and none readable: the table changed, it did not sell out.
     if malformed and not offers:
-        raise LayoutError(PROVIDER, f"{where}: no row of the tariff table reads: {warnings[:3]}")
+        said = [f"{s.item}: {s.reason}" for s in skips[:3]]
+        raise LayoutError(PROVIDER, f"{where}: no row of the tariff table reads: {said}")
+    warnings = []
     unsized = [offer.sku for offer in offers if offer.vram_gb is None]
     if unsized:
         warnings.append(f"{where}: GPU memory unknown for {unsized} (heading {ctx.heading!r})")
-    return PageOffers(tuple(offers), tuple(warnings))
+    return PageOffers(tuple(offers), tuple(warnings), tuple(skips))
 
 
 def parse_model_page(
@@ -503,6 +534,7 @@ def parse_model_page(
     where = f"/gpu/{slug}/"
     offers: list[Offer] = []
     warnings: list[str] = []
+    skips: list[Skip] = []
     tariff_tables = 0
     for table in _extract(body, where, assumed).tables:
         cols = _map_columns(table.rows[0].cells, where, assumed) if table.rows else None
@@ -510,25 +542,10 @@ def parse_model_page(
             continue  # some other table (specs, FAQ)
         tariff_tables += 1
         ctx = _Context(model_url(slug, public_url), table.heading, assumed)
-        found = _table_offers(table, cols, ctx, where)
+        found = _table_offers(table, cols, ctx, where, slug)
         offers.extend(found.offers)
         warnings.extend(found.warnings)
+        skips.extend(found.skips)
     if not tariff_tables:
         raise LayoutError(PROVIDER, f"{where}: no tariff table on the model page")
-    return PageOffers(tuple(offers), tuple(warnings))
-
-
-def merge_pages(pages: Sequence[PageOffers]) -> PageOffers:
-    """One scrape's offers: each flavor once (first page wins), never zero of them."""
-    offers: dict[str, Offer] = {}
-    warnings: list[str] = []
-    for page in pages:
-        warnings.extend(page.warnings)
-        for offer in page.offers:
-            if offer.sku in offers:
-                warnings.append(f"{offer.sku}: listed again on {offer.url}; kept the first")
-                continue
-            offers[offer.sku] = offer
-    if not offers:
-        raise LayoutError(PROVIDER, f"no GPU offers on any model page ({len(pages)} pages)")
-    return PageOffers(tuple(offers.values()), tuple(warnings))
+    return PageOffers(tuple(offers), tuple(warnings), tuple(skips))

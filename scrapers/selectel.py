@@ -1,30 +1,32 @@
-"""Selectel: dedicated GPU servers (stock per data centre) and cloud GPU Line prices.
+"""Selectel: dedicated GPU servers (stock per data centre), Chipcore servers and cloud GPU
+prices, as three parts that fail on their own.
 
-Fetching only; the parsing and every assumed fact live in scrapers/selectel_parse.py
-(see its ASSUMED block). All four requests go to api.selectel.ru, which answers JSON without
-a bot check.
+Fetching only; the parsing and every assumed fact live in scrapers/selectel_parse.py (see its
+ASSUMED block). All four requests go to api.selectel.ru at once, which answers JSON without a
+bot check; the bodies are parsed in a worker thread.
 """
 
 from __future__ import annotations
 
-import logging
+import asyncio
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from functools import partial
 
-from monitor.scrape import LayoutError, ScrapeError, ScrapeResult
-from scrapers.http import Http
+from monitor.scrape import PartOutcome, ScrapeError, ScrapeResult, Skip
+from scrapers.base import Parsed, decode_json, guarded, unique_across_parts
+from scrapers.http import Http, Response
+from scrapers.report import log_run
 from scrapers.selectel_parse import (
+    CLOUD,
     PROVIDER,
+    SERVER,
+    SERVERCHIP,
     Location,
-    Parsed,
-    dedupe,
     parse_locations,
     parse_prices_vpc,
     parse_servers,
 )
-
-logger = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://api.selectel.ru"
 LOCATION_PATH = "/servers/v2/pub/location"
@@ -33,6 +35,8 @@ SERVERCHIP_PATH = "/servers/v2/pub/service/serverchip"
 PRICES_PATH = "/prices/vpc"
 PRICES_PARAMS = {"currency": "rub"}
 
+Answer = Response | ScrapeError
+
 
 class SelectelScraper:
     name = PROVIDER
@@ -40,52 +44,76 @@ class SelectelScraper:
 
     def __init__(self, base_url: str = DEFAULT_BASE_URL) -> None:
         self.base_url = base_url.rstrip("/")
-        # The last good /pub/location answer: a failed location call then still names the
-        # data centres and applies the storefront rule, instead of counting every location.
+        # The last good /pub/location answer: when the location call fails, the dedicated
+        # parts still know the data centres (they change a few times a year).
         self._locations: dict[str, Location] | None = None
 
     async def fetch(self, http: Http) -> ScrapeResult:
-        # The offer lists first: when the API is down the scrape fails on the first call
-        # rather than after the optional location call has used up its own timeout.
-        servers = await self._json(http, SERVER_PATH)
-        chips = await self._json(http, SERVERCHIP_PATH)
-        prices = await self._json(http, PRICES_PATH, PRICES_PARAMS)
-        report = Parsed()
-        locations = await self._current_locations(http, report)
+        # All at once: a part whose endpoint hangs costs its own timeout, not the others'.
+        location, server, chip, prices = await asyncio.gather(
+            self._get(http, LOCATION_PATH),
+            self._get(http, SERVER_PATH),
+            self._get(http, SERVERCHIP_PATH),
+            self._get(http, PRICES_PATH, PRICES_PARAMS),
+        )
+        result = await asyncio.to_thread(self.parse, location, server, chip, prices)
+        log_run(result)
+        return result
 
-        sources = [
-            parse_servers(servers, locations, model="server"),
-            parse_servers(chips, locations, model="serverchip"),
-        ]
-        dedicated_rows = sum(source.gpu_rows for source in sources)
-        dedicated_offers = sum(len(source.offers) for source in sources)
-        if dedicated_rows and not dedicated_offers:
-            report.warn("dedicated: GPU configs listed, but none is on sale in a storefront DC")
-        sources.append(parse_prices_vpc(prices))
-        if not sources[-1].offers:
-            report.warn("cloud: no priced GPU resource in /prices/vpc")
-
-        for source in sources:
-            report.warnings.extend(source.warnings)
-        offers = dedupe((offer for source in sources for offer in source.offers), report)
-        if not offers:
-            raise LayoutError(PROVIDER, "no GPU offers: " + "; ".join(report.warnings)[:500])
-        return ScrapeResult(PROVIDER, tuple(offers), datetime.now(UTC), tuple(report.warnings))
-
-    async def _json(self, http: Http, path: str, params: Mapping[str, str] | None = None) -> Any:
-        response = await http.get(PROVIDER, self.base_url + path, params=params)
-        return response.json(PROVIDER)
-
-    async def _current_locations(self, http: Http, report: Parsed) -> dict[str, Location] | None:
-        """The storefront locations; on failure the last good ones, or None (count them all)."""
-        try:
-            self._locations = parse_locations(await self._json(http, LOCATION_PATH))
-        except ScrapeError as error:
-            if self._locations is not None:
-                report.warn(f"/pub/location failed ({error.kind}): using the last good list")
+    def parse(self, location: Answer, server: Answer, chip: Answer, prices: Answer) -> ScrapeResult:
+        """The three parts from the four answers (each a response or the request's error)."""
+        warnings: list[str] = []
+        locations = self._current_locations(location, warnings)
+        parts: dict[str, PartOutcome] = {}
+        skips: list[Skip] = []
+        for part, answer in ((SERVER, server), (SERVERCHIP, chip)):
+            if isinstance(answer, ScrapeError):
+                parts[part] = answer
+            elif isinstance(locations, ScrapeError):
+                parts[part] = locations
             else:
-                report.warn(
-                    f"/pub/location failed ({error.kind}): counting stock in every location,"
-                    " named by uuid"
+                parse = partial(_servers, answer, locations, part)
+                parts[part] = guarded(PROVIDER, part, parse, skips, warnings)
+        if isinstance(prices, ScrapeError):
+            parts[CLOUD] = prices
+        else:
+            parse_cloud = partial(_prices, prices)
+            parts[CLOUD] = guarded(PROVIDER, CLOUD, parse_cloud, skips, warnings)
+        unique_across_parts(parts, skips)
+        return ScrapeResult.from_parts(
+            PROVIDER, parts, datetime.now(UTC), tuple(warnings), tuple(skips)
+        )
+
+    async def _get(self, http: Http, path: str, params: Mapping[str, str] | None = None) -> Answer:
+        try:
+            return await http.get(PROVIDER, self.base_url + path, params=params)
+        except ScrapeError as error:
+            return error
+
+    def _current_locations(
+        self, answer: Answer, warnings: list[str]
+    ) -> Mapping[str, Location] | ScrapeError:
+        """The storefront locations; on failure the last good ones, else the failure (the
+        dedicated parts then fail with it: counting every data centre would show foreign and
+        admin-only stock as the storefront's)."""
+        try:
+            if isinstance(answer, ScrapeError):
+                raise answer
+            self._locations = parse_locations(decode_json(PROVIDER, answer))
+        except ScrapeError as error:
+            if self._locations is None:
+                return (
+                    type(error)(PROVIDER, f"/pub/location: {error.detail}")
+                    if not hasattr(error, "status")
+                    else error
                 )
+            warnings.append(f"/pub/location failed ({error.kind}): using the last good list")
         return self._locations
+
+
+def _servers(answer: Response, locations: Mapping[str, Location], part: str) -> Parsed:
+    return parse_servers(decode_json(PROVIDER, answer), locations, part=part)
+
+
+def _prices(answer: Response) -> Parsed:
+    return parse_prices_vpc(decode_json(PROVIDER, answer))

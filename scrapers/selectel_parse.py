@@ -1,75 +1,82 @@
 """Selectel: pure parsers from the public API's JSON to Offers (no I/O, easy to fuzz).
 
-Two sources (shared/research/providers.md §1):
-* dedicated servers, `GET /servers/v2/pub/service/server` and `/serverchip` with the data
-  centres from `/servers/v2/pub/location`: one offer per (config, storefront location);
-* cloud GPU Line, `GET /prices/vpc?currency=rub`: one price-only offer per (GPU, pool).
+Three parts, each parsed on its own (shared/research/real-data.md, which overrides
+providers.md §1):
+* "server": dedicated servers, `GET /servers/v2/pub/service/server`;
+* "serverchip": Chipcore servers, `GET /servers/v2/pub/service/serverchip` (same shape);
+  both with the data centres of `GET /servers/v2/pub/location`, one offer per (config,
+  storefront location it lists);
+* "cloud": cloud GPU prices, `GET /prices/vpc?currency=rub`, one price-only offer per
+  (GPU resource, Russian pool).
 
-Every fact that a live check still has to confirm sits in the ASSUMED block below.
+Every fact a live check could still overturn sits in the ASSUMED block below; the rest is what
+the real captures show.
 """
 
 from __future__ import annotations
 
-import logging
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from estimator.gpus import get as gpu_spec
 from monitor.offers import HOURS_PER_MONTH, Offer, Price, StockState, Vat
 from monitor.scrape import ApiError, LayoutError
-from scrapers.gpu_names import canonical_gpu
+from scrapers.base import Parsed
+from scrapers.gpu_names import gpu_identity
 
 PROVIDER = "selectel"
-logger = logging.getLogger(__name__)
+SERVER, SERVERCHIP, CLOUD = "server", "serverchip", "cloud"
 
 
 # --- ASSUMED (confirm against the live site) --------------------------------------------------
 @dataclass(frozen=True)
 class Assumed:
-    """Facts to confirm live. Two rules live in code, not in a value here:
-    * a storefront location listed in available[] with count 0 is one where the config is sold
-      but gone: out_of_stock there, or preorder when the config has is_preorder (_state);
-    * several /prices/vpc rows for one resource and pool differ by `threshold`; the lowest
-      threshold is the base price (_cloud_rows).
+    """What the real captures do not settle. Seen and no longer assumed (real-data.md):
+    `state` is Active, EOL or Discount and all three are on sale (orderable = `is_order`); a
+    GPU config is one whose `gpu` has a name; `location_price_collection` is keyed by location
+    uuid and shaped like `price_collection` (mostly null or {}); the storefront locations are
+    `visibility == "everywhere"` with `primary_resource_ordering == "enabled"`; cloud GPUs are
+    `compute_pci_gpu_<model>` with `_preemptible` twins, `value` in kopecks per hour; pools are
+    `ru-*` at home, other prefixes abroad.
     """
 
     # Dedicated prices are shown with VAT, as the cloud prices are (seen only for cloud).
     dedicated_vat: Vat = Vat.INCLUDED
-    # The per-location price: its shape was never seen. We read it as a dict keyed by location
-    # uuid whose values look like `price_collection` ({"RUB": {"month": ...}}); where present it
-    # is what that location charges instead of the base price.
     location_price_key: str = "location_price_collection"
-    # Storefront locations, as a third-party scraper mirrors the website (seen-code, 2026-09).
     visible_visibility: str = "everywhere"
     visible_ordering: str = "enabled"
+    # Foreign data centres (TAS, ALM, NBO) may be visible and enabled too; the storefront of
+    # selectel.ru counts only these (both captures name only MSK/SPB/NSK as visible).
     visible_prefixes: tuple[str, ...] = ("MSK", "SPB", "NSK")
-    # A config whose `gpu` is empty but whose name or tags say GPU is a broken GPU row (warned),
-    # not a plain server (silently dropped). The GL* naming comes from a test fixture.
-    gpu_config_name: re.Pattern[str] = re.compile(r"^GL\d", re.IGNORECASE)
-    gpu_tag_word: str = "gpu"
-    # Cloud GPU resources in /prices/vpc: names never seen. resource -> (GPU name, VRAM GB).
-    cloud_gpus: Mapping[str, tuple[str, float]] = field(
+    # `is_hidden` is absent from every real row; a row that does say true is not shown.
+    hidden_key: str = "is_hidden"
+    # Cloud GPU resources and their per-GPU meters.
+    cloud_gpu_prefix: str = "compute_pci_gpu_"
+    cloud_preemptible_suffix: str = "_preemptible"
+    home_pool_prefix: str = "ru-"
+    # Model token -> (GPU name, memory per GPU in GB). The tokens are seen; what each means is
+    # read from the token and the cloud line's published shapes (providers.md §1.3). Where the
+    # memory or form is not known it stays None / unstated, and the name stays unresolved.
+    cloud_models: Mapping[str, tuple[str, float | None]] = field(
         default_factory=lambda: {
-            "gpu_tesla_t4": ("Tesla T4", 16),
-            "gpu_a2": ("A2", 16),
-            "gpu_l4": ("L4", 24),
-            "gpu_a30": ("A30", 24),
-            "gpu_a5000": ("RTX A5000", 24),
-            "gpu_rtx4090": ("RTX 4090", 24),
-            "gpu_rtx6000ada": ("RTX 6000 Ada", 48),
-            "gpu_rtx6000pro": ("RTX PRO 6000", 96),
-            "gpu_a100_40": ("A100 40GB", 40),
-            "gpu_a100_80": ("A100 80GB", 80),
-            "gpu_h100": ("H100 80GB", 80),
-            "gpu_h200": ("H200", 141),
+            "t4": ("T4", 16),
+            "a2": ("A2", 16),
+            "a2000": ("RTX A2000", None),  # 6 or 12 GB: not said
+            "a30": ("A30", 24),
+            "a5000": ("RTX A5000", 24),
+            "rtx4090": ("RTX 4090", 24),
+            "rtx2080ti": ("RTX 2080 Ti", 11),
+            "gtx1080": ("GTX 1080", 8),  # not in the GPU catalog: kept by name
+            "6000_ada": ("RTX 6000 Ada", 48),
+            "a100": ("A100 40GB", 40),  # the cloud line's A100 40GB; PCIe or SXM not said
+            "a100_nvlink": ("A100 SXM", None),  # NVLink boards are SXM; 40 or 80 GB not said
+            "a100_80": ("A100 80GB", 80),
+            "h200": ("H200", 141),
         }
     )
-    # A /prices/vpc resource containing this word but missing from `cloud_gpus` is reported.
-    cloud_gpu_marker: str = "gpu"
-    # /prices/vpc `value`: kopecks per hour per unit, VAT included (seen-code, about 2020).
+    # /prices/vpc `value`: kopecks per hour per unit, VAT included (T4 38.40 ₽/h against
+    # dedicated T4 servers at 25-27k ₽/month fits; seen-code, about 2020, says the same).
     cloud_value_divisor: float = 100.0
     cloud_vat: Vat = Vat.INCLUDED
     # Pages a user can open (the config name as a fragment only helps them find the card).
@@ -81,7 +88,6 @@ ASSUMED = Assumed()
 # -----------------------------------------------------------------------------------------------
 
 CLOUD_NOTE = "cpu_ram_extra"  # a cloud GPU is priced alone: vCPU and RAM are billed on top
-_VRAM_IN_NAME = re.compile(r"(\d+)\s*GB\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -90,27 +96,21 @@ class Location:
     visible: bool  # counted by the storefront
 
 
-@dataclass
-class Parsed:
-    """What one source yields: offers plus the rows it skipped, in words."""
-
-    offers: list[Offer] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    gpu_rows: int = 0  # rows that were GPU configs/resources (offered, hidden or broken)
-
-    def warn(self, text: str) -> None:
-        logger.warning("%s: %s", PROVIDER, text)
-        self.warnings.append(text)
-
-
 # ------------------------------------------------------------------------------ shared bits
+
+
+def _error_body(doc: Any, what: str) -> None:
+    """An error object inside a 200 answer is an ApiError."""
+    if not isinstance(doc, dict) or "result" in doc or "prices" in doc:
+        return
+    if "error" in doc or "message" in doc or doc.get("status") not in (None, "ok"):
+        raise ApiError(PROVIDER, f"{what}: error in a 200 body: {str(doc)[:200]}")
 
 
 def _result_list(doc: Any, what: str) -> list[Any]:
     """The `result` list of a pub API answer; an error body is an ApiError, anything else is
     a LayoutError."""
-    if isinstance(doc, dict) and "result" not in doc and ("error" in doc or "message" in doc):
-        raise ApiError(PROVIDER, f"{what}: error in a 200 body: {str(doc)[:200]}")
+    _error_body(doc, what)
     rows = doc.get("result") if isinstance(doc, dict) else None
     if not isinstance(rows, list):
         raise LayoutError(PROVIDER, f"{what}: expected {{'result': [...]}}")
@@ -148,16 +148,6 @@ def _count(value: Any) -> int | None:
     return None
 
 
-def _gpu_identity(raw: str, vram_hint: float | None) -> tuple[str, bool, float | None]:
-    """(canonical id or raw, known, VRAM per GPU): VRAM from the name, else from the catalog."""
-    match = _VRAM_IN_NAME.search(raw)
-    vram = float(match.group(1)) if match else vram_hint
-    gpu, known = canonical_gpu(raw, vram)
-    if vram is None and known:
-        vram = gpu_spec(gpu).vram_gb
-    return gpu, known, None if vram is None else float(vram)
-
-
 # ------------------------------------------------------------------------------ locations
 
 
@@ -175,8 +165,8 @@ def parse_locations(doc: Any) -> dict[str, Location]:
             and name.upper().startswith(ASSUMED.visible_prefixes)
         )
         locations[str(row["uuid"])] = Location(name, visible)
-    if not locations:
-        raise LayoutError(PROVIDER, "/pub/location: no locations with uuid and name")
+    if not any(location.visible for location in locations.values()):
+        raise LayoutError(PROVIDER, "/pub/location: no storefront location with uuid and name")
     return locations
 
 
@@ -199,32 +189,25 @@ def _price_in(collection: Any, source_prefix: str = "") -> Price | None:
 
 
 def _local_price(config: dict[str, Any], uuid: str, location: str) -> Price | None:
+    """The location's own price; null and {} (most rows) mean none."""
     local = config.get(ASSUMED.location_price_key)
     if not isinstance(local, dict):
         return None
     return _price_in(local.get(uuid), f"{location} ")
 
 
-def _is_gpu_like(config: dict[str, Any]) -> bool:
-    """True for a GPU config even when its `gpu` field is broken (see ASSUMED)."""
+def _gpu_field(config: dict[str, Any]) -> tuple[str, int | None] | None:
+    """(name, count) of a GPU config; None for a plain server (`{"name": "", "count": 0}`,
+    `{}` or null). A GPU config is recognised by this field alone, never by its name."""
     gpu = config.get("gpu")
-    if isinstance(gpu, dict) and gpu.get("name"):
-        return True
-    if ASSUMED.gpu_config_name.match(str(config.get("name", ""))):
-        return True
-    tags = [t for t in _list(config.get("tags")) if isinstance(t, str)]
-    tags += [str(t.get("name", "")) for t in _list(config.get("tag_list")) if isinstance(t, dict)]
-    return any(ASSUMED.gpu_tag_word in tag.lower() for tag in tags)
-
-
-def _on_sale(config: dict[str, Any], model: str) -> bool:
-    """The storefront's filters: active, not hidden, orderable, of the endpoint's model."""
-    return (
-        config.get("state") == "Active"
-        and not config.get("is_hidden")
-        and config.get("is_order") is True
-        and config.get("model", model) == model
-    )
+    if not isinstance(gpu, dict):
+        return None
+    name = gpu.get("name")
+    name = name.strip() if isinstance(name, str) else ""  # the provider's spelling, kept
+    count = _count(gpu.get("count"))
+    if not name and not count:
+        return None
+    return name, count
 
 
 def _stock_by_location(available: list[Any]) -> dict[str, int] | None:
@@ -243,14 +226,6 @@ def _stock_by_location(available: list[Any]) -> dict[str, int] | None:
         uuid = str(entry["location"])
         stock[uuid] = stock.get(uuid, 0) + count
     return stock
-
-
-def _state(count: int, preorder: bool) -> tuple[StockState, int | None]:
-    if count > 0:
-        return StockState.IN_STOCK, count
-    if preorder:
-        return StockState.PREORDER, None
-    return StockState.OUT_OF_STOCK, 0
 
 
 def _sizes(items: Any, key: str = "size") -> float | None:
@@ -297,38 +272,53 @@ class _Config:
     preorder: bool
 
 
-def _read_config(config: dict[str, Any]) -> _Config | str:
-    """The config, or why it cannot be offered (a warning)."""
-    name = str(config.get("name") or config.get("uuid") or "?")
-    gpu = config.get("gpu")
-    if not isinstance(gpu, dict) or not gpu.get("name"):
-        return f"{name}: GPU config without gpu.name, skipped"
-    gpu_count = _count(gpu.get("count"))
-    if not gpu_count:
-        return f"{name}: gpu.count {gpu.get('count')!r} is not a positive count, skipped"
+def _read_config(config: dict[str, Any], name: str, gpu: tuple[str, int | None]) -> _Config | str:
+    """The config, or why it cannot be offered (a skip reason)."""
+    gpu_name, gpu_count = gpu
+    if not gpu_name or not gpu_count:
+        return "GPU field without a name or a count"
     price = _price_in(config.get("price_collection"))
     if price is None:
-        return f"{name}: no readable price_collection.RUB price, skipped"
+        return "no price_collection.RUB price"
     available = config.get("available")
     stock = _stock_by_location(available) if isinstance(available, list) else None
     if stock is None:
-        return f"{name}: available[] missing or unreadable, skipped"
-    preorder = config.get("is_preorder") is True
-    return _Config(name, str(gpu["name"]).strip(), gpu_count, price, stock, preorder)
+        return "available[] missing or unreadable"
+    return _Config(name, gpu_name, gpu_count, price, stock, config.get("is_preorder") is True)
+
+
+def _places(
+    read: _Config, locations: Mapping[str, Location] | None
+) -> list[tuple[str, Location, int]]:
+    """(uuid, location, units) for each storefront location the config lists. Without the
+    location list every location counts and is named by its uuid."""
+    places = []
+    for uuid, count in read.stock.items():
+        place = Location(uuid, True) if locations is None else locations.get(uuid)
+        if place is not None and place.visible:
+            places.append((uuid, place, count))
+    return places
+
+
+def _stock_state(count: int, units_anywhere: int, preorder: bool) -> tuple[StockState, int | None]:
+    """In stock where it has units. An empty location of a config that has units elsewhere is
+    out of stock there; pre-order is only for a config with units nowhere on the storefront
+    (real rows carry `is_preorder` on almost every Active config, in stock or not)."""
+    if count > 0:
+        return StockState.IN_STOCK, count
+    if units_anywhere == 0 and preorder:
+        return StockState.PREORDER, None
+    return StockState.OUT_OF_STOCK, 0
 
 
 def _config_offers(
-    config: dict[str, Any], read: _Config, locations: Mapping[str, Location] | None
+    config: dict[str, Any], read: _Config, places: list[tuple[str, Location, int]]
 ) -> list[Offer]:
-    """One offer per storefront location listed in available[]. Without the location list
-    (`locations` is None) every location counts and is named by its uuid."""
-    gpu, known, vram = _gpu_identity(read.gpu_raw, None)
+    gpu, known, vram = gpu_identity(read.gpu_raw)
+    units = sum(count for _, _, count in places)
     offers = []
-    for uuid, count in read.stock.items():
-        place = Location(uuid, True) if locations is None else locations.get(uuid)
-        if place is None or not place.visible:
-            continue
-        stock, stock_count = _state(count, read.preorder)
+    for uuid, place, count in places:
+        stock, stock_count = _stock_state(count, units, read.preorder)
         offers.append(
             Offer(
                 provider=PROVIDER,
@@ -354,32 +344,61 @@ def _config_offers(
 
 
 def parse_servers(
-    doc: Any, locations: Mapping[str, Location] | None, *, model: str = "server"
+    doc: Any, locations: Mapping[str, Location] | None, *, part: str = SERVER
 ) -> Parsed:
-    """`/pub/service/server` (model "server") or `/pub/service/serverchip` ("serverchip").
+    """`/pub/service/server` (part "server") or `/pub/service/serverchip` ("serverchip").
 
-    Plain servers are dropped silently; hidden, disabled or sold-only-abroad GPU configs give
-    no offers; broken GPU rows are skipped with a warning.
+    Plain servers are left out without a word; every GPU config that makes no offer is a skip
+    with its reason. Offers within the part are unique by (config, location).
     """
-    parsed = Parsed()
-    for config in _result_list(doc, f"/pub/service/{model}"):
+    what = f"/pub/service/{part}"
+    parsed = Parsed(part)
+    seen: set[tuple[str, str]] = set()
+    for index, config in enumerate(_result_list(doc, what)):
         if not isinstance(config, dict):
-            parsed.warn(f"/pub/service/{model}: a row that is not an object, skipped")
+            parsed.skip("a row that is not an object", f"row {index}")
             continue
-        if not _is_gpu_like(config):
+        gpu = _gpu_field(config)
+        if gpu is None:
+            continue  # a plain server
+        name = " ".join(str(config.get("name") or config.get("uuid") or f"row {index}").split())
+        if config.get("is_order") is not True:
+            parsed.skip("not orderable (is_order is not true)", name)
             continue
-        parsed.gpu_rows += 1
-        if not _on_sale(config, model):
+        if config.get(ASSUMED.hidden_key) is True:
+            parsed.skip("hidden (is_hidden)", name)
             continue
-        read = _read_config(config)
+        read = _read_config(config, name, gpu)
         if isinstance(read, str):
-            parsed.warn(read)
+            parsed.skip(read, name)
             continue
-        parsed.offers.extend(_config_offers(config, read, locations))
+        places = _places(read, locations)
+        if not places:
+            parsed.skip("listed at no storefront location", name)
+            continue
+        for offer in _config_offers(config, read, places):
+            if (offer.sku, offer.location) in seen:
+                parsed.skip("listed twice (the first kept)", f"{offer.sku} @ {offer.location}")
+                continue
+            seen.add((offer.sku, offer.location))
+            parsed.offers.append(offer)
     return parsed
 
 
 # ------------------------------------------------------------------------------ cloud
+
+
+def _price_rows(doc: Any) -> tuple[list[Any], str]:
+    """The rows of /prices/vpc, whose envelope is seen as an object
+    (`{"status": "ok", "currency": "rub", "prices": [...]}`) and described as a bare list."""
+    if isinstance(doc, list):
+        return doc, "rub"
+    _error_body(doc, "/prices/vpc")
+    rows = doc.get("prices") if isinstance(doc, dict) else None
+    if not isinstance(rows, list):
+        raise LayoutError(PROVIDER, "/prices/vpc: expected a list of prices or {'prices': [...]}")
+    currency = doc.get("currency")
+    return rows, currency.lower() if isinstance(currency, str) else "rub"
 
 
 def _threshold(row: dict[str, Any]) -> float:
@@ -389,42 +408,66 @@ def _threshold(row: dict[str, Any]) -> float:
     return float(value)
 
 
-def _cloud_rows(doc: Any, parsed: Parsed) -> dict[tuple[str, str], dict[str, Any]]:
-    """(resource, pool) -> its base-price row, for the GPU resources we know."""
-    if isinstance(doc, dict) and ("error" in doc or "message" in doc):
-        raise ApiError(PROVIDER, f"/prices/vpc: error in a 200 body: {str(doc)[:200]}")
-    if not isinstance(doc, list):
-        raise LayoutError(PROVIDER, "/prices/vpc: expected a list of prices")
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
-    unmapped: set[str] = set()
-    for row in doc:
+def _cloud_gpu_rows(doc: Any, parsed: Parsed) -> dict[tuple[str, str], dict[str, Any]]:
+    """(model token, pool) -> its base-price row, for every regular GPU resource in a home
+    pool. Meter rows (`compute_cores_gpu_*`, `compute_ram_gpu_*`, ...) and other resources
+    are neither offers nor skips: they are not GPUs."""
+    rows, envelope_currency = _price_rows(doc)
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for index, row in enumerate(rows):
         if not isinstance(row, dict) or not isinstance(row.get("resource"), str):
-            parsed.warn("/prices/vpc: a row without a resource name, skipped")
+            parsed.skip("a row without a resource name", f"row {index}")
             continue
         resource = row["resource"]
-        if str(row.get("currency", "rub")).lower() != "rub":
+        if not resource.startswith(ASSUMED.cloud_gpu_prefix):
             continue
-        if resource not in ASSUMED.cloud_gpus:
-            if ASSUMED.cloud_gpu_marker in resource.lower():
-                unmapped.add(resource)
+        model = resource.removeprefix(ASSUMED.cloud_gpu_prefix)
+        pool = row.get("group")
+        pool = pool.strip() if isinstance(pool, str) else ""
+        if not pool:
+            parsed.skip("no pool (group)", resource)
             continue
-        key = (resource, str(row.get("group") or ""))
-        if key not in rows or _threshold(row) < _threshold(rows[key]):
-            rows[key] = row
-    for resource in sorted(unmapped):
-        parsed.warn(f"/prices/vpc: GPU-like resource {resource!r} is not mapped, skipped")
-    return rows
+        if model.endswith(ASSUMED.cloud_preemptible_suffix):
+            parsed.skip(
+                "preemptible price (its own billing kind, not offered)", f"{resource} @ {pool}"
+            )
+            continue
+        if not pool.startswith(ASSUMED.home_pool_prefix):
+            parsed.skip("not a ru-* pool (abroad or private)", f"{resource} @ {pool}")
+            continue
+        currency = row.get("currency")
+        currency = currency.lower() if isinstance(currency, str) else envelope_currency
+        if currency != "rub":
+            parsed.skip(f"priced in {currency}, not rub", f"{resource} @ {pool}")
+            continue
+        key = (model, pool)
+        if key not in found or _threshold(row) < _threshold(found[key]):
+            found[key] = row
+    return found
 
 
-def _cloud_offer(resource: str, pool: str, rub_per_hour: float) -> Offer:
-    gpu_raw, vram_hint = ASSUMED.cloud_gpus[resource]
-    gpu, known, vram = _gpu_identity(gpu_raw, vram_hint)
+def _cloud_gpu(model: str, parsed: Parsed) -> tuple[str, float | None]:
+    """The GPU a model token names: from ASSUMED, else the token itself ("b200" -> "B200")."""
+    known = ASSUMED.cloud_models.get(model)
+    if known is not None:
+        return known
+    name = model.replace("_", " ").upper()
+    parsed.warn(
+        f"{ASSUMED.cloud_gpu_prefix}{model}: a model the table does not know, read as {name!r}"
+    )
+    return name, None
+
+
+def _cloud_offer(model: str, pool: str, rub_per_hour: float, parsed: Parsed) -> Offer:
+    gpu_raw, vram_hint = _cloud_gpu(model, parsed)
+    gpu, known, vram = gpu_identity(gpu_raw, vram_hint)
+    resource = ASSUMED.cloud_gpu_prefix + model
     return Offer(
         provider=PROVIDER,
         sku=f"cloud:{resource}:{pool}",
         location=pool,
         gpu=gpu,
-        gpu_raw=gpu_raw,
+        gpu_raw=resource,
         gpu_known=known,
         gpu_count=1,
         vram_gb=vram,
@@ -432,32 +475,19 @@ def _cloud_offer(resource: str, pool: str, rub_per_hour: float) -> Offer:
         stock=StockState.UNKNOWN,
         url=ASSUMED.cloud_url,
         vat=ASSUMED.cloud_vat,
-        title=f"Cloud GPU Line: 1× {gpu_raw} in {pool}, vCPU and RAM extra",
+        title=f"Cloud: 1× {gpu_raw} in {pool}, vCPU and RAM extra",
         note=CLOUD_NOTE,
     )
 
 
 def parse_prices_vpc(doc: Any) -> Parsed:
-    """`/prices/vpc?currency=rub` -> one price-only offer per GPU resource and pool."""
-    parsed = Parsed()
-    for (resource, pool), row in _cloud_rows(doc, parsed).items():
-        parsed.gpu_rows += 1
+    """`/prices/vpc?currency=rub` -> one price-only offer per GPU resource and home pool."""
+    parsed = Parsed(CLOUD)
+    for (model, pool), row in _cloud_gpu_rows(doc, parsed).items():
         kopecks = money(row.get("value"))
-        if not pool or kopecks is None:
-            parsed.warn(f"/prices/vpc: {resource} in {pool or '?'}: bad value or group, skipped")
+        if kopecks is None:
+            parsed.skip("no price (value)", f"{ASSUMED.cloud_gpu_prefix}{model} @ {pool}")
             continue
-        parsed.offers.append(_cloud_offer(resource, pool, kopecks / ASSUMED.cloud_value_divisor))
+        rub = kopecks / ASSUMED.cloud_value_divisor
+        parsed.offers.append(_cloud_offer(model, pool, rub, parsed))
     return parsed
-
-
-def dedupe(offers: Iterable[Offer], parsed: Parsed) -> list[Offer]:
-    """Offer identity must be unique in a snapshot: keep the first, report the rest."""
-    seen: set[tuple[str, str, str]] = set()
-    unique = []
-    for offer in offers:
-        if offer.key in seen:
-            parsed.warn(f"duplicate offer {offer.sku} @ {offer.location}, kept the first")
-            continue
-        seen.add(offer.key)
-        unique.append(offer)
-    return unique

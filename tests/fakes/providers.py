@@ -31,6 +31,7 @@ class Mode(StrEnum):
     API_ERROR = "api_error"  # HOSTKEY: HTTP 200 with result ERROR
     REORDERED = "reordered"  # immers: the tariff table's columns in another order
     TRUNCATED = "truncated"  # the body cut off half way
+    REDIRECT_AWAY = "redirect_away"  # a 302 to the same path on another host (`away_url`)
 
 
 @dataclass(frozen=True)
@@ -61,12 +62,24 @@ Routes = dict[tuple[str, str], RouteHandler]
 
 @dataclass
 class FakeSite:
+    """One fake site. `mode` applies to every path, `path_modes` to one path only (one part of
+    a provider failing while the others answer)."""
+
     name: str
     routes: Routes
     mode: Mode = Mode.NORMAL
     requests: list[SiteRequest] = field(default_factory=list)
+    path_modes: dict[str, Mode] = field(default_factory=dict)
+    away_url: str = "http://elsewhere.invalid"  # where REDIRECT_AWAY sends a request
     _runner: web.AppRunner | None = None
     _port: int = 0
+
+    async def __aenter__(self) -> FakeSite:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
 
     @property
     def base_url(self) -> str:
@@ -94,7 +107,9 @@ class FakeSite:
         handler = self.routes.get((http.method, http.path))
         if handler is None:
             return web.Response(status=404, text="Not Found")
-        mode = self.mode
+        mode = self.path_modes.get(http.path, self.mode)
+        if mode is Mode.REDIRECT_AWAY:
+            raise web.HTTPFound(self.away_url + http.path_qs)
         if mode is Mode.ERROR_500:
             return web.Response(status=500, text="Internal Server Error")
         if mode is Mode.SLOW:

@@ -5,6 +5,9 @@
 
 `--h100-after SECONDS` starts with Selectel's 8× H100 server out of stock and puts it in
 stock after that many seconds: the console demo of an alert (see README).
+
+`--replay DIR` serves a recording (`python -m scrapers --record DIR`) instead of the fixtures,
+on the real paths: the bot or the scrapers can then run against what the live sites said.
 """
 
 from __future__ import annotations
@@ -12,7 +15,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import sys
+from pathlib import Path
 
+from scrapers.recording import RecordingError, ReplayServer
 from tests.fakes.providers import (
     FakeProviders,
     all_sites,
@@ -33,8 +39,29 @@ async def serve(h100_after: float | None) -> None:
         await asyncio.Event().wait()
 
 
-if __name__ == "__main__":
+async def serve_recording(folder: Path) -> None:
+    async with ReplayServer(folder) as server:
+        for name, value in server.env().items():
+            print(f"{name}={value}", flush=True)
+        await asyncio.Event().wait()
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--h100-after", type=float, default=None)
+    parser.add_argument("--replay", type=Path, metavar="DIR")
+    args = parser.parse_args()
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(parser.parse_args().h100_after))
+        try:
+            if args.replay is not None:
+                asyncio.run(serve_recording(args.replay))
+            else:
+                asyncio.run(serve(args.h100_after))
+        except RecordingError as error:
+            print(f"serve_providers: {error}", file=sys.stderr)
+            return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

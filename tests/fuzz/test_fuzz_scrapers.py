@@ -88,12 +88,13 @@ def selectel_locations(doc: Any) -> list[Offer]:
 
 
 def selectel_servers(doc: Any) -> list[Offer]:
-    parsed = selectel_parse.parse_servers(doc, SELECTEL_LOCATIONS, model="server")
-    return selectel_parse.dedupe(parsed.offers, parsed)
+    offers = selectel_parse.parse_servers(doc, SELECTEL_LOCATIONS, part="server").offers
+    assert len({offer.key for offer in offers}) == len(offers)
+    return offers
 
 
 def selectel_chips(doc: Any) -> list[Offer]:
-    return selectel_parse.parse_servers(doc, None, model="serverchip").offers
+    return selectel_parse.parse_servers(doc, None, part="serverchip").offers
 
 
 def selectel_prices(doc: Any) -> list[Offer]:
@@ -127,8 +128,7 @@ def immers_index(body: bytes | str) -> list[Offer]:
 
 
 def immers_page(body: bytes | str) -> list[Offer]:
-    page = immers_parse.parse_model_page(body, "rtx4090")
-    return list(immers_parse.merge_pages([page]).offers)
+    return list(immers_parse.parse_model_page(body, "rtx4090").offers)
 
 
 JSON_PARSERS: dict[str, tuple[str, Callable[[Any], list[Offer]]]] = {
@@ -153,7 +153,11 @@ JSON_FIXTURES: dict[str, tuple[str, ...]] = {
         "selectel/pub_service_server.changed.json",
     ),
     "selectel_chips": ("selectel/pub_service_serverchip.json",),
-    "selectel_prices": ("selectel/prices_vpc.json", "selectel/prices_vpc.changed.json"),
+    "selectel_prices": (
+        "selectel/prices_vpc.json",
+        "selectel/prices_vpc.list.json",
+        "selectel/prices_vpc.changed.json",
+    ),
     "hostkey_info": ("hostkey/presets_info_RUB_EUR.json",),
     "hostkey_presets": (
         "hostkey/presets_list_NL.json",

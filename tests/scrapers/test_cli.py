@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import sys
@@ -79,6 +80,90 @@ async def test_failures_exit_1_and_name_the_error_class():
         env = {**sites.env(), "GPURADAR_SELECTEL_URL": "http://127.0.0.1:1"}
         code, out, err = await run_cli(env, "--json")
     assert code == 1
-    assert "selectel: NetworkError" in err
-    assert "hostkey: ApiError" in err
+    assert "selectel: part server: NetworkError" in err
+    assert "hostkey: part stock: ApiError" in err
     assert {offer["provider"] for offer in json.loads(out)} == {"immers"}
+
+
+async def test_record_then_replay_gives_identical_offers(tmp_path: Path):
+    recording = tmp_path / "recording"
+    async with FakeProviders(all_sites()) as sites:
+        code, direct, err = await run_cli(sites.env(), "--json")
+        assert code == 0, err
+        code, _, err = await run_cli(sites.env(), "--record", str(recording))
+        assert code == 0, err
+    assert "recorded 28 answers" in err
+    # The sites are gone: only the recording answers now.
+    code, replayed, err = await run_cli({}, "--replay", str(recording), "--json")
+    assert code == 0, err
+    assert json.loads(replayed) == json.loads(direct)
+    manifest = json.loads((recording / "manifest.json").read_text(encoding="utf-8"))
+    first = manifest["answers"][0]
+    assert set(first) >= {"url", "status", "headers", "at", "sha256", "file", "method"}
+    body = (recording / first["file"]).read_bytes()
+    assert hashlib.sha256(body).hexdigest() == first["sha256"]
+    assert {a["provider"] for a in manifest["answers"]} == {"selectel", "hostkey", "immers"}
+
+
+async def test_check_prints_the_skip_report(tmp_path: Path):
+    recording = tmp_path / "recording"
+    async with FakeProviders(all_sites()) as sites:
+        code, _, err = await run_cli(sites.env(), "--record", str(recording))
+        assert code == 0, err
+    code, out, err = await run_cli({}, "--replay", str(recording), "--check")
+    assert code == 0, err
+    assert out.startswith("selectel: 35 offers from 3 parts\n")
+    assert "  server: 17 offers (in_stock 11, out_of_stock 4, preorder 2)" in out
+    assert "    unknown GPU name, kept: 'GPU Nvidia  H200 NVL 141 GB' -> 'H200 NVL 141GB'" in out
+    assert "    skipped 1: no price (value): compute_pci_gpu_a30 @ ru-7a" in out
+    assert "    skipped 1: listed at no storefront location: GL62-1-H200" in out
+    assert "preemptible price (its own billing kind, not offered)" in out
+    assert "hostkey: 24 offers from 4 parts" in out
+    assert "    skipped 1: no price: rtx4090-2.16.64.160" in out
+    assert "compute_cores_gpu" not in out  # meters are neither offers nor skips
+
+
+async def test_check_exits_1_and_names_a_broken_part(tmp_path: Path):
+    recording = tmp_path / "recording"
+    async with FakeProviders(all_sites()) as sites:
+        sites["selectel"].path_modes["/prices/vpc"] = Mode.EMPTY
+        code, _, err = await run_cli(sites.env(), "--record", str(recording))
+    assert code == 1
+    assert "selectel: part cloud: empty, no GPU offers" in err
+    code, out, _ = await run_cli({}, "--replay", str(recording), "--check")
+    assert code == 1
+    assert "  cloud: EMPTY: no GPU offers (an error for this part)" in out
+
+
+async def test_a_folder_that_is_not_a_recording_exits_2(tmp_path: Path):
+    code, _, err = await run_cli({}, "--replay", str(tmp_path), "--check")
+    assert code == 2
+    assert "not a recording" in err
+
+
+async def test_serve_providers_replays_a_recording(tmp_path: Path):
+    recording = tmp_path / "recording"
+    async with FakeProviders(all_sites()) as sites:
+        code, direct, _ = await run_cli(sites.env(), "--record", str(recording))
+        assert code == 0
+        code, direct, _ = await run_cli(sites.env(), "--json", "--provider", "immers")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tests.fakes.serve_providers",
+        "--replay",
+        str(recording),
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert process.stdout is not None
+        lines = [await asyncio.wait_for(process.stdout.readline(), 30) for _ in range(3)]
+        env = dict(line.decode().strip().split("=", 1) for line in lines)
+        assert set(env) == {"GPURADAR_SELECTEL_URL", "GPURADAR_HOSTKEY_URL", "GPURADAR_IMMERS_URL"}
+        code, replayed, _ = await run_cli(env, "--json", "--provider", "immers")
+    finally:
+        process.terminate()
+        await process.wait()
+    assert code == 0
+    assert json.loads(replayed) == json.loads(direct)

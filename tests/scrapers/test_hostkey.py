@@ -21,6 +21,7 @@ from monitor.scrape import (
     NetworkError,
     ScrapeError,
     ScrapeResult,
+    Skip,
 )
 from scrapers.base import Scraper
 from scrapers.hostkey import BASE_URL, HostkeyScraper, _without_duplicates
@@ -37,7 +38,7 @@ from scrapers.hostkey_parse import (
     require_readable,
 )
 from scrapers.records import offer_record
-from tests.fakes.providers import FakeSite, Mode
+from tests.fakes.providers import FakeSite, Mode, SiteRequest, SiteResponse
 from tests.fakes.sites.hostkey import routes
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hostkey"
@@ -114,26 +115,52 @@ def test_retired_preset_without_price_is_dropped_without_a_warning():
     parsed = presets("NL")
     assert "gpu.v1-retired" not in {o.sku for o in parsed.offers}
     assert not any("retired" in warning for warning in parsed.warnings)
+    assert Skip("NL", "retired (inactive and unpriced)", "gpu.v1-retired") in parsed.skips
 
 
-def test_malformed_rows_are_skipped_and_warned():
-    assert presets("RU").warnings == [
+def test_malformed_rows_are_skipped_with_their_reasons():
+    assert presets("RU").skips == [Skip("RU", "no GPU named", "gpu.v3-custom")]
+    assert presets("RU").messages == [
         "presets RU: gpu.v3-custom: no GPU named in 'Individual configuration, ask a manager',"
         " skipped"
     ]
-    assert presets("NL").warnings == ["presets NL: row 11 has no preset name, skipped"]
+    assert Skip("NL", "row without a preset name", "row 11") in presets("NL").skips
     nl = stocks("NL")
     assert [o.sku for o in nl.offers] == ["stock:70311", "stock:70312"]
-    assert len(nl.warnings) == 1
-    assert "stock:70316" in nl.warnings[0]
+    assert nl.skips == [Skip("stock", "no GPU named", "stock:70316")]
+    assert presets("RU").warnings == nl.warnings == []
 
 
-def test_active_decides_stock_and_presets_publish_no_counts():
+def test_active_decides_stock_and_available_counts_it():
     offers = by_key(presets("NL").offers) | by_key(presets("RU").offers)
     assert offers["gpu.v3-4090t", "NL"].stock is StockState.IN_STOCK
+    assert offers["gpu.v3-4090t", "NL"].stock_count is None  # presence only
     assert offers["gpu.v3-4090x4", "NL"].stock is StockState.OUT_OF_STOCK
     assert offers["gpu.v3-h100", "RU"].stock is StockState.OUT_OF_STOCK
-    assert {o.stock_count for o in offers.values()} == {None}
+    counted = offers["gpu.v3-4090t", "RU"]  # `available: 3`
+    assert (counted.stock, counted.stock_count) == (StockState.IN_STOCK, 3)
+
+
+def test_available_zero_is_out_of_stock_whatever_active_says():
+    body = load("presets_list_RU.json")
+    for row in body["presets"]:
+        if row["name"] == "gpu.v3-4090t":
+            row["available"] = 0
+    offer = by_key(parse_presets(body, "RU", book(), RATES).offers)["gpu.v3-4090t", "RU"]
+    assert (offer.stock, offer.stock_count) == (StockState.OUT_OF_STOCK, 0)
+
+
+def test_rur_and_flat_rouble_prices():
+    offers = by_key(presets("RU").offers)
+    rur = offers["gpu.v3-5090", "RU"]  # priced under "RUR" only
+    assert (rur.price.rub_per_month, rur.price.source, rur.price.converted) == (
+        79900,
+        "RUR/month",
+        False,
+    )
+    flat = offers["gpu.v3-a5000x2", "RU"]  # monthly_ru "74 900" beats monthly_com 790 (EUR)
+    assert (flat.price.rub_per_month, flat.price.source) == (74900, "RUB/month")
+    assert (flat.gpu, flat.gpu_count) == ("RTX A5000", 2)
 
 
 def test_each_listed_location_is_its_own_offer():
@@ -229,6 +256,7 @@ def test_stock_servers_are_one_unit_each_with_hourly_prices():
     assert stocks("RU").warnings == [
         "stocks RU: stock:70315: unknown status 'pending', stock unknown"
     ]
+    assert stocks("RU").skips == []
 
 
 @pytest.mark.parametrize(
@@ -299,6 +327,20 @@ def test_result_error_is_an_api_error_naming_the_message(parse):
 
 
 @pytest.mark.parametrize(
+    ("fixture", "message"),
+    [
+        ("presets_list.error_code.json", "Location not found"),  # the docs' shape, no result
+        ("presets_list.error_result.json", "Unknown action"),  # a terraform mock's result -1
+    ],
+)
+def test_error_bodies_without_result_error_are_api_errors(fixture, message):
+    with pytest.raises(ApiError, match=message):
+        parse_presets(load(fixture), "RU", book(), RATES)
+    with pytest.raises(ApiError, match=message):
+        parse_info(load(fixture))
+
+
+@pytest.mark.parametrize(
     "body",
     [
         [],
@@ -323,7 +365,7 @@ def test_every_gpu_row_broken_is_a_layout_error():
     # Prices moved somewhere else: every active GPU preset loses its price.
     parsed = parse_presets(load("presets_list_RU.json"), "RU", {}, RATES)
     assert not parsed.offers
-    with pytest.raises(LayoutError, match="none of 7 GPU rows"):
+    with pytest.raises(LayoutError, match="none of 8 GPU rows"):
         require_readable(parsed, "presets")
     require_readable(presets("RU"), "presets")  # one bad row among good ones is fine
 
@@ -391,9 +433,17 @@ async def test_normal_scrape(site, http, scraper):
     assert isinstance(result, ScrapeResult)
     assert result.provider == "hostkey"
     assert dicts(result.offers) == load("scrape.expected.json")
-    assert len({o.key for o in result.offers}) == len(result.offers) == 23
-    # 2 malformed presets, 1 preset in a foreign list, 1 malformed server, 1 odd status
-    assert len(result.warnings) == 5
+    assert len({o.key for o in result.offers}) == len(result.offers) == 24
+    # Parts: the locations info prices GPU presets in, and the stock servers.
+    assert list(result.parts) == ["RU", "NL", "FI", "stock"]
+    assert result.failures == {}
+    assert {skip.reason for skip in result.skipped} == {
+        "no GPU named",
+        "row without a preset name",
+        "retired (inactive and unpriced)",
+        "listed for a location its `locations` does not name",
+    }
+    assert result.warnings == ("stocks RU: stock:70315: unknown status 'pending', stock unknown",)
 
 
 async def test_requests_are_form_posts_to_the_real_paths(site, http, scraper):
@@ -404,20 +454,19 @@ async def test_requests_are_form_posts_to_the_real_paths(site, http, scraper):
         {"action": "info", "currencies": "RUB,EUR"},
     )
     calls = [(r.path, r.form) for r in site.requests[1:]]
-    assert calls == [
-        call
+    lists = [("/presets.php", {"action": "list", "location": loc}) for loc in ("RU", "NL", "FI")]
+    stock = [
+        ("/stocks.php", {"action": "list", "group": "GPU", "location": location})
         for location in ASSUMED.locations
-        for call in (
-            ("/presets.php", {"action": "list", "location": location}),
-            ("/stocks.php", {"action": "list", "group": "GPU", "location": location}),
-        )
     ]
+    assert calls == lists + stock
     assert {"RU", "NL", "FI", "IS"} <= set(ASSUMED.locations)
 
 
 async def test_locations_are_configurable(site, http):
     result = await HostkeyScraper(base_url=site.base_url, locations=("FI",)).fetch(http)
     assert {o.location for o in result.offers} == {"FI"}
+    assert list(result.parts) == ["FI", "stock"]
     assert len(site.requests) == 3
 
 
@@ -449,30 +498,57 @@ async def test_changed_scrape(site, http, scraper):
         (Mode.ERROR_500, HttpStatusError),
         (Mode.SLOW, NetworkError),
         (Mode.CAPTCHA, AntiBotError),
-        (Mode.EMPTY, LayoutError),
         (Mode.TRUNCATED, LayoutError),
         (Mode.API_ERROR, ApiError),
     ],
 )
-async def test_failures_are_typed_errors(site, http, scraper, mode, error):
+async def test_failures_are_typed_errors_of_every_part(site, http, scraper, mode, error):
+    await scraper.fetch(http)  # a good scrape first: its GPU locations are remembered
     site.mode = mode
-    with pytest.raises(error) as raised:
-        await scraper.fetch(http)
-    assert raised.value.provider == "hostkey"
+    result = await scraper.fetch(http)
+    assert set(result.failures) == {"RU", "NL", "FI", "stock"}
+    assert all(isinstance(e, error) for e in result.failures.values())
+    assert all(e.provider == "hostkey" for e in result.failures.values())
+
+
+async def test_a_host_that_is_down_is_asked_once(site, http, scraper):
+    site.mode = Mode.ERROR_500
+    result = await scraper.fetch(http)
+    # Info failed after its retries; nothing else was asked, and no location is known yet.
+    assert list(result.parts) == ["presets", "stock"]
+    assert {r.form.get("action") for r in site.requests} == {"info"}
 
 
 async def test_api_error_names_the_message(site, http, scraper):
     site.mode = Mode.API_ERROR
-    with pytest.raises(ApiError, match="presets: action required"):
-        await scraper.fetch(http)
+    result = await scraper.fetch(http)
+    assert all("presets: action required" in e.detail for e in result.failures.values())
 
 
-async def test_empty_is_a_layout_error_not_empty_stock(site, http, scraper):
+async def test_empty_lists_are_empty_parts_not_empty_stock(site, http, scraper):
     site.mode = Mode.EMPTY
-    with pytest.raises(LayoutError, match="no GPU presets or stock servers"):
-        await scraper.fetch(http)
+    result = await scraper.fetch(http)
+    assert dict(result.parts) == {"RU": (), "NL": (), "FI": (), "stock": ()}
     # Every location was asked before concluding there is nothing.
-    assert len(site.requests) == 1 + 2 * len(ASSUMED.locations)
+    assert len(site.requests) == 1 + 3 + len(ASSUMED.locations)
+
+
+async def test_one_location_failing_keeps_the_others(site, http, scraper):
+    def nl_broken(request: SiteRequest, mode: Mode) -> SiteResponse:
+        if request.form.get("action") == "list" and request.form.get("location") == "NL":
+            return SiteResponse(b'{"code": -1, "message": "Location not found"}')
+        answer: SiteResponse = presets_handler(request, mode)
+        return answer
+
+    presets_handler = site.routes[("POST", "/presets.php")]
+    site.routes[("POST", "/presets.php")] = nl_broken
+    result = await scraper.fetch(http)
+    assert set(result.failures) == {"NL"}
+    assert isinstance(result.failures["NL"], ApiError)
+    expected = [
+        o for o in load("scrape.expected.json") if o["location"] != "NL" or "stock:" in o["sku"]
+    ]
+    assert dicts(result.offers) == expected
 
 
 async def test_fake_rejects_a_call_without_action(site, http):
@@ -483,7 +559,9 @@ async def test_fake_rejects_a_call_without_action(site, http):
 def test_preset_listed_for_a_location_it_is_not_sold_in_is_skipped():
     parsed = presets("FI")
     assert ("gpu.v3-a100x8", "FI") not in by_key(parsed.offers)
-    assert parsed.warnings == ["presets FI: gpu.v3-a100x8 is listed but not sold in FI, skipped"]
+    assert parsed.skips == [
+        Skip("FI", "listed for a location its `locations` does not name", "gpu.v3-a100x8")
+    ]
 
 
 def test_a_second_row_for_the_same_offer_is_dropped_with_a_warning():
@@ -493,13 +571,14 @@ def test_a_second_row_for_the_same_offer_is_dropped_with_a_warning():
     skus = [o.sku for o in merged.offers]
     assert skus.count("vgpu.v1-1080ti") == 1
     assert by_key(merged.offers)["vgpu.v1-1080ti", "RU"].gpu == "GTX 1080 Ti"  # the first
-    assert merged.warnings[-1] == "vgpu.v1-1080ti in RU listed twice, the first kept"
+    assert merged.skips[-1] == Skip("RU", "listed twice (the first kept)", "vgpu.v1-1080ti @ RU")
 
 
 def test_preset_without_an_active_flag_has_unknown_stock():
     body = load("presets_list_RU.json")
     for row in body["presets"]:
         row.pop("active")
+        row.pop("available", None)
     parsed = parse_presets(body, "RU", book(), RATES)
     assert {o.stock for o in parsed.offers} == {StockState.UNKNOWN}
     assert parsed.warnings[-1].startswith("presets RU: no active flag on vgpu.v1-1080ti, ")

@@ -19,6 +19,7 @@ from monitor.scrape import (
     LayoutError,
     NetworkError,
     ScrapeResult,
+    Skip,
 )
 from scrapers.http import Http
 from scrapers.immers import ImmersScraper
@@ -26,7 +27,6 @@ from scrapers.immers_parse import (
     ASSUMED,
     PageOffers,
     heading_vram,
-    merge_pages,
     parse_index,
     parse_model_page,
     parse_ru_number,
@@ -37,7 +37,7 @@ from tests.fakes.sites import immers as site
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "immers"
 SLUGS = ["t4", "3080", "3090", "a10", "4090", "a100", "h100"]
-# fixture -> (slug, expected JSON, warnings)
+# fixture -> (slug, expected JSON, skipped rows)
 PAGES = {
     "gpu_t4.html": ("t4", "gpu_t4.expected.json", 0),
     "gpu_3080.html": ("3080", "gpu_3080.expected.json", 1),  # the row with 3 cells
@@ -138,7 +138,7 @@ def test_page_matches_expected(name: str) -> None:
     slug, expected_name, warnings = PAGES[name]
     parsed = parse_model_page((FIXTURES / name).read_bytes(), slug)
     assert [offer_record(offer) for offer in parsed.offers] == expected(expected_name)
-    assert len(parsed.warnings) == warnings
+    assert len(parsed.skips) == warnings
 
 
 def test_offer_details() -> None:
@@ -157,14 +157,19 @@ def test_stock_is_unknown_unless_marked() -> None:
         "rtx3090-1.8.32.80": StockState.UNKNOWN,
         "rtx3090-1.16.64.160": StockState.OUT_OF_STOCK,  # the "нет в наличии" badge
     }
-    (h100,) = page("gpu_h100.html", "h100").offers
-    assert h100.stock is StockState.OUT_OF_STOCK  # the disabled button
+    h100 = {o.sku: o.stock for o in page("gpu_h100.html", "h100").offers}
+    assert h100 == {
+        "teslah100-1.16.64.160": StockState.UNKNOWN,  # a «Запустить» button: still unknown
+        "teslah100-1.16.64.240": StockState.UNKNOWN,
+        "teslah100-1.16.64.320": StockState.OUT_OF_STOCK,  # the disabled button
+    }
 
 
-def test_skipped_rows_are_warned_by_name() -> None:
-    assert page("gpu_4090.html").warnings == ("/gpu/4090/: rtx4090-2.16.64.160: no price ('—')",)
-    (warning,) = page("gpu_3080.html", "3080").warnings
-    assert "rtx3080-1.16.32.80" in warning
+def test_skipped_rows_are_reported_by_name() -> None:
+    assert page("gpu_4090.html").skips == (Skip("4090", "no price", "rtx4090-2.16.64.160"),)
+    (skip,) = page("gpu_3080.html", "3080").skips
+    assert skip.reason == "a row with 3 of 6 cells"
+    assert "rtx3080-1.16.32.80" in skip.item
 
 
 def test_cpu_flavor_is_filtered_silently() -> None:
@@ -172,6 +177,7 @@ def test_cpu_flavor_is_filtered_silently() -> None:
     assert "cpu.8.32.160" in fixture("gpu_t4.html")
     assert all(o.sku.startswith("teslat4-") for o in parsed.offers)
     assert not parsed.warnings
+    assert not parsed.skips
 
 
 def test_a100_memory_comes_from_the_heading() -> None:
@@ -184,10 +190,29 @@ def test_a100_memory_comes_from_the_heading() -> None:
 
 
 def test_unknown_prefix_is_kept_raw() -> None:
-    html = fixture("gpu_h100.html").replace("h100-1.", "mystery9000-1.")
-    (offer,) = parse_model_page(html, "h100").offers
+    html = fixture("gpu_h100.html").replace("teslah100-1.", "mystery9000-1.")
+    (offer, *_) = parse_model_page(html, "h100").offers
     assert (offer.gpu, offer.gpu_raw, offer.gpu_known) == ("mystery9000", "mystery9000", False)
     assert offer.vram_gb == 80  # from the heading
+
+
+@pytest.mark.parametrize(
+    ("prefix", "gpu"),
+    [
+        ("teslah100", "H100 PCIe"),  # seen in real use; the PCIe form is a hint (ASSUMED)
+        ("h100", "H100 PCIe"),  # the older spelling still reads
+        ("teslaa10", "A10"),
+        ("teslat4", "T4"),
+        ("rtx4090", "RTX 4090"),
+        ("rtx5090", "RTX 5090"),  # no table entry needed: read from the text
+        ("gtx1080ti", "GTX 1080 Ti"),
+    ],
+)
+def test_the_gpu_is_read_from_the_flavor_text(prefix: str, gpu: str) -> None:
+    html = fixture("gpu_h100.html").replace("teslah100-1.", f"{prefix}-1.")
+    html = html.replace("NVIDIA H100 80 ГБ", "NVIDIA")  # no memory in the heading
+    (offer, *_) = parse_model_page(html, "x").offers
+    assert (offer.gpu, offer.gpu_known, offer.gpu_raw) == (gpu, True, prefix)
 
 
 def test_page_without_a_table_is_a_layout_error() -> None:
@@ -238,25 +263,31 @@ def test_a_table_of_only_unreadable_rows_is_a_layout_error() -> None:
         parse_model_page(html, "t4")
 
 
-def test_an_unreadable_price_is_skipped_and_warned() -> None:
+def test_an_unreadable_price_is_skipped_with_the_reason() -> None:
     parsed = parse_model_page(fixture("gpu_t4.html").replace("24,90 ₽", "по запросу"), "t4")
     assert [o.sku for o in parsed.offers] == ["teslat4-1.8.32.80"]
-    assert parsed.warnings == ("/gpu/t4/: teslat4-1.4.16.40: unreadable price 'по запросу'",)
-
-
-def test_merge_keeps_one_offer_per_flavor_and_refuses_none() -> None:
-    t4 = page("gpu_t4.html", "t4")
-    merged = merge_pages([t4, t4])
-    assert merged.offers == t4.offers
-    assert len(merged.warnings) == 2
-    with pytest.raises(LayoutError, match="no GPU offers"):
-        merge_pages([PageOffers(())])
+    assert parsed.skips == (Skip("t4", "unreadable price 'по запросу'", "teslat4-1.4.16.40"),)
 
 
 def test_assumed_facts_in_one_place() -> None:
     assert ASSUMED.location == "ru"
     assert ASSUMED.vat is Vat.UNKNOWN
-    assert ASSUMED.gpu_prefixes["h100"].name == "H100 PCIe"
+    assert ASSUMED.model_hints["h100"].form == "PCIe"
+    assert ASSUMED.max_model_pages == 40
+
+
+def _index_of(slugs: list[str]) -> str:
+    cards = "".join(f'<a href="/gpu/{slug}/">{slug}</a>\n' for slug in slugs)
+    return f"<!DOCTYPE html><html><body>{cards}</body></html>"
+
+
+def test_an_index_with_more_model_pages_than_the_cap_is_refused() -> None:
+    with pytest.raises(LayoutError, match="40000 model pages, more than the 40"):
+        parse_index(_index_of([f"m{i}" for i in range(40_000)]))
+
+
+def test_many_links_to_few_models_read_as_those_models() -> None:
+    assert parse_index(_index_of(SLUGS * 6_000)) == SLUGS
 
 
 @settings(max_examples=150, deadline=None)
@@ -292,8 +323,10 @@ async def test_normal_scrape(fake: FakeSite, http: Http) -> None:
     result = await scrape(fake, http)
     assert result.provider == "immers"
     assert [offer_record(offer) for offer in result.offers] == all_expected()
-    assert len(result.offers) == 13
-    assert len(result.warnings) == 2
+    assert len(result.offers) == 15
+    assert list(result.parts) == SLUGS  # one part per model page
+    assert result.failures == {}
+    assert len(result.skipped) == 2
     # The real paths, index first, each model page once, plain GETs without parameters.
     paths = ["/gpu/"] + [f"/gpu/{slug}/" for slug in SLUGS]
     assert [(r.method, r.path, r.query, r.form) for r in fake.requests] == [
@@ -329,7 +362,7 @@ async def test_reordered_columns_give_the_same_offers(fake: FakeSite, http: Http
         (Mode.TRUNCATED, LayoutError),
     ],
 )
-async def test_failures_are_typed(
+async def test_an_index_failure_fails_the_scrape(
     fake: FakeSite, http: Http, mode: Mode, error: type[Exception]
 ) -> None:
     with pytest.raises(error) as raised:
@@ -339,17 +372,31 @@ async def test_failures_are_typed(
         assert "links no GPU model" in str(raised.value)
 
 
-async def test_one_model_page_without_a_table_fails_the_scrape(fake: FakeSite, http: Http) -> None:
+async def test_one_model_page_without_a_table_fails_that_part(fake: FakeSite, http: Http) -> None:
     fake.routes[("GET", "/gpu/4090/")] = site.page_handler("4090", normal="gpu_empty.html")
-    with pytest.raises(LayoutError, match="/gpu/4090/: no tariff table"):
-        await scrape(fake, http)
+    result = await scrape(fake, http)
+    assert set(result.failures) == {"4090"}
+    assert "/gpu/4090/: no tariff table" in result.failures["4090"].detail
+    assert [o.sku for o in result.offers if o.url.endswith("/t4/")] == [
+        "teslat4-1.4.16.40",
+        "teslat4-1.8.32.80",
+    ]
 
 
-async def test_a_linked_page_that_is_gone_fails_the_scrape(fake: FakeSite, http: Http) -> None:
+async def test_a_linked_page_that_is_gone_fails_that_part(fake: FakeSite, http: Http) -> None:
     del fake.routes[("GET", "/gpu/h100/")]
-    with pytest.raises(HttpStatusError) as raised:
-        await scrape(fake, http)
-    assert raised.value.status == 404
+    result = await scrape(fake, http)
+    failure = result.failures["h100"]
+    assert isinstance(failure, HttpStatusError)
+    assert failure.status == 404
+    assert set(result.failures) == {"h100"}
+
+
+async def test_a_captcha_on_one_page_fails_that_part(fake: FakeSite, http: Http) -> None:
+    fake.path_modes["/gpu/a10/"] = Mode.CAPTCHA
+    result = await scrape(fake, http)
+    assert set(result.failures) == {"a10"}
+    assert isinstance(result.failures["a10"], AntiBotError)
 
 
 def test_scraper_api() -> None:
