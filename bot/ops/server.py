@@ -17,7 +17,7 @@ from typing import Any, Literal, Protocol
 from aiohttp import web
 
 from bot.ops.metrics import CONTENT_TYPE_LATEST, Metrics
-from monitor.health import ProviderHealth
+from monitor.health import PartHealth, ProviderHealth
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +46,9 @@ class Freshness:
     age_s: float | None
     fresh: bool
     consecutive_failures: int
+    # The parts of the provider's poll that did not update (failed, empty or held as suspect):
+    # the provider still answers, but these show the last good data.
+    troubled_parts: tuple[PartHealth, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -53,6 +56,16 @@ class Freshness:
             "age_s": None if self.age_s is None else round(self.age_s, 1),
             "fresh": self.fresh,
             "consecutive_failures": self.consecutive_failures,
+            "failing_parts": {
+                part.part: {
+                    "state": part.state.value,
+                    "error_class": part.error_class,
+                    "consecutive_failures": part.consecutive_failures,
+                    "suspect_runs": part.suspect_runs,
+                    "kept_offers": part.kept,
+                }
+                for part in self.troubled_parts
+            },
         }
 
 
@@ -125,6 +138,7 @@ class HealthCheck:
                 age_s=None if success is None else (now - success).total_seconds(),
                 fresh=since.total_seconds() <= STALE_AFTER_INTERVALS * interval,
                 consecutive_failures=row.consecutive_failures if row is not None else 0,
+                troubled_parts=row.troubled_parts if row is not None else (),
             )
         return result
 

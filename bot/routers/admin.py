@@ -14,9 +14,10 @@ from aiogram.filters import Command, Filter
 from aiogram.types import Message
 
 from bot.config import Settings
-from bot.i18n import Translator
+from bot.i18n import Html, Translator
 from bot.views.prices import PROVIDER_NAMES
-from monitor.health import ProviderHealth
+from bot.views.provider_health import admin_part_state
+from monitor.health import PartHealth, ProviderHealth
 from storage import Store
 
 # A provider's error text is scraped or exception text: long ones are trimmed for the table.
@@ -75,7 +76,10 @@ def health_lines(i18n: Translator, health: ProviderHealth, now: datetime) -> lis
     else:
         at, age = _moment(health.last_success_at), age_text(i18n, now - health.last_success_at)
         key = "admin-provider-failing" if health.failing else "admin-provider-ok"
+        key = "admin-provider-partial" if health.partly_failing else key
         lines = [i18n(key, provider=name, at=at, age=age, failures=failures)]
+    if not health.failing:  # every part failing is the provider's error, below
+        lines.extend(part_line(i18n, part) for part in health.troubled_parts)
     if health.last_error_class is not None or health.last_error is not None:
         lines.append(
             i18n(
@@ -86,6 +90,17 @@ def health_lines(i18n: Translator, health: ProviderHealth, now: datetime) -> lis
             )
         )
     return lines
+
+
+def part_line(i18n: Translator, part: PartHealth) -> str:
+    """One part that did not update: what went wrong, and what is shown meanwhile."""
+    return i18n(
+        "admin-provider-part",
+        part=part.part,
+        state=Html(admin_part_state(i18n, part)),
+        kept=part.kept,
+        error=trim(part.error or "", MAX_ERROR_CHARS),
+    )
 
 
 def age_text(i18n: Translator, age: timedelta) -> str:

@@ -11,6 +11,7 @@ from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.callbacks import PricesCallback
 from bot.i18n import Html, Translator
+from bot.views.provider_health import troubled_parts_text
 from estimator.render import rubles
 from monitor.health import ProviderHealth
 from monitor.offers import Offer, StockState
@@ -66,6 +67,9 @@ def health_line(i18n: Translator, health: ProviderHealth, now: datetime) -> str:
             minutes=minutes,
             error=health.last_error_class or "",
         )
+    if health.partly_failing:  # name the part that did not update (issue 9)
+        parts = Html(troubled_parts_text(i18n, health))  # escaped piece by piece already
+        return i18n("prices-provider-partial", provider=name, minutes=minutes, parts=parts)
     return i18n("prices-provider-fresh", provider=name, minutes=minutes)
 
 

@@ -22,7 +22,7 @@ from bot.console import run_console
 from bot.fake_telegram import ApiRequest
 from bot.ops.metrics import METRIC_NAMES, Metrics
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
-from monitor.scrape import NetworkError, ScrapeResult
+from monitor.scrape import LayoutError, NetworkError, ScrapeResult
 from storage import Store
 from tests.bot.conftest import CHAT, TOKEN, make_settings, running_app
 from tests.bot.test_e2e_alerts import alerts_sent, command, monitored_app, refresh
@@ -106,6 +106,34 @@ async def store(db_path: Path) -> AsyncIterator[Store]:
         await opened.close()
 
 
+async def test_healthz_names_the_part_that_fails_while_the_provider_answers(store: Store):
+    offer = make_offer("a", 10.0, provider="selectel")
+    cloud = make_offer("cloud:t4", 38.4, provider="selectel", location="ru-1a")
+    await store_snapshot(
+        store, ScrapeResult.from_parts("selectel", {"server": (offer,), "cloud": (cloud,)}, T0)
+    )
+    broken = LayoutError("selectel", "/prices/vpc: expected a list of prices")
+    later = T0 + timedelta(seconds=30)
+    await store_snapshot(
+        store, ScrapeResult.from_parts("selectel", {"server": (offer,), "cloud": broken}, later)
+    )
+    clock = Clock(later)
+    async with ops_server(store, clock, {"selectel": 60.0}) as server:
+        status, body = await get_json(server.port, "/healthz")
+    assert status == 200, body  # a part failing is not the bot being unhealthy
+    selectel = body["providers"]["selectel"]
+    assert (selectel["fresh"], selectel["consecutive_failures"]) == (True, 0)
+    assert selectel["failing_parts"] == {
+        "cloud": {
+            "state": "failed",
+            "error_class": "LayoutError",
+            "consecutive_failures": 1,
+            "suspect_runs": 0,
+            "kept_offers": 1,
+        }
+    }
+
+
 async def test_healthz_provider_freshness_and_503_once_every_provider_is_stale(store: Store):
     await store_snapshot(
         store, ScrapeResult("selectel", (make_offer("a", 10.0, provider="selectel"),), T0)
@@ -123,12 +151,14 @@ async def test_healthz_provider_freshness_and_503_once_every_provider_is_stale(s
             "age_s": 170.0,
             "fresh": True,
             "consecutive_failures": 0,
+            "failing_parts": {},
         }
         assert body["providers"]["hostkey"] == {
             "last_success": None,
             "age_s": None,
             "fresh": True,
             "consecutive_failures": 1,
+            "failing_parts": {},
         }
 
         # One stale provider is not enough for 503 ...

@@ -59,7 +59,7 @@ def routes() -> Routes:
     }
 
 
-H100_CONFIG = "GL60-8-H100"  # 8× H100 SXM in MSK-7, 3 950 000 ₽/month in the fixture
+H100_CONFIG = "GL60-8-H100"  # 8× H100 SXM in MSK-7 (and MSK-1), 3 950 000 ₽/month
 
 
 class H100Control:
@@ -71,6 +71,8 @@ class H100Control:
         self.month_rub = month_rub
 
     def __call__(self, request: SiteRequest, mode: Mode) -> SiteResponse:
+        if mode is Mode.EMPTY:
+            return SiteResponse.fixture(PROVIDER, "pub_service_server.empty.json")
         document = json.loads((FIXTURES / "pub_service_server.json").read_text(encoding="utf-8"))
         for config in document["result"]:
             if config["name"] == H100_CONFIG:
