@@ -32,7 +32,7 @@ from scrapers.immers_parse import (
     parse_ru_number,
 )
 from scrapers.records import offer_record
-from tests.fakes.providers import FakeSite, Mode
+from tests.fakes.providers import FakeSite, Mode, SiteResponse
 from tests.fakes.sites import immers as site
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "immers"
@@ -403,3 +403,24 @@ def test_scraper_api() -> None:
     scraper = ImmersScraper()
     assert (scraper.name, scraper.default_interval_s) == ("immers", 900)
     assert scraper.base_url == "https://immers.cloud"
+
+
+async def test_a_90_kb_page_that_loads_recaptcha_parses_normally(
+    fake: FakeSite, http: Http
+) -> None:
+    """The page's own feedback form loads reCAPTCHA; the tariff table is there: not a bot
+    check. A challenge page (no table) on the same path is one."""
+    normal = fixture("gpu_4090.html")
+    script = '<script src="https://www.google.com/recaptcha/api.js" async defer></script>'
+    form = '<form class="feedback"><div class="g-recaptcha" data-sitekey="x"></div></form>'
+    filler = "<p>" + "Облачные серверы с GPU для обучения и инференса. " * 30 + "</p>\n"
+    page = normal.replace("</head>", script + "</head>").replace("<main", form + "<main")
+    page = page.replace("</main>", "</main>" + filler * 50)
+    assert len(page.encode()) > 90_000
+    fake.routes[("GET", "/gpu/4090/")] = lambda r, m: SiteResponse(page.encode(), "text/html")
+    result = await scrape(fake, http)
+    assert result.failures == {}
+    assert [offer_record(o) for o in result.offers] == all_expected()
+    fake.path_modes["/gpu/4090/"] = Mode.CAPTCHA
+    result = await scrape(fake, http)
+    assert isinstance(result.failures["4090"], AntiBotError)
