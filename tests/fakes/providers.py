@@ -1,8 +1,10 @@
 """Fake provider sites on 127.0.0.1: each serves tests/fixtures/<provider>/ on the real paths.
 
-A test switches a site's mode while it runs. Generic modes are applied here for every
-provider (500, slow, captcha page, truncated body); the content modes (changed, empty, API
-error, reordered columns) are chosen by each provider's site module in tests/fakes/sites/.
+A test switches a site's mode while it runs, for the whole site or for one path (one part of a
+provider failing while the others answer). Generic modes are applied here for every provider
+(500, slow, captcha page, truncated body, a redirect to another host); the content modes
+(changed, empty, API error, reordered columns) are chosen by each provider's site module in
+tests/fakes/sites/.
 """
 
 from __future__ import annotations
