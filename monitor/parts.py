@@ -82,12 +82,8 @@ class Settlement:
     # The offers that went through: what the change history records.
     accepted_offers: tuple[Offer, ...]
     statuses: tuple[PartStatus, ...] = field(default_factory=tuple)
-
-    @property
-    def failing(self) -> bool:
-        """Every part the scrape reported failed: the provider as a whole is failing."""
-        reported = [s for s in self.statuses if s.error is not None or s.offers]
-        return bool(reported) and all(status.failed for status in reported)
+    # Every part the scrape reported failed or was empty: the provider as a whole is failing.
+    failing: bool = False
 
     @property
     def error(self) -> ScrapeError | None:
@@ -117,7 +113,7 @@ def settle(
         for name, outcome in result.parts.items()
     ]  # fmt: skip
     if all(status.failed for status in statuses):
-        return Settlement((), mine, (), tuple(statuses))
+        return Settlement((), mine, (), tuple(statuses), failing=True)
     statuses += [
         _absent(name, entries, runs.get(name, PartRuns()), confirm_after)
         for name, entries in sorted(by_part.items())
