@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecutionEvent
 
@@ -74,11 +75,19 @@ async def command(telegram: FakeTelegram, text: str) -> str:
     return str(call.result["text"])
 
 
+def is_alert(message: dict[str, Any]) -> bool:
+    """An alert is the message whose buttons act on alerts (AlertCallback, prefix "a")."""
+    rows = (message.get("reply_markup") or {}).get("inline_keyboard") or []
+    return any(
+        str(button.get("callback_data", "")).startswith("a:") for row in rows for button in row
+    )
+
+
 def alerts_sent(telegram: FakeTelegram) -> list[str]:
     return [
         call.result["text"]
         for call in telegram.calls_of("sendMessage")
-        if call.ok and call.result["text"].startswith("🔔 gpuradar")
+        if call.ok and is_alert(call.result)
     ]
 
 

@@ -113,18 +113,18 @@ async def test_history_sends_a_chart_with_the_30_day_low(telegram: FakeTelegram,
 async def test_stock_lists_only_what_is_in_stock(telegram: FakeTelegram, db_path: Path):
     store = await Store.open(db_path)
     offers = (
-        make_offer("in", 300.0, provider="selectel", gpu="H100 SXM"),
-        make_offer("out", 200.0, StockState.OUT_OF_STOCK, provider="selectel", gpu="H100 SXM"),
-        make_offer("maybe", 250.0, StockState.UNKNOWN, provider="selectel", gpu="H100 SXM"),
+        make_offer("in", 300.5, provider="selectel", gpu="H100 SXM"),
+        make_offer("out", 200.5, StockState.OUT_OF_STOCK, provider="selectel", gpu="H100 SXM"),
+        make_offer("maybe", 250.5, StockState.UNKNOWN, provider="selectel", gpu="H100 SXM"),
     )
     await store_snapshot(store, ScrapeResult("selectel", offers, datetime.now(UTC)))
     await store.close()
     async with running_app(telegram, db_path):
         text = await reply(telegram, "/stock h100")
     assert text.startswith("✅ В наличии сейчас · H100")
-    assert "300,00 ₽/ч" in text
-    assert "200,00" not in text
-    assert "250,00" not in text
+    assert "300,50 ₽/ч" in text
+    assert "200,50" not in text
+    assert "250,50" not in text
 
 
 async def test_fit_answer_offers_a_watch_button(telegram: FakeTelegram, db_path: Path):
