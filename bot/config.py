@@ -71,7 +71,9 @@ class Settings(ScraperSettings):
     webhook_path: str = "/telegram/webhook"
     webhook_secret: SecretStr | None = None
 
-    @field_validator("bot_token", "webhook_secret", "webhook_url", mode="before")
+    @field_validator(
+        "bot_token", "webhook_secret", "webhook_url", "mode", "log_file", mode="before"
+    )
     @classmethod
     def _blank_token_means_none(cls, value: object) -> object:
         if isinstance(value, str) and not value.strip():
