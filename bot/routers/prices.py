@@ -94,4 +94,4 @@ async def on_page(
     text, keyboard = await render_page(
         store, i18n, callback_data.page, query, bool(callback_data.stock)
     )
-    await show(callback, text, keyboard)
+    await show(callback, text, keyboard, preview=False)

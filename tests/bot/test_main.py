@@ -78,15 +78,32 @@ def test_unusable_database_path_exits_2(tmp_path: Path):
 CONSOLE = {"GPURADAR_MODE": "console"}
 
 
+NO_TOKEN_LINE = (
+    "gpuradar: no bot token: set GPURADAR_BOT_TOKEN (from @BotFather),"
+    " or GPURADAR_MODE=console to try the bot in a terminal"
+)
+
+
 def test_without_a_token_or_a_terminal_it_exits_2_saying_a_token_is_needed(tmp_path: Path):
-    # A container started without its token: stdin is /dev/null (here: empty, not a tty).
-    result = run_bot(tmp_path, {}, stdin="")
+    # A container started without its token: stdin is /dev/null, as under `docker run`.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPURADAR_")}
+    env.pop("BOT_TOKEN", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr.splitlines() == [
-        "gpuradar: no bot token: set GPURADAR_BOT_TOKEN (from @BotFather),"
-        " or GPURADAR_MODE=console to try the bot in a terminal"
-    ]
+    assert result.stderr.splitlines() == [NO_TOKEN_LINE]
+    # A pipe is no terminal either.
+    piped = run_bot(tmp_path, {}, stdin="/start\n")
+    assert (piped.returncode, piped.stderr.splitlines()) == (2, [NO_TOKEN_LINE])
 
 
 def test_polling_mode_without_a_token_exits_2(tmp_path: Path):
