@@ -91,6 +91,13 @@ def alerts_sent(telegram: FakeTelegram) -> list[str]:
     ]
 
 
+async def quiet_hours_now(telegram: FakeTelegram) -> None:
+    """A window around the current hour, in UTC: whatever the clock, alerts must wait."""
+    hour = datetime.now(UTC).hour
+    await command(telegram, "/settings tz UTC")
+    await command(telegram, f"/settings quiet {(hour - 1) % 24}-{(hour + 2) % 24}")
+
+
 def end_quiet_hours(db_path: Path) -> None:
     """As if the rows had been queued 8 hours ago and the window ended now."""
     now = datetime.now(UTC)
@@ -188,10 +195,7 @@ async def test_quiet_hours_hold_alerts_for_one_digest(telegram: FakeTelegram, db
     async with monitored_app(telegram, db_path, h100) as (application, _):
         await command(telegram, "/watch h100")
         await command(telegram, "/watch h100 max=650")
-        hour = datetime.now(UTC).hour
-        # A window around the current hour, in UTC: whatever the clock, alerts must wait.
-        await command(telegram, "/settings tz UTC")
-        await command(telegram, f"/settings quiet {(hour - 1) % 24}-{(hour + 2) % 24}")
+        await quiet_hours_now(telegram)
         h100.count = 1
         h100.month_rub = 3_600_000
         await refresh(application)
@@ -221,9 +225,7 @@ async def test_a_digest_of_two_watches_on_one_offer_names_each_and_its_buttons_a
     async with monitored_app(telegram, db_path, h100) as (application, _):
         await command(telegram, "/watch h100")
         await command(telegram, "/watch 70b qlora ctx=8192")
-        hour = datetime.now(UTC).hour
-        await command(telegram, "/settings tz UTC")
-        await command(telegram, f"/settings quiet {(hour - 1) % 24}-{(hour + 2) % 24}")
+        await quiet_hours_now(telegram)
         h100.count = 1
         await refresh(application)
         end_quiet_hours(db_path)

@@ -9,6 +9,7 @@ from monitor.offers import Offer, StockState
 from monitor.scrape import NetworkError, ScrapeResult
 from storage import Store
 from tests.bot.conftest import CHAT, running_app
+from tests.bot.test_e2e_watch import reply
 from tests.factories import make_offer, store_snapshot
 from tests.fakes.telegram import FakeTelegram
 
@@ -50,20 +51,12 @@ async def seed(db_path: Path) -> None:
     await store.close()
 
 
-async def ask(telegram: FakeTelegram, text: str) -> str:
-    after = telegram.mark()
-    telegram.push_message(CHAT, text)
-    call = await telegram.wait_for_call("sendMessage", after=after)
-    assert call.ok, call.description
-    return str(call.result["text"])
-
-
 async def test_prices_table_per_gpu_training_grade_first_with_pages(
     telegram: FakeTelegram, db_path
 ):
     await seed(db_path)
     async with running_app(telegram, db_path):
-        text = await ask(telegram, "/prices")
+        text = await reply(telegram, "/prices")
         first_buttons = [b.text for b in telegram.last_message(CHAT).buttons()]
         after = telegram.mark()
         telegram.press(CHAT, "▶️")
@@ -97,16 +90,16 @@ async def test_prices_table_per_gpu_training_grade_first_with_pages(
 async def test_prices_filters_and_their_pages(telegram: FakeTelegram, db_path):
     await seed(db_path)
     async with running_app(telegram, db_path):
-        family = await ask(telegram, "/prices h100")
-        vram = await ask(telegram, "/prices 80gb")
-        hourly = await ask(telegram, "/prices h100 hourly")
-        monthly = await ask(telegram, "/prices h100 помесячно")
-        capped = await ask(telegram, "/prices max=100")
-        immers = await ask(telegram, "/prices provider=immers")
-        unknown = await ask(telegram, "/prices voodoo5")
-        bad = await ask(telegram, "/prices h100 colour=red")
+        family = await reply(telegram, "/prices h100")
+        vram = await reply(telegram, "/prices 80gb")
+        hourly = await reply(telegram, "/prices h100 hourly")
+        monthly = await reply(telegram, "/prices h100 помесячно")
+        capped = await reply(telegram, "/prices max=100")
+        immers = await reply(telegram, "/prices provider=immers")
+        unknown = await reply(telegram, "/prices voodoo5")
+        bad = await reply(telegram, "/prices h100 colour=red")
         # A filtered list with two pages keeps its filter on the next page.
-        await ask(telegram, "/prices 80gb")
+        await reply(telegram, "/prices 80gb")
         after = telegram.mark()
         telegram.press(CHAT, "▶️")
         next_page = await telegram.wait_for_call("editMessageText", after=after)

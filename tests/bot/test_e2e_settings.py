@@ -8,6 +8,7 @@ from pathlib import Path
 from monitor.users import QuietHours
 from tests.bot.conftest import CHAT, running_app, stored_user
 from tests.bot.test_e2e_alerts import alerts_sent, command, monitored_app, refresh
+from tests.bot.test_e2e_watch import reply
 from tests.fakes.sites.selectel import H100Control
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
@@ -122,23 +123,19 @@ async def test_forged_callback_data_is_refused(telegram: FakeTelegram, db_path: 
 
 
 async def test_a_time_zone_can_be_typed_as_a_city(telegram: FakeTelegram, db_path: Path):
-    async def reply(text: str) -> str:
-        after = len(telegram.calls)
-        telegram.push_message(CHAT, text)
-        call = await telegram.wait_for_call("sendMessage", after=after)
-        assert call.ok, call.description
-        return str(call.result["text"])
+    async def say(text: str) -> str:
+        return await reply(telegram, text)
 
     async with running_app(telegram, db_path):
         # The button is labelled «Новосибирск»; typing the same word works too.
-        assert "Часовой пояс: Asia/Novosibirsk (UTC+7" in await reply("/settings tz Новосибирск")
-        assert "Asia/Yekaterinburg" in await reply("/settings tz екатеринбург")
-        assert "Europe/Moscow" in await reply("/settings tz Санкт-Петербург")
-        assert "Europe/Berlin" in await reply("/settings tz Berlin")
-        refused = await reply("/settings tz Атлантида")
+        assert "Часовой пояс: Asia/Novosibirsk (UTC+7" in await say("/settings tz Новосибирск")
+        assert "Asia/Yekaterinburg" in await say("/settings tz екатеринбург")
+        assert "Europe/Moscow" in await say("/settings tz Санкт-Петербург")
+        assert "Europe/Berlin" in await say("/settings tz Berlin")
+        refused = await say("/settings tz Атлантида")
         assert "Не знаю часовой пояс «Атлантида»" in refused
         assert "/settings tz Новосибирск" in refused  # says how to write it
-        assert "Asia/Omsk" in await reply("/settings пояс omsk")
+        assert "Asia/Omsk" in await say("/settings пояс omsk")
     assert (await stored_user(db_path)).timezone == "Asia/Omsk"
 
 
