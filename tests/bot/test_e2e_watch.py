@@ -222,3 +222,13 @@ async def test_history_of_an_unknown_gpu_gives_history_examples(
         "Не знаю видеокарту «banana». Примеры: /history h100, /history a100, /history 4090."
     )
     assert "/prices" not in text
+
+
+async def test_help_says_what_new_means(telegram: FakeTelegram, db_path: Path):
+    async with running_app(telegram, db_path):
+        text = await reply(telegram, "/help")
+    assert "сразу покажу, что уже подходит, потом напишу о новом" in text
+    assert "появилось в продаже или снова в наличии после распродажи" in text
+    assert "стоило дороже порога и подешевело до него" in text
+    for command in ("/prices 80gb", "/prices h100 hourly", "/stock", "/history", "/subs"):
+        assert command in text

@@ -23,7 +23,7 @@ help =
     /start — main menu
     /fit <code>13b qlora ctx=4096</code> — how much VRAM, which GPUs fit, training time and cost. Without arguments it asks step by step.
     Or just ask: <i>“will a 4090 do llama 3 8b lora at 8k context?”</i>
-    /watch <code>a100 80gb max=250</code> — shows what already matches at once, then messages you about anything new: a matching offer back in stock, or cheaper than your cap. <code>/watch 70b qlora ctx=8192 max=400</code> — whatever fits a training run
+    /watch <code>a100 80gb max=250</code> — an alert: shows what already matches at once, then messages you about anything new. New means a matching offer that goes on sale or is back in stock after selling out (with <code>max=</code>: at or under the cap), or an offer in stock that cost more than the cap and drops to it. <code>/watch 70b qlora ctx=8192 max=400</code> — whatever fits a training run
     /subs — my alerts: pause, price, delete
     /prices — prices per GPU, training-grade first. Filters: <code>/prices 80gb</code>, <code>/prices h100 hourly</code>, <code>/prices max=300</code>, <code>/prices provider=selectel</code>
     /stock <code>h100</code> — the same, in stock only
