@@ -134,6 +134,34 @@ def test_console_mode_logs_to_a_file_and_warns_on_stderr_once(tmp_path: Path):
     assert "WARNING gpuradar: ops server not started" in log
 
 
+def test_console_exit_while_refreshes_are_running_prints_no_traceback(tmp_path: Path):
+    # Every provider accepts the connection and never answers, so the scrapes are still
+    # waiting when the input ends. Their cancellation at exit is no error (offline, it used to
+    # print three CancelledError tracebacks).
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)  # the kernel completes the handshakes; nobody ever reads
+        dead = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        result = run_bot(
+            tmp_path,
+            {
+                **CONSOLE,
+                "GPURADAR_MONITOR": "true",
+                "GPURADAR_SELECTEL_URL": dead,
+                "GPURADAR_HOSTKEY_URL": dead,
+                "GPURADAR_IMMERS_URL": dead,
+            },
+            stdin="/start\n",
+        )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "CancelledError" not in result.stderr
+    assert "gpuradar error" not in result.stderr
+    log = (tmp_path / "data" / "gpuradar.log").read_text(encoding="utf-8")
+    assert "Traceback" not in log
+    assert "refresh stopped by shutdown" in log
+
+
 def test_console_mode_prints_greeting_and_help_then_exits_0(tmp_path: Path):
     result = run_bot(tmp_path, CONSOLE, stdin="/start\n/help\n")
     assert result.returncode == 0, result.stderr

@@ -170,3 +170,17 @@ def first_answer_after(chat: str, echo: str) -> str:
     match = re.search(r"^#\d+ (.*?)(?=^(?:  \[\d+\]|#\d+ |› |» |\(demo:)|\Z)", after, re.M | re.S)
     assert match, after[:2000]
     return match.group(1).strip()
+
+
+def test_the_readme_lists_every_command_with_an_example():
+    from bot.commands import MENU_COMMANDS
+
+    table = README.read_text(encoding="utf-8").split("## Commands")[1].split("\n## ")[0]
+    rows = {
+        cells[1].strip("` "): cells[2]
+        for line in table.splitlines()
+        if line.startswith("| `/") and len(cells := line.split("|")) > 3
+    }
+    for command in (*MENU_COMMANDS, "admin"):
+        assert f"/{command}" in rows, f"/{command} is not in the README's command table"
+        assert f"`/{command}" in rows[f"/{command}"], f"/{command} has no example"
