@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest clean
+.PHONY: run demo test lint typecheck pytest clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,6 +14,11 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	@$(BIN)/python -m bot
+
+# The console against the bundled fake sites (no network): a scripted H100 stock flip and
+# price drop show both kinds of alert, then the bot is yours (tests/fakes/demo.py).
+demo: $(STAMP)
+	@$(BIN)/python -m tests.fakes.demo
 
 test: lint typecheck pytest
 

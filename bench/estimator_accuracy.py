@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,6 +114,12 @@ def main() -> None:
     parser.add_argument("--csv", type=Path, default=DEFAULT_CSV)
     parser.add_argument("--quiet", action="store_true", help="summary only")
     args = parser.parse_args()
+    if not args.csv.exists():
+        # The measurements live in ../shared, beside the checkout, not in the repository.
+        sys.exit(
+            f"bench.estimator_accuracy: {args.csv} not found: it comes with ../shared"
+            " (the project's shared data, checked out beside this repository), or pass --csv FILE"
+        )
     rows = read_rows(args.csv)
     scored_rows = [row for row in rows if row.excluded is None]
     results = {

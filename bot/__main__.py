@@ -1,6 +1,8 @@
 """`python -m bot`, what `make run` calls: check settings, then serve Telegram or the console.
 
-With a token, GPURADAR_MODE picks long polling (the default) or the webhook.
+GPURADAR_MODE picks console, polling or webhook. Unset, it is console when stdin is a
+terminal and there is no token, polling with a token; no token and no terminal (a container
+started without one) exits 2 with one line saying a token is needed.
 """
 
 from __future__ import annotations
@@ -8,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from bot.config import ConfigError, Settings, load_settings
+from bot.config import ConfigError, Settings, load_settings, resolve_mode
 
 EXIT_CONFIG = 2
 
@@ -30,7 +32,7 @@ async def serve_telegram(settings: Settings) -> None:
 
 def main() -> int:
     try:
-        settings = load_settings()
+        settings = resolve_mode(load_settings(), interactive=_interactive())
     except ConfigError as error:
         print(f"gpuradar: {error}", file=sys.stderr)
         return EXIT_CONFIG
@@ -38,14 +40,23 @@ def main() -> int:
     from aiogram.exceptions import TelegramUnauthorizedError
 
     from bot.console import run_console
-    from bot.logging_setup import configure_logging
+    from bot.logging_setup import configure_console_logging, configure_logging
 
     secrets = [
         secret.get_secret_value()
         for secret in (settings.bot_token, settings.webhook_secret)
         if secret is not None
     ]
-    configure_logging(settings.log_level, secrets)
+    if settings.console_mode:
+        # stdout is the chat: logs go to a file, warnings and errors to stderr once each.
+        log_file = settings.console_log_file
+        try:
+            configure_console_logging(settings.log_level, secrets, log_file)
+        except OSError as error:
+            print(f"gpuradar: cannot write the log file {log_file}: {error}", file=sys.stderr)
+            return EXIT_CONFIG
+    else:
+        configure_logging(settings.log_level, secrets)
     try:
         if settings.console_mode:
             return asyncio.run(run_console(settings, sys.stdin, sys.stdout))
@@ -59,6 +70,11 @@ def main() -> int:
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _interactive() -> bool:
+    """Is stdin a terminal someone types into (not /dev/null in a container, not a pipe)?"""
+    return sys.stdin is not None and sys.stdin.isatty()
 
 
 if __name__ == "__main__":

@@ -87,7 +87,7 @@ async def on_startup(
     default_language: Language,
     settings: Settings,
 ) -> None:
-    if settings.mode == "polling":
+    if settings.mode != "webhook":
         # Polling and a webhook exclude each other; pending updates are kept, not dropped.
         await bot.delete_webhook(drop_pending_updates=False)
     await set_bot_commands(bot, translators, default_language)

@@ -27,6 +27,7 @@ class SettingsAction(StrEnum):
     TIMEZONE = "tz"
     QUIET_MENU = "qm"
     QUIET = "q"
+    UNSNOOZE = "us"  # lift "💤 until morning"
 
 
 class SettingsCallback(CallbackData, prefix="s"):

@@ -11,7 +11,17 @@ from bot.i18n import Translator
 from monitor.users import Language
 
 # Only commands that work today; later features add theirs here.
-MENU_COMMANDS = ("start", "prices", "fit", "watch", "subs", "help", "settings")
+MENU_COMMANDS = (
+    "start",
+    "prices",
+    "stock",
+    "fit",
+    "watch",
+    "subs",
+    "history",
+    "help",
+    "settings",
+)
 
 
 def bot_commands(i18n: Translator) -> list[BotCommand]:

@@ -25,6 +25,9 @@ _TOKEN_SHAPE = re.compile(r"^\d+:[A-Za-z0-9_-]+$")
 _SECRET_SHAPE = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 
 
+Mode = Literal["console", "polling", "webhook"]
+
+
 class ConfigError(Exception):
     """A setting is missing or invalid; `str(error)` is the one line shown to the operator."""
 
@@ -56,13 +59,21 @@ class Settings(ScraperSettings):
     # Port 0 means any free port (tests); the bound port is logged.
     ops_host: str = "0.0.0.0"  # noqa: S104 - inside a container, the probe and Prometheus are outside
     ops_port: int = Field(default=8080, ge=0, le=65535)
+    # console: talk to the bot in this terminal (an in-process fake Telegram, no token).
     # polling: long-poll getUpdates. webhook: Telegram POSTs to webhook_url + webhook_path.
-    mode: Literal["polling", "webhook"] = "polling"
+    # Unset: console when stdin is a terminal and there is no token, else polling with a
+    # token, else a configuration error (resolve_mode).
+    mode: Mode | None = None
+    # Console mode's log file (everything at log_level; only warnings and errors reach
+    # stderr, each once). Unset: gpuradar.log beside the database.
+    log_file: Path | None = None
     webhook_url: str | None = None
     webhook_path: str = "/telegram/webhook"
     webhook_secret: SecretStr | None = None
 
-    @field_validator("bot_token", "webhook_secret", "webhook_url", mode="before")
+    @field_validator(
+        "bot_token", "webhook_secret", "webhook_url", "mode", "log_file", mode="before"
+    )
     @classmethod
     def _blank_token_means_none(cls, value: object) -> object:
         if isinstance(value, str) and not value.strip():
@@ -130,8 +141,13 @@ class Settings(ScraperSettings):
 
     @property
     def console_mode(self) -> bool:
-        """No token means: run against the in-process fake Bot API and talk over stdin/stdout."""
-        return self.bot_token is None
+        """Run against the in-process fake Bot API and talk over stdin/stdout: the mode says
+        so, or (not yet resolved) there is no token."""
+        return self.mode == "console" or (self.mode is None and self.bot_token is None)
+
+    @property
+    def console_log_file(self) -> Path:
+        return self.log_file or self.db_path.parent / "gpuradar.log"
 
     @property
     def webhook_endpoint(self) -> str | None:
@@ -147,6 +163,34 @@ def load_settings(**overrides: object) -> Settings:
         raise ConfigError(_describe(error)) from None
     check_mode(settings)
     return settings
+
+
+NO_CREDENTIALS = (
+    "no bot token: set GPURADAR_BOT_TOKEN (from @BotFather), or GPURADAR_MODE=console"
+    " to try the bot in a terminal"
+)
+
+
+def resolve_mode(settings: Settings, *, interactive: bool) -> Settings:
+    """The settings with the mode decided. GPURADAR_MODE wins when set; otherwise a token
+    means polling, and no token means console only when stdin is a terminal.
+
+    No token and no terminal (a container started without its token) raises ConfigError:
+    console mode there would read an empty stdin and exit 0, a silently dead bot.
+    """
+    mode = settings.mode
+    if mode is None:
+        if settings.bot_token is not None:
+            mode = "polling"
+        elif interactive:
+            mode = "console"
+        else:
+            raise ConfigError(NO_CREDENTIALS)
+    elif mode == "polling" and settings.bot_token is None:
+        raise ConfigError(
+            f"invalid setting {ENV_PREFIX}BOT_TOKEN: required when {ENV_PREFIX}MODE=polling"
+        )
+    return settings.model_copy(update={"mode": mode})
 
 
 def check_mode(settings: Settings) -> None:

@@ -1,10 +1,12 @@
-"""Logging to stderr, with every secret scrubbed from messages and tracebacks alike."""
+"""Logging to stderr (or, in console mode, to a file), with every secret scrubbed from
+messages and tracebacks alike."""
 
 from __future__ import annotations
 
 import logging
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TextIO
 
 REDACTED = "<redacted>"
@@ -45,3 +47,60 @@ def configure_logging(
     # aiogram logs every handled update at INFO; that is noise, not an event worth keeping.
     logging.getLogger("aiogram.event").setLevel(max(logging.getLevelName(level), logging.WARNING))
     return handler
+
+
+class _OncePerMessage(logging.Filter):
+    """Lets each distinct message through once: a warning that every refresh repeats is
+    shown the first time only (the log file keeps every occurrence)."""
+
+    def __init__(self, limit: int = 10_000) -> None:
+        super().__init__()
+        self._seen: set[tuple[int, str, str]] = set()
+        self._limit = limit
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.levelno, record.name, record.getMessage())
+        if key in self._seen:
+            return False
+        if len(self._seen) < self._limit:  # bounded: a flood of distinct lines can't grow it
+            self._seen.add(key)
+        return True
+
+
+class _OneLineFormatter(RedactingFormatter):
+    """ "gpuradar warning: ..." with no traceback: the file has the details."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"gpuradar {record.levelname.lower()}: {record.getMessage()}"
+        text = " ".join(text.split())
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
+        return text
+
+
+def configure_console_logging(
+    level: str, secrets: Iterable[str], log_file: Path, stream: TextIO | None = None
+) -> list[logging.Handler]:
+    """Console mode: stdout is the chat, so logs go to `log_file`; warnings and errors also
+    reach stderr (by default), one line each and each distinct one once.
+
+    Raises OSError when the file cannot be opened.
+    """
+    secrets = list(secrets)
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    to_file = logging.FileHandler(log_file, encoding="utf-8")
+    to_file.setFormatter(
+        RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", secrets)
+    )
+    to_stderr = logging.StreamHandler(stream or sys.stderr)
+    to_stderr.setLevel(logging.WARNING)
+    to_stderr.setFormatter(_OneLineFormatter("%(message)s", secrets))
+    to_stderr.addFilter(_OncePerMessage())
+    root = logging.getLogger()
+    for existing in list(root.handlers):
+        root.removeHandler(existing)
+    root.addHandler(to_file)
+    root.addHandler(to_stderr)
+    root.setLevel(level)
+    logging.getLogger("aiogram.event").setLevel(max(logging.getLevelName(level), logging.WARNING))
+    return [to_file, to_stderr]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
@@ -30,9 +31,17 @@ async def refresh_job(
     store: PipelineStore,
     matcher: Matcher,
     on_outcome: OutcomeCallback | None = None,
-) -> PipelineOutcome:
-    """One scheduled refresh; `on_outcome` (metrics) sees every outcome, good or failed."""
-    outcome = await refresh(source, store, matcher)
+) -> PipelineOutcome | None:
+    """One scheduled refresh; `on_outcome` (metrics) sees every outcome, good or failed.
+
+    None when the scheduler's shutdown cancelled it: the last good snapshot stays, and that
+    is no error (APScheduler would log anything a job raises with a traceback).
+    """
+    try:
+        outcome = await refresh(source, store, matcher)
+    except asyncio.CancelledError:
+        logger.info("%s: refresh stopped by shutdown", source.name)
+        return None
     if on_outcome is not None:
         try:
             pending = on_outcome(outcome)

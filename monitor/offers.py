@@ -78,3 +78,21 @@ class Offer:
     @property
     def rub_per_gpu_hour(self) -> float:
         return self.price.rub_per_hour / max(1, self.gpu_count)
+
+
+class Billing(StrEnum):
+    """How an offer is rented, as /prices shows it."""
+
+    HOURLY = "hourly"  # pay per hour (or second), stop any time
+    MONTHLY = "monthly"  # a month at least: dedicated servers (Selectel, HOSTKEY)
+    PREEMPTIBLE = "preemptible"  # hourly and cheaper, but the provider may stop it any time
+
+
+def billing_of(price: Price) -> Billing:
+    """The billing kind a price's period says. "preemptible" is the period of Selectel's
+    interruptible cloud twins (real-data.md), which are never mixed with regular prices."""
+    if price.period == "month":
+        return Billing.MONTHLY
+    if price.period == "preemptible":
+        return Billing.PREEMPTIBLE
+    return Billing.HOURLY

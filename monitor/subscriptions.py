@@ -22,7 +22,7 @@ import functools
 import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from types import MappingProxyType
 from typing import NamedTuple
@@ -205,10 +205,13 @@ def _wants_kind(watch: WatchFilter, view: _EventView) -> bool:
 
 
 def _accepts(watch: WatchFilter, view: _EventView) -> bool:
+    return _wants_kind(watch, view) and _meets(watch, view)
+
+
+def _meets(watch: WatchFilter, view: _EventView) -> bool:
+    """Every condition on the offer itself, whatever kind of change brought it up."""
     offer, gpu = view.event.offer, view.gpu
     if watch.max_rub_per_gpu_hour is not None and view.price > watch.max_rub_per_gpu_hour:
-        return False
-    if not _wants_kind(watch, view):
         return False
     if watch.gpu is not None and watch.gpu != gpu.id:
         return False
@@ -233,6 +236,23 @@ def _accepts(watch: WatchFilter, view: _EventView) -> bool:
         if watch.min_total_vram_gb is not None and total < watch.min_total_vram_gb - _VRAM_SLACK_GB:
             return False
     return watch.location is None or watch.location.casefold() in view.location
+
+
+def offer_matches(watch: WatchFilter, offer: Offer) -> bool:
+    """Does the offer, as it is now, meet the filter: rentable, and every condition on GPU,
+    price, count, memory, provider and location? What matches already is not news: /watch
+    shows it at once, and only a later change of it (or another offer) makes an alert."""
+    return _rentable(offer) and offer_meets(watch, offer)
+
+
+def offer_meets(watch: WatchFilter, offer: Offer) -> bool:
+    """The filter's conditions on the offer alone, in stock or not (a /prices filter)."""
+    view = _view(Event(EventKind.APPEARED, offer, _SNAPSHOT_TIME))
+    return view is not None and _meets(watch, view)
+
+
+# offer_matches judges a snapshot, not a change; an event needs a time, and none is read.
+_SNAPSHOT_TIME = datetime.min.replace(tzinfo=UTC)
 
 
 def matches(sub: Subscription, event: Event, now: datetime) -> bool:

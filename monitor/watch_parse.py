@@ -26,7 +26,7 @@ from estimator.parsing.patterns import amount_value, size_value
 from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS
 from monitor.subscriptions import AlertKind, WatchFilter, default_kinds
 
-__all__ = ["PROVIDER_NAMES", "WatchError", "describe", "parse_watch"]
+__all__ = ["LABEL_LIMIT", "PROVIDER_NAMES", "WatchError", "describe", "parse_watch", "short_label"]
 
 
 class WatchError(ValueError):
@@ -339,8 +339,12 @@ def _fit_need(text: str) -> dict[str, int]:
     return need
 
 
-def parse_watch(text: str) -> WatchFilter:
-    """Read a /watch filter (with or without the "/watch" itself). Raises WatchError only."""
+def parse_watch(text: str, *, narrow: bool = True) -> WatchFilter:
+    """Read a /watch filter (with or without the "/watch" itself). Raises WatchError only.
+
+    `narrow=False` accepts a filter that names only providers, a location or a count: too
+    wide to alert on, fine for narrowing a price list (/prices provider=selectel).
+    """
     parts = _split(_tidy(text))
     if not (parts.keyed or parts.fit_pairs or parts.words or parts.providers):
         raise WatchError(
@@ -399,7 +403,7 @@ def parse_watch(text: str) -> WatchFilter:
         fit_need=fit_need,
         cooldown_s=_cooldown(keyed["cooldown"]) if "cooldown" in keyed else None,
     )
-    if not _has_filter(watch):
+    if narrow and not _has_filter(watch):
         raise WatchError(
             "no_filter",
             "name a GPU, a model to train, a memory size or a price",
@@ -509,3 +513,28 @@ def describe(watch: WatchFilter, language: str) -> str:
     if watch.cooldown_s is not None:
         parts.append(texts["cooldown"].format(_duration(watch.cooldown_s, texts)))
     return " · ".join(part for part in parts if part)
+
+
+# A label fits a button beside "🔕 …: 24 ч" on a phone.
+LABEL_LIMIT = 24
+
+
+def short_label(watch: WatchFilter, limit: int = LABEL_LIMIT) -> str:
+    """The watch in a few characters, alike in both languages: «H100 ≤650₽», «8×A100 ≥80GB»,
+    «70b qlora ctx=8192». Alerts head each watch's block with it and its buttons carry it, so
+    two watches that match one offer can be told apart. Plain text; the caller escapes it."""
+    name = watch.fit_query or watch.gpu or watch.family or "GPU"
+    if watch.min_count is not None and watch.min_count > 1:
+        name = f"{watch.min_count}×{name}"
+    parts = [name]
+    if watch.min_vram_gb is not None:
+        parts.append(f"≥{_amount(watch.min_vram_gb, 'en')}GB")
+    if watch.min_total_vram_gb is not None:
+        parts.append(f"Σ≥{_amount(watch.min_total_vram_gb, 'en')}GB")
+    if watch.max_rub_per_gpu_hour is not None:
+        parts.append(f"≤{_amount(watch.max_rub_per_gpu_hour, 'en')}₽")
+    parts.extend(PROVIDER_NAMES.get(p, p) for p in sorted(watch.providers))
+    if watch.location is not None:
+        parts.append(watch.location)
+    label = " ".join(" ".join(parts).split())
+    return label if len(label) <= limit else label[: limit - 1].rstrip() + "…"

@@ -8,6 +8,7 @@ need is on the `OutboxQueries` mixin, which takes its own transactions.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,8 +21,10 @@ import aiosqlite
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import Offer, Price, StockState, Vat
+from monitor.subscriptions import WatchFilter
 from monitor.users import Language, User
 from storage.database import Database
+from storage.subscriptions import filter_from_json
 
 OutboxStatus = Literal["pending", "sent", "dropped"]
 OfferKey = tuple[str, str, str]
@@ -30,6 +33,8 @@ DEFAULT_TIMEZONE = "Europe/Moscow"  # the market's time, as DESIGN.md says
 PAYLOAD_VERSION = 1
 # Well under SQLite's host-parameter limit, for `id IN (...)` lists.
 _CHUNK = 500
+# A row due this much after it was made was held back (quiet hours, a snooze), not just queued.
+HELD_AFTER = timedelta(minutes=1)
 
 
 def to_text(moment: datetime) -> str:
@@ -212,6 +217,14 @@ class OutboxRow:
     sent_at: datetime | None
     # The recipient's language when the query knows it (due_messages joins users).
     language: Language | None = None
+    # The subscription's filter when the query knows it and the subscription still exists
+    # (due_messages joins subscriptions): the alert names the watch it is for.
+    watch: WatchFilter | None = None
+
+    @property
+    def held(self) -> bool:
+        """Quiet hours or a snooze kept it back: it arrives later than it was made."""
+        return self.due_at - self.created_at > HELD_AFTER
 
 
 class OutboxQueries:
@@ -228,8 +241,9 @@ class OutboxQueries:
             cursor = await connection.execute(
                 "WITH head AS (SELECT DISTINCT chat_id FROM (SELECT chat_id FROM outbox"
                 "  WHERE status = 'pending' AND due_at <= :now ORDER BY due_at, id LIMIT :limit))"
-                " SELECT outbox.*, users.language AS language FROM outbox"
-                " LEFT JOIN users ON users.chat_id = outbox.chat_id"
+                " SELECT outbox.*, users.language AS language, subscriptions.filter AS watch"
+                " FROM outbox LEFT JOIN users ON users.chat_id = outbox.chat_id"
+                " LEFT JOIN subscriptions ON subscriptions.id = outbox.subscription_id"
                 " WHERE outbox.status = 'pending' AND outbox.due_at <= :now"
                 " AND outbox.chat_id IN head ORDER BY outbox.due_at, outbox.id",
                 {"now": moment, "limit": limit},
@@ -321,6 +335,26 @@ class OutboxQueries:
             row = await cursor.fetchone()
         return None if row is None else _from_text(row[0])
 
+    async def end_snooze(self, chat_id: int, now: datetime, user: User | None) -> int:
+        """Lift the chat's snooze: what it held is due now (or when quiet hours end).
+
+        Returns how many pending rows were brought forward.
+        """
+        due = to_text(due_time(user, now))
+        async with self._db.transaction() as connection:
+            cursor = await connection.execute(
+                "DELETE FROM chat_snooze WHERE chat_id = ? RETURNING until", (chat_id,)
+            )
+            row = await cursor.fetchone()
+            if row is None:
+                return 0
+            cursor = await connection.execute(
+                "UPDATE outbox SET due_at = ? WHERE chat_id = ? AND status = 'pending'"
+                " AND due_at <= ? AND due_at > ?",
+                (due, chat_id, row[0], due),
+            )
+        return cursor.rowcount
+
     async def purge_outbox(self, before: datetime) -> int:
         """Forget delivered and dropped rows created before `before`.
 
@@ -366,7 +400,9 @@ async def _update_chunk(
 
 def _outbox_row(row: aiosqlite.Row) -> OutboxRow:
     sent_at = row["sent_at"]
-    language = row["language"] if "language" in row.keys() else None  # noqa: SIM118
+    columns = row.keys()
+    language = row["language"] if "language" in columns else None
+    watch = row["watch"] if "watch" in columns else None
     return OutboxRow(
         id=row["id"],
         chat_id=row["chat_id"],
@@ -379,4 +415,14 @@ def _outbox_row(row: aiosqlite.Row) -> OutboxRow:
         last_error=row["last_error"],
         sent_at=None if sent_at is None else _from_text(sent_at),
         language=cast("Language | None", language),
+        watch=None if watch is None else _watch_from_json(watch),
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _watch_from_json(text: str) -> WatchFilter | None:
+    # Cached: a fan-out sends one change to thousands of chats whose filters are mostly alike.
+    try:
+        return filter_from_json(text)
+    except ValueError:  # a format this version does not read: the alert goes out unnamed
+        return None

@@ -19,6 +19,9 @@ def make_offer(
     gpu_count: int = 1,
     location: str = "MSK-1",
     monthly: bool = False,
+    vram_gb: float | None = 24,
+    vcpu: int | None = None,
+    ram_gb: float | None = None,
 ) -> Offer:
     price = (
         Price.per_month(rub_per_hour * 720, "RUB/month")
@@ -33,11 +36,13 @@ def make_offer(
         gpu_raw=gpu,
         gpu_known=True,
         gpu_count=gpu_count,
-        vram_gb=24,
+        vram_gb=vram_gb,
         price=price,
         stock=stock,
         stock_count=2 if stock is StockState.IN_STOCK else None,
         url=f"https://example.test/{sku}",
+        vcpu=vcpu,
+        ram_gb=ram_gb,
     )
 
 

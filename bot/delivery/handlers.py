@@ -10,8 +10,10 @@ from aiogram import Router
 from aiogram.types import CallbackQuery
 
 from bot.delivery.callbacks import AlertAction, AlertCallback
-from bot.i18n import Translator
+from bot.i18n import Html, Translator
+from monitor.subscriptions import Subscription
 from monitor.users import User
+from monitor.watch_parse import short_label
 from storage.outbox import DEFAULT_TIMEZONE, next_local_time, zone
 
 MUTE_FOR = timedelta(hours=24)
@@ -24,6 +26,8 @@ class AlertStore(Protocol):
     Positional-only, so any parameter names satisfy it. mute and delete_subscription may
     return anything; False or a LookupError means "no such subscription in this chat".
     """
+
+    def get_subscription(self, sub_id: int, /) -> Awaitable[Subscription | None]: ...
 
     def mute(self, chat_id: int, sub_id: int, until: datetime, /) -> Awaitable[object]: ...
 
@@ -62,6 +66,10 @@ async def on_alert_button(
         await callback.answer(i18n("alert-snoozed", until=_local(until, timezone, "%H:%M")))
         return
 
+    # The toast names the watch the button acted on, as the button did. Toasts are plain
+    # text, not HTML: Html() only stops the Translator escaping.
+    subscription = await store.get_subscription(sub)
+    label = Html(short_label(subscription.filter) if subscription is not None else "")
     if action is AlertAction.MUTE:
         until = now + MUTE_FOR
         if not await _done(store.mute(chat_id, sub, until)):
@@ -69,14 +77,15 @@ async def on_alert_button(
             return
         # Queued alerts of a muted subscription would arrive right after the press: drop them.
         await store.drop_subscription(chat_id, sub, "muted")
-        await callback.answer(i18n("alert-muted", until=_local(until, timezone, "%d.%m %H:%M")))
+        until_text = _local(until, timezone, "%d.%m %H:%M")
+        await callback.answer(i18n("alert-muted", label=label, until=until_text))
         return
 
     if not await _done(store.delete_subscription(chat_id, sub)):
         await callback.answer(i18n("alert-stale"), show_alert=True)
         return
     await store.drop_subscription(chat_id, sub, "unsubscribed")
-    await callback.answer(i18n("alert-unsubscribed"))
+    await callback.answer(i18n("alert-unsubscribed", label=label))
 
 
 async def _done(call: Awaitable[object]) -> bool:

@@ -1,7 +1,11 @@
-"""One chat's due outbox rows -> Telegram messages: a digest of what changed, with buttons.
+"""One chat's due outbox rows -> Telegram messages: what changed, per watch, with buttons.
+
+Layout: one section per watch, headed by the watch's short label, holding the changes it
+matched; under the message, a mute and an unsubscribe button per watch that carry the same
+label. Rows that quiet hours or a snooze held back make the message "the quiet hours' digest".
 
 Everything from a provider goes through the Translator, which escapes string arguments; the
-message is split only between offer blocks (each block is complete HTML), so no split can
+message is split only between change blocks (each block is complete HTML), so no split can
 land inside a tag or an entity.
 """
 
@@ -14,10 +18,10 @@ from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.delivery.callbacks import AlertAction, AlertCallback
 from bot.i18n import Html, Translator
-from bot.views.prices import PROVIDER_NAMES
-from estimator.render import rubles
+from bot.views.prices import PROVIDER_NAMES, money, price_text
 from monitor.events import Event, EventKind
-from monitor.offers import Offer, StockState
+from monitor.offers import HOURS_PER_MONTH, Billing, Offer, StockState, billing_of
+from monitor.watch_parse import LABEL_LIMIT, short_label
 from storage.outbox import OutboxRow
 
 MESSAGE_LIMIT = 4096  # Telegram's cap on a text message, after entity parsing
@@ -42,12 +46,18 @@ class AlertMessage:
 
 
 @dataclass(frozen=True)
-class _Item:
-    """One change shown once, even when several of the chat's subscriptions matched it."""
+class _Unit:
+    """One change under one watch: the piece a message is built from, and split between.
 
+    A change that two watches matched is shown under each: every block must say which watch
+    it is for, and the buttons under the message act on the watch they name.
+    """
+
+    subscription_id: int
+    label: str
     event: Event
     row_ids: tuple[int, ...]
-    subscription_ids: tuple[int, ...]
+    held: bool  # quiet hours or a snooze kept it back
 
 
 def render_alerts(
@@ -57,52 +67,94 @@ def render_alerts(
     limit: int = MESSAGE_LIMIT,
     cache: dict[str, str] | None = None,
 ) -> list[AlertMessage]:
-    """The chat's rows as few messages as fit: usually one, split between offer blocks only.
+    """The chat's rows as few messages as fit: usually one, split between changes only.
 
     `cache` maps event keys to rendered blocks for this translator: in a fan-out thousands of
     chats get the same change, and formatting it once per chat would dominate the sender.
     """
-    items = _items(rows)
-    blocks = [_cached_block(i18n, item.event, cache) for item in items]
+    units = _units(rows)
+    blocks = [_cached_block(i18n, unit.event, cache) for unit in units]
     messages: list[AlertMessage] = []
     start = 0
-    while start < len(items):
-        end = _fit(i18n, blocks, start, limit)
-        chunk = items[start:end]
-        text = _text(i18n, blocks[start:end])
-        row_ids = tuple(row_id for item in chunk for row_id in item.row_ids)
+    while start < len(units):
+        end = _fit(i18n, units, blocks, start, limit)
+        chunk = units[start:end]
+        text = _text(i18n, chunk, blocks[start:end])
+        row_ids = tuple(row_id for unit in chunk for row_id in unit.row_ids)
         messages.append(AlertMessage(text, _keyboard(i18n, chunk), row_ids))
         start = end
     return messages
 
 
-def _items(rows: Sequence[OutboxRow]) -> list[_Item]:
-    grouped: dict[str, tuple[Event, list[int], list[int]]] = {}
+def _units(rows: Sequence[OutboxRow]) -> list[_Unit]:
+    """The rows grouped by watch (in the order the watches first come up), then by change."""
+    by_watch: dict[int, dict[str, list[OutboxRow]]] = {}
     for row in rows:
-        _, row_ids, subs = grouped.setdefault(row.event.key, (row.event, [], []))
-        row_ids.append(row.id)
-        if row.subscription_id not in subs:
-            subs.append(row.subscription_id)
-    return [_Item(event, tuple(ids), tuple(subs)) for event, ids, subs in grouped.values()]
+        by_watch.setdefault(row.subscription_id, {}).setdefault(row.event.key, []).append(row)
+    units = []
+    for subscription_id, changes in by_watch.items():
+        first = next(iter(changes.values()))[0]
+        label = watch_label(first)
+        for same in changes.values():
+            units.append(
+                _Unit(
+                    subscription_id,
+                    label,
+                    same[0].event,
+                    tuple(row.id for row in same),
+                    any(row.held for row in same),
+                )
+            )
+    return units
 
 
-def _fit(i18n: Translator, blocks: Sequence[str], start: int, limit: int) -> int:
-    """The end of the longest run of blocks from `start` that fits (at least one block).
+def watch_label(row: OutboxRow) -> str:
+    """The watch's short label; a row whose subscription is gone is named by its GPU."""
+    if row.watch is not None:
+        return short_label(row.watch)
+    return _field(row.event.offer.gpu)[:LABEL_LIMIT]
+
+
+def _fit(
+    i18n: Translator, units: Sequence[_Unit], blocks: Sequence[str], start: int, limit: int
+) -> int:
+    """The end of the longest run of units from `start` that fits (at least one unit).
 
     Length is measured on the raw HTML in UTF-16 units: tags and escapes only shrink when
     Telegram parses them, so raw <= limit guarantees parsed <= limit.
     """
     end = start + 1
-    while end < len(blocks) and _utf16(_text(i18n, blocks[start : end + 1])) <= limit:
+    while (
+        end < len(units)
+        and _utf16(_text(i18n, units[start : end + 1], blocks[start : end + 1])) <= limit
+    ):
         end += 1
     return end
 
 
-def _text(i18n: Translator, blocks: Sequence[str]) -> str:
-    title = (
-        i18n("alert-title") if len(blocks) == 1 else i18n("alert-title-digest", count=len(blocks))
-    )
-    return "\n\n".join([title, *blocks])
+def _text(i18n: Translator, units: Sequence[_Unit], blocks: Sequence[str]) -> str:
+    """Title, then one section per watch headed by its label (a lone watch's label is in the
+    title). Held-back changes make it the quiet hours' digest."""
+    sections: list[tuple[str, list[str]]] = []
+    for index, (unit, block) in enumerate(zip(units, blocks, strict=True)):
+        # _units keeps each watch's changes together, so a new watch starts a new section.
+        if index == 0 or unit.subscription_id != units[index - 1].subscription_id:
+            sections.append((unit.label, []))
+        sections[-1][1].append(block)
+    count = len(units)
+    digest = any(unit.held for unit in units)
+    if digest:
+        title = i18n("alert-title-quiet", count=count)
+    elif len(sections) == 1:
+        title = i18n("alert-title-watch", label=units[0].label, count=count)
+    else:
+        title = i18n("alert-title-digest", count=count)
+    if len(sections) == 1 and not digest:
+        return "\n\n".join([title, *sections[0][1]])
+    parts = [title]
+    for label, section in sections:
+        parts.append(i18n("alert-watch-header", label=label) + "\n" + "\n\n".join(section))
+    return "\n\n".join(parts)
 
 
 def _utf16(text: str) -> int:
@@ -131,27 +183,38 @@ def _block(i18n: Translator, event: Event) -> str:
         provider=_field(provider_name(offer.provider)),
         location=_field(offer.location),
     )
-    prices = i18n(
-        "alert-prices", hour=money(offer.price.rub_per_hour), month=money(offer.price.rub_per_month)
-    )
     if event.kind in (EventKind.PRICE_DROP, EventKind.PRICE_RISE):
         return "\n".join([head, _price_change(i18n, event), _stock(i18n, offer)])
-    return "\n".join([head, _stock_change(i18n, event), prices])
+    # Both prices and the billing kind, as /prices shows them.
+    return "\n".join([head, _stock_change(i18n, event), price_text(i18n, offer)])
 
 
 def _price_change(i18n: Translator, event: Event) -> str:
+    """Old → new in the unit the offer is billed by (a month for monthly-only servers)."""
     offer = event.offer
     new = event.new_price_hour if event.new_price_hour is not None else offer.price.rub_per_hour
     old = event.old_price_hour
     percent = ""
     if old:  # neither None nor zero
         percent = f" ({_signed_percent((new - old) / old * 100)})"
+    cards = max(1, offer.gpu_count)
+    per_gpu = Html(i18n("prices-per-gpu", price=money(new / cards)) if cards > 1 else "")
+    if billing_of(offer.price) is Billing.MONTHLY:
+        return i18n(
+            "alert-change-price-monthly",
+            was=money(old * HOURS_PER_MONTH) if old is not None else "?",
+            now=money(new * HOURS_PER_MONTH),
+            percent=percent,
+            hour=money(new),
+            per_gpu=per_gpu,
+        )
     return i18n(
         "alert-change-price",
         was=money(old) if old is not None else "?",
         now=money(new),
         percent=percent,
         month=money(offer.price.rub_per_month),
+        per_gpu=per_gpu,
     )
 
 
@@ -189,13 +252,6 @@ def provider_name(provider: str) -> str:
     return PROVIDER_NAMES.get(provider, provider)
 
 
-def money(value: float) -> str:
-    """320 -> "320", 45.5 -> "45,50", 230400 -> "230 400": no ",00" noise on round prices."""
-    if value >= 1000 or float(value).is_integer():
-        return f"{round(value):,}".replace(",", "\u202f")
-    return rubles(value)
-
-
 def _signed_percent(value: float) -> str:
     # Half away from zero: -12.5 % reads as "−13%", not Python's banker's "−12%".
     rounded = int(abs(value) + 0.5) * (1 if value >= 0 else -1)
@@ -207,32 +263,31 @@ def _signed_percent(value: float) -> str:
 # --- buttons -------------------------------------------------------------------------------
 
 
-def _keyboard(i18n: Translator, items: Sequence[_Item]) -> InlineKeyboardMarkup:
+def _keyboard(i18n: Translator, units: Sequence[_Unit]) -> InlineKeyboardMarkup:
     # Built by hand: InlineKeyboardBuilder deep-copies every button on export, which was the
     # largest single cost of a 10 000-chat fan-out.
     rows: list[list[InlineKeyboardButton]] = []
-    first = items[0].event.offer
+    first = units[0].event.offer
     if first.url.startswith(("https://", "http://")):  # Telegram rejects other URL buttons
         # Button texts are plain text, not HTML: Html() only stops the Translator escaping.
         name = Html(provider_name(first.provider))
         rows.append(
             [InlineKeyboardButton(text=i18n("alert-button-open", provider=name), url=first.url)]
         )
-    subscriptions = _subscriptions(items)
-    named = len(subscriptions) > 1
-    for subscription_id, gpu in subscriptions[:MAX_SUBSCRIPTION_BUTTONS]:
-        mute, unsubscribe = (
-            (
-                i18n("alert-button-mute-gpu", gpu=Html(gpu)),
-                i18n("alert-button-unsubscribe-gpu", gpu=Html(gpu)),
-            )
-            if named
-            else (i18n("alert-button-mute"), i18n("alert-button-unsubscribe"))
-        )
+    # One row per watch, each button named by the watch it acts on and bound to its id.
+    watches = dict.fromkeys((unit.subscription_id, unit.label) for unit in units)
+    for subscription_id, label in list(watches)[:MAX_SUBSCRIPTION_BUTTONS]:
+        named = Html(label)
         rows.append(
             [
-                _callback_button(mute, AlertAction.MUTE, subscription_id),
-                _callback_button(unsubscribe, AlertAction.UNSUBSCRIBE, subscription_id),
+                _callback_button(
+                    i18n("alert-button-mute-watch", label=named), AlertAction.MUTE, subscription_id
+                ),
+                _callback_button(
+                    i18n("alert-button-unsubscribe-watch", label=named),
+                    AlertAction.UNSUBSCRIBE,
+                    subscription_id,
+                ),
             ]
         )
     rows.append([_callback_button(i18n("alert-button-snooze"), AlertAction.SNOOZE, 0)])
@@ -243,12 +298,3 @@ def _callback_button(text: str, action: AlertAction, sub: int) -> InlineKeyboard
     return InlineKeyboardButton(
         text=text, callback_data=AlertCallback(action=action, sub=sub).pack()
     )
-
-
-def _subscriptions(items: Sequence[_Item]) -> list[tuple[int, str]]:
-    """Each subscription in the message once, named by the GPU of its first change."""
-    seen: dict[int, str] = {}
-    for item in items:
-        for subscription_id in item.subscription_ids:
-            seen.setdefault(subscription_id, _field(item.event.offer.gpu)[:24])
-    return list(seen.items())

@@ -33,7 +33,7 @@ async def on_history(
         return
     selection = gpu_filter(wanted) if wanted else None
     if selection is None:
-        key = "history-usage" if not wanted else "prices-unknown-gpu"
+        key = "history-usage" if not wanted else "history-unknown-gpu"
         await message.answer(i18n(key, gpu=wanted))
         return
     label, ids = selection

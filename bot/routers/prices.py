@@ -1,4 +1,8 @@
-"""/prices [gpu]: what the providers offer now, with freshness and failing providers named."""
+"""/prices and /stock [filters]: the offers now, per GPU, with freshness and failing providers.
+
+Filters are /watch's words plus a billing kind (bot.price_query): `/prices 80gb`,
+`/prices h100 hourly`, `/prices max=300`, `/prices provider=selectel`.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +14,17 @@ from aiogram.types import CallbackQuery, InlineKeyboardMarkup, LinkPreviewOption
 
 from bot.callbacks import PricesCallback
 from bot.i18n import Translator
+from bot.price_query import PriceQuery, parse_price_query
 from bot.replies import show
 from bot.views.prices import prices_keyboard, prices_text
 from estimator.gpus import family_members, family_of, resolve_for_sizing
 from monitor.offers import StockState
+from monitor.watch_parse import WatchError
 from storage import Store
 
-# A GPU name or family; longer arguments are refused, not silently cut to something else.
-MAX_FILTER = 40
+# A GPU name or family plus a few filters; longer arguments are refused, not silently cut.
+MAX_FILTER = 80
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 
 
 def create_router() -> Router:
@@ -39,20 +46,23 @@ def gpu_filter(text: str) -> tuple[str, set[str]] | None:
 
 
 async def render_page(
-    store: Store, i18n: Translator, page: int, wanted: str, in_stock_only: bool = False
+    store: Store, i18n: Translator, page: int, query: PriceQuery, in_stock_only: bool = False
 ) -> tuple[str, InlineKeyboardMarkup | None]:
-    selection = gpu_filter(wanted) if wanted else None
-    label, ids = selection if selection else ("", None)
-    offers = await store.current_offers()
-    if ids is not None:
-        # A provider may publish only the family and size ("A100 80GB"): such offers keep
-        # their raw name, and still belong to the family the user asked for.
-        offers = [o for o in offers if o.gpu in ids or family_of(o.gpu) == label]
+    offers = [offer for offer in await store.current_offers() if query.accepts(offer)]
     if in_stock_only:
         offers = [o for o in offers if o.stock is StockState.IN_STOCK]
     health = await store.provider_health()
-    text = prices_text(i18n, offers, health, page, datetime.now(UTC), label, in_stock_only)
-    return text, prices_keyboard(len(offers), page, label, in_stock_only)
+    canonical = query.canonical()
+    if in_stock_only:
+        title = i18n("stock-title") + (f" · {query.label}" if query.label else "")
+    elif query.label:
+        title = i18n("prices-title-gpu", gpu=query.label)
+    else:
+        title = i18n("prices-title")
+    text = prices_text(
+        i18n, offers, health, page, datetime.now(UTC), title=title, filters=canonical
+    )
+    return text, prices_keyboard(len(offers), page, canonical, in_stock_only)
 
 
 async def on_prices(
@@ -62,21 +72,26 @@ async def on_prices(
     if len(wanted) > MAX_FILTER:
         await message.answer(i18n("args-too-long", limit=MAX_FILTER))
         return
-    if wanted and gpu_filter(wanted) is None:
-        await message.answer(i18n("prices-unknown-gpu", gpu=wanted))
+    try:
+        query = parse_price_query(wanted)
+    except WatchError as error:
+        key = "prices-unknown-gpu" if error.code == "unknown_gpu" else "prices-bad-filter"
+        await message.answer(i18n(key, gpu=error.value or wanted, value=error.value or wanted))
         return
     in_stock_only = command.command.lower() == "stock"
-    text, keyboard = await render_page(store, i18n, 0, wanted, in_stock_only)
-    await message.answer(
-        text, reply_markup=keyboard, link_preview_options=LinkPreviewOptions(is_disabled=True)
-    )
+    text, keyboard = await render_page(store, i18n, 0, query, in_stock_only)
+    await message.answer(text, reply_markup=keyboard, link_preview_options=NO_PREVIEW)
 
 
 async def on_page(
     callback: CallbackQuery, callback_data: PricesCallback, i18n: Translator, store: Store
 ) -> None:
     await callback.answer()
+    try:
+        query = parse_price_query(callback_data.gpu)
+    except WatchError:  # forged or from an older version: show everything rather than fail
+        query = PriceQuery()
     text, keyboard = await render_page(
-        store, i18n, callback_data.page, callback_data.gpu, bool(callback_data.stock)
+        store, i18n, callback_data.page, query, bool(callback_data.stock)
     )
-    await show(callback, text, keyboard)
+    await show(callback, text, keyboard, preview=False)

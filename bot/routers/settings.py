@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
-from aiogram.types import CallbackQuery, Message
+from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 
 from bot.callbacks import SettingsAction, SettingsCallback
 from bot.i18n import Translator
 from bot.replies import show
 from bot.views.settings import (
+    Silence,
     decode_quiet,
     quiet_keyboard,
     settings_keyboard,
     settings_text,
     timezone_keyboard,
 )
+from monitor.timezones import find_timezone
 from monitor.users import LANGUAGES, Language, User, is_known_timezone, parse_quiet_hours
 from storage import Store
 
@@ -42,7 +46,8 @@ async def on_settings_command(
     translators: dict[Language, Translator],
 ) -> None:
     if not command.args:
-        await message.answer(settings_text(i18n, user), reply_markup=settings_keyboard(i18n, user))
+        text, keyboard = await settings_view(store, i18n, user)
+        await message.answer(text, reply_markup=keyboard)
         return
     if len(command.args) > MAX_ARGS:
         await message.answer(i18n("args-too-long", limit=MAX_ARGS))
@@ -50,10 +55,12 @@ async def on_settings_command(
     word, _, value = command.args.strip().partition(" ")
     word, value = word.lower(), value.strip()
     if word in _TIMEZONE_WORDS:
-        if not is_known_timezone(value):
+        # An IANA name, or a city in Russian or English ("Новосибирск", the button's label).
+        timezone = find_timezone(value)
+        if timezone is None:
             await message.answer(i18n("settings-bad-timezone", value=value[:64]))
             return
-        user = await store.set_timezone(user.chat_id, value)
+        user = await store.set_timezone(user.chat_id, timezone)
     elif word in _QUIET_WORDS:
         try:
             quiet = parse_quiet_hours(value)
@@ -71,7 +78,30 @@ async def on_settings_command(
     else:
         await message.answer(i18n("settings-bad-command"))
         return
-    await message.answer(settings_text(i18n, user), reply_markup=settings_keyboard(i18n, user))
+    text, keyboard = await settings_view(store, i18n, user)
+    await message.answer(text, reply_markup=keyboard)
+
+
+async def settings_view(
+    store: Store, i18n: Translator, user: User
+) -> tuple[str, InlineKeyboardMarkup]:
+    """The settings summary with what silences alerts now (a snooze, muted subscriptions)."""
+    silence = await current_silence(store, user.chat_id)
+    return settings_text(i18n, user, silence=silence), settings_keyboard(i18n, user, silence)
+
+
+async def current_silence(store: Store, chat_id: int) -> Silence:
+    now = datetime.now(UTC)
+    mutes = [
+        sub.muted_until
+        for sub in await store.subscriptions_of(chat_id)
+        if sub.muted_until is not None and sub.muted_until > now
+    ]
+    return Silence(
+        snoozed_until=await store.snoozed_until(chat_id, now),
+        muted=len(mutes),
+        muted_until=max(mutes, default=None),
+    )
 
 
 async def on_settings_button(
@@ -93,7 +123,12 @@ async def on_settings_button(
         return
     if action is SettingsAction.SHOW:
         await callback.answer()
-        await show(callback, settings_text(i18n, user), settings_keyboard(i18n, user))
+        await show(callback, *await settings_view(store, i18n, user))
+        return
+    if action is SettingsAction.UNSNOOZE:
+        released = await store.end_snooze(user.chat_id, datetime.now(UTC), user)
+        await callback.answer(i18n("settings-unsnoozed", count=released))
+        await show(callback, *await settings_view(store, i18n, user))
         return
 
     updated = await _apply(action, value, user, store)
@@ -103,7 +138,7 @@ async def on_settings_button(
         return
     i18n = translators[updated.language]
     await callback.answer(i18n("settings-saved"))
-    await show(callback, settings_text(i18n, updated), settings_keyboard(i18n, updated))
+    await show(callback, *await settings_view(store, i18n, updated))
 
 
 async def _apply(action: SettingsAction, value: str, user: User, store: Store) -> User | None:

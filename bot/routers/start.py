@@ -9,12 +9,13 @@ from aiogram.types import CallbackQuery, Message
 from bot.callbacks import MenuCallback, MenuItem
 from bot.i18n import Translator
 from bot.keyboards import main_menu
+from bot.price_query import PriceQuery
 from bot.replies import show
 from bot.routers.fit import size_keyboard
 from bot.routers.help import help_text
 from bot.routers.prices import render_page
+from bot.routers.settings import settings_view
 from bot.routers.watch import subs_view
-from bot.views.settings import settings_keyboard, settings_text
 from monitor.users import User
 from storage import Store
 
@@ -43,12 +44,12 @@ async def on_menu(
     item = callback_data.item
     await callback.answer()
     if item is MenuItem.SETTINGS:
-        await show(callback, settings_text(i18n, user), settings_keyboard(i18n, user))
+        await show(callback, *await settings_view(store, i18n, user))
     elif item is MenuItem.PRICES:
-        text, keyboard = await render_page(store, i18n, 0, "")
+        text, keyboard = await render_page(store, i18n, 0, PriceQuery())
         await show(callback, text, keyboard)
     elif item is MenuItem.SUBSCRIPTIONS and callback.message is not None:
-        text, keyboard = await subs_view(store, i18n, callback.message.chat.id)
+        text, keyboard = await subs_view(store, i18n, callback.message.chat.id, user.timezone)
         await show(callback, text, keyboard)
     elif item is MenuItem.FIT:
         await show(callback, i18n("fit-wizard-size"), size_keyboard())

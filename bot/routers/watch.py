@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.callbacks import SubsCallback, WatchWizardCallback
-from bot.i18n import Translator
+from bot.i18n import Html, Translator
 from bot.replies import show
-from monitor.subscriptions import Subscription
-from monitor.watch_parse import WatchError, describe, parse_watch
+from bot.views.prices import money, offer_brief, provider_ages
+from monitor.subscriptions import AlertKind, Subscription, WatchFilter, offer_matches
+from monitor.users import User
+from monitor.watch_parse import WatchError, describe, parse_watch, short_label
 from storage import Store
+from storage.outbox import DEFAULT_TIMEZONE, zone
 from storage.subscriptions import MAX_SUBSCRIPTIONS, SubscriptionLimitError
 
 # The button flow offers the families people rent most; anything else can be typed.
@@ -20,6 +25,8 @@ WIZARD_FAMILIES = ("H100", "H200", "A100", "L40S", "RTX 4090", "RTX 5090", "RTX 
 WIZARD_PRICES = ("0", "100", "200", "300", "500")  # ₽ per GPU-hour; 0 = no limit
 EDIT_PRICES = ("", "100", "150", "200", "250", "300", "400", "600")
 MAX_ARGS = 200
+# How many of the offers that already match a new watch its first answer lists.
+SHOWN_MATCHES = 3
 
 
 def create_router() -> Router:
@@ -54,7 +61,50 @@ async def subscribe(store: Store, i18n: Translator, chat_id: int, text: str) -> 
         subscription = await store.add_subscription(chat_id, watch)
     except SubscriptionLimitError:
         return i18n("watch-limit", limit=MAX_SUBSCRIPTIONS)
-    return i18n("watch-created", summary=describe(subscription.filter, i18n.language))
+    return await created_text(store, i18n, subscription.filter)
+
+
+async def created_text(store: Store, i18n: Translator, watch: WatchFilter) -> str:
+    """The new watch, what already matches it (the best few), and what will count as new.
+
+    What matches now is shown at once because it will not make an alert: an alert is a
+    change, and an offer that is already there has not changed.
+    """
+    now = datetime.now(UTC)
+    offers = sorted(
+        (offer for offer in await store.current_offers() if offer_matches(watch, offer)),
+        key=lambda offer: (offer.rub_per_gpu_hour, offer.provider, offer.sku),
+    )
+    ages = provider_ages(await store.provider_health(), now)
+    lines = [i18n("watch-created", summary=describe(watch, i18n.language)), ""]
+    if offers:
+        lines.append(i18n("watch-matches-now", count=len(offers)))
+        for number, offer in enumerate(offers[:SHOWN_MATCHES], start=1):
+            lines.append(f"{number}. {offer_brief(i18n, offer, ages.get(offer.provider))}")
+        if len(offers) > SHOWN_MATCHES:
+            lines.append(i18n("watch-matches-more", count=len(offers) - SHOWN_MATCHES))
+    else:
+        lines.append(i18n("watch-matches-none"))
+    lines += ["", new_means(i18n, watch), "", i18n("watch-created-footer")]
+    return "\n".join(lines)
+
+
+def new_means(i18n: Translator, watch: WatchFilter) -> str:
+    """Exactly which changes will make an alert for this watch (what "new" means)."""
+    cap = watch.max_rub_per_gpu_hour
+    price = money(cap) if cap is not None else ""
+    lines = [i18n("watch-new-title")]
+    if AlertKind.IN_STOCK in watch.kinds:
+        lines.append(
+            i18n("watch-new-in_stock-max", max=price) if cap else i18n("watch-new-in_stock")
+        )
+    if AlertKind.BELOW_TARGET in watch.kinds and cap is not None:
+        lines.append(i18n("watch-new-below_target", max=price))
+    if AlertKind.PRICE_DROP in watch.kinds:
+        lines.append(i18n("watch-new-price_drop"))
+    repeat = "watch-new-repeat-drop" if AlertKind.PRICE_DROP in watch.kinds else "watch-new-repeat"
+    lines.append(i18n(repeat))
+    return "\n".join(lines)
 
 
 async def on_wizard(
@@ -94,22 +144,23 @@ def price_keyboard(family: str) -> InlineKeyboardMarkup:
 # --- /subs -----------------------------------------------------------------------------
 
 
-async def on_subs(message: Message, i18n: Translator, store: Store) -> None:
+async def on_subs(message: Message, i18n: Translator, store: Store, user: User) -> None:
     assert message.chat is not None
-    text, keyboard = await subs_view(store, i18n, message.chat.id)
+    text, keyboard = await subs_view(store, i18n, message.chat.id, user.timezone)
     await message.answer(text, reply_markup=keyboard)
 
 
 async def subs_view(
-    store: Store, i18n: Translator, chat_id: int
+    store: Store, i18n: Translator, chat_id: int, timezone: str = DEFAULT_TIMEZONE
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     subscriptions = await store.subscriptions_of(chat_id)
     if not subscriptions:
         return i18n("subs-empty"), None
     lines = [i18n("subs-title", count=len(subscriptions), limit=MAX_SUBSCRIPTIONS), ""]
     builder = InlineKeyboardBuilder()
+    now = datetime.now(UTC)
     for number, sub in enumerate(subscriptions, start=1):
-        lines.append(subs_line(i18n, number, sub))
+        lines.append(subs_line(i18n, number, sub, now, timezone))
         pause = "▶️" if sub.paused else "⏸"
         builder.button(
             text=f"{pause} {number}",
@@ -121,35 +172,75 @@ async def subs_view(
     return "\n".join(lines), builder.as_markup()
 
 
-def subs_line(i18n: Translator, number: int, sub: Subscription) -> str:
+def subs_line(
+    i18n: Translator,
+    number: int,
+    sub: Subscription,
+    now: datetime | None = None,
+    timezone: str = DEFAULT_TIMEZONE,
+) -> str:
     state = i18n("subs-paused") if sub.paused else ""
+    if sub.muted_until is not None and sub.muted_until > (now or datetime.now(UTC)):
+        until = sub.muted_until.astimezone(zone(timezone)).strftime("%d.%m %H:%M")
+        state += i18n("subs-muted", until=until)
     return i18n("subs-line", number=number, summary=describe(sub.filter, i18n.language)) + state
 
 
 async def on_subs_button(
-    callback: CallbackQuery, callback_data: SubsCallback, i18n: Translator, store: Store
+    callback: CallbackQuery,
+    callback_data: SubsCallback,
+    i18n: Translator,
+    store: Store,
+    user: User,
 ) -> None:
     assert callback.message is not None
     chat_id = callback.message.chat.id
     action, sub_id = callback_data.action, callback_data.sub
-    owned = {sub.id for sub in await store.subscriptions_of(chat_id)}
-    if sub_id not in owned:
+    owned = {sub.id: sub for sub in await store.subscriptions_of(chat_id)}
+    if sub_id not in owned or action not in _TOASTS:
         await callback.answer(i18n("subs-stale"), show_alert=True)
         return
     if action == "edit":
         await callback.answer()
         await show(callback, i18n("subs-edit-price"), edit_keyboard(sub_id))
         return
+    # Toasts are plain text: Html() only stops the Translator escaping the label.
+    label = Html(short_label(owned[sub_id].filter))
+    price = ""
     if action in ("pause", "resume"):
         await store.set_paused(chat_id, sub_id, action == "pause")
     elif action == "delete":
         await store.delete_subscription(chat_id, sub_id)
+        # Alerts already queued for it would arrive after the user deleted it.
+        await store.drop_subscription(chat_id, sub_id, "deleted")
     elif action == "price":
-        value = float(callback_data.value) if callback_data.value else None
-        await store.update_max_price(chat_id, sub_id, value)
-    await callback.answer(i18n("settings-saved"))
-    text, keyboard = await subs_view(store, i18n, chat_id)
+        value = _price(callback_data.value)
+        updated = await store.update_max_price(chat_id, sub_id, value)
+        if updated is not None:
+            label = Html(short_label(updated.filter))
+        price = money(value) if value is not None else ""
+    toast = _TOASTS[action] if action != "price" or price else "subs-toast-price-off"
+    await callback.answer(i18n(toast, label=label, max=price))
+    text, keyboard = await subs_view(store, i18n, chat_id, user.timezone)
     await show(callback, text, keyboard)
+
+
+# What each /subs button did, said in its toast.
+_TOASTS = {
+    "pause": "subs-toast-paused",
+    "resume": "subs-toast-resumed",
+    "delete": "subs-toast-deleted",
+    "price": "subs-toast-price",
+    "edit": "",
+}
+
+
+def _price(value: str) -> float | None:
+    try:
+        price = float(value) if value else None
+    except ValueError:
+        return None
+    return price if price is not None and price > 0 else None
 
 
 def edit_keyboard(sub_id: int) -> InlineKeyboardMarkup:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -68,34 +69,54 @@ def zone_label(i18n: Translator, zone: str) -> str:
     return i18n(key) if i18n.has(key) else zone
 
 
-def settings_text(i18n: Translator, user: User, now: datetime | None = None) -> str:
+@dataclass(frozen=True)
+class Silence:
+    """What is holding alerts back right now besides quiet hours: "💤 until morning" on the
+    whole chat, and subscriptions muted for 24 h from an alert."""
+
+    snoozed_until: datetime | None = None
+    muted: int = 0  # subscriptions muted now
+    muted_until: datetime | None = None  # the latest of their mutes
+
+
+def settings_text(
+    i18n: Translator, user: User, now: datetime | None = None, silence: Silence | None = None
+) -> str:
     moment = now or datetime.now(UTC)
-    local_time = moment.astimezone(ZoneInfo(user.timezone)).strftime("%H:%M")
+    local = ZoneInfo(user.timezone)
+    local_time = moment.astimezone(local).strftime("%H:%M")
     quiet = (
         i18n("settings-quiet-on", window=user.quiet_hours.label())
         if user.quiet_hours
         else i18n("settings-quiet-off")
     )
-    return "\n".join(
-        (
-            i18n("settings-title"),
-            "",
-            i18n("settings-language", language=i18n(f"language-name-{user.language}")),
-            i18n(
-                "settings-timezone",
-                timezone=user.timezone,
-                offset=utc_offset_label(user.timezone, moment),
-                local_time=local_time,
-            ),
-            quiet,
-            "",
-            i18n("settings-quiet-explain"),
-        )
-    )
+    lines = [
+        i18n("settings-title"),
+        "",
+        i18n("settings-language", language=i18n(f"language-name-{user.language}")),
+        i18n(
+            "settings-timezone",
+            timezone=user.timezone,
+            offset=utc_offset_label(user.timezone, moment),
+            local_time=local_time,
+        ),
+        quiet,
+    ]
+    if silence is not None and silence.snoozed_until is not None:
+        until = silence.snoozed_until.astimezone(local).strftime("%d.%m %H:%M")
+        lines.append(i18n("settings-snoozed", until=until))
+    if silence is not None and silence.muted and silence.muted_until is not None:
+        until = silence.muted_until.astimezone(local).strftime("%d.%m %H:%M")
+        lines.append(i18n("settings-muted", count=silence.muted, until=until))
+    lines += ["", i18n("settings-quiet-explain")]
+    return "\n".join(lines)
 
 
-def settings_keyboard(i18n: Translator, user: User) -> InlineKeyboardMarkup:
+def settings_keyboard(
+    i18n: Translator, user: User, silence: Silence | None = None
+) -> InlineKeyboardMarkup:
     builder = InlineKeyboardBuilder()
+    snoozed = silence is not None and silence.snoozed_until is not None
     for language in LANGUAGES:
         mark = CHECK if language == user.language else ""
         builder.button(
@@ -110,8 +131,13 @@ def settings_keyboard(i18n: Translator, user: User) -> InlineKeyboardMarkup:
         text=i18n("settings-button-quiet"),
         callback_data=SettingsCallback(action=SettingsAction.QUIET_MENU),
     )
+    if snoozed:
+        builder.button(
+            text=i18n("settings-button-unsnooze"),
+            callback_data=SettingsCallback(action=SettingsAction.UNSNOOZE),
+        )
     builder.button(text=i18n("menu-back"), callback_data=MenuCallback(item=MenuItem.HOME))
-    builder.adjust(len(LANGUAGES), 1, 1, 1)
+    builder.adjust(len(LANGUAGES), 1, 1, *((1,) if snoozed else ()), 1)
     return builder.as_markup()
 
 

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import ConfigError, load_settings
+from bot.config import ConfigError, load_settings, resolve_mode
 
 TOKEN = "123456:AAH-secret_Token"
 
@@ -12,7 +12,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     for name in [
         "BOT_TOKEN",
         *(f"GPURADAR_{n}" for n in ("BOT_TOKEN", "DB_PATH", "TELEGRAM_API_URL", "ADMIN_IDS")),
-        *(f"GPURADAR_{n}" for n in ("DEFAULT_LANGUAGE", "TIMEZONE", "LOG_LEVEL")),
+        *(f"GPURADAR_{n}" for n in ("DEFAULT_LANGUAGE", "TIMEZONE", "LOG_LEVEL", "MODE")),
     ]:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)  # no stray .env from the developer's checkout
@@ -89,3 +89,43 @@ def test_bad_values_give_one_line_naming_the_setting(
     assert fragment in message
     if "TOKEN" in name:
         assert value not in message
+
+
+@pytest.mark.parametrize(
+    ("env", "interactive", "mode"),
+    [
+        ({}, True, "console"),  # a newcomer's terminal
+        ({"GPURADAR_BOT_TOKEN": TOKEN}, False, "polling"),
+        ({"GPURADAR_BOT_TOKEN": TOKEN}, True, "polling"),
+        ({"GPURADAR_MODE": "console"}, False, "console"),  # piped input, asked for
+        ({"GPURADAR_MODE": "console", "GPURADAR_BOT_TOKEN": TOKEN}, False, "console"),
+        ({"GPURADAR_MODE": ""}, True, "console"),  # .env.example's blank line
+    ],
+)
+def test_the_mode_is_resolved(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], interactive: bool, mode: str
+):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    settings = resolve_mode(load_settings(), interactive=interactive)
+    assert settings.mode == mode
+    assert settings.console_mode is (mode == "console")
+
+
+@pytest.mark.parametrize(
+    ("env", "fragment"),
+    [
+        ({}, "no bot token: set GPURADAR_BOT_TOKEN"),  # Docker without a token: never exit 0
+        ({"GPURADAR_MODE": "polling"}, "GPURADAR_BOT_TOKEN: required when GPURADAR_MODE=polling"),
+        ({"GPURADAR_MODE": "telegram"}, "invalid setting GPURADAR_MODE"),
+    ],
+)
+def test_modes_that_cannot_run_are_one_line_errors(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], fragment: str
+):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError) as raised:
+        resolve_mode(load_settings(), interactive=False)
+    assert fragment in str(raised.value)
+    assert "\n" not in str(raised.value)

@@ -21,6 +21,7 @@ from bot.middlewares.user import UserMiddleware
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import StockState
+from monitor.subscriptions import WatchFilter
 from storage import Store
 from storage.outbox import OutboxQueries, enqueue, zone
 from tests.factories import make_offer
@@ -156,16 +157,20 @@ def statuses(tg: FakeTelegram) -> list[int]:
 # --- rendering ----------------------------------------------------------------------------
 
 
-async def test_one_message_per_chat_groups_its_alerts(
+async def test_one_message_per_chat_one_section_per_watch(
     tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
 ):
+    await store.ensure_user(1, language="ru", timezone="Europe/Moscow", now=NOW)
+    h100 = await store.add_subscription(1, WatchFilter(family="H100"))
+    big = await store.add_subscription(1, WatchFilter(min_vram_gb=80))
+    a100 = await store.add_subscription(1, WatchFilter(family="A100", max_rub_per_gpu_hour=300))
     odd = appeared("h100-8", location="<MSK & 1>", gpu_count=8)
     await queue(
         store,
         [
-            Alert(1, 10, odd),
-            Alert(1, 10, price_drop("a100")),
-            Alert(1, 11, odd),  # a second subscription matching the same change: shown once
+            Alert(1, h100.id, odd),
+            Alert(1, a100.id, price_drop("a100")),
+            Alert(1, big.id, odd),  # a second watch matching the same change: under it too
             Alert(2, 20, appeared("h100-1")),
         ],
     )
@@ -176,13 +181,20 @@ async def test_one_message_per_chat_groups_its_alerts(
 
     message = tg.last_message(1)
     text = message.plain_text
-    assert "2 изменения" in text
-    assert "H100 80GB × 8 — acme, <MSK & 1>" in text  # escaped on the way, shown as typed
-    assert "нет в наличии → в наличии: 2 шт." in text
-    assert "320 ₽/ч · 230\u202f400 ₽/мес" in text
-    assert "A100 80GB × 1 — Selectel, MSK-1" in text
-    assert "320 → 280 ₽/ч (−13%) · 201\u202f600 ₽/мес" in text
-    assert text.count("H100 80GB × 8") == 1
+    assert text.startswith("🔔 gpuradar: 3 изменения по подпискам")
+    # One section per watch, headed by its label, in the order the watches came up.
+    sections = text.split("\n\n")[1:]
+    assert [section.splitlines()[0] for section in sections] == [
+        "🔔 H100",
+        "🔔 A100 ≤300₽",
+        "🔔 GPU ≥80GB",
+    ]
+    assert "H100 80GB × 8 — acme, <MSK & 1>" in sections[0]  # escaped on the way, as typed
+    assert "нет в наличии → в наличии: 2 шт." in sections[0]
+    assert "320 ₽/ч · 230\u202f400 ₽/мес · почасово, 40 ₽ за GPU·ч" in sections[0]
+    assert "A100 80GB × 1 — Selectel, MSK-1" in sections[1]
+    assert "320 → 280 ₽/ч (−13%) · 201\u202f600 ₽/мес" in sections[1]
+    assert "H100 80GB × 8" in sections[2]
     assert message.parse_mode == "HTML"
     assert "&lt;MSK &amp; 1&gt;" in message.text
 
@@ -192,18 +204,47 @@ async def test_one_message_per_chat_groups_its_alerts(
     assert all(len(item.encode()) <= 64 for item in data)
     actions = [AlertCallback.unpack(item) for item in data]
     assert [(a.action, a.sub) for a in actions] == [
-        (AlertAction.MUTE, 10),
-        (AlertAction.UNSUBSCRIBE, 10),
-        (AlertAction.MUTE, 11),
-        (AlertAction.UNSUBSCRIBE, 11),
+        (AlertAction.MUTE, h100.id),
+        (AlertAction.UNSUBSCRIBE, h100.id),
+        (AlertAction.MUTE, a100.id),
+        (AlertAction.UNSUBSCRIBE, a100.id),
+        (AlertAction.MUTE, big.id),
+        (AlertAction.UNSUBSCRIBE, big.id),
         (AlertAction.SNOOZE, 0),
     ]
-    # Two subscriptions: their buttons say which is which.
-    assert [b.text for b in buttons[1:3]] == ["🔕 H100 80GB: 24 ч", "🗑 H100 80GB: отписаться"]
+    # Each button names the watch it is bound to.
+    assert [b.text for b in buttons[1:7]] == [
+        "🔕 H100: 24 ч",
+        "🗑 H100: отписаться",
+        "🔕 A100 ≤300₽: 24 ч",
+        "🗑 A100 ≤300₽: отписаться",
+        "🔕 GPU ≥80GB: 24 ч",
+        "🗑 GPU ≥80GB: отписаться",
+    ]
 
+    # A subscription that is gone by the time it is sent is named by its GPU.
     single = tg.last_message(2)
-    assert "изменение по подписке" in single.plain_text
-    assert [b.text for b in single.buttons()][1:] == ["🔕 24 ч", "🗑 Отписаться", "💤 До утра"]
+    assert single.plain_text.startswith("🔔 H100 80GB: изменение по подписке")
+    assert [b.text for b in single.buttons()][1:] == [
+        "🔕 H100 80GB: 24 ч",
+        "🗑 H100 80GB: отписаться",
+        "💤 До утра",
+    ]
+
+
+async def test_rows_held_by_quiet_hours_arrive_as_the_quiet_hours_digest(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(1, 10, appeared("a")), Alert(1, 10, price_drop("b"))])
+    await queue(store, [Alert(2, 20, appeared("c"))])
+    async with store._db.transaction() as connection:  # chat 1's rows were held back 8 hours
+        await connection.execute(
+            "UPDATE outbox SET created_at = ? WHERE chat_id = 1",
+            ((NOW - timedelta(hours=8)).isoformat(timespec="microseconds"),),
+        )
+    await make_sender(bot, store, fake_time).drain_once()
+    assert tg.last_message(1).plain_text.startswith("🌙 Сводка за тихие часы: 2 изменения")
+    assert "Сводка" not in tg.last_message(2).plain_text
 
 
 async def test_english_users_get_english(
@@ -488,7 +529,7 @@ async def test_mute_button_mutes_for_24_hours_and_drops_queued_rows(
     await queue(store, [Alert(1, 10, appeared("b")), Alert(1, 11, appeared("b"))])
     async with polling(dispatcher(store), bot):
         before = datetime.now(UTC)
-        await tg.user_presses(1, "🔕 24 ч")
+        await tg.user_presses(1, "🔕 H100 80GB: 24 ч")
     ((chat, sub, until),) = store.muted
     assert (chat, sub) == (1, 10)
     assert until is not None
@@ -506,12 +547,12 @@ async def test_unsubscribe_button_and_a_stale_press(
     await queue(store, [Alert(1, 10, appeared("a"))])
     await make_sender(bot, store, fake_time).drain_once()
     async with polling(dispatcher(store), bot):
-        await tg.user_presses(1, "🗑 Отписаться")
-        await tg.user_presses(1, "🗑 Отписаться")
+        await tg.user_presses(1, "🗑 H100 80GB: отписаться")
+        await tg.user_presses(1, "🗑 H100 80GB: отписаться")
     assert (1, 10) not in store.subscriptions
     first, second = tg.callbacks
     assert first.answer is not None
-    assert first.answer["text"] == "🗑 Подписка удалена."
+    assert first.answer["text"].startswith("🗑 Подписка «")
     assert second.answer is not None
     assert "уже нет" in second.answer["text"]
 

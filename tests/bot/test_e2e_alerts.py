@@ -6,8 +6,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecutionEvent
 
@@ -74,12 +75,40 @@ async def command(telegram: FakeTelegram, text: str) -> str:
     return str(call.result["text"])
 
 
+def is_alert(message: dict[str, Any]) -> bool:
+    """An alert is the message whose buttons act on alerts (AlertCallback, prefix "a")."""
+    rows = (message.get("reply_markup") or {}).get("inline_keyboard") or []
+    return any(
+        str(button.get("callback_data", "")).startswith("a:") for row in rows for button in row
+    )
+
+
 def alerts_sent(telegram: FakeTelegram) -> list[str]:
     return [
         call.result["text"]
         for call in telegram.calls_of("sendMessage")
-        if call.ok and call.result["text"].startswith("🔔 gpuradar")
+        if call.ok and is_alert(call.result)
     ]
+
+
+async def quiet_hours_now(telegram: FakeTelegram) -> None:
+    """A window around the current hour, in UTC: whatever the clock, alerts must wait."""
+    hour = datetime.now(UTC).hour
+    await command(telegram, "/settings tz UTC")
+    await command(telegram, f"/settings quiet {(hour - 1) % 24}-{(hour + 2) % 24}")
+
+
+def end_quiet_hours(db_path: Path) -> None:
+    """As if the rows had been queued 8 hours ago and the window ended now."""
+    now = datetime.now(UTC)
+    with sqlite3.connect(db_path) as connection:
+        connection.execute(
+            "UPDATE outbox SET created_at = ?, due_at = ?",
+            (
+                (now - timedelta(hours=8)).isoformat(timespec="microseconds"),
+                now.isoformat(timespec="microseconds"),
+            ),
+        )
 
 
 async def all_delivered(application: Application) -> bool:
@@ -166,10 +195,7 @@ async def test_quiet_hours_hold_alerts_for_one_digest(telegram: FakeTelegram, db
     async with monitored_app(telegram, db_path, h100) as (application, _):
         await command(telegram, "/watch h100")
         await command(telegram, "/watch h100 max=650")
-        hour = datetime.now(UTC).hour
-        # A window around the current hour, in UTC: whatever the clock, alerts must wait.
-        await command(telegram, "/settings tz UTC")
-        await command(telegram, f"/settings quiet {(hour - 1) % 24}-{(hour + 2) % 24}")
+        await quiet_hours_now(telegram)
         h100.count = 1
         h100.month_rub = 3_600_000
         await refresh(application)
@@ -183,10 +209,52 @@ async def test_quiet_hours_hold_alerts_for_one_digest(telegram: FakeTelegram, db
         assert all(row.due_at > datetime.now(UTC) for row in rows)
         assert alerts_sent(telegram) == []
         # The window ends: both alerts arrive as one digest.
-        with sqlite3.connect(db_path) as connection:
-            connection.execute(
-                "UPDATE outbox SET due_at = ?", (datetime.now(UTC).isoformat(timespec="seconds"),)
-            )
+        end_quiet_hours(db_path)
         await eventually(lambda: all_delivered(application))
     (digest,) = alerts_sent(telegram)
+    assert digest.startswith("🌙 Сводка за тихие часы: 3 изменения")
     assert digest.count("H100") >= 2
+
+
+async def test_a_digest_of_two_watches_on_one_offer_names_each_and_its_buttons_act_on_it(
+    telegram: FakeTelegram, db_path: Path
+):
+    """The issue's bug: both rows of buttons read «H100 SXM», and the second 🗑 deleted the
+    70b qlora watch. Now each section and each button carries its own watch's label."""
+    h100 = H100Control()
+    async with monitored_app(telegram, db_path, h100) as (application, _):
+        await command(telegram, "/watch h100")
+        await command(telegram, "/watch 70b qlora ctx=8192")
+        await quiet_hours_now(telegram)
+        h100.count = 1
+        await refresh(application)
+        end_quiet_hours(db_path)
+        await eventually(lambda: all_delivered(application))
+        (digest,) = alerts_sent(telegram)
+        message = telegram.last_message(CHAT)
+        labels = [button.text for button in message.buttons()]
+        after = telegram.mark()
+        telegram.press(CHAT, "🗑 H100: отписаться", message=message)
+        deleted = await telegram.wait_for_call("answerCallbackQuery", after=after)
+        after = telegram.mark()
+        telegram.press(CHAT, "🔕 70b qlora ctx=8192: 24 ч", message=message)
+        muted = await telegram.wait_for_call("answerCallbackQuery", after=after)
+        (left,) = await application.store.subscriptions_of(CHAT)
+    assert digest.startswith("🌙 Сводка за тихие часы: 2 изменения")
+    sections = digest.split("\n\n")[1:]
+    assert [section.splitlines()[0] for section in sections] == [
+        "🔔 H100",
+        "🔔 70b qlora ctx=8192",
+    ]
+    assert all("H100 SXM × 8" in section for section in sections)
+    assert labels[1:5] == [
+        "🔕 H100: 24 ч",
+        "🗑 H100: отписаться",
+        "🔕 70b qlora ctx=8192: 24 ч",
+        "🗑 70b qlora ctx=8192: отписаться",
+    ]
+    # The 🗑 under "H100" deleted the H100 watch, and said so; the fit watch is still there.
+    assert deleted.params["text"] == "🗑 Подписка «H100» удалена. Остальные — /subs."
+    assert left.filter.fit_query == "70b qlora ctx=8192"
+    assert muted.params["text"].startswith("🔕 «70b qlora ctx=8192» молчит до ")
+    assert left.muted_until is not None

@@ -26,7 +26,8 @@ async def test_startup_registers_commands_in_both_languages(telegram: FakeTelegr
         }
     assert set(by_language) == {"ru", "en", None}
     assert all(
-        commands == ["start", "prices", "fit", "watch", "subs", "help", "settings"]
+        commands
+        == ["start", "prices", "stock", "fit", "watch", "subs", "history", "help", "settings"]
         for commands in by_language.values()
     )
     descriptions = {

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 from monitor.users import QuietHours
 from tests.bot.conftest import CHAT, running_app, stored_user
+from tests.bot.test_e2e_alerts import alerts_sent, command, monitored_app, refresh
+from tests.bot.test_e2e_watch import reply
+from tests.fakes.sites.selectel import H100Control
 from tests.fakes.telegram import FakeTelegram
+from tests.polling import eventually
 
 
-async def press_and_wait_edit(telegram: FakeTelegram, label: str) -> str:
-    """Press a button on the chat's last menu and return the edited text."""
+async def press_and_wait_edit(
+    telegram: FakeTelegram, label: str, *, on: int = CHAT, menu: int = -1
+) -> str:
+    """Press a button on one of the chat's menus (default: the last) and return the edit."""
     after = len(telegram.calls)
-    telegram.press(CHAT, label)
+    telegram.press(on, label, telegram.messages(on)[menu])
     edit = await telegram.wait_for_call("editMessageText", after=after)
     assert edit.ok, edit.description
     answer = await telegram.wait_for_call("answerCallbackQuery", after=after)
@@ -113,3 +120,52 @@ async def test_forged_callback_data_is_refused(telegram: FakeTelegram, db_path: 
     assert answer.params["show_alert"] == "true"
     assert "устарела" in answer.params["text"]
     assert (await stored_user(db_path)).timezone == "Europe/Moscow"
+
+
+async def test_a_time_zone_can_be_typed_as_a_city(telegram: FakeTelegram, db_path: Path):
+    async def say(text: str) -> str:
+        return await reply(telegram, text)
+
+    async with running_app(telegram, db_path):
+        # The button is labelled «Новосибирск»; typing the same word works too.
+        assert "Часовой пояс: Asia/Novosibirsk (UTC+7" in await say("/settings tz Новосибирск")
+        assert "Asia/Yekaterinburg" in await say("/settings tz екатеринбург")
+        assert "Europe/Moscow" in await say("/settings tz Санкт-Петербург")
+        assert "Europe/Berlin" in await say("/settings tz Berlin")
+        refused = await say("/settings tz Атлантида")
+        assert "Не знаю часовой пояс «Атлантида»" in refused
+        assert "/settings tz Новосибирск" in refused  # says how to write it
+        assert "Asia/Omsk" in await say("/settings пояс omsk")
+    assert (await stored_user(db_path)).timezone == "Asia/Omsk"
+
+
+async def test_until_morning_and_muted_alerts_show_in_settings(
+    telegram: FakeTelegram, db_path: Path
+):
+    h100 = H100Control()
+    async with monitored_app(telegram, db_path, h100) as (application, _):
+        await command(telegram, "/watch h100")
+        h100.count = 1
+        await refresh(application)
+        await eventually(lambda: len(alerts_sent(telegram)) == 1)
+        alert = telegram.last_message(CHAT)
+        after = telegram.mark()
+        telegram.press(CHAT, "💤 До утра", message=alert)
+        await telegram.wait_for_call("answerCallbackQuery", after=after)
+        after = telegram.mark()
+        telegram.press(CHAT, "🔕 H100: 24 ч", message=alert)
+        await telegram.wait_for_call("answerCallbackQuery", after=after)
+        settings = await command(telegram, "/settings")
+        buttons = [button.text for button in telegram.last_message(CHAT).buttons()]
+        subs = await command(telegram, "/subs")
+        text = await press_and_wait_edit(telegram, "🔔 Снять тишину до утра", on=CHAT, menu=-2)
+        toast = telegram.calls_of("answerCallbackQuery")[-1].params.get("text")
+        snoozed = await application.store.snoozed_until(CHAT, datetime.now(UTC))
+    assert "💤 Тишина до " in settings
+    assert "оповещения придут одной сводкой" in settings
+    assert "🔕 1 подписка молчит (до " in settings
+    assert "🔔 Снять тишину до утра" in buttons
+    assert "— 🔕 молчит до " in subs
+    assert toast == "🔔 Тишина снята."
+    assert "💤 Тишина до" not in text
+    assert snoozed is None

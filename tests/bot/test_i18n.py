@@ -1,7 +1,8 @@
 import re
 from pathlib import Path
 
-from fluent.syntax import FluentParser, ast
+import pytest
+from fluent.syntax import FluentParser, FluentSerializer, ast
 
 from bot.fake_telegram.html import parse_telegram_html
 from bot.i18n import Html, load_translators, read_locale_source
@@ -60,3 +61,60 @@ def test_missing_key_falls_back_to_english_then_to_the_key(caplog):
     translators = load_translators()
     assert translators["ru"]("no-such-key") == "no-such-key"
     assert "no-such-key" in caplog.text
+
+
+def plural_messages(language: Language) -> dict[str, tuple[set[str], set[str]]]:
+    """Message id -> (the variables it picks plural forms by, every variable it uses)."""
+    resource = FluentParser().parse(read_locale_source(language))
+    found: dict[str, tuple[set[str], set[str]]] = {}
+    for entry in resource.body:
+        if not isinstance(entry, ast.Message) or entry.value is None:
+            continue
+        source = FluentSerializer().serialize_entry(entry)
+        selectors = set(re.findall(r"\{\s*\$(\w+)\s*->", source))
+        if selectors:
+            found[entry.id.name] = (selectors, set(re.findall(r"\$(\w+)", source)))
+    return found
+
+
+def test_every_plural_renders_for_every_russian_form(caplog: pytest.LogCaptureFixture):
+    translators = load_translators()
+    assert len(plural_messages("ru")) >= 15  # the scan works
+    for language, translator in translators.items():
+        for key, (selectors, variables) in plural_messages(language).items():
+            for number in (0, 1, 2, 5, 11, 21, 22, 25, 101):
+                values: dict[str, str | int] = dict.fromkeys(variables, "x")
+                values.update(dict.fromkeys(selectors, number))
+                translator(key, **values)
+    assert "text " not in caplog.text  # no Fluent formatting error was logged
+
+
+@pytest.mark.parametrize(
+    ("key", "count", "expected"),
+    [
+        ("prices-footer-all", 1, "1 предложение"),
+        ("prices-footer-all", 3, "3 предложения"),
+        ("prices-footer-all", 11, "11 предложений"),
+        ("prices-footer-all", 21, "21 предложение"),
+        ("watch-matches-now", 2, "Уже подходит сейчас: 2 предложения"),
+        ("watch-matches-now", 5, "Уже подходит сейчас: 5 предложений"),
+        ("settings-muted", 1, "🔕 1 подписка молчит"),
+        ("settings-muted", 3, "🔕 3 подписки молчат"),
+        ("settings-muted", 12, "🔕 12 подписок молчат"),
+        ("alert-title-quiet", 22, "Сводка за тихие часы</b>: 22 изменения"),
+        ("alert-title-watch", 1, "<b>H100</b>: изменение по подписке"),
+        ("alert-title-watch", 21, "<b>H100</b>: 21 изменение по подписке"),
+        ("args-too-long", 41, "уложитесь в 41 символ."),
+        ("watch-limit", 20, "Не больше 20 подписок."),
+    ],
+)
+def test_russian_plural_forms(key: str, count: int, expected: str):
+    ru = load_translators()["ru"]
+    values: dict[str, str | int] = {
+        "count": count,
+        "limit": count,
+        "total": count,
+        "label": "H100",
+        "until": "x",
+    }
+    assert expected in ru(key, **values)

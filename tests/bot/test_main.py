@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -60,15 +61,109 @@ def test_invalid_configuration_exits_2_with_one_line(
 
 def test_unusable_database_path_exits_2(tmp_path: Path):
     (tmp_path / "file").write_text("not a directory")
-    result = run_bot(tmp_path, {"GPURADAR_DB_PATH": str(tmp_path / "file" / "db.sqlite3")})
+    result = run_bot(
+        tmp_path,
+        {
+            "GPURADAR_MODE": "console",
+            "GPURADAR_DB_PATH": str(tmp_path / "file" / "db.sqlite3"),
+            "GPURADAR_LOG_FILE": str(tmp_path / "bot.log"),
+        },
+    )
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert "GPURADAR_DB_PATH" in lines[0]
 
 
+CONSOLE = {"GPURADAR_MODE": "console"}
+
+
+NO_TOKEN_LINE = (
+    "gpuradar: no bot token: set GPURADAR_BOT_TOKEN (from @BotFather),"
+    " or GPURADAR_MODE=console to try the bot in a terminal"
+)
+
+
+def test_without_a_token_or_a_terminal_it_exits_2_saying_a_token_is_needed(tmp_path: Path):
+    # A container started without its token: stdin is /dev/null, as under `docker run`.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPURADAR_")}
+    env.pop("BOT_TOKEN", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [NO_TOKEN_LINE]
+    # A pipe is no terminal either.
+    piped = run_bot(tmp_path, {}, stdin="/start\n")
+    assert (piped.returncode, piped.stderr.splitlines()) == (2, [NO_TOKEN_LINE])
+
+
+def test_polling_mode_without_a_token_exits_2(tmp_path: Path):
+    result = run_bot(tmp_path, {"GPURADAR_MODE": "polling"})
+    assert result.returncode == 2
+    (line,) = result.stderr.splitlines()
+    assert "GPURADAR_BOT_TOKEN: required when GPURADAR_MODE=polling" in line
+
+
+def test_console_mode_logs_to_a_file_and_warns_on_stderr_once(tmp_path: Path):
+    # The ops port taken twice over: one warning at start-up, in the file and once on stderr.
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_bot(
+            tmp_path,
+            {**CONSOLE, "GPURADAR_OPS_HOST": "127.0.0.1", "GPURADAR_OPS_PORT": str(port)},
+            stdin="/start\n",
+        )
+    assert result.returncode == 0, result.stderr
+    assert "Я gpuradar." in result.stdout
+    assert " INFO " not in result.stdout
+    assert "WARNING" not in result.stdout
+    (warning,) = result.stderr.splitlines()
+    assert warning.startswith("gpuradar warning: ops server not started: cannot listen on")
+    log = (tmp_path / "data" / "gpuradar.log").read_text(encoding="utf-8")
+    assert "WARNING gpuradar: ops server not started" in log
+
+
+def test_console_exit_while_refreshes_are_running_prints_no_traceback(tmp_path: Path):
+    # Every provider accepts the connection and never answers, so the scrapes are still
+    # waiting when the input ends. Their cancellation at exit is no error (offline, it used to
+    # print three CancelledError tracebacks).
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)  # the kernel completes the handshakes; nobody ever reads
+        dead = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        result = run_bot(
+            tmp_path,
+            {
+                **CONSOLE,
+                "GPURADAR_MONITOR": "true",
+                "GPURADAR_SELECTEL_URL": dead,
+                "GPURADAR_HOSTKEY_URL": dead,
+                "GPURADAR_IMMERS_URL": dead,
+            },
+            stdin="/start\n",
+        )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "CancelledError" not in result.stderr
+    assert "gpuradar error" not in result.stderr
+    log = (tmp_path / "data" / "gpuradar.log").read_text(encoding="utf-8")
+    assert "Traceback" not in log
+    assert "refresh stopped by shutdown" in log
+
+
 def test_console_mode_prints_greeting_and_help_then_exits_0(tmp_path: Path):
-    result = run_bot(tmp_path, {}, stdin="/start\n/help\n")
+    result = run_bot(tmp_path, CONSOLE, stdin="/start\n/help\n")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "Я gpuradar." in out
@@ -80,7 +175,7 @@ def test_console_mode_prints_greeting_and_help_then_exits_0(tmp_path: Path):
 
 
 def test_console_buttons_are_pressed_by_number(tmp_path: Path):
-    result = run_bot(tmp_path, {}, stdin="/start\n#4\n#2\n#9\n/settings\n")
+    result = run_bot(tmp_path, CONSOLE, stdin="/start\n#4\n#2\n#9\n/settings\n")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "✎ ⚙️ Настройки" in out  # the menu was edited into the settings view

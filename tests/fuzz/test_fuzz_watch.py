@@ -16,10 +16,13 @@ from bot.routers.watch import MAX_ARGS, subs_line, subscribe
 from estimator.gpus import load_gpus
 from estimator.models import load_models
 from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS
+from monitor.health import ProviderHealth
+from monitor.offers import Offer
 from monitor.subscriptions import AlertKind, Subscription, WatchFilter
 from monitor.users import Language
 from monitor.watch_parse import WatchError, describe, parse_watch
 from storage import Store
+from tests.factories import make_offer
 from tests.fuzz import assert_telegram_html, fuzz
 
 TRANSLATORS = load_translators()
@@ -29,10 +32,20 @@ MODEL_NAMES = tuple(model.id for model in load_models())
 
 
 class FakeStore:
-    """Just enough of storage.Store for `subscribe`: every filter is accepted."""
+    """Just enough of storage.Store for `subscribe`: every filter is accepted, and a few
+    offers are on sale for it to match against (what already matches is listed)."""
 
     async def add_subscription(self, chat_id: int, watch: WatchFilter) -> Subscription:
         return Subscription(id=1, chat_id=chat_id, filter=watch)
+
+    async def current_offers(self) -> list[Offer]:
+        return [
+            make_offer("h100", 2400.0, provider="selectel", gpu="H100 SXM", gpu_count=8),
+            make_offer("<b>&", 95.5, provider="immers", location="<i>&amp;"),
+        ]
+
+    async def provider_health(self) -> list[ProviderHealth]:
+        return []
 
 
 STORE = cast(Store, FakeStore())

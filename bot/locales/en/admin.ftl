@@ -35,4 +35,7 @@ admin-alarm-recovered = ✅ <b>{ $provider }</b> works again after { $failures }
 
 ## Input limits shared by commands that had none of their own
 
-args-too-long = That is too long — keep it under { $limit } characters.
+args-too-long = That is too long — keep it under { $limit } { $limit ->
+        [one] character
+       *[other] characters
+    }.

@@ -6,9 +6,15 @@ command-stock = What is in stock now
 command-history = Price and stock chart
 watch-wizard-gpu = 🔔 Which GPU should I watch? Others can be typed: <code>/watch a100 80gb max=250</code>
 watch-wizard-price = { $gpu }: alert up to what price per GPU-hour?
-watch-created = ✅ Watching: <b>{ $summary }</b>. I will message you as soon as a matching offer appears. All alerts: /subs.
-watch-limit = At most { $limit } alerts. Remove some in /subs.
-watch-too-long = That filter is too long — keep it under { $limit } characters.
+watch-created = ✅ Watching: <b>{ $summary }</b>.
+watch-limit = At most { $limit } { $limit ->
+        [one] alert
+       *[other] alerts
+    }. Remove some in /subs.
+watch-too-long = That filter is too long — keep it under { $limit } { $limit ->
+        [one] character
+       *[other] characters
+    }.
 watch-error-empty = What should I watch? E.g. <code>/watch h100</code>, <code>/watch a100 80gb max=250</code>, <code>/watch 70b qlora ctx=8192 max=400</code>.
 watch-error-unknown_gpu = I do not know the GPU “{ $value }”. E.g. <code>/watch 4090</code>, <code>/watch h100</code>, <code>/watch a100 80gb</code>.
 watch-error-bad_value = Could not read “{ $value }”. Example: <code>/watch a100 80gb max=250 provider=selectel</code>.
@@ -23,8 +29,32 @@ subs-stale = This alert is gone. Open /subs again.
 subs-edit-price = Alert up to what price per GPU-hour?
 stock-title = <b>✅ In stock now</b>
 history-usage = Name a GPU: <code>/history h100</code> or <code>/history 4090</code>.
+history-unknown-gpu = I do not know the GPU “{ $gpu }”. Examples: <code>/history h100</code>, <code>/history a100</code>, <code>/history 4090</code>.
 history-empty = No price history for { $gpu } yet — it builds up with every poll of the providers.
 history-caption = { $gpu }: price per GPU-hour over 30 days. Low: { $low } ₽ ({ $provider }).
 history-caption-nolow = { $gpu }: price per GPU-hour over 30 days.
 fit-watch-button = 🔔 Watch for fitting offers
 fit-watch-stale = This button is out of date — create the alert with <code>/watch</code>.
+
+## /watch: what already matches, and what "new" means (bot/routers/watch.py)
+
+watch-matches-now = Already matching now: { $count } { $count ->
+        [one] offer
+       *[other] offers
+    }, cheapest per GPU-hour:
+watch-matches-more = …and { $count } more: all of them in /prices.
+watch-matches-none = Nothing matches right now.
+watch-new-title = <b>I will message you when something is new:</b>
+watch-new-in_stock = • a matching offer goes on sale, or is back in stock after selling out
+watch-new-in_stock-max = • a matching offer goes on sale, or is back in stock after selling out — at up to { $max } ₽ per GPU-hour
+watch-new-below_target = • a matching offer in stock priced above { $max } ₽ per GPU-hour drops to { $max } ₽ or less
+watch-new-price_drop = • a matching offer you can rent gets cheaper
+watch-new-repeat = What already matches (above) makes an alert only if it sells out and comes back.
+watch-new-repeat-drop = What already matches (above) makes an alert if it gets cheaper, or sells out and comes back.
+watch-created-footer = All alerts: /subs.
+subs-muted = { " " }— 🔕 muted until { $until }
+subs-toast-paused = ⏸ “{ $label }” paused
+subs-toast-resumed = ▶️ “{ $label }” watching again
+subs-toast-deleted = 🗑 Alert “{ $label }” deleted
+subs-toast-price = ✏️ “{ $label }”: up to { $max } ₽ per GPU-hour
+subs-toast-price-off = ✏️ “{ $label }”: no price limit

@@ -1,27 +1,36 @@
 ## Alert messages (bot/delivery). Offer fields arrive escaped; stock labels reuse stock-* keys.
 
-alert-title = 🔔 <b>gpuradar: изменение по подписке</b>
+alert-title-watch = 🔔 <b>{ $label }</b>: { $count ->
+        [1] изменение по подписке
+        [one] { $count } изменение по подписке
+        [few] { $count } изменения по подписке
+       *[many] { $count } изменений по подписке
+    }
 alert-title-digest = 🔔 <b>gpuradar: { $count } { $count ->
         [one] изменение
         [few] изменения
        *[many] изменений
     } по подпискам</b>
+alert-title-quiet = 🌙 <b>Сводка за тихие часы</b>: { $count } { $count ->
+        [one] изменение
+        [few] изменения
+       *[many] изменений
+    }
+alert-watch-header = 🔔 <b>{ $label }</b>
 alert-offer = { $icon } <b>{ $gpu } × { $count }</b> — { $provider }, { $location }
-alert-prices = { $hour } ₽/ч · { $month } ₽/мес
 alert-change-stock = { $was } → <b>{ $now }</b>
-alert-change-price = { $was } → <b>{ $now } ₽/ч</b>{ $percent } · { $month } ₽/мес
+alert-change-price = { $was } → <b>{ $now } ₽/ч</b>{ $percent } · { $month } ₽/мес{ $per_gpu }
+alert-change-price-monthly = { $was } → <b>{ $now } ₽/мес</b>{ $percent } · ≈{ $hour } ₽/ч, только помесячно{ $per_gpu }
 alert-change-new-offer = новое предложение: <b>{ $now }</b>
 alert-change-removed = { $was } → <b>снято с продажи</b>
 alert-stock-absent = не было в продаже
 
 alert-button-open = 🔗 Открыть на { $provider }
-alert-button-mute = 🔕 24 ч
-alert-button-mute-gpu = 🔕 { $gpu }: 24 ч
-alert-button-unsubscribe = 🗑 Отписаться
-alert-button-unsubscribe-gpu = 🗑 { $gpu }: отписаться
+alert-button-mute-watch = 🔕 { $label }: 24 ч
+alert-button-unsubscribe-watch = 🗑 { $label }: отписаться
 alert-button-snooze = 💤 До утра
 
-alert-muted = 🔕 Подписка молчит до { $until }.
-alert-unsubscribed = 🗑 Подписка удалена.
+alert-muted = 🔕 «{ $label }» молчит до { $until }. Остальные подписки работают.
+alert-unsubscribed = 🗑 Подписка «{ $label }» удалена. Остальные — /subs.
 alert-snoozed = 💤 Тишина до { $until }. Что придёт за это время, пришлю одной сводкой.
 alert-stale = Этой подписки уже нет. Все подписки — /subs.

@@ -23,16 +23,16 @@ help =
     /start — главное меню
     /fit <code>13b qlora ctx=4096</code> — сколько видеопамяти нужно, какие GPU подойдут, время и цена обучения. Без аргументов — пошаговый выбор.
     Можно спросить и словами: <i>«хватит ли 4090 для llama 3 8b с лорой на 8к контексте?»</i>
-    /watch <code>a100 80gb max=250</code> — сообщу, когда появится или подешевеет; <code>/watch 70b qlora ctx=8192 max=400</code> — всё, что подходит под обучение
+    /watch <code>a100 80gb max=250</code> — подписка: сразу покажу, что уже подходит, потом напишу о новом. Новое — это подходящее предложение, которое появилось в продаже или снова в наличии после распродажи (с <code>max=</code> — не дороже порога), или предложение в наличии, которое стоило дороже порога и подешевело до него. <code>/watch 70b qlora ctx=8192 max=400</code> — всё, что подходит под обучение
     /subs — мои подписки: пауза, цена, удаление
-    /stock <code>h100</code> — что в наличии прямо сейчас
-    /prices <code>h100</code> — цены и наличие сейчас (без аргумента — все GPU)
+    /prices — цены по GPU, сначала GPU для обучения. Фильтры: <code>/prices 80gb</code>, <code>/prices h100 hourly</code>, <code>/prices max=300</code>, <code>/prices provider=selectel</code>
+    /stock <code>h100</code> — то же, только что в наличии
     /history <code>h100</code> — график цены за 30 дней с минимумом
     /settings — язык, часовой пояс, тихие часы
     /help — эта справка
 
     Настройки можно задать и текстом:
-    <code>/settings tz Asia/Novosibirsk</code>
+    <code>/settings tz Новосибирск</code> (город или <code>Asia/Novosibirsk</code>)
     <code>/settings quiet 23:00-08:00</code> или <code>/settings quiet off</code>
     <code>/settings lang en</code>
 
@@ -47,18 +47,34 @@ settings-quiet-explain = В тихие часы оповещения не при
 settings-button-timezone = 🕒 Часовой пояс
 settings-button-quiet = 🌙 Тихие часы
 settings-button-back = « Назад
-settings-choose-timezone = Выберите часовой пояс. Другой можно задать текстом, например <code>/settings tz Asia/Almaty</code>.
+settings-choose-timezone = Выберите часовой пояс. Другой можно задать текстом — городом или названием IANA, например <code>/settings tz Новосибирск</code> или <code>/settings tz Asia/Almaty</code>.
 settings-choose-quiet = Выберите тихие часы (по вашему времени). Свои — текстом, например <code>/settings quiet 23:30-07:00</code>.
 settings-quiet-disable = 🔔 Без тихих часов
 settings-saved = Сохранено
-settings-bad-timezone = Не знаю часовой пояс «{ $value }». Нужно название из базы IANA, например <code>Europe/Moscow</code> или <code>Asia/Yekaterinburg</code>.
+settings-bad-timezone = Не знаю часовой пояс «{ $value }». Напишите город (<code>/settings tz Новосибирск</code>, <code>/settings tz Berlin</code>) или название из базы IANA (<code>Asia/Yekaterinburg</code>).
 settings-bad-quiet = Не понял «{ $value }». Пример: <code>/settings quiet 23:00-08:00</code> или <code>/settings quiet off</code>.
 settings-bad-language = Доступны языки: <code>ru</code>, <code>en</code>.
-settings-bad-command = Не понял. Примеры: <code>/settings tz Europe/Moscow</code>, <code>/settings quiet 23:00-08:00</code>, <code>/settings lang en</code>.
+settings-bad-command = Не понял. Примеры: <code>/settings tz Новосибирск</code>, <code>/settings quiet 23:00-08:00</code>, <code>/settings lang en</code>.
 settings-stale-button = Эта кнопка устарела. Откройте /settings заново.
 
 language-name-ru = Русский
 language-name-en = English
+
+## /settings: what silences alerts now (bot/views/settings.py)
+
+settings-snoozed = 💤 Тишина до { $until } (кнопка «До утра»): оповещения придут одной сводкой.
+settings-muted = 🔕 { $count } { $count ->
+        [one] подписка молчит
+        [few] подписки молчат
+       *[many] подписок молчат
+    } (до { $until }), см. /subs.
+settings-button-unsnooze = 🔔 Снять тишину до утра
+settings-unsnoozed = 🔔 Тишина снята{ $count ->
+        [0] .
+        [one] : { $count } оповещение придёт сейчас.
+        [few] : { $count } оповещения придут сейчас.
+       *[many] : { $count } оповещений придут сейчас.
+    }
 
 tz-Europe-Kaliningrad = Калининград
 tz-Europe-Moscow = Москва
@@ -96,7 +112,11 @@ fit-wizard-size = 🧮 Какого размера модель?
 fit-wizard-method = Модель { $size }. Как дообучаем?
 fit-wizard-ctx = Какая длина контекста (самый длинный пример)?
 fit-not-understood = Не понял запрос. Пример: <code>/fit 13b qlora ctx=4096</code> или <code>/fit llama 3 8b lora ctx=8k bs=2</code>. Все параметры — в /help.
-fit-too-long = Слишком длинный запрос — уложитесь в { $limit } символов.
+fit-too-long = Слишком длинный запрос — уложитесь в { $limit } { $limit ->
+        [one] символ
+        [few] символа
+       *[many] символов
+    }.
 fit-error-no_model = Не вижу модели или размера. Начните с них: <code>/fit 13b qlora</code> или <code>/fit qwen2.5 7b lora</code>.
 fit-error-bad_value = Не понял значение <code>{ $key }={ $value }</code>. Можно: { $allowed }.
 fit-error-out_of_range = Значение <code>{ $key }={ $value }</code> вне разумных пределов.
@@ -106,8 +126,8 @@ fit-error-conflict = Противоречивые параметры: { $value }
 ## /prices
 
 command-prices = Цены и наличие GPU сейчас
-prices-title = <b>💰 Цены и наличие</b> — дешевле за GPU·час выше
-prices-title-gpu = <b>💰 { $gpu }: цены и наличие</b> — дешевле за GPU·час выше
+prices-title = <b>💰 Цены и наличие</b> — сначала GPU для обучения
+prices-title-gpu = <b>💰 { $gpu }: цены и наличие</b>
 prices-provider-fresh = { $provider }: обновлено { $minutes } { $minutes ->
         [one] минуту
         [few] минуты
@@ -121,10 +141,39 @@ prices-provider-failing = ⚠️ { $provider }: не отвечает ({ $error 
 prices-provider-never = ⚠️ { $provider }: ещё не удалось загрузить ({ $error })
 prices-no-health = Цены ещё не загружены — первый опрос провайдеров идёт прямо сейчас.
 prices-empty = Предложений не найдено.
-prices-footer = Показано { $shown } из { $total }.
-prices-line = { $icon } <b>{ $gpu }</b> ×{ $count } — <b>{ $hour } ₽/ч</b> ({ $month } ₽/мес){ $per_gpu } · { $stock } · <a href="{ $url }">{ $provider }</a>, { $location }
+prices-unknown-gpu = Не знаю видеокарту «{ $gpu }». Примеры: <code>/prices 4090</code>, <code>/prices a100 80gb</code>, <code>/prices h100 hourly</code>.
+
+## /prices and /stock: the table per GPU (bot/views/prices.py)
+
+prices-filter = Фильтр: <code>{ $filters }</code>
+prices-empty-filtered = Под этот фильтр сейчас ничего нет. Все предложения — /prices.
+prices-bad-filter = Не понял «{ $value }». Примеры: <code>/prices 80gb</code>, <code>/prices h100 hourly</code>, <code>/prices max=300</code>, <code>/prices provider=selectel</code>.
+prices-filter-hint = Фильтры: <code>/prices 80gb</code> · <code>/prices h100 hourly</code> · <code>/prices max=300</code> · <code>/prices provider=selectel</code>
+prices-gpu = <b>{ $gpu }</b>
+prices-gpu-vram = <b>{ $gpu }</b> · { $vram } ГБ
+prices-card-price = { $icon } { $count }× { $price }
+prices-price-hourly = <b>{ $hour } ₽/ч</b> · { $month } ₽/мес · почасово{ $per_gpu }
+prices-price-monthly = <b>{ $month } ₽/мес</b> · ≈{ $hour } ₽/ч · только помесячно{ $per_gpu }
+prices-price-preemptible = <b>{ $hour } ₽/ч</b> · { $month } ₽/мес · прерываемая{ $per_gpu }
 prices-per-gpu = , { $price } ₽ за GPU·ч
-prices-unknown-gpu = Не знаю видеокарту «{ $gpu }». Примеры: <code>/prices 4090</code>, <code>/prices a100</code>, <code>/prices h100</code>.
+prices-card-where = { $provider }, { $location }
+prices-brief = <b>{ $gpu } ×{ $count }</b>
+prices-cpu-ram-extra = vCPU и RAM — отдельно
+prices-vcpu = { $count } vCPU
+prices-ram = { $gb } ГБ RAM
+prices-age-now = только что
+prices-age-minutes = { $minutes } мин назад
+prices-age-hours = { $hours } ч назад
+prices-age-days = { $days } дн. назад
+prices-footer = Стр. { $page } из { $pages } · показано { $shown } из { $total } { $total ->
+        [one] предложения
+       *[other] предложений
+    }
+prices-footer-all = { $total } { $total ->
+        [one] предложение
+        [few] предложения
+       *[many] предложений
+    }
 stock-in_stock = в наличии{ $count ->
         [0] {""}
        *[other] : { $count } шт.

@@ -6,9 +6,16 @@ command-stock = Что есть в наличии
 command-history = График цены и наличия
 watch-wizard-gpu = 🔔 За какой видеокартой следить? Другие — текстом: <code>/watch a100 80gb max=250</code>
 watch-wizard-price = { $gpu }: до какой цены за GPU·час сообщать?
-watch-created = ✅ Подписка: <b>{ $summary }</b>. Напишу, как только появится подходящее предложение. Все подписки — /subs.
-watch-limit = Не больше { $limit } подписок. Удалите лишние в /subs.
-watch-too-long = Слишком длинный фильтр — уложитесь в { $limit } символов.
+watch-created = ✅ Подписка: <b>{ $summary }</b>.
+watch-limit = Не больше { $limit } { $limit ->
+        [one] подписки
+       *[other] подписок
+    }. Удалите лишние в /subs.
+watch-too-long = Слишком длинный фильтр — уложитесь в { $limit } { $limit ->
+        [one] символ
+        [few] символа
+       *[many] символов
+    }.
 watch-error-empty = Что отслеживать? Например: <code>/watch h100</code>, <code>/watch a100 80gb max=250</code>, <code>/watch 70b qlora ctx=8192 max=400</code>.
 watch-error-unknown_gpu = Не знаю видеокарту «{ $value }». Например: <code>/watch 4090</code>, <code>/watch h100</code>, <code>/watch a100 80gb</code>.
 watch-error-bad_value = Не понял «{ $value }». Пример: <code>/watch a100 80gb max=250 provider=selectel</code>.
@@ -23,8 +30,33 @@ subs-stale = Этой подписки уже нет. Откройте /subs з�
 subs-edit-price = До какой цены за GPU·час сообщать?
 stock-title = <b>✅ В наличии сейчас</b>
 history-usage = Укажите видеокарту: <code>/history h100</code> или <code>/history 4090</code>.
+history-unknown-gpu = Не знаю видеокарту «{ $gpu }». Примеры: <code>/history h100</code>, <code>/history a100</code>, <code>/history 4090</code>.
 history-empty = По { $gpu } пока нет истории цен — она копится с каждым опросом провайдеров.
 history-caption = { $gpu }: цена за GPU·час за 30 дней. Минимум: { $low } ₽ ({ $provider }).
 history-caption-nolow = { $gpu }: цена за GPU·час за 30 дней.
 fit-watch-button = 🔔 Следить за подходящими
 fit-watch-stale = Кнопка устарела — создайте подписку командой <code>/watch</code>.
+
+## /watch: what already matches, and what "new" means (bot/routers/watch.py)
+
+watch-matches-now = Уже подходит сейчас: { $count } { $count ->
+        [one] предложение
+        [few] предложения
+       *[many] предложений
+    }, самые дешёвые за GPU·час:
+watch-matches-more = …и ещё { $count }: все — в /prices.
+watch-matches-none = Сейчас ничего подходящего нет.
+watch-new-title = <b>Напишу, когда появится новое:</b>
+watch-new-in_stock = • подходящее предложение появится в продаже или снова будет в наличии после распродажи
+watch-new-in_stock-max = • подходящее предложение появится в продаже или снова будет в наличии после распродажи — по цене до { $max } ₽ за GPU·ч
+watch-new-below_target = • подходящее предложение в наличии дороже { $max } ₽ за GPU·ч подешевеет до { $max } ₽ или ниже
+watch-new-price_drop = • подешевеет подходящее предложение, которое можно арендовать
+watch-new-repeat = То, что уже подходит (выше), придёт оповещением, только если закончится и появится снова.
+watch-new-repeat-drop = То, что уже подходит (выше), придёт оповещением, если подешевеет или закончится и появится снова.
+watch-created-footer = Все подписки — /subs.
+subs-muted = { " " }— 🔕 молчит до { $until }
+subs-toast-paused = ⏸ «{ $label }» на паузе
+subs-toast-resumed = ▶️ «{ $label }» снова следит
+subs-toast-deleted = 🗑 Подписка «{ $label }» удалена
+subs-toast-price = ✏️ «{ $label }»: до { $max } ₽ за GPU·ч
+subs-toast-price-off = ✏️ «{ $label }»: без ограничения цены

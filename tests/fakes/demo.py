@@ -1,0 +1,176 @@
+"""`make demo`: the console against the bundled fake provider sites, with no network at all.
+
+The fake Selectel starts with its 8× H100 server out of units (on pre-order). The demo types two
+watches for you, then puts that server in stock (an "in stock" alert for `/watch h100`), then
+cuts its price from 3 950 000 to 3 600 000 ₽ a month, under 650 ₽ per GPU-hour (a "below target"
+alert for `/watch h100 max=650`). Each change is followed by a refresh on the spot, so the whole
+script takes a few seconds. Then whatever you type (or pipe in) goes to the bot, with the fake
+sites still serving:
+
+    make demo
+    printf '/watch a100 80gb max=250\\n/prices h100\\n' | make demo
+
+State lives in data/demo/ (wiped at each start); the log is data/demo/gpuradar.log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecutionEvent
+
+from bot.config import ConfigError, Settings, load_settings
+from bot.console import HINT, Console
+from bot.logging_setup import configure_console_logging
+from bot.scheduler import job_id
+from tests.fakes.providers import FakeProviders, all_sites
+from tests.fakes.sites.selectel import H100Control
+
+DEMO_DIR = Path("data/demo")
+SCRIPT = ("/watch h100", "/watch h100 max=650")
+# 3 600 000 ₽ a month for 8 GPUs is 625 ₽ per GPU-hour: under the second watch's 650.
+DROPPED = 3_600_000
+# A generous bound for one local refresh plus one send; the demo says so if it is passed.
+WAIT_S = 30.0
+POLL_S = 0.05
+
+
+def demo_settings(sites: FakeProviders, folder: Path) -> Settings:
+    """Console mode against the fake sites; the refresh interval is long because the demo
+    triggers each refresh itself, right after the change it scripted."""
+    return load_settings(
+        mode="console",
+        bot_token=None,
+        db_path=folder / "demo.sqlite3",
+        log_file=folder / "gpuradar.log",
+        monitor=True,
+        refresh_seconds=3600,
+        ops_host="127.0.0.1",
+        ops_port=0,
+        selectel_url=sites["selectel"].base_url,
+        hostkey_url=sites["hostkey"].base_url,
+        immers_url=sites["immers"].base_url,
+    )
+
+
+async def until(check: Callable[[], Awaitable[bool]], within: float = WAIT_S) -> bool:
+    """Poll `check` until it holds; False after `within` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while not await check():
+        if loop.time() > deadline:
+            return False
+        await asyncio.sleep(POLL_S)
+    return True
+
+
+async def refresh_now(console: Console, provider: str) -> bool:
+    """Run the provider's scheduled refresh at once; True when it finished within WAIT_S."""
+    scheduler = console.application.scheduler
+    assert scheduler is not None
+    done = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def on_done(event: JobExecutionEvent) -> None:
+        if event.job_id == job_id(provider):
+            loop.call_soon_threadsafe(done.set)
+
+    scheduler.add_listener(on_done, EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
+    try:
+        scheduler.modify_job(job_id(provider), next_run_time=datetime.now(UTC))
+        async with asyncio.timeout(WAIT_S):
+            await done.wait()
+    except TimeoutError:
+        return False
+    finally:
+        scheduler.remove_listener(on_done)
+    return True
+
+
+async def delivered(console: Console, at_least: int) -> bool:
+    """At least this many alert rows sent, and none left pending."""
+    store = console.application.store
+    rows = await store.outbox_rows()
+    return await store.pending_count() == 0 and sum(r.status == "sent" for r in rows) >= at_least
+
+
+async def run_script(console: Console, h100: H100Control) -> bool:
+    """The scripted part; True when both alerts arrived."""
+    store = console.application.store
+    note = console.printer.note
+
+    async def loaded() -> bool:
+        return len(await store.provider_health()) == 3
+
+    if not await until(loaded):
+        note("(demo: the fake sites were not loaded in time; see data/demo/gpuradar.log)")
+        return False
+    note(
+        "(demo: fake Selectel, HOSTKEY and immers.cloud on 127.0.0.1 are loaded;"
+        " Selectel's 8× H100 server has no units, pre-order only)"
+    )
+    for line in SCRIPT:
+        await console.say(line)
+    steps: tuple[tuple[str, str, float], ...] = (
+        ("(demo: Selectel's 8× H100 server comes into stock)", "count", 1),
+        ("(demo: its price drops from 3 950 000 to 3 600 000 ₽ a month)", "month_rub", DROPPED),
+    )
+    for number, (message, field, value) in enumerate(steps, start=1):
+        note(message)
+        setattr(h100, field, value)
+        wanted = 1 + sum(row.status == "sent" for row in await store.outbox_rows())
+
+        async def alerted(wanted: int = wanted) -> bool:
+            return await delivered(console, wanted)
+
+        if not await refresh_now(console, "selectel") or not await until(alerted):
+            note(f"(demo: step {number} made no alert in time; see data/demo/gpuradar.log)")
+            return False
+    note("(demo: both alerts came. Now it is your turn: try /prices, /fit 13b qlora, /subs)")
+    return True
+
+
+async def demo(stdin: TextIO, stdout: TextIO, folder: Path = DEMO_DIR) -> int:
+    interactive = stdin.isatty()
+    async with FakeProviders(all_sites()) as sites:
+        h100 = H100Control(count=0)
+        h100.install(sites["selectel"])
+        async with Console(demo_settings(sites, folder), stdout, echo=not interactive) as console:
+            if interactive:
+                print(f"{HINT} Log: {folder / 'gpuradar.log'}", file=sys.stderr)
+            ok = await run_script(console, h100)
+            await console.read(stdin)
+    return 0 if ok else 1
+
+
+def reset(folder: Path) -> None:
+    """A fresh start: the demo's own database and pictures from the last run go."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in [*folder.glob("demo.sqlite3*"), *folder.glob("console/*.png")]:
+        path.unlink()
+
+
+def main() -> int:
+    folder = DEMO_DIR
+    try:
+        reset(folder)
+        configure_console_logging("INFO", [], folder / "gpuradar.log")
+    except OSError as error:
+        print(f"gpuradar demo: cannot use {folder}: {error}", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(demo(sys.stdin, sys.stdout, folder))
+    except ConfigError as error:
+        print(f"gpuradar demo: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
