@@ -25,6 +25,8 @@ class TrainingTime:
 
 
 def total_tokens(query: FitQuery) -> float | None:
+    if query.dataset_tokens:
+        return query.dataset_tokens * query.epochs
     if not query.dataset_examples:
         return None
     per_example = query.tokens_per_example or query.ctx // 2

@@ -19,6 +19,7 @@ from estimator.query import (
     Checkpointing,
     FitQuery,
     Method,
+    Offload,
     Optimizer,
     Precision,
     Sharding,
@@ -26,6 +27,7 @@ from estimator.query import (
     Targets,
 )
 from estimator.specs import ModelSpec
+from estimator.stacks import profile
 
 # Sane ranges: beyond them the number is a typo, not a training run.
 LIMITS: dict[str, tuple[float, float]] = {
@@ -62,8 +64,10 @@ class Given:
     shard: Sharding | None = None
     dataset_examples: int | None = None
     tokens_per_example: int | None = None
+    dataset_tokens: int | None = None
     epochs: float | None = None
     stack: Stack | None = None
+    offload: Offload | None = None
     target_gpu: str | None = None
     target_family: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -158,8 +162,16 @@ def finish(given: Given) -> ParsedQuery:
     # stored too (mixed keeps fp32 copies), so it always matters.
     optimizer: Optimizer = pick("optimizer", given.optimizer, not adapters)
     precision: Precision = pick("precision", given.precision)
-    checkpointing: Checkpointing = pick("grad_checkpointing", given.grad_checkpointing)
-    stack: Stack = pick("stack", given.stack)
+    # gc=unsloth names Unsloth's offloaded checkpointing, which only Unsloth has: it implies
+    # the stack. A named stack without gc= gets that stack's own default checkpointing.
+    stack_given = given.stack
+    if stack_given is None and given.grad_checkpointing is Checkpointing.UNSLOTH:
+        stack_given = Stack.UNSLOTH
+    stack: Stack = pick("stack", stack_given)
+    if given.grad_checkpointing is None and stack_given is not None:
+        checkpointing = _assume(assumed, "grad_checkpointing", profile(stack).default_gc)
+    else:
+        checkpointing = pick("grad_checkpointing", given.grad_checkpointing)
     gpu_count: int = given.gpus if given.gpus is not None else _DEFAULTS["gpus"]
     shard = given.shard
     if shard is None and gpu_count > 1:
@@ -173,11 +185,12 @@ def finish(given: Given) -> ParsedQuery:
 
     tokens = given.tokens_per_example
     epochs = given.epochs if given.epochs is not None else _DEFAULTS["epochs"]
-    if given.dataset_examples is not None:
-        if tokens is None:
-            tokens = _assume(assumed, "tokens_per_example", max(1, ctx // 2))
-        if given.epochs is None:
-            _assume(assumed, "epochs", f"{epochs:g}")
+    if given.dataset_examples is not None and given.dataset_tokens is None and tokens is None:
+        tokens = _assume(assumed, "tokens_per_example", max(1, ctx // 2))
+    if (given.dataset_examples is not None or given.dataset_tokens is not None) and (
+        given.epochs is None
+    ):
+        _assume(assumed, "epochs", f"{epochs:g}")
     if tokens is not None and tokens > ctx:
         notes.append("tokens_clamped")  # longer examples are cut at ctx when training
         tokens = ctx
@@ -199,6 +212,8 @@ def finish(given: Given) -> ParsedQuery:
         epochs=epochs,
         gpu=given.target_gpu,
         stack=stack,
+        offload=given.offload or Offload.NONE,
+        dataset_tokens=given.dataset_tokens,
     )
     return ParsedQuery(
         query=query,

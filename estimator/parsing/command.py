@@ -43,7 +43,16 @@ from estimator.parsing.words import (
     TRUE_WORDS,
     VALUE_ALIASES,
 )
-from estimator.query import Checkpointing, Method, Optimizer, Precision, Sharding, Stack, Targets
+from estimator.query import (
+    Checkpointing,
+    Method,
+    Offload,
+    Optimizer,
+    Precision,
+    Sharding,
+    Stack,
+    Targets,
+)
 
 _KEY_OF: dict[str, str] = {alias: key for key, aliases in COMMAND_KEYS.items() for alias in aliases}
 _ENUM_KEYS: dict[str, type[StrEnum]] = {
@@ -53,6 +62,7 @@ _ENUM_KEYS: dict[str, type[StrEnum]] = {
     "shard": Sharding,
     "stack": Stack,
     "method": Method,
+    "offload": Offload,
 }
 _ENUM_FIELDS = {
     "targets": "targets",
@@ -61,6 +71,7 @@ _ENUM_FIELDS = {
     "shard": "shard",
     "stack": "stack",
     "method": "method",
+    "offload": "offload",
 }
 # "8xh100", "2x4090": a count glued to a GPU name.
 _COUNTED_GPU = re.compile(r"(\d{1,3})\s*[x×х*]\s*(\S+)", re.IGNORECASE)
