@@ -146,4 +146,5 @@ DEFAULTS_DOC: dict[str, str] = {
     "stack": "hf — transformers + PEFT + bitsandbytes (hf, unsloth, torchtune, litgpt, axolotl,"
     " swift, llamafactory)",
     "offload": "none — ZeRO/FSDP CPU offload (none, optimizer, params)",
+    "budget": "none — the most you will pay, in ₽ (budget=5000)",
 }

@@ -197,6 +197,23 @@ METHOD_PHRASES: dict[Method, tuple[str, ...]] = {
         "все веса",
         "всех весов",
         "всеми весами",
+        "full",
+        "full ft",
+        "full-ft",
+        "полный",
+        "полное",
+        "полного",
+        "полную",
+        "полностью",
+        "целиком",
+        "всю модель",
+        "всей модели",
+        "всю сеть",
+        "все параметры",
+        "всех параметров",
+        "whole model",
+        "entire model",
+        "all parameters",
     ),
 }
 
@@ -222,6 +239,8 @@ COMMAND_METHOD_WORDS: dict[str, Method] = {
     "полный": Method.FULL,
     "полного": Method.FULL,
     "полностью": Method.FULL,
+    "полную": Method.FULL,
+    "целиком": Method.FULL,
 }
 
 # --- training levers in free text --------------------------------------------------------
@@ -242,6 +261,16 @@ CTX_WORDS: tuple[str, ...] = (
     "длин* последовательност*",
     "контекст*",
     "окн* контекст*",
+    # the longest sample is what memory follows: «средняя 700, максимум 2к»
+    "максимум",
+    "максимальн* длин*",
+    "макс длин*",
+    "самый длинный пример",
+    "самые длинные примеры",
+    "longest sample",
+    "longest example",
+    "longest",
+    "max",
 )
 TOKEN_WORDS: tuple[str, ...] = ("токен*", "tokens", "token", "tok")
 BATCH_WORDS: tuple[str, ...] = (
@@ -286,7 +315,18 @@ EXAMPLE_WORDS: tuple[str, ...] = (
     "строк*",
 )
 # "по 500 токенов" / "500 tokens per example" / "в среднем 500 токенов": tokens per example.
-PER_EXAMPLE_BEFORE: tuple[str, ...] = ("по", "в среднем", "average", "avg", "on average")
+PER_EXAMPLE_BEFORE: tuple[str, ...] = (
+    "по",
+    "в среднем",
+    "средн* длин*",
+    "средн*",
+    "average length",
+    "average",
+    "avg length",
+    "avg",
+    "mean length",
+    "on average",
+)
 PER_EXAMPLE_AFTER: tuple[str, ...] = (
     "per example",
     "per sample",
@@ -449,6 +489,44 @@ STACK_PHRASES: dict[Stack, tuple[str, ...]] = {
     ),
 }
 
+# A dataset given as text size: "2 гб текста", "500 MB of text", dataset=2gb.
+TEXT_SIZE_UNITS: dict[str, float] = {
+    "kb": 1e3,
+    "кб": 1e3,
+    "mb": 1e6,
+    "мб": 1e6,
+    "gb": 1e9,
+    "гб": 1e9,
+    "tb": 1e12,
+    "тб": 1e12,
+}
+TEXT_WORDS: tuple[str, ...] = (
+    "текст*",
+    "of text",
+    "text",
+    "данных",
+    "of data",
+    "сырого текста",
+    "raw text",
+)
+
+# Money: a sum with a rouble sign or word is a budget («уложусь в 5000 ₽?», "within 5k rub").
+RUBLE_WORDS: tuple[str, ...] = ("₽", "руб*", "р", "rub", "rubles", "roubles")
+BUDGET_WORDS: tuple[str, ...] = (
+    "уложусь в",
+    "уложиться в",
+    "уложимся в",
+    "бюджет*",
+    "budget",
+    "within",
+    "не дороже",
+    "не больше",
+    "до",
+    "за",
+    "under",
+    "for",
+)
+
 # --- the command grammar -------------------------------------------------------------------
 # key=value: the canonical key and the spellings accepted for it.
 COMMAND_KEYS: dict[str, tuple[str, ...]] = {
@@ -467,6 +545,7 @@ COMMAND_KEYS: dict[str, tuple[str, ...]] = {
     "gpu": ("gpu", "card", "карта", "видеокарта"),
     "stack": ("stack", "framework", "стек"),
     "offload": ("offload", "cpu_offload", "оффлоад"),
+    "budget": ("budget", "бюджет", "max_rub"),
     "method": ("method", "метод"),
     "model": ("model", "модель"),
 }

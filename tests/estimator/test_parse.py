@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from estimator.ask import understand
 from estimator.parse import ParsedQuery, QueryError, parse_command, parse_question
 from estimator.query import DEFAULTS_DOC, FitQuery
 
@@ -157,6 +158,73 @@ def test_enough_phrasings() -> None:
     assert len(QUESTIONS) - len(russian) >= 15
 
 
+# Issue 11's phrasings, each as meant.
+ISSUE_PHRASINGS: list[tuple[str, dict[str, Any]]] = [
+    ("13b full на a100", {"model": L13, "method": "full", "family": "A100"}),
+    ("7b full on h100", {"model": L7, "method": "full", "family": "H100"}),
+    ("дообучить 7b целиком", {"model": L7, "method": "full"}),
+    ("обучить всю модель 13b на a100 80gb", {"model": L13, "method": "full"}),
+    ("полный файнтюн 8b", {"model": L8, "method": "full"}),
+    (
+        "8b lora, средняя длина 700 токенов, максимум 2к",
+        {"model": L8, "method": "lora", "tokens": 700, "ctx": 2048},
+    ),
+    (
+        "13b qlora, average length 300 tokens, longest 4k",
+        {"model": L13, "tokens": 300, "ctx": 4096},
+    ),
+    ("100b qlora", {"model": "Llama-like-100B", "from_size": True}),
+    ("deepseek v3 671b qlora", {"model": "DeepSeek-V3", "from_size": False}),
+    ("671b qlora", {"model": "Llama-like-671B", "from_size": True}),
+    ("1.8b lora", {"model": "Llama-like-1.8B"}),
+    ("qwen 7b qlora на h100", {"model": Q7, "family": "H100", "gpu": None}),
+    ("qlora 8b, gc=unsloth", {"stack": "unsloth", "gc": "unsloth"}),
+    ("8b qlora на axolotl", {"stack": "axolotl"}),
+    ("8b lora через llama-factory", {"stack": "llamafactory"}),
+    ("8b lora ms-swift", {"stack": "swift"}),
+]
+# The seed guides' own questions (their task -> card tables).
+SEED_QUESTIONS: list[tuple[str, dict[str, Any]]] = [
+    ("7B LoRA на RTX 4090", {"model": L7, "method": "lora", "gpu": "RTX 4090"}),
+    ("7B QLoRA на RTX 4090", {"model": L7, "method": "qlora", "gpu": "RTX 4090"}),
+    ("7B full fine-tune на A100 80GB", {"model": L7, "method": "full", "gpu": "A100 80GB PCIe"}),
+    ("13B LoRA на A100 40GB", {"model": L13, "method": "lora", "gpu": "A100 40GB PCIe"}),
+    ("13B full fine-tune на A100 80GB", {"model": L13, "method": "full"}),
+    ("30B QLoRA на A100 80GB", {"model": "Llama-like-30B", "method": "qlora"}),
+    ("70B QLoRA на A100 80GB", {"model": L70, "method": "qlora", "gpu": "A100 80GB PCIe"}),
+    ("70B full fine-tune на 8× H100 80GB", {"model": L70, "method": "full", "gpus": 8}),
+    ("7B LoRA, 5k примеров, 3 эпохи, RTX 4090",
+     {"model": L7, "dataset": 5000, "epochs": 3.0, "gpu": "RTX 4090"}),
+    ("13B LoRA, 10k примеров × 3 эпохи на A100 80GB",
+     {"model": L13, "method": "lora", "dataset": 10_000, "epochs": 3.0}),
+    ("70B QLoRA, 5k примеров, 2 эпохи на A100 80GB",
+     {"model": L70, "method": "qlora", "dataset": 5000, "epochs": 2.0}),
+    ("7B full fine-tune, 50k примеров, 2 эпохи на A100 80GB",
+     {"model": L7, "method": "full", "dataset": 50_000, "epochs": 2.0}),
+    ("модель 7B при четырёх битах на параметр", {"model": L7, "method": "qlora"}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    ISSUE_PHRASINGS + SEED_QUESTIONS,
+    ids=[t[:40] for t, _ in ISSUE_PHRASINGS + SEED_QUESTIONS],
+)
+def test_issue_and_seed_phrasings(text: str, expected: dict[str, Any]) -> None:
+    check(understand(text), expected)
+
+
+def test_a_dataset_as_text_size_uses_the_language_bytes_per_token() -> None:
+    ru = understand("8b qlora, датасет 2 гб текста")
+    en = understand("8b qlora, dataset of 2 GB of text")
+    assert ru is not None
+    assert en is not None
+    assert ru.query.dataset_tokens == round(2e9 / 5.5)
+    assert en.query.dataset_tokens == 500_000_000
+    assert ru.query.dataset_examples is None  # never "2 examples"
+    assert understand("70b qlora, 50M tokens").query.dataset_tokens == 50_000_000  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize(("text", "expected"), QUESTIONS, ids=[t[:40] for t, _ in QUESTIONS])
 def test_questions(text: str, expected: dict[str, Any]) -> None:
     check(parse_question(text), expected)
@@ -268,9 +336,63 @@ def test_commands(args: str, expected: dict[str, Any]) -> None:
 
 
 def test_command_notes_what_it_ignored() -> None:
-    parsed = parse_command("13b qlora foo=1 please ctx=1024 ctx=2048")
+    parsed = parse_command("13b qlora please ctx=1024 ctx=2048")
     assert parsed.query.ctx == 2048  # the last one wins
-    assert set(parsed.notes) == {"unknown_key:foo", "ignored:please", "repeated_key:ctx"}
+    assert set(parsed.notes) == {"ignored:please", "repeated_key:ctx"}
+
+
+@pytest.mark.parametrize(
+    ("args", "suggestion"),
+    [("13b cxt=8192", "ctx"), ("13b rnak=16", "rank"), ("13b epoch=2", None), ("13b zz=1", "")],
+)
+def test_an_unknown_key_is_an_error_that_names_the_nearest_key(args, suggestion) -> None:
+    if suggestion is None:  # "epoch" is a known spelling of epochs
+        assert parse_command(args).query.epochs == 2
+        return
+    with pytest.raises(QueryError) as info:
+        parse_command(args)
+    error = info.value
+    assert error.code == "unknown_key"
+    assert error.key == args.split()[1].split("=")[0]
+    assert (error.value or "") == suggestion
+    assert "ctx" in error.allowed
+    assert "stack" in error.allowed
+
+
+def test_trailing_punctuation_is_not_part_of_the_value() -> None:
+    parsed = parse_command("13b qlora, ctx=2048, r=16, bs=2.")
+    assert (parsed.query.ctx, parsed.query.lora_rank, parsed.query.micro_batch) == (2048, 16, 2)
+    assert not parsed.notes
+
+
+@pytest.mark.parametrize("args", ["13b ctx=abc", "13b bs=x", "13b optim=lion", "13b gc=maybe"])
+def test_every_bad_value_lists_what_is_allowed(args) -> None:
+    with pytest.raises(QueryError) as info:
+        parse_command(args)
+    assert info.value.allowed
+    assert all(info.value.allowed)
+
+
+def test_every_error_carries_allowed_values() -> None:
+    for args, _code, _key in ERRORS:
+        with pytest.raises(QueryError) as info:
+            parse_command(args)
+        assert info.value.allowed, args
+
+
+@pytest.mark.parametrize(
+    ("args", "tokens", "examples"),
+    [
+        ("8b lora dataset=2gb", 500_000_000, None),  # English text: 4 bytes per token
+        ("8b lora dataset=500мб", round(500e6 / 5.5), None),  # Cyrillic in the command: ru
+        ("8b lora dataset=50m_tokens", 50_000_000, None),
+        ("8b lora dataset=50k", None, 50_000),
+    ],
+)
+def test_dataset_as_examples_tokens_or_text_size(args, tokens, examples) -> None:
+    parsed = parse_command(args)
+    assert parsed.query.dataset_tokens == tokens
+    assert parsed.query.dataset_examples == examples
 
 
 def test_command_shard_assumption_is_recorded() -> None:
@@ -356,7 +478,7 @@ def test_every_documented_key_is_accepted() -> None:
         "ctx": "4096", "bs": "2", "rank": "8", "targets": "qv", "optim": "adamw",
         "precision": "bf16", "gc": "on", "gpus": "2", "shard": "ddp", "dataset": "100",
         "tokens": "100", "epochs": "1", "gpu": "4090", "stack": "hf", "method": "lora",
-        "offload": "optimizer",
+        "offload": "optimizer", "budget": "5000",
     }  # fmt: skip
     for key in DEFAULTS_DOC:
         parsed = parse_command(f"8b {key}={values[key]}")
@@ -402,4 +524,11 @@ def test_parse_command_raises_only_query_error(args: str) -> None:
     else:
         assert isinstance(result, ParsedQuery)
         return
-    assert code in {"no_model", "bad_value", "out_of_range", "unknown_gpu", "conflict"}
+    assert code in {
+        "no_model",
+        "bad_value",
+        "out_of_range",
+        "unknown_gpu",
+        "unknown_key",
+        "conflict",
+    }
