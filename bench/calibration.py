@@ -216,6 +216,9 @@ def _seq_len(raw: str, text: str, notes: list[str]) -> int:
 
 def _targets(raw: str) -> Targets:
     value = raw.lower()
+    attention = re.search(r"\b(q|k|v|o|qkv|query|attention|w_pack)\b", value)
+    if not attention and any(word in value for word in ("gate", "down", "mlp")):
+        return Targets.MLP  # "gate,up,down": the MLP alone
     if any(word in value for word in ("all linear", "all-linear", "mlp", "gate", "down")):
         return Targets.ALL
     if re.search(r"q,\s*k,\s*v,\s*o", value):

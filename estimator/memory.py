@@ -165,10 +165,10 @@ def linear_params(model: ModelSpec) -> int:
 def adapted_linear_params(model: ModelSpec, targets: Targets) -> int:
     """Parameters of the linears that carry a LoRA adapter (torchtune quantises only these)."""
     h, q, kv = model.hidden, model.q_dim, model.kv_dim
-    per_layer = h * q + h * kv  # q and v
+    per_layer = 0 if targets is Targets.MLP else h * q + h * kv  # q and v
     if targets in (Targets.ATTN, Targets.ALL):
         per_layer += h * kv + q * h  # k and o
-    if targets is Targets.ALL:
+    if targets in (Targets.ALL, Targets.MLP):
         per_layer += _mlp_params(model)
     return min(per_layer * model.layers, linear_params(model))
 
@@ -176,10 +176,10 @@ def adapted_linear_params(model: ModelSpec, targets: Targets) -> int:
 def lora_params(model: ModelSpec, rank: int, targets: Targets, with_head: bool = False) -> int:
     """r·(in + out) for every adapted linear, with the real GQA shapes."""
     h, q, kv, inter = model.hidden, model.q_dim, model.kv_dim, model.intermediate
-    per_layer = rank * ((h + q) + (h + kv))  # q and v
+    per_layer = 0 if targets is Targets.MLP else rank * ((h + q) + (h + kv))  # q and v
     if targets in (Targets.ATTN, Targets.ALL):
         per_layer += rank * ((h + kv) + (q + h))  # k and o
-    if targets is Targets.ALL:
+    if targets in (Targets.ALL, Targets.MLP):
         experts = max(1, model.experts)
         per_layer += rank * model.mlp_matrices * (h + inter) * experts
     total = per_layer * model.layers
@@ -277,10 +277,11 @@ def _layer_bytes_per_token(query: FitQuery, model: ModelSpec, stack: StackProfil
     # MLP: gated saves gate and up (and act(gate), which compile recomputes); plain fc1 out.
     mlp_saved = (2 if query.compiled else 3) if gated else 1
     total += act * mlp_saved * inter
-    # Inputs of linears: normed x for q/k/v (q and v carry adapters under every target set),
-    # normed x for the MLP, and the down projection's input.
-    total += act * h
-    if full or bnb or targets is Targets.ALL:
+    # Inputs of linears: normed x for q/k/v (kept when q and v carry adapters), normed x for
+    # the MLP, and the down projection's input.
+    if full or bnb or targets is not Targets.MLP:
+        total += act * h
+    if full or bnb or targets in (Targets.ALL, Targets.MLP):
         total += act * (h + inter)
     if not full:
         total += act * _lora_saved_elements(query, model, stack)
@@ -292,9 +293,13 @@ def _lora_saved_elements(query: FitQuery, model: ModelSpec, stack: StackProfile)
     module's input (and its one-byte mask, counted as half an element) where the stack's
     recipes use lora_dropout > 0."""
     h, q, inter = model.hidden, model.q_dim, model.intermediate
-    inputs = {Targets.QV: [h, h], Targets.ATTN: [h, h, h, q]}.get(query.targets)
-    if inputs is None:  # all linear layers
-        inputs = [h, h, h, q] + ([h, h, inter] if model.mlp is MlpKind.GATED else [h, inter])
+    mlp = [h, h, inter] if model.mlp is MlpKind.GATED else [h, inter]
+    inputs = {
+        Targets.QV: [h, h],
+        Targets.ATTN: [h, h, h, q],
+        Targets.MLP: mlp,
+        Targets.ALL: [h, h, h, q, *mlp],
+    }[query.targets]
     elements = float(len(inputs) * query.lora_rank)
     if stack.lora_dropout:
         elements += 1.5 * sum(inputs)

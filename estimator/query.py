@@ -64,6 +64,7 @@ class Targets(StrEnum):
     QV = "qv"  # q_proj, v_proj (the original LoRA paper, old PEFT default)
     ATTN = "attn"  # q, k, v, o
     ALL = "all"  # every linear layer of the blocks (QLoRA paper, Unsloth, LLaMA-Factory)
+    MLP = "mlp"  # gate, up, down only
 
 
 class Attention(StrEnum):
@@ -131,7 +132,7 @@ DEFAULTS_DOC: dict[str, str] = {
     "ctx": "2048 tokens — the longest training sample",
     "bs": "1 — micro-batch per GPU; use gradient accumulation for a larger effective batch",
     "rank": "16 — LoRA rank; above 64 buys little",
-    "targets": "all — every linear layer of the blocks (qv, attn, all)",
+    "targets": "all — every linear layer of the blocks (qv, attn, mlp, all)",
     "optim": "adamw (adamw, adamw8bit, paged_adamw8bit, adafactor, sgd)",
     "precision": "mixed — HF Trainer's AMP: fp32 master weights and adapters (bf16 = pure bf16"
     " weights and states as in torchtune/litgpt, fp16, fp32)",

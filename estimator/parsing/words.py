@@ -469,6 +469,7 @@ TARGETS_PHRASES: dict[Targets, tuple[str, ...]] = {
         "attention layers",
     ),
     Targets.QV: ("q v", "q и v", "q and v", "q_proj v_proj", "qv", "q/v"),
+    Targets.MLP: ("mlp only", "only mlp", "только mlp", "gate up down", "mlp layers"),
 }
 
 STACK_PHRASES: dict[Stack, tuple[str, ...]] = {
@@ -562,6 +563,8 @@ VALUE_ALIASES: dict[str, dict[str, str]] = {
         "all-linear": "all",
         "all_linear": "all",
         "linear": "all",
+        "gate,up,down": "mlp",
+        "ffn": "mlp",
     },
     "optim": {
         "adam": "adamw",
