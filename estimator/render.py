@@ -153,15 +153,12 @@ def _from_size(answer: FitAnswer, language: str) -> str:
 def _verdict(answer: FitAnswer, language: str) -> str:
     if answer.target is not None:
         return _target_line(answer, answer.target, language)
-    if answer.smallest is not None:
+    # The smallest of the cards people rent (the ladder), else of the whole catalog.
+    smallest = next(iter(_fitting_cards(answer)), answer.smallest)
+    if smallest is not None:
         gpus = answer.query.gpus
-        name = answer.smallest.gpu.id if gpus == 1 else f"{gpus}× {answer.smallest.gpu.id}"
-        return text(
-            language,
-            "fit-smallest",
-            gpu=name,
-            usable=gib(answer.smallest.usable_gib),
-        )
+        name = smallest.gpu.id if gpus == 1 else f"{gpus}× {smallest.gpu.id}"
+        return text(language, "fit-smallest", gpu=name, usable=gib(smallest.usable_gib))
     return text(language, "fit-none")
 
 
@@ -277,12 +274,14 @@ def _best(answer: FitAnswer, language: str) -> str:
 
 
 def _fitting_cards(answer: FitAnswer) -> list[GpuFit]:
-    """Ladder cards that hold the run (on the user's card count), smallest first."""
-    return [
+    """Ladder cards that hold the run (on the user's card count), smallest first; cards with
+    room to spare before tight ones."""
+    rows = [
         row
         for row in _shown_rows(answer)
         if row.verdict is not Verdict.NO and trains_in_bf16(row.gpu)
     ]
+    return sorted(rows, key=lambda row: row.verdict is Verdict.TIGHT)
 
 
 def _best_run(n: int, cost: RunCost, language: str) -> str:
