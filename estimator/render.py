@@ -104,6 +104,18 @@ def render_short(answer: FitAnswer, language: str) -> str:
             )
         )
     lines.append(_peak(answer, language))
+    other = _stack_that_fits(answer)
+    if other is not None:
+        stack, peak = other
+        lines.append(
+            text(
+                language,
+                "fit-stack-fits",
+                stack=profile(stack).label,
+                peak=gib(peak),
+                code=stack.value,
+            )
+        )
     if answer.budget is not None:
         lines.append(_budget(answer, language))
     parts = ["\n".join(lines), _best(answer, language)]
@@ -202,6 +214,16 @@ def _peak(answer: FitAnswer, language: str) -> str:
     if stack is not Stack.HF:
         return text(language, "fit-peak-stack", peak=peak, stack=profile(stack).label)
     return text(language, "fit-peak", peak=peak)
+
+
+def _stack_that_fits(answer: FitAnswer) -> tuple[Stack, float] | None:
+    """With no stack named and the asked card too small, the common stack that would fit."""
+    target = answer.target
+    if target is None or target.verdict is not Verdict.NO or not answer.stack_peaks:
+        return None
+    room = target.usable_gib * (1 - 0.10)  # with the same margin as a "fits" verdict
+    fitting = [(s, p) for s, p in answer.stack_peaks.items() if p <= room]
+    return min(fitting, key=lambda item: item[1], default=None)
 
 
 def _budget(answer: FitAnswer, language: str) -> str:

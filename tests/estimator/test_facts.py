@@ -144,3 +144,11 @@ def test_seed_rule_4x_params_in_fp16_overstates_lora_and_understates_amp(size: s
     rule = lora.model.total_params * 8 / 2**30
     assert lora.memory.peak < rule
     assert full.memory.peak > rule
+
+
+def test_a_card_too_small_for_the_assumed_stack_names_the_stack_that_fits():
+    short = render_short(answer("хватит ли 4090 для llama 3 8b с лорой на 8к контексте?"), "ru")
+    assert "❌ <b>RTX 4090</b>" in short
+    assert "🔸 С Unsloth поместится" in short
+    named = render_short(answer("llama 3 8b lora ctx=8k gpu=4090 stack=hf"), "ru")
+    assert "🔸 С" not in named  # the user chose the stack

@@ -18,6 +18,7 @@ fit-target-set-fits = ✅ <b>{ $count }× { $gpu }</b> ({ $shard }): fits, { $he
 fit-target-set-tight = ⚠️ <b>{ $count }× { $gpu }</b> ({ $shard }): tight — { $headroom } GiB free of { $usable } on each
 fit-target-set-no = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): does not fit — { $missing } GiB short on each
 fit-target-set-more = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): too few — { $need } needed
+fit-stack-fits = 🔸 With { $stack } it fits: { $peak } GiB (<code>stack={ $code }</code>)
 fit-also = 🔸 <b>{ $gpu }</b> does fit: { $headroom } GiB free of { $usable }
 fit-smallest = Smallest card that fits: <b>{ $gpu }</b> ({ $usable } GiB)
 fit-none = No single card holds this run — see “Details”.

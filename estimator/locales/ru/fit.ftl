@@ -19,6 +19,7 @@ fit-target-set-fits = ✅ <b>{ $count }× { $gpu }</b> ({ $shard }): помещ�
 fit-target-set-tight = ⚠️ <b>{ $count }× { $gpu }</b> ({ $shard }): впритык — на каждой запас { $headroom } ГиБ из { $usable }
 fit-target-set-no = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): не помещается — на каждой не хватает { $missing } ГиБ
 fit-target-set-more = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): мало — нужно { $need } шт.
+fit-stack-fits = 🔸 С { $stack } поместится: { $peak } ГиБ (<code>stack={ $code }</code>)
 fit-also = 🔸 А <b>{ $gpu }</b> подойдёт: запас { $headroom } ГиБ из { $usable }
 fit-smallest = Наименьшая подходящая карта: <b>{ $gpu }</b> ({ $usable } ГиБ)
 fit-none = Ни одна карта не вмещает этот запуск целиком — см. «Подробнее».
