@@ -47,6 +47,7 @@ _SHORT_KEYS: tuple[tuple[str, str], ...] = (
     ("shard", "shard"),
     ("stack", "stack"),
     ("offload", "offload"),
+    ("loss", "loss"),
     ("ds", "dataset_examples"),
     ("tok", "tokens_per_example"),
     ("ep", "epochs"),

@@ -148,4 +148,5 @@ DEFAULTS_DOC: dict[str, str] = {
     " swift, llamafactory)",
     "offload": "none — ZeRO/FSDP CPU offload (none, optimizer, params)",
     "budget": "none — the most you will pay, in ₽ (budget=5000)",
+    "loss": "the stack's own — naive (full logits), chunked, fused (Liger, Cut Cross-Entropy)",
 }

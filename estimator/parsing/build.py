@@ -18,6 +18,7 @@ from estimator.parsing.result import Assumption, ParsedQuery, QueryError
 from estimator.query import (
     Checkpointing,
     FitQuery,
+    Loss,
     Method,
     Offload,
     Optimizer,
@@ -80,6 +81,7 @@ class Given:
     epochs: float | None = None
     stack: Stack | None = None
     offload: Offload | None = None
+    loss: Loss | None = None
     target_gpu: str | None = None
     target_family: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -246,6 +248,7 @@ def finish(given: Given) -> ParsedQuery:
         gpu=given.target_gpu,
         stack=stack,
         offload=given.offload or Offload.NONE,
+        loss=given.loss,
         dataset_tokens=dataset_tokens,
     )
     return ParsedQuery(

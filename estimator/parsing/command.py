@@ -37,6 +37,7 @@ from estimator.parsing.patterns import (
     size_value,
 )
 from estimator.parsing.result import ParsedQuery, QueryError
+from estimator.parsing.text import read_levers_and_counts
 from estimator.parsing.words import (
     COMMAND_KEYS,
     COMMAND_METHOD_WORDS,
@@ -48,6 +49,7 @@ from estimator.parsing.words import (
 )
 from estimator.query import (
     Checkpointing,
+    Loss,
     Method,
     Offload,
     Optimizer,
@@ -66,6 +68,7 @@ _ENUM_KEYS: dict[str, type[StrEnum]] = {
     "stack": Stack,
     "method": Method,
     "offload": Offload,
+    "loss": Loss,
 }
 _ENUM_FIELDS = {
     "targets": "targets",
@@ -75,6 +78,7 @@ _ENUM_FIELDS = {
     "stack": "stack",
     "method": "method",
     "offload": "offload",
+    "loss": "loss",
 }
 # "8xh100", "2x4090": a count glued to a GPU name.
 _COUNTED_GPU = re.compile(r"(\d{1,3})\s*[x×х*]\s*(\S+)", re.IGNORECASE)
@@ -292,6 +296,17 @@ def _positional(given: Given, words: list[str]) -> None:
         given.notes.append(f"ignored:{word}")
 
 
+def _read_free_words(given: Given) -> None:
+    """Words the grammar could not read («батч 4», «без gradient checkpointing») go through
+    the free-text reader; what it cannot read either stays noted as ignored."""
+    words = [note.split(":", 1)[1] for note in given.notes if note.startswith("ignored:")]
+    if not words:
+        return
+    given.notes = [note for note in given.notes if not note.startswith("ignored:")]
+    left = read_levers_and_counts(" ".join(words), given)
+    given.notes += [f"ignored:{word}" for word in left]
+
+
 def _unknown_model(given: Given) -> QueryError:
     words = [n.split(":", 1)[1] for n in given.notes if n.startswith("ignored:")]
     return QueryError(
@@ -345,6 +360,7 @@ def parse_command(args: str) -> ParsedQuery:
     _positional(given, positional)
     for key, value in explicit.items():
         _apply(given, key, value)
+    _read_free_words(given)
     if given.model is None and given.size_b is None:
         raise _unknown_model(given)  # says which words it could not read as a model
     return finish(given)

@@ -46,8 +46,10 @@ from estimator.parsing.words import (
     EXAMPLE_WORDS,
     FILLER_WORDS,
     GPU_COUNT_WORDS,
+    LOSS_PHRASES,
     METHOD_PHRASES,
     NUMBER_WORDS,
+    OFFLOAD_PHRASES,
     OPTIMIZER_PHRASES,
     PARAMS_WORDS,
     PER_EXAMPLE_AFTER,
@@ -221,6 +223,11 @@ def _read_dataset_size(reader: _Reader, given: Given) -> None:
             unit = TEXT_SIZE_UNITS[m.group(2).lower()]
             if value is not None and value > 0:
                 given.dataset_bytes = value * unit
+            said = m.group(0).lower()
+            if "русск" in said or "russian" in said:
+                given.text_language = "ru"
+            elif "англ" in said or "english" in said:
+                given.text_language = "en"
             return
     tokens = reader.take(_DATASET_TOKENS)
     if tokens is not None and (value := amount_value(tokens, thousand=1000)) is not None:
@@ -279,6 +286,24 @@ def _read_levers(reader: _Reader, given: Given) -> None:
     # "unsloth" names both the stack and its offloaded checkpointing: read both unblanked.
     given.stack = reader.choice(STACK_PHRASES, blank=False)
     given.grad_checkpointing = reader.choice(CHECKPOINTING_PHRASES)
+    given.offload = reader.choice(OFFLOAD_PHRASES)
+    given.loss = reader.choice(LOSS_PHRASES)
+
+
+def read_levers_and_counts(text: str, given: Given) -> list[str]:
+    """Fill what `given` lacks from free words (the command grammar's unreadable positional
+    words: «батч 4», «без gradient checkpointing»); returns the words still not understood."""
+    reader = _Reader(text[:MAX_LENGTH])
+    found = Given(text_language=given.text_language)
+    _read_gpus(reader, found)
+    _read_levers(reader, found)
+    _read_counts(reader, found)
+    for name in found.__dataclass_fields__:
+        if name in ("notes", "text_language"):
+            continue
+        if getattr(given, name) is None and getattr(found, name) is not None:
+            setattr(given, name, getattr(found, name))
+    return reader.rest.split()
 
 
 def parse_question(text: str) -> ParsedQuery | None:

@@ -13,7 +13,17 @@ from these tables; nothing else in the package spells out a word. Conventions:
 
 from __future__ import annotations
 
-from estimator.query import Checkpointing, Method, Optimizer, Precision, Sharding, Stack, Targets
+from estimator.query import (
+    Checkpointing,
+    Loss,
+    Method,
+    Offload,
+    Optimizer,
+    Precision,
+    Sharding,
+    Stack,
+    Targets,
+)
 
 # --- model names -------------------------------------------------------------------------
 # Cyrillic spellings of model lines, mapped to the Latin word the catalog uses. Only whole
@@ -271,6 +281,7 @@ CTX_WORDS: tuple[str, ...] = (
     "longest example",
     "longest",
     "max",
+    "длин*",
 )
 TOKEN_WORDS: tuple[str, ...] = ("токен*", "tokens", "token", "tok")
 BATCH_WORDS: tuple[str, ...] = (
@@ -372,6 +383,10 @@ OPTIMIZER_PHRASES: dict[Optimizer, tuple[str, ...]] = {
         "8 бит* adam*",
         "adam* 8 бит*",
         "восьмибитн* adam*",
+        "8 битн* адам*",
+        "8 бит* адам*",
+        "восьмибитн* адам*",
+        "адам* 8 бит*",
         "bnb adam*",
         "8 bit optim*",
         "8 битн* оптимизатор*",
@@ -384,6 +399,16 @@ OPTIMIZER_PHRASES: dict[Optimizer, tuple[str, ...]] = {
 
 # Unsloth names both a stack and its offloaded checkpointing; "unsloth" sets both.
 CHECKPOINTING_PHRASES: dict[Checkpointing, tuple[str, ...]] = {
+    Checkpointing.SELECTIVE: (
+        "selective activation checkpointing",
+        "selective checkpointing",
+        "selective gradient checkpointing",
+        "selective ac",
+        "выборочн* чекпоинтинг*",
+        "выборочн* checkpointing",
+        "выборочн* пересчёт*",
+        "выборочн* пересчет*",
+    ),
     Checkpointing.OFF: (
         "без gradient checkpointing*",
         "без checkpointing*",
@@ -490,6 +515,50 @@ STACK_PHRASES: dict[Stack, tuple[str, ...]] = {
     ),
 }
 
+# ZeRO/FSDP offload in free text: the optimizer alone first (its phrases are longer).
+OFFLOAD_PHRASES: dict[Offload, tuple[str, ...]] = {
+    Offload.OPTIMIZER: (
+        "offload optimizer",
+        "optimizer offload",
+        "offload_optimizer",
+        "offload the optimizer",
+        "offload оптимизатора",
+        "оффлоад* оптимизатора",
+        "выгрузк* оптимизатора",
+        "оптимизатор на cpu",
+        "optimizer on cpu",
+    ),
+    Offload.PARAMS: (
+        "cpu offload",
+        "cpu offloading",
+        "offload params",
+        "offload parameters",
+        "param offload",
+        "offload_param",
+        "parameter offload",
+        "оффлоад* параметров",
+        "offload параметров",
+        "выгрузк* весов",
+        "выгрузк* параметров",
+        "offload на cpu",
+        "оффлоад* на cpu",
+    ),
+}
+# The loss kind in free text: fused kernels (Liger, Apple's Cut Cross-Entropy), chunked CE.
+LOSS_PHRASES: dict[Loss, tuple[str, ...]] = {
+    Loss.FUSED: (
+        "liger",
+        "liger kernel*",
+        "cut cross entropy",
+        "cut_cross_entropy",
+        "cce",
+        "fused cross entropy",
+        "fused loss",
+        "fused linear cross entropy",
+    ),
+    Loss.CHUNKED: ("chunked cross entropy", "chunked ce", "chunked loss", "чанкованн* лосс*"),
+}
+
 # A dataset given as text size: "2 гб текста", "500 MB of text", dataset=2gb.
 TEXT_SIZE_UNITS: dict[str, float] = {
     "kb": 1e3,
@@ -502,6 +571,12 @@ TEXT_SIZE_UNITS: dict[str, float] = {
     "тб": 1e12,
 }
 TEXT_WORDS: tuple[str, ...] = (
+    "русск* текст*",
+    "английск* текст*",
+    "of russian text",
+    "of english text",
+    "russian text",
+    "english text",
     "текст*",
     "of text",
     "text",
@@ -547,6 +622,7 @@ COMMAND_KEYS: dict[str, tuple[str, ...]] = {
     "stack": ("stack", "framework", "стек"),
     "offload": ("offload", "cpu_offload", "оффлоад"),
     "budget": ("budget", "бюджет", "max_rub"),
+    "loss": ("loss", "лосс"),
     "method": ("method", "метод"),
     "model": ("model", "модель"),
 }
@@ -609,6 +685,14 @@ VALUE_ALIASES: dict[str, dict[str, str]] = {
         "ms_swift": "swift",
         "lit-gpt": "litgpt",
         "tt": "torchtune",
+    },
+    "loss": {
+        "liger": "fused",
+        "cce": "fused",
+        "cut": "fused",
+        "hf": "naive",
+        "plain": "naive",
+        "chunk": "chunked",
     },
     "offload": {
         "optim": "optimizer",

@@ -478,7 +478,7 @@ def test_every_documented_key_is_accepted() -> None:
         "ctx": "4096", "bs": "2", "rank": "8", "targets": "qv", "optim": "adamw",
         "precision": "bf16", "gc": "on", "gpus": "2", "shard": "ddp", "dataset": "100",
         "tokens": "100", "epochs": "1", "gpu": "4090", "stack": "hf", "method": "lora",
-        "offload": "optimizer", "budget": "5000",
+        "offload": "optimizer", "budget": "5000", "loss": "fused",
     }  # fmt: skip
     for key in DEFAULTS_DOC:
         parsed = parse_command(f"8b {key}={values[key]}")
@@ -532,3 +532,36 @@ def test_parse_command_raises_only_query_error(args: str) -> None:
         "unknown_key",
         "conflict",
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("7b модель, лора r=16, батч 4, длина 1024", {"bs": 4, "ctx": 1024, "rank": 16}),
+        ("8b lora без gradient checkpointing bs=8 ctx=512", {"gc": "off", "bs": 8}),
+        ("llama 3.1 8b, selective checkpointing, lora, ctx=8192", {"gc": "selective"}),
+        ("train 70b with 4x a100 40gb full fine-tuning zero3 offload optimizer",
+         {"offload": "optimizer", "shard": "zero3", "gpus": 4}),
+        ("7b full with deepspeed zero 3 on 2 gpus with cpu offload", {"offload": "params"}),
+        ("ZeRO-2 с offload оптимизатора для 13b full на 4× 4090",
+         {"offload": "optimizer", "shard": "zero2"}),
+        ("13b qlora with liger kernel", {"loss": "fused"}),
+        ("8b qlora loss=chunked", {"loss": "chunked"}),
+        ("дообучить 7b полностью в bf16 с 8-битным адамом",
+         {"method": "full", "optim": "adamw8bit", "precision": "bf16"}),
+    ],
+)  # fmt: skip
+def test_mixed_commands_and_more_levers(text: str, expected: dict[str, Any]) -> None:
+    parsed = understand(text)
+    assert parsed is not None
+    got = fields(parsed) | {
+        "offload": parsed.query.offload.value,
+        "loss": parsed.query.loss.value if parsed.query.loss else None,
+    }
+    assert {k: got[k] for k in expected} == expected
+
+
+def test_the_text_language_of_a_dataset_can_be_said():
+    parsed = understand("100 MB of Russian text, 8b qlora")
+    assert parsed is not None
+    assert parsed.query.dataset_tokens == round(100e6 / 5.5)
