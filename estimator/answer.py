@@ -224,6 +224,17 @@ def to_json(answer: FitAnswer) -> dict[str, Any]:
             {"code": a.code, "saves_gb": round(a.saves_gib, 2), "value": a.value}
             for a in answer.advice
         ],
+        "stack_peaks_gb": {
+            stack.value: round(peak, 2) for stack, peak in answer.stack_peaks.items()
+        }
+        or None,
+        "checkpoint_bytes": None
+        if answer.checkpoint is None
+        else {
+            "adapter": answer.checkpoint.adapter_bytes,
+            "model": answer.checkpoint.model_bytes,
+            "resume": answer.checkpoint.resume_bytes,
+        },
         "costs": [
             {
                 "gpu": cost.quote.gpu_id,
