@@ -250,3 +250,18 @@ async def test_general_questions_are_answered_from_live_prices(
     assert "A100 80GB SXM ×1 — 212,00 ₽/ч · Selectel" in price
     assert "/fit" in chatter
     assert "/prices" in chatter
+
+
+async def test_a_run_too_long_for_a_button_gets_the_details_at_once(
+    telegram: FakeTelegram, db_path: Path
+):
+    async with running_app(telegram, db_path):
+        text = await reply_to(
+            telegram,
+            "/fit qwen2.5 coder 14b qlora ctx=16k dataset=50k tokens=700 epochs=3 "
+            "gpu=a100-80 budget=5000",
+        )
+        labels = [button.text for button in telegram.last_message(CHAT).buttons()]
+    assert "Подробнее" not in labels  # its command does not fit in 64 bytes of callback data
+    assert "Разбивка на GPU" in text
+    assert len(text) <= 4096
