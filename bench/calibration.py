@@ -18,6 +18,7 @@ from estimator.query import (
     FitQuery,
     Loss,
     Method,
+    Offload,
     Optimizer,
     Precision,
     Sharding,
@@ -25,9 +26,16 @@ from estimator.query import (
     Targets,
 )
 
+# The repository's copy of shared/data/vram_calibration.csv (every row keeps its source), so
+# the bench and its test run on a fresh clone; --csv reads any file in the same format.
 DEFAULT_CSV = (
-    Path(__file__).resolve().parents[1].parent / "shared" / "data" / "vram_calibration.csv"
+    Path(__file__).resolve().parents[1]
+    / "tests"
+    / "fixtures"
+    / "estimator"
+    / "vram_calibration.csv"
 )
+SHARED_CSV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "vram_calibration.csv"
 
 # The longest Alpaca sample in Llama-2 tokens (litgpt's resource tables); memory follows the
 # longest batch, so unpacked Alpaca runs peak there whatever their cap above it.
@@ -54,6 +62,7 @@ class Bound(StrEnum):
 @dataclass(frozen=True)
 class CalibrationRow:
     index: int
+    source: str  # the repository or site the figure was published in (leave-one-out group)
     model_name: str
     query: FitQuery
     measured_gib: float
@@ -95,13 +104,16 @@ def interpret(
         model=row["model"],
         method=method,
         ctx=_seq_len(row["seq_len"], text, notes),
-        micro_batch=_first_int(row["micro_batch"]) or _note(notes, UNKNOWN_MICRO_BATCH, "bs"),
+        micro_batch=_first_int(row["micro_batch"])
+        or _batch_in_notes(row["other_notes"])
+        or _note(notes, UNKNOWN_MICRO_BATCH, "bs"),
         lora_rank=_first_int(row["lora_rank"]) or 8,
         targets=_targets(row["lora_rank"]),
         optimizer=_optimizer(row["optimizer"]),
         precision=_precision(row["precision"], method, framework),
         grad_checkpointing=_checkpointing(row["grad_checkpointing"]),
-        loss=previous.query.loss if inherits and previous else _loss(framework, text),
+        loss=_loss(framework, text, row)
+        or (previous.query.loss if inherits and previous else None),
         compiled=("compile" in text and "no compile" not in text and "baseline" not in text)
         or bool(inherits and previous and previous.query.compiled),
         train_embeddings="head" in row["lora_rank"].lower(),
@@ -113,6 +125,7 @@ def interpret(
     measured, bound = _measured(row["peak_gb"], text)
     return CalibrationRow(
         index=index,
+        source=source_of(row["source"]),
         model_name=row["model"],
         query=query,
         measured_gib=measured * _gib_per_unit(text, framework),
@@ -130,13 +143,32 @@ _STACKS = {
     "torchtune": Stack.TORCHTUNE,
     "litgpt": Stack.LITGPT,
     "unsloth": Stack.UNSLOTH,
-    "fsdp_qlora": Stack.HF,
+    "llamafactory": Stack.LLAMAFACTORY,
+    # Answer.AI's fsdp_qlora: transformers models with bitsandbytes and PEFT adapters, loaded
+    # by its own code without PEFT's k-bit preparation: what the axolotl profile describes.
+    "fsdp_qlora": Stack.AXOLOTL,
 }
+
+
+def source_of(text: str) -> str:
+    """The publisher of a row: "github.com/owner/repo" or the site, for leave-one-source-out.
+    Rows from one repository (a README, its docs and notebooks) are one source."""
+    first = text.split(" ")[0].strip()
+    parts = first.split("/")
+    if parts[0] == "github.com" and len(parts) >= 3:
+        return "/".join(parts[:3])
+    return parts[0]
 
 
 def _note(notes: list[str], value: int, what: str) -> int:
     notes.append(f"{what} assumed {value}")
     return value
+
+
+def _batch_in_notes(text: str) -> int | None:
+    """A micro-batch the notes state where the column does not ("bsz2 ga4", "bs 4")."""
+    match = re.search(r"\bbsz?\s*=?\s*(\d+)\b", text.lower())
+    return int(match.group(1)) if match else None
 
 
 def _first_int(text: str) -> int | None:
@@ -148,12 +180,13 @@ def _framework(text: str) -> str:
     for marker, name in (
         ("hf baseline", "hf"),
         ("hugging face", "hf"),
+        ("hf + flashattention", "hf"),
         ("torchtune", "torchtune"),
         ("litgpt", "litgpt"),
         ("fsdp_qlora", "fsdp_qlora"),
         ("unsloth", "unsloth"),
-        ("llamafactory", "hf"),
-        ("llama-factory", "hf"),
+        ("llamafactory", "llamafactory"),
+        ("llama-factory", "llamafactory"),
         ("peft", "hf"),
     ):
         if marker in text:
@@ -183,6 +216,9 @@ def _seq_len(raw: str, text: str, notes: list[str]) -> int:
 
 def _targets(raw: str) -> Targets:
     value = raw.lower()
+    attention = re.search(r"\b(q|k|v|o|qkv|query|attention|w_pack)\b", value)
+    if not attention and any(word in value for word in ("gate", "down", "mlp")):
+        return Targets.MLP  # "gate,up,down": the MLP alone
     if any(word in value for word in ("all linear", "all-linear", "mlp", "gate", "down")):
         return Targets.ALL
     if re.search(r"q,\s*k,\s*v,\s*o", value):
@@ -227,16 +263,18 @@ def _checkpointing(raw: str) -> Checkpointing:
     return Checkpointing.ON
 
 
-def _loss(framework: str, text: str) -> Loss:
+def _loss(framework: str, text: str, row: dict[str, str]) -> Loss | None:
+    """The loss only where the row says; otherwise the stack's own default."""
     if "cce" in text:
         return Loss.FUSED
-    if framework == "unsloth":
+    if "chunked" in row["other_notes"].lower():
         return Loss.CHUNKED
-    if framework == "litgpt" or "chunked" in text:
-        return Loss.CHUNKED
-    if framework == "torchtune" and "baseline" not in text and "no chunk" not in text:
-        return Loss.CHUNKED  # torchtune's recipes default to the chunked output loss
-    return Loss.NAIVE
+    if framework == "torchtune" and ("baseline" in text or "no chunk" in text):
+        return Loss.NAIVE  # the levers table's rows before "+chunked cross-entropy"
+    dated = re.search(r"\b(20\d\d)-(\d\d)", row["source"])
+    if framework == "torchtune" and dated and (int(dated[1]), int(dated[2])) < (2024, 9):
+        return Loss.NAIVE  # CEWithChunkedOutputLoss reached the recipes in torchtune 0.3
+    return None
 
 
 def _parallelism(query: FitQuery, row: dict[str, str], text: str) -> FitQuery:
@@ -248,7 +286,9 @@ def _parallelism(query: FitQuery, row: dict[str, str], text: str) -> FitQuery:
     elif "fsdp" in text or "zero-3" in text or "zero3" in text:
         shard = Sharding.FSDP
     offload = bool(re.search(r"(?<!without )cpu (param )?offload|offload of params", text))
-    return replace(query, gpus=gpus, shard=shard, cpu_offload=offload)
+    return replace(
+        query, gpus=gpus, shard=shard, offload=Offload.PARAMS if offload else Offload.NONE
+    )
 
 
 def _measured(raw: str, text: str) -> tuple[float, Bound]:

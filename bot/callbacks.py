@@ -76,3 +76,12 @@ class FitWatchCallback(CallbackData, prefix="v"):
     method: str
     ctx: int
     bs: int
+
+
+class FitDetailsCallback(CallbackData, prefix="d"):
+    """«Подробнее» / «Кратко» on a /fit answer. The run travels as its shortest /fit command
+    (estimator.ask.command_for), so the view can be rebuilt at today's prices."""
+
+    lang: str  # "ru" | "en": the language of the question it answers
+    full: int  # 1: the details view, 0: the short answer
+    cmd: str

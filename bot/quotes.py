@@ -27,7 +27,9 @@ def quotes_from(offers: Iterable[Offer]) -> list[PriceQuote]:
             gpus=offer.gpu_count,
             provider=PROVIDER_NAMES.get(offer.provider, offer.provider),
             rub_per_hour=offer.price.rub_per_hour if offer.price.hourly else None,
-            rub_per_month=offer.price.rub_per_month,
+            # An hourly offer's month is just 720 of its hours, not a monthly plan: only
+            # offers billed by the month count as monthly rent (hourly-vs-monthly answers).
+            rub_per_month=None if offer.price.hourly else offer.price.rub_per_month,
             label=offer.sku,
             url=offer.url,
             in_stock=offer.stock in RENTABLE,

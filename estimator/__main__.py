@@ -13,7 +13,7 @@ from estimator.answer import build_answer, to_json
 from estimator.ask import understand
 from estimator.gpus import load_gpus
 from estimator.parse import QueryError
-from estimator.render import render, to_plain
+from estimator.render import render, render_short, to_plain
 
 EXIT_UNREADABLE = 2
 
@@ -23,6 +23,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("text", nargs="+", help='e.g. "13b qlora ctx=4096" or a question')
     parser.add_argument("--json", action="store_true", help="one JSON object instead of text")
     parser.add_argument("--lang", choices=("ru", "en"), default="en")
+    parser.add_argument(
+        "--short", action="store_true", help="only the first answer the bot sends (no details)"
+    )
     args = parser.parse_args(argv)
     question = " ".join(args.text)
     try:
@@ -39,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(to_json(answer), ensure_ascii=False, indent=2))
     else:
-        print(to_plain(render(answer, args.lang)))
+        view = render_short(answer, args.lang) if args.short else render(answer, args.lang)
+        print(to_plain(view))
     return 0
 
 

@@ -21,7 +21,7 @@ class Advice:
 
 @dataclass(frozen=True)
 class Caution:
-    code: str  # no_bf16, high_rank, oom_step3, dataloader_workers
+    code: str  # no_bf16, fp16_on_bf16, native_ctx, high_rank, oom_step3, dataloader_workers
     value: str = ""
 
 
@@ -56,10 +56,18 @@ def memory_advice(query: FitQuery, model: ModelSpec) -> list[Advice]:
     return sorted(advice, key=lambda item: -item.saves_gib)
 
 
-def cautions_for(query: FitQuery, gpu: GpuSpec | None, tight: bool) -> list[Caution]:
+def cautions_for(
+    query: FitQuery, gpu: GpuSpec | None, tight: bool, model: ModelSpec | None = None
+) -> list[Caution]:
     found = []
     if gpu is not None and not gpu.bf16 and query.precision is Precision.BF16:
         found.append(Caution("no_bf16", gpu.id))
+    if gpu is not None and gpu.bf16 and query.precision is Precision.FP16:
+        # fp16's 5-bit exponent overflows without loss scaling; bf16 has fp32's range at the
+        # same speed on Ampere and newer (seed guide: "FP16 loss diverge").
+        found.append(Caution("fp16_on_bf16", gpu.id))
+    if model is not None and 0 < model.native_ctx < query.ctx:
+        found.append(Caution("native_ctx", str(model.native_ctx)))
     if query.method is not Method.FULL and query.lora_rank >= HIGH_RANK:
         found.append(Caution("high_rank", str(query.lora_rank)))
     if tight or query.method is Method.FULL:

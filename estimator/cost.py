@@ -93,3 +93,73 @@ def cheapest_runs(
         if cost is not None:
             costs.append(cost)
     return sorted(costs, key=lambda cost: cost.best_rub)[:limit]
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    """When a month of dedicated rent beats paying by the hour, for one GPU configuration."""
+
+    hourly: PriceQuote
+    monthly: PriceQuote
+    hours: float  # rent-hours after which the month is cheaper
+    job_hours: float | None  # this run's length, when the dataset is known
+
+    @property
+    def monthly_wins(self) -> bool | None:
+        return None if self.job_hours is None else self.job_hours > self.hours
+
+
+def break_even(
+    quotes: Iterable[PriceQuote], need_by_gpu: dict[str, int], job_hours: dict[str, float]
+) -> BreakEven | None:
+    """The cheapest hourly and the cheapest monthly offer for the same card, among the cards
+    that hold the run: the month pays off after monthly / hourly rent-hours."""
+    usable = [
+        q
+        for q in quotes
+        if q.in_stock and q.gpu_id in need_by_gpu and q.gpus >= need_by_gpu[q.gpu_id]
+    ]
+    best: BreakEven | None = None
+    for gpu_id in {q.gpu_id for q in usable}:
+        hourly = [q for q in usable if q.gpu_id == gpu_id and q.rub_per_hour is not None]
+        monthly = [q for q in usable if q.gpu_id == gpu_id and q.rub_per_month is not None]
+        if not hourly or not monthly:
+            continue
+        h = min(hourly, key=lambda q: q.rub_per_hour or 0.0)
+        m = min(monthly, key=lambda q: q.rub_per_month or 0.0)
+        assert h.rub_per_hour is not None
+        assert m.rub_per_month is not None
+        candidate = BreakEven(h, m, m.rub_per_month / h.rub_per_hour, job_hours.get(gpu_id))
+        if best is None or (candidate.hourly.rub_per_hour or 0) < (best.hourly.rub_per_hour or 0):
+            best = candidate
+    return best
+
+
+@dataclass(frozen=True)
+class BudgetVerdict:
+    budget_rub: float
+    run: RunCost | None  # the cheapest run that fits and finishes within the budget
+    cheapest: RunCost | None  # the cheapest run at all (when none is within budget)
+    rate: PriceQuote | None  # without a run length: the cheapest hourly rate that fits
+    hours_for_budget: float | None  # how many hours of that rate the budget buys
+
+
+def within_budget(
+    budget_rub: float,
+    costs: list[RunCost],
+    rates: list[PriceQuote],
+) -> BudgetVerdict:
+    """The cheapest live option that fits and finishes within the budget, or, with no run
+    length known, how many hours of the cheapest fitting card the budget buys."""
+    ordered = sorted(costs, key=lambda cost: cost.best_rub)
+    fitting = [cost for cost in ordered if cost.best_rub <= budget_rub]
+    hourly = [q for q in rates if q.rub_per_hour is not None]
+    rate = min(hourly, key=lambda q: q.rub_per_hour or 0.0) if hourly else None
+    hours = budget_rub / rate.rub_per_hour if rate is not None and rate.rub_per_hour else None
+    return BudgetVerdict(
+        budget_rub=budget_rub,
+        run=fitting[0] if fitting else None,
+        cheapest=ordered[0] if ordered else None,
+        rate=rate if not ordered else None,
+        hours_for_budget=hours if not ordered else None,
+    )

@@ -59,11 +59,18 @@ def _multi_shard(query: FitQuery) -> Sharding:
 
 
 def fit_table(
-    query: FitQuery, model: ModelSpec, gpus: Iterable[GpuSpec], memory: MemoryEstimate
+    query: FitQuery,
+    model: ModelSpec,
+    gpus: Iterable[GpuSpec],
+    memory: MemoryEstimate,
+    asked: str | None = None,
 ) -> list[GpuFit]:
-    """Every GPU graded against the per-GPU peak, best fits first (then by VRAM)."""
+    """Every training-capable GPU graded against the per-GPU peak, best fits first (then by
+    VRAM). Cards without tensor cores (Pascal) leave the table unless `asked` names them."""
     rows = []
     for gpu in gpus:
+        if not has_tensor_cores(gpu) and gpu.id != asked:
+            continue
         verdict = grade(memory.peak, gpu.usable_gib)
         rows.append(
             GpuFit(
@@ -81,6 +88,20 @@ def fit_table(
     return sorted(rows, key=lambda row: (order[row.verdict], row.usable_gib, -row.gpu.tflops))
 
 
+def trains_in_bf16(gpu: GpuSpec) -> bool:
+    """bf16 tensor cores (Ampere and newer). Without them training runs in fp16 with loss
+    scaling (Turing, Volta) or, on Pascal, without tensor cores at all: slow and fragile, so
+    such cards are suggested only when the user names them."""
+    return gpu.bf16
+
+
+def has_tensor_cores(gpu: GpuSpec) -> bool:
+    # Pascal: P40, P100, GTX 10xx; the catalog stores their FP32 rate as fp16_tflops.
+    return gpu.bf16 or gpu.fp16_tflops > 20
+
+
 def smallest_fitting(table: list[GpuFit]) -> GpuFit | None:
-    fitting = [row for row in table if row.verdict is not Verdict.NO]
-    return min(fitting, key=lambda row: (row.usable_gib, -row.gpu.tflops)) if fitting else None
+    """The smallest card with bf16 that holds the run (fp16-only cards are never the advice)."""
+    fitting = [row for row in table if row.verdict is not Verdict.NO and trains_in_bf16(row.gpu)]
+    comfortable = [row for row in fitting if row.verdict is Verdict.FITS] or fitting
+    return min(comfortable, key=lambda row: (row.usable_gib, -row.gpu.tflops), default=None)

@@ -1,14 +1,18 @@
 """Peak GPU memory of one fine-tuning run, per GPU, by component.
 
-Everything is computed in bytes from the model's architecture and reported in GiB (2^30 bytes),
-which is what torch and nvidia-smi show. The model is first-principles (what PyTorch keeps
-alive at the peak of a training step) with a handful of constants calibrated against the
-published measurements in shared/data/vram_calibration.csv; `bench/estimator_accuracy.py`
-prints how close it comes.
+Everything is computed in bytes from the model's architecture and the training stack's own
+behaviour (`estimator.stacks`, read from each stack's code) and reported in GiB (2^30 bytes),
+which is what torch and nvidia-smi show. Three constants are fitted (`Calibration`): what
+autograd keeps beyond the tensors counted here, the allocator's slack and the CUDA context.
+`bench/estimator_accuracy.py` fits them leaving one source out at a time and prints how close
+the estimate comes on the source it did not see.
 
 The peak is taken at the end of a micro-batch's forward pass: weights, optimizer state,
 gradients (kept across micro-batches by gradient accumulation), every saved activation and
 the logits of the loss all live at once.
+
+Activation terms that grow with micro-batch x ctx (everything a layer saves per token) are
+kept apart from the one that grows with micro-batch x ctx² (eager attention's score matrices).
 """
 
 from __future__ import annotations
@@ -21,54 +25,51 @@ from estimator.query import (
     FitQuery,
     Loss,
     Method,
+    Offload,
     Optimizer,
     Precision,
     Sharding,
-    Stack,
     Targets,
 )
 from estimator.specs import GIB, MlpKind, ModelSpec
+from estimator.stacks import StackProfile, profile
 
-# --- calibrated constants (see bench/estimator_accuracy.py) ---------------------------------
 
-# CUDA context + cuBLAS/cuDNN workspaces, visible in nvidia-smi but not to the allocator.
-CUDA_CONTEXT_GIB = 1.0
-# Allocator slack: reserved minus allocated, from caching and fragmentation.
-ALLOCATOR_SLACK = 0.07
-# bitsandbytes QLoRA training keeps more than the NF4 storage (dequantisation workspace);
-# the research note's 0.35 GB per billion is mostly activations, counted below, so the
-# weight-proportional part that the calibration leaves is small.
-BNB_TRAINING_BYTES_PER_PARAM = 0.10
-# ...and saves extra 16-bit copies around each 4-bit matmul: about three per token for the
-# hidden and intermediate widths of every stored layer (fitted on litgpt's QLoRA rows).
-BNB_ACTIVATION_BYTES = 6.0
-# Autograd keeps a few tensors per layer beyond the ones counted below (rotary copies,
-# dropout masks, dtype casts); calibrated as a multiplier on the counted activations.
-ACTIVATION_FACTOR = 1.10
-# Bytes per token-per-vocab-entry for the loss: a plain loss keeps bf16 logits, their fp32
-# upcast and a bf16 gradient; chunked CE about one 16-bit copy; fused kernels (Unsloth's CCE,
-# Liger) almost nothing.
-LOGIT_BYTES = {Loss.NAIVE: 8.0, Loss.CHUNKED: 2.0, Loss.FUSED: 0.2}
-# transformers' loss upcasts the logits to fp32 and keeps an fp32 log-softmax for backward;
-# litgpt keeps its bf16 logit chunks and their fp32 losses alive into backward.
-STACK_LOGIT_BYTES = {
-    (Stack.HF, Loss.NAIVE): 12.0,
-    (Stack.LITGPT, Loss.CHUNKED): 8.0,
-    # Unsloth's chunked Triton loss still materialises bf16 logits and an fp32 working copy.
-    (Stack.UNSLOTH, Loss.CHUNKED): 6.0,
-}
-# torch.compile's fusions drop about a fifth of the saved activations (torchtune 3B table).
-COMPILED_ACTIVATION_FACTOR = 0.8
-# A LoRA adapter on lm_head adds its own V-wide output and the sum with the frozen head.
+@dataclass(frozen=True)
+class Calibration:
+    """The only fitted constants (bench/estimator_accuracy.py --fit)."""
+
+    # Saved tensors autograd keeps beyond those counted per layer (rotary and dtype-cast
+    # copies, masks, the adapter path's small intermediates), as a multiplier.
+    activation_factor: float
+    # CUDA context + cuBLAS/cuDNN workspaces: in nvidia-smi, not in torch's counters. The
+    # research note (§0) brackets it at 0.5-1.5 GB.
+    cuda_context_gib: float
+    # Allocator cache and fragmentation: reserved / allocated - 1 (note §1.5: 1-12 %).
+    allocator_slack: float
+
+
+# Fitted on all 112 scored rows of tests/fixtures/estimator/vram_calibration.csv within the
+# research note's brackets (`bench.estimator_accuracy.RANGES`); the fits that leave one
+# source out are printed by the bench beside the error on that source. The counted tensors
+# explain the data with no extra factor; context and slack sit at their brackets' low ends.
+CALIBRATION = Calibration(activation_factor=0.994, cuda_context_gib=0.5, allocator_slack=0.01)
+
+# NF4 storage: 4 bits + one fp32 absmax per 64 weights; double quantisation stores the absmax
+# in 8 bits plus one fp32 per 256 blocks (QLoRA paper, arXiv 2305.14314).
+NF4_BYTES = 0.5 + 4 / 64
+NF4_DQ_BYTES = 0.5 + 1 / 64 + 4 / (64 * 256)
+# Eager attention saves, per layer and head, the fp32 softmax output and the 16-bit
+# probabilities the value matmul reads: 4 + 2 bytes per score (transformers eager_attention).
+EAGER_SCORE_BYTES = 6.0
+# A LoRA adapter on lm_head adds its own vocab-wide 16-bit output and the sum with the frozen
+# head's output: 2 + 2 bytes per token and vocab entry.
 HEAD_ADAPTER_LOGIT_BYTES = 4.0
-# Stacks whose 4-bit path keeps the bitsandbytes training buffers (Unsloth, torchao do not).
-BNB_STACKS = frozenset({Stack.HF, Stack.LITGPT})
-# Unsloth's offloaded checkpointing: ~0.21 MB per token for an 8B model, i.e. about one
-# layer's activations (plus a little) stay on the GPU per token.
-OFFLOADED_LAYERS_ON_GPU = 1.1
-
-NF4_BYTES = 0.5 + 4 / 64  # 4 bits + one fp32 absmax per 64 weights
-NF4_DQ_BYTES = 0.5 + 1 / 64 + 4 / (64 * 256)  # absmax quantised to 8 bits (double quant)
+# NCCL communicator buffers per process in multi-GPU runs: NCCL_BUFFSIZE (4 MiB) per channel
+# and peer, for send and receive; of the order of half a GiB on a PCIe server.
+NCCL_BUFFERS_GIB = 0.5
+# Layers FSDP/ZeRO-3 holds unsharded at once: the one computing and the one prefetched.
+GATHERED_LAYERS = 2
 
 
 @dataclass(frozen=True)
@@ -84,15 +85,23 @@ class MemoryEstimate:
     slack: float  # allocator cache and fragmentation
     trainable_params: int
     paged_optimizer: bool = False
+    buffers: float = 0.0  # DDP gradient buckets and NCCL buffers
 
     @property
     def overhead(self) -> float:
-        return self.context + self.slack
+        return self.context + self.slack + self.buffers
 
     @property
     def allocated(self) -> float:
         """What torch.cuda.max_memory_allocated would report."""
-        return self.weights + self.adapters + self.gradients + self.optimizer + self.activations
+        return (
+            self.weights
+            + self.adapters
+            + self.gradients
+            + self.optimizer
+            + self.activations
+            + self.buffers
+        )
 
     @property
     def reserved(self) -> float:
@@ -114,27 +123,63 @@ class MemoryEstimate:
         }
 
 
+@dataclass(frozen=True)
+class MemoryParts:
+    """Uncalibrated bytes per GPU; `layer_activations` is what the activation factor scales."""
+
+    weights: float
+    adapters: float
+    gradients: float
+    optimizer: float
+    layer_activations: float
+    logits: float
+    buffers: float
+    trainable_params: int
+    # Bytes an adaptive fused loss takes beyond `logits` when the card has room (Unsloth).
+    loss_room: float = 0.0
+
+    def fixed(self) -> float:
+        return self.weights + self.adapters + self.gradients + self.optimizer + self.buffers
+
+
 # --- parameter counts -----------------------------------------------------------------------
+
+
+def _attention_params(model: ModelSpec) -> int:
+    return model.hidden * (2 * model.q_dim + 2 * model.kv_dim)
+
+
+def _mlp_params(model: ModelSpec) -> int:
+    mlp = model.mlp_matrices * model.hidden * model.intermediate * max(1, model.experts)
+    return mlp + model.mlp_matrices * model.hidden * model.shared_expert_intermediate
 
 
 def linear_params(model: ModelSpec) -> int:
     """Parameters in the blocks' linear layers: what bitsandbytes quantises."""
-    attention = model.hidden * (2 * model.q_dim + 2 * model.kv_dim)
-    mlp = model.mlp_matrices * model.hidden * model.intermediate * max(1, model.experts)
-    shared = model.mlp_matrices * model.hidden * model.shared_expert_intermediate
     router = model.hidden * model.experts if model.experts > 1 else 0
-    per_layer = attention + mlp + shared + router
+    per_layer = _attention_params(model) + _mlp_params(model) + router
     # Never more than what the model has outside its embeddings (guards odd catalog rows).
     return min(per_layer * model.layers, model.total_params - model.embedding_params)
+
+
+def adapted_linear_params(model: ModelSpec, targets: Targets) -> int:
+    """Parameters of the linears that carry a LoRA adapter (torchtune quantises only these)."""
+    h, q, kv = model.hidden, model.q_dim, model.kv_dim
+    per_layer = 0 if targets is Targets.MLP else h * q + h * kv  # q and v
+    if targets in (Targets.ATTN, Targets.ALL):
+        per_layer += h * kv + q * h  # k and o
+    if targets in (Targets.ALL, Targets.MLP):
+        per_layer += _mlp_params(model)
+    return min(per_layer * model.layers, linear_params(model))
 
 
 def lora_params(model: ModelSpec, rank: int, targets: Targets, with_head: bool = False) -> int:
     """r·(in + out) for every adapted linear, with the real GQA shapes."""
     h, q, kv, inter = model.hidden, model.q_dim, model.kv_dim, model.intermediate
-    per_layer = rank * ((h + q) + (h + kv))  # q and v
+    per_layer = 0 if targets is Targets.MLP else rank * ((h + q) + (h + kv))  # q and v
     if targets in (Targets.ATTN, Targets.ALL):
         per_layer += rank * ((h + kv) + (q + h))  # k and o
-    if targets is Targets.ALL:
+    if targets in (Targets.ALL, Targets.MLP):
         experts = max(1, model.experts)
         per_layer += rank * model.mlp_matrices * (h + inter) * experts
     total = per_layer * model.layers
@@ -143,7 +188,7 @@ def lora_params(model: ModelSpec, rank: int, targets: Targets, with_head: bool =
     return total
 
 
-# --- the components -------------------------------------------------------------------------
+# --- weights and trainable state ------------------------------------------------------------
 
 
 def _state_bytes(precision: Precision) -> float:
@@ -151,25 +196,37 @@ def _state_bytes(precision: Precision) -> float:
     return 2.0 if precision in (Precision.BF16, Precision.FP16) else 4.0
 
 
-def _optimizer_bytes(optimizer: Optimizer, precision: Precision) -> float:
-    """Optimizer state per trainable parameter."""
+def _optimizer_bytes(optimizer: Optimizer, state: float) -> float:
+    """Optimizer state per trainable parameter, `state` bytes per moment for full-width ones."""
     if optimizer in (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT):
-        return 2.0 + 8 / 2048  # two 8-bit moments + block-wise fp32 scales
+        return 2.0 + 8 / 2048  # two 8-bit moments + block-wise fp32 scales (bitsandbytes)
     if optimizer is Optimizer.ADAFACTOR:
         return 0.05  # factored second moment: rows + columns, no first moment
     if optimizer is Optimizer.SGD:
-        return _state_bytes(precision)  # one momentum buffer
-    return 2 * _state_bytes(precision)  # AdamW: two moments
+        return state  # one momentum buffer
+    return 2 * state  # AdamW: two moments
 
 
-def _weight_bytes(query: FitQuery, model: ModelSpec) -> float:
+def _kbit_upcast(query: FitQuery, stack: StackProfile) -> bool:
+    # TRL's SFTTrainer skips prepare_model_for_kbit_training for sharded QLoRA (FSDP/ZeRO-3
+    # with bnb_4bit_quant_storage), so sharded runs keep 16-bit embeddings and norms.
+    sharded = query.gpus > 1 and query.shard in (Sharding.ZERO3, Sharding.FSDP)
+    return query.method is Method.QLORA and stack.kbit_upcast and not sharded
+
+
+def _weight_bytes(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
     params = model.total_params
     if query.method is Method.QLORA:
-        quantised = linear_params(model)
+        quantised = (
+            linear_params(model)
+            if stack.quantizes_all_linears
+            else adapted_linear_params(model, query.targets)
+        )
         per = NF4_DQ_BYTES if query.double_quant else NF4_BYTES
-        rest = params - quantised  # embeddings, lm_head and norms stay 16-bit
-        extra = BNB_TRAINING_BYTES_PER_PARAM if query.stack in BNB_STACKS else 0.0
-        return quantised * (per + extra) + rest * 2.0
+        # Embeddings, lm_head, norms (and torchtune's unadapted linears) stay unquantised:
+        # 16-bit, or fp32 after PEFT's k-bit preparation.
+        rest = 4.0 if _kbit_upcast(query, stack) or query.precision is Precision.FP32 else 2.0
+        return quantised * per + (params - quantised) * rest
     if query.precision is Precision.FP32:
         return params * 4.0
     if query.precision is Precision.MIXED and query.method is Method.FULL:
@@ -178,63 +235,139 @@ def _weight_bytes(query: FitQuery, model: ModelSpec) -> float:
     return params * 2.0
 
 
-def _activation_elements_per_token(query: FitQuery, model: ModelSpec) -> float:
-    """Elements autograd saves per token in one block (flash/SDPA attention).
+def _adapter_bytes(query: FitQuery, stack: StackProfile) -> float:
+    """Bytes per LoRA parameter: weight, gradient and optimizer state."""
+    width = 4.0 if query.precision is Precision.FP32 else float(stack.adapter_bytes)
+    return 2 * width + _optimizer_bytes(query.optimizer, width)
+
+
+# --- activations ----------------------------------------------------------------------------
+
+
+def _residual_bytes(query: FitQuery, stack: StackProfile) -> float:
+    """The residual stream's dtype: fp32 once embeddings are fp32 (k-bit prep) or in fp32."""
+    return 4.0 if _kbit_upcast(query, stack) or query.precision is Precision.FP32 else 2.0
+
+
+def _layer_bytes_per_token(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
+    """Bytes one block saves for backward per token (flash/SDPA attention, no s² term).
 
     Frozen linears need only their weight for the input gradient, so their inputs are saved
-    only when something trainable (the weight itself in full fine-tuning, or a LoRA adapter)
-    consumes them.
+    only when something consumes them in backward: the weight itself (full fine-tuning), a
+    LoRA adapter, or bitsandbytes' MatMul4Bit (which keeps every input).
     """
     h, q, kv = model.hidden, model.q_dim, model.kv_dim
-    inter = model.intermediate * max(1, model.active_experts if model.experts > 1 else 1)
+    inter = model.intermediate * (model.active_experts if model.experts > 1 else 1)
     inter += model.shared_expert_intermediate
+    act = 4.0 if query.precision is Precision.FP32 else 2.0
+    residual = _residual_bytes(query, stack)
     full = query.method is Method.FULL
+    bnb = query.method is Method.QLORA and stack.bnb_saves_inputs
     targets = query.targets
+    gated = model.mlp is MlpKind.GATED
 
-    elements = 2.0 * h  # inputs of the two norms (residual stream)
-    elements += q + 2 * kv + q  # q, k, v and the attention output, kept by flash attention
-    # MLP nonlinearity: gated keeps gate, up and act(gate); plain keeps fc1's output.
-    elements += (3 if model.mlp is MlpKind.GATED else 1) * inter
-    elements += h  # normed input of q, k, v: q and v carry adapters under every target set
-    if full or targets is Targets.ALL:
-        elements += h + inter  # inputs of gate/up (fc1) and of down (fc2)
+    # The two norms' own saves. torch.compile (inductor) recomputes the fp32 upcast instead
+    # of saving it, like the fused kernels do; with fp32 residuals both copies are fp32.
+    norm = 2.0 if query.compiled else stack.norm_bytes
+    if residual == 4.0:
+        norm = max(norm, 8.0) if not query.compiled else 4.0
+    total = 2 * h * norm
+    total += act * (q + 2 * kv)  # q, k, v after rotary, saved by flash attention
+    total += act * q  # attention output: flash saves it, o_proj reads it
+    # MLP: gated saves gate and up (and act(gate), which compile recomputes); plain fc1 out.
+    mlp_saved = (2 if query.compiled else 3) if gated else 1
+    total += act * mlp_saved * inter
+    # Inputs of linears: normed x for q/k/v (kept when q and v carry adapters), normed x for
+    # the MLP, and the down projection's input.
+    if full or bnb or targets is not Targets.MLP:
+        total += act * h
+    if full or bnb or targets in (Targets.ALL, Targets.MLP):
+        total += act * (h + inter)
     if not full:
-        elements += _lora_intermediate(query, model)
-    return elements * ACTIVATION_FACTOR
+        total += act * _lora_saved_elements(query, model, stack)
+    return total
 
 
-def _lora_intermediate(query: FitQuery, model: ModelSpec) -> float:
-    """LoRA keeps x·A (rank elements) per adapted module, plus a dropout copy of x."""
-    modules = {Targets.QV: 2, Targets.ATTN: 4, Targets.ALL: 4 + model.mlp_matrices}[query.targets]
-    return float(modules * query.lora_rank)
+def _lora_saved_elements(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
+    """Per token: x·A (rank elements) per adapted module, plus a dropped-out copy of the
+    module's input (and its one-byte mask, counted as half an element) where the stack's
+    recipes use lora_dropout > 0."""
+    h, q, inter = model.hidden, model.q_dim, model.intermediate
+    mlp = [h, h, inter] if model.mlp is MlpKind.GATED else [h, inter]
+    inputs = {
+        Targets.QV: [h, h],
+        Targets.ATTN: [h, h, h, q],
+        Targets.MLP: mlp,
+        Targets.ALL: [h, h, h, q, *mlp],
+    }[query.targets]
+    elements = float(len(inputs) * query.lora_rank)
+    if stack.lora_dropout:
+        elements += 1.5 * sum(inputs)
+    return elements
 
 
-def _activation_bytes(query: FitQuery, model: ModelSpec) -> float:
-    tokens = query.micro_batch * query.ctx * query.fill
-    per_layer_token = _activation_elements_per_token(query, model) * 2.0  # 16-bit
-    if query.method is Method.QLORA and query.stack in BNB_STACKS:
-        per_layer_token += BNB_ACTIVATION_BYTES * (model.hidden + model.intermediate)
-    if query.attention is Attention.EAGER:
-        # softmax input and output: heads × s per token, in 16-bit, plus fp32 upcast.
-        per_layer_token += model.heads * query.ctx * query.fill * (2 + 2)
-    if query.compiled:
-        per_layer_token *= COMPILED_ACTIVATION_FACTOR
-    one_layer = tokens * per_layer_token
-    if query.grad_checkpointing is Checkpointing.OFF:
-        stored = one_layer * model.layers
-    elif query.grad_checkpointing is Checkpointing.ON:
+def _attention(query: FitQuery, model: ModelSpec) -> Attention:
+    if query.attention is not None:
+        return query.attention
+    # transformers falls back to eager attention for the models that lack SDPA/flash support
+    # (or, for Gemma-2, recommend eager for training); the other stacks always use SDPA.
+    hf_based = query.stack.value in ("hf", "axolotl", "swift", "llamafactory")
+    return Attention.EAGER if hf_based and model.hf_eager else Attention.FLASH
+
+
+def _layer_activations(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
+    seq = query.ctx * query.fill
+    tokens = query.micro_batch * seq
+    one_layer = tokens * _layer_bytes_per_token(query, model, stack)
+    if _attention(query, model) is Attention.EAGER:
+        one_layer += query.micro_batch * model.heads * seq * seq * EAGER_SCORE_BYTES
+    checkpoint = tokens * model.hidden * _residual_bytes(query, stack)  # one layer's input
+    layers = model.layers
+    gc = query.grad_checkpointing
+    if gc is Checkpointing.OFF:
+        return one_layer * layers
+    if gc is Checkpointing.ON:
         # Each layer's input is kept; one layer is recomputed at a time during backward.
-        stored = tokens * model.hidden * 2.0 * model.layers + one_layer
-    else:
-        stored = one_layer * OFFLOADED_LAYERS_ON_GPU
-    logit_bytes = STACK_LOGIT_BYTES.get((query.stack, query.loss), LOGIT_BYTES[query.loss])
+        return checkpoint * layers + one_layer
+    if gc is Checkpointing.SELECTIVE:
+        # Every other layer checkpointed (torchtune ac_option=2), the rest keep everything.
+        kept = layers // 2
+        return one_layer * kept + checkpoint * (layers - kept) + one_layer
+    # Offloaded: the checkpoints live in CPU RAM; the GPU holds the layer being recomputed
+    # and the input being copied back for the next one.
+    return one_layer + 2 * checkpoint
+
+
+def _logits(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
+    tokens = query.micro_batch * query.ctx * query.fill
+    loss = query.loss or stack.default_loss
+    per = stack.loss_bytes[loss]
+    if query.compiled and loss is Loss.CHUNKED:
+        # Compiled, each chunk's upcast, log-softmax and loss fuse into one kernel that saves
+        # only the log-sum-exp: the bf16 chunks are all that stays (torchtune 3B table:
+        # +compile then +chunked CE took 51.0 to 42.9 GiB).
+        per = min(per, 2.0)
     if query.train_embeddings and query.method is not Method.FULL:
-        logit_bytes += HEAD_ADAPTER_LOGIT_BYTES
-    logits = tokens * model.vocab * logit_bytes
-    return stored + logits
+        per += HEAD_ADAPTER_LOGIT_BYTES
+    logits = tokens * model.vocab * per
+    if _kbit_upcast(query, stack):
+        # An fp32 lm_head under bf16 autocast is cast to bf16 for every call: one transient
+        # 16-bit copy of the head at the loss.
+        logits += 2.0 * model.vocab * model.hidden
+    return logits
 
 
-def _shards(query: FitQuery) -> tuple[int, int, int]:
+def _loss_room(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
+    if stack.loss_expands_to <= 0 or (query.loss or stack.default_loss) is not Loss.FUSED:
+        return 0.0
+    tokens = query.micro_batch * query.ctx * query.fill
+    return tokens * model.vocab * (stack.loss_expands_to - stack.loss_bytes[Loss.FUSED])
+
+
+# --- sharding -------------------------------------------------------------------------------
+
+
+def _splits(query: FitQuery) -> tuple[int, int, int]:
     """How many ways (weights, gradients, optimizer state) are split across the GPUs."""
     n = max(1, query.gpus)
     if query.shard in (Sharding.ZERO3, Sharding.FSDP):
@@ -244,51 +377,88 @@ def _shards(query: FitQuery) -> tuple[int, int, int]:
     return 1, 1, 1
 
 
-def estimate_memory(query: FitQuery, model: ModelSpec) -> MemoryEstimate:
-    w_split, g_split, o_split = _shards(query)
-    # ZeRO-3 on one GPU still matters: with CPU offload the weights live in host RAM.
+def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
+    stack = profile(query.stack)
+    w_split, g_split, o_split = _splits(query)
     sharded = query.shard in (Sharding.ZERO3, Sharding.FSDP)
-    trainable_full = query.method is Method.FULL
-    with_head = query.train_embeddings
+    full = query.method is Method.FULL
 
-    weights = _weight_bytes(query, model)
-    if sharded:
-        # The layer being computed is gathered whole (and the next one prefetched).
-        gathered = 2 * (weights / max(1, model.layers))
-        weights = (0.0 if query.cpu_offload else weights / w_split) + gathered
-
-    gradients = optimizer = adapters = 0.0
-    if trainable_full:
+    weights = _weight_bytes(query, model, stack)
+    gradients = optimizer = adapters = buffers = 0.0
+    if full:
         trainable = model.total_params
-        grad_bytes = trainable * _state_bytes(query.precision)
+        gradients = trainable * _state_bytes(query.precision)
         if query.optimizer_in_backward:
-            grad_bytes = grad_bytes / max(1, model.layers)  # one layer's grads at a time
-        gradients = grad_bytes / g_split
-        optimizer = trainable * _optimizer_bytes(query.optimizer, query.precision) / o_split
-        if query.cpu_offload:
-            optimizer = 0.0
+            gradients /= max(1, model.layers)  # one layer's gradients at a time
+        optimizer = trainable * _optimizer_bytes(query.optimizer, _state_bytes(query.precision))
     else:
-        trainable = lora_params(model, query.lora_rank, query.targets, with_head)
-        # PEFT under HF's mixed precision keeps adapters in fp32; pure bf16 keeps them 16-bit.
-        adapter_precision = query.precision
-        per = 2 * _state_bytes(adapter_precision) + _optimizer_bytes(
-            query.optimizer, adapter_precision
-        )
-        adapters = trainable * per / o_split
+        trainable = lora_params(model, query.lora_rank, query.targets, query.train_embeddings)
+        adapters = trainable * _adapter_bytes(query, stack)
 
-    # Gradients and activations are counted together: with gradient accumulation (the usual
-    # case) the gradients persist while the next micro-batch stores its activations.
-    activations = _activation_bytes(query, model)
-    allocated = weights + adapters + gradients + optimizer + activations
-    slack = allocated * ALLOCATOR_SLACK
-    return MemoryEstimate(
-        weights=weights / GIB,
-        adapters=adapters / GIB,
-        gradients=gradients / GIB,
-        optimizer=optimizer / GIB,
-        activations=activations / GIB,
-        context=CUDA_CONTEXT_GIB,
-        slack=slack / GIB,
+    if query.offload is not Offload.NONE:
+        # ZeRO-Offload / FSDP CPUOffload: optimizer state, fp32 masters and the reduced
+        # gradients live in host RAM; the GPU keeps 16-bit weights (or, with params
+        # offloaded, only the layers being computed).
+        optimizer = 0.0
+        gradients = 0.0
+        if full and query.precision in (Precision.MIXED, Precision.FP32):
+            weights = model.total_params * 2.0
+        if not full:
+            width = 4.0 if query.precision is Precision.FP32 else float(stack.adapter_bytes)
+            adapters = trainable * width  # the adapter weights stay; their state goes
+    layer_weights = weights / max(1, model.layers)
+    if sharded:
+        on_gpu = 0.0 if query.offload is Offload.PARAMS else weights / w_split
+        weights = on_gpu + GATHERED_LAYERS * layer_weights
+    elif query.offload is Offload.PARAMS:
+        weights = GATHERED_LAYERS * layer_weights  # ZeRO-Infinity style: streamed per layer
+    gradients /= g_split
+    optimizer /= o_split
+    if not full and sharded:
+        adapters /= o_split
+
+    if query.gpus > 1:
+        buffers = NCCL_BUFFERS_GIB * GIB
+        if query.shard is Sharding.DDP:
+            # DDP copies every gradient into its all-reduce buckets (gradient_as_bucket_view
+            # is off by default: "the saved memory size will be equal to the total gradients
+            # size", torch DDP docs).
+            grad_width = _state_bytes(query.precision) if full else stack.adapter_bytes
+            buffers += trainable * grad_width
+
+    return MemoryParts(
+        weights=weights,
+        adapters=adapters,
+        gradients=gradients,
+        optimizer=optimizer,
+        layer_activations=_layer_activations(query, model, stack),
+        logits=_logits(query, model, stack),
+        buffers=buffers,
         trainable_params=trainable,
-        paged_optimizer=query.optimizer is Optimizer.PAGED_ADAMW_8BIT,
+        loss_room=_loss_room(query, model, stack),
     )
+
+
+def estimate_memory(
+    query: FitQuery, model: ModelSpec, calibration: Calibration = CALIBRATION
+) -> MemoryEstimate:
+    parts = memory_parts(query, model)
+    activations = parts.layer_activations * calibration.activation_factor + parts.logits
+    allocated = parts.fixed() + activations
+    return MemoryEstimate(
+        weights=parts.weights / GIB,
+        adapters=parts.adapters / GIB,
+        gradients=parts.gradients / GIB,
+        optimizer=parts.optimizer / GIB,
+        activations=activations / GIB,
+        context=calibration.cuda_context_gib,
+        slack=allocated * calibration.allocator_slack / GIB,
+        trainable_params=parts.trainable_params,
+        paged_optimizer=query.optimizer is Optimizer.PAGED_ADAMW_8BIT,
+        buffers=parts.buffers / GIB,
+    )
+
+
+def loss_of(query: FitQuery) -> Loss:
+    """The loss kind the run uses: the one asked for, else the stack's default."""
+    return query.loss or profile(query.stack).default_loss

@@ -6,7 +6,7 @@ Besides the ModelSpec fields a row carries what the parameter recount needs (`no
 breaks ties towards the newest model when a name is loose ("llama 70b" -> Llama-3.3-70B).
 
 Names are matched by `estimator.parsing.names`; bare sizes ("13b") are not names:
-`model_for_size` maps them to a representative row (`REPRESENTATIVES`).
+`model_for_size` sizes them on a Llama-like architecture of that size (`LLAMA_LADDER`).
 """
 
 from __future__ import annotations
@@ -26,40 +26,32 @@ CSV_COLUMNS: tuple[str, ...] = (
     "id", "family", "aliases", "hidden", "layers", "heads", "kv_heads", "head_dim",
     "intermediate", "vocab", "tied_embeddings", "total_params", "mlp", "experts",
     "active_experts", "shared_expert_intermediate", "encoder_decoder", "released", "norm",
-    "norms_per_layer", "bias", "source", "notes",
+    "norms_per_layer", "bias", "source", "notes", "native_ctx", "hf_attention",
 )  # fmt: skip
 _INT_COLUMNS = (
     "hidden", "layers", "heads", "kv_heads", "head_dim", "intermediate", "vocab",
     "total_params", "experts", "active_experts", "shared_expert_intermediate", "norms_per_layer",
+    "native_ctx",
 )  # fmt: skip
 _BOOLS = {"true": True, "false": False}
 
-# A bare size maps to one well-known dense model of that size. Chosen for being what people
-# fine-tune at that size today, and, where two are equally common, the larger footprint (a
-# bigger vocabulary means more logits memory), so that the estimate errs towards "needs more".
-REPRESENTATIVES: tuple[tuple[float, str], ...] = (
-    (0.5, "Qwen2.5-0.5B"),
-    (1.0, "Llama-3.2-1B"),
-    (1.5, "Qwen2.5-1.5B"),
-    (2.0, "Gemma-2-2B"),
-    (3.0, "Llama-3.2-3B"),
-    (4.0, "Qwen3-4B"),
-    (7.0, "Qwen2.5-7B"),  # the common 7B of 2024-25; Llama-2-7B is smaller (32k vocab)
-    (8.0, "Llama-3.1-8B"),
-    (9.0, "Gemma-2-9B"),
-    (12.0, "Mistral-Nemo-12B"),
-    (13.0, "Llama-2-13B"),  # the only widely used 13B
-    (14.0, "Qwen2.5-14B"),
-    (22.0, "Mistral-Small-22B"),
-    (24.0, "Mistral-Small-24B"),
-    (27.0, "Gemma-2-27B"),
-    (32.0, "Qwen2.5-32B"),
-    (34.0, "Yi-34B"),  # CodeLlama-34B is the other one; Yi is a little larger
-    (65.0, "LLaMA-1-65B"),
-    (70.0, "Llama-3.3-70B"),
-    (72.0, "Qwen2.5-72B"),
-    (405.0, "Llama-3.1-405B"),
+# A bare size is sized on a Llama-like architecture of that size (the question did not name a
+# model, and the Llama line is the typical shape: GQA, SwiGLU, a 32k-128k vocabulary). These
+# are the Llama family's own sizes; a size within LADDER_TOLERANCE of one uses that model's
+# shapes, any other size gets shapes scaled between its two neighbours (`llama_like`).
+LLAMA_LADDER: tuple[str, ...] = (
+    "Llama-3.2-1B",
+    "Llama-3.2-3B",
+    "Llama-2-7B",
+    "Llama-3.1-8B",
+    "Llama-2-13B",
+    "CodeLlama-34B",
+    "Llama-3.3-70B",
+    "Llama-3.1-405B",
 )
+LADDER_TOLERANCE = 0.10
+# A synthetic width is a multiple of this (GPU-friendly shapes; Llama widths are too).
+WIDTH_STEP = 64
 
 
 class CatalogError(ValueError):
@@ -107,6 +99,8 @@ def parse_row(line: int, row: dict[str, str]) -> tuple[ModelSpec, str]:
         raise CatalogError(f"{where}: released={row['released']!r} must be YYYY-MM")
     if row["norm"] not in ("rms", "layer") or row["bias"] not in ("none", "qkv", "all"):
         raise CatalogError(f"{where}: norm must be rms|layer and bias none|qkv|all")
+    if row["hf_attention"] not in ("sdpa", "eager"):
+        raise CatalogError(f"{where}: hf_attention must be sdpa or eager")
     aliases = tuple(a.strip() for a in row["aliases"].split("|") if a.strip())
     spec = ModelSpec(
         id=row["id"].strip(),
@@ -127,6 +121,8 @@ def parse_row(line: int, row: dict[str, str]) -> tuple[ModelSpec, str]:
         shared_expert_intermediate=ints["shared_expert_intermediate"],
         encoder_decoder=bools["encoder_decoder"],
         source=row["source"],
+        native_ctx=ints["native_ctx"],
+        hf_eager=row["hf_attention"] == "eager",
     )
     return spec, row["released"]
 
@@ -199,13 +195,71 @@ def find_model_in_text(text: str) -> tuple[ModelSpec, int, int] | None:
 
 
 def model_for_size(params_b: float) -> ModelSpec:
-    """The representative dense model for a bare size in billions (nearest on a log scale).
+    """A Llama-like architecture of `params_b` billion parameters, for a bare size ("13b").
 
-    13 -> Llama-2-13B, 8 -> Llama-3.1-8B, 7 -> Qwen2.5-7B; 10 -> Gemma-2-9B (nearest). The
-    caller must tell the user which model stood in for the size.
+    Within 10 % of a Llama model's size it is that model's architecture (7 -> Llama-2-7B,
+    13 -> Llama-2-13B, 70 -> Llama-3.3-70B); otherwise shapes scaled from the neighbouring
+    Llama sizes so that the parameter count is the one asked (100 -> a 100B Llama-like).
+    Never another family's model: the size is what the user asked about.
     """
     if not math.isfinite(params_b) or params_b <= 0:
         raise ValueError(f"model size must be a positive number of billions, got {params_b}")
-    # Ties go to the larger model: overestimating memory is the safer error.
-    _, model_id = min(REPRESENTATIVES, key=lambda rep: (abs(math.log(rep[0] / params_b)), -rep[0]))
-    return get_model(model_id)
+    ladder = [get_model(model_id) for model_id in LLAMA_LADDER]
+    nearest = min(ladder, key=lambda m: abs(math.log(m.params_b / params_b)))
+    if abs(nearest.params_b / params_b - 1) <= LADDER_TOLERANCE:
+        return nearest
+    return llama_like(params_b, ladder)
+
+
+def llama_like(params_b: float, ladder: list[ModelSpec]) -> ModelSpec:
+    """Shapes for a size between (or beyond) the Llama sizes: depth interpolated on a log
+    scale between the neighbours, the width solved from the parameter count, the rest (head
+    size, KV groups, MLP ratio, vocabulary) from the nearer neighbour."""
+    below = [m for m in ladder if m.params_b <= params_b] or ladder[:1]
+    above = [m for m in ladder if m.params_b > params_b] or ladder[-1:]
+    low, high = below[-1], above[0]
+    if low is high:
+        depth = float(low.layers) * (params_b / low.params_b) ** (1 / 3)
+    else:
+        share = math.log(params_b / low.params_b) / math.log(high.params_b / low.params_b)
+        depth = low.layers + share * (high.layers - low.layers)
+    template = min((low, high), key=lambda m: abs(math.log(m.params_b / params_b)))
+    layers = max(2, round(depth))
+    mlp_ratio = template.intermediate / template.hidden
+    kv_share = template.kv_heads / template.heads
+    vocab = template.vocab
+    # params = layers * h² * (2 + 2*kv_share + 3*mlp_ratio) + 2 * vocab * h, solved for h.
+    a = layers * (2 + 2 * kv_share + 3 * mlp_ratio)
+    b = 2.0 * vocab
+    width = (-b + math.sqrt(b * b + 4 * a * params_b * 1e9)) / (2 * a)
+    head_dim = template.head_dim
+
+    def shapes(hidden: int) -> tuple[int, int, int, int]:
+        heads = max(1, round(hidden / head_dim))
+        divisors = [d for d in range(1, heads + 1) if heads % d == 0]
+        kv_heads = min(divisors, key=lambda d: abs(d - heads * kv_share))
+        intermediate = max(WIDTH_STEP, round(hidden * mlp_ratio / WIDTH_STEP) * WIDTH_STEP)
+        q, kv = heads * head_dim, kv_heads * head_dim
+        per_layer = hidden * (2 * q + 2 * kv) + 3 * hidden * intermediate + 2 * hidden
+        return heads, kv_heads, intermediate, layers * per_layer + 2 * vocab * hidden + hidden
+
+    # The GPU-friendly width whose parameter count comes closest to the size asked.
+    widths = range(WIDTH_STEP, max(2, round(width * 1.3 / WIDTH_STEP) + 2) * WIDTH_STEP, WIDTH_STEP)
+    hidden = min(widths, key=lambda h: abs(shapes(h)[3] - params_b * 1e9))
+    heads, kv_heads, intermediate, total = shapes(hidden)
+    return ModelSpec(
+        id=f"Llama-like-{params_b:g}B",
+        family="llama",
+        aliases=(),
+        hidden=hidden,
+        layers=layers,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        intermediate=intermediate,
+        vocab=vocab,
+        tied_embeddings=False,
+        total_params=total,
+        native_ctx=template.native_ctx,
+        source=f"scaled between {low.id} and {high.id}",
+    )

@@ -40,8 +40,17 @@ class Precision(StrEnum):
 
 class Checkpointing(StrEnum):
     OFF = "off"
-    ON = "on"
+    ON = "on"  # every layer: only its input is kept, the layer is recomputed in backward
+    SELECTIVE = "selective"  # every other layer (torchtune ac_mode=selective, ac_option=2)
     UNSLOTH = "unsloth"  # checkpoints offloaded to CPU RAM (Unsloth's "unsloth" mode)
+
+
+class Offload(StrEnum):
+    """ZeRO/FSDP CPU offload: what lives in host RAM instead of on the GPU."""
+
+    NONE = "none"
+    OPTIMIZER = "optimizer"  # optimizer state and fp32 masters (ZeRO offload_optimizer)
+    PARAMS = "params"  # also the parameters and gradients (ZeRO-3 offload_param, FSDP)
 
 
 class Sharding(StrEnum):
@@ -55,6 +64,7 @@ class Targets(StrEnum):
     QV = "qv"  # q_proj, v_proj (the original LoRA paper, old PEFT default)
     ATTN = "attn"  # q, k, v, o
     ALL = "all"  # every linear layer of the blocks (QLoRA paper, Unsloth, LLaMA-Factory)
+    MLP = "mlp"  # gate, up, down only
 
 
 class Attention(StrEnum):
@@ -69,12 +79,16 @@ class Loss(StrEnum):
 
 
 class Stack(StrEnum):
-    """The training stack: it decides what the kernels keep besides the tensors themselves."""
+    """The training stack: it decides what the kernels keep besides the tensors themselves.
+    What each one keeps, with sources, is in `estimator.stacks`."""
 
-    HF = "hf"  # transformers + PEFT + bitsandbytes (also TRL, LLaMA-Factory, axolotl)
+    HF = "hf"  # transformers Trainer / TRL + PEFT + bitsandbytes
     UNSLOTH = "unsloth"  # patched kernels: fused loss, offloaded checkpoints, lean 4-bit
     TORCHTUNE = "torchtune"  # torchao NF4, chunked loss
     LITGPT = "litgpt"  # Lightning's litgpt with bitsandbytes
+    AXOLOTL = "axolotl"  # transformers + PEFT, embeddings and norms kept 16-bit
+    SWIFT = "swift"  # ModelScope ms-swift (transformers + PEFT)
+    LLAMAFACTORY = "llamafactory"  # LLaMA-Factory (transformers + PEFT, no k-bit upcast)
 
 
 @dataclass(frozen=True)
@@ -94,15 +108,17 @@ class FitQuery:
     shard: Sharding = Sharding.DDP
     dataset_examples: int | None = None
     tokens_per_example: int | None = None
+    dataset_tokens: int | None = None  # the whole dataset in tokens (given as tokens or MB/GB)
     epochs: float = 1.0
     gpu: str | None = None  # canonical GPU id the user asked about
     stack: Stack = Stack.HF
+    offload: Offload = Offload.NONE
     # Levers that the command grammar does not expose; the calibration bench sets them.
-    attention: Attention = Attention.FLASH
-    loss: Loss = Loss.NAIVE
+    # None: what the stack (and, for attention, the model) does by default.
+    attention: Attention | None = None
+    loss: Loss | None = None
     train_embeddings: bool = False  # LoRA/full: also train embed_tokens + lm_head
     optimizer_in_backward: bool = False  # torchtune: the full gradient never exists at once
-    cpu_offload: bool = False  # FSDP/ZeRO-3 parameter + optimizer offload to CPU RAM
     compiled: bool = False  # torch.compile fuses elementwise ops and saves fewer tensors
     double_quant: bool = True  # QLoRA: quantise the NF4 block scales too (bnb default in PEFT)
     # Share of `ctx` that real batches fill: unpacked instruction data is mostly shorter than
@@ -116,16 +132,21 @@ DEFAULTS_DOC: dict[str, str] = {
     "ctx": "2048 tokens — the longest training sample",
     "bs": "1 — micro-batch per GPU; use gradient accumulation for a larger effective batch",
     "rank": "16 — LoRA rank; above 64 buys little",
-    "targets": "all — every linear layer of the blocks (qv, attn, all)",
+    "targets": "all — every linear layer of the blocks (qv, attn, mlp, all)",
     "optim": "adamw (adamw, adamw8bit, paged_adamw8bit, adafactor, sgd)",
     "precision": "mixed — HF Trainer's AMP: fp32 master weights and adapters (bf16 = pure bf16"
     " weights and states as in torchtune/litgpt, fp16, fp32)",
-    "gc": "on — gradient checkpointing (on, off, unsloth = offloaded to CPU)",
+    "gc": "on — gradient checkpointing (on, off, selective = every other layer, unsloth ="
+    " offloaded to CPU)",
     "gpus": "1",
     "shard": "ddp for one GPU; zero3/fsdp shards weights, zero2 only grads and optimizer",
     "dataset": "none — give the number of examples to get the training time",
     "tokens": "ctx/2 — average tokens per example",
     "epochs": "1",
     "gpu": "none — a GPU to check first, e.g. gpu=4090",
-    "stack": "hf — transformers + PEFT + bitsandbytes (hf, unsloth, torchtune, litgpt)",
+    "stack": "hf — transformers + PEFT + bitsandbytes (hf, unsloth, torchtune, litgpt, axolotl,"
+    " swift, llamafactory)",
+    "offload": "none — ZeRO/FSDP CPU offload (none, optimizer, params)",
+    "budget": "none — the most you will pay, in ₽ (budget=5000)",
+    "loss": "the stack's own — naive (full logits), chunked, fused (Liger, Cut Cross-Entropy)",
 }

@@ -1,14 +1,23 @@
-"""A FitAnswer as a Telegram-ready HTML message (or plain text for the CLI), in ru or en."""
+"""A FitAnswer as Telegram-ready HTML (or plain text for the CLI), in ru or en.
+
+`render_short` is the first answer, sized for a phone (under 900 characters): the verdict,
+the peak, the best three live options. `render_details` is what «Подробнее» opens: the fit
+table, the levers, the warnings, prices, hourly against monthly, checkpoint size and the
+breakdown. `render` is both, for the CLI.
+"""
 
 from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 
 from estimator.answer import FitAnswer
 from estimator.cost import PriceQuote, RunCost
-from estimator.fit import GpuFit, Verdict
-from estimator.query import Method
+from estimator.fit import GpuFit, Verdict, trains_in_bf16
+from estimator.models import LLAMA_LADDER
+from estimator.query import Method, Stack
+from estimator.stacks import profile
 from estimator.texts import Markup, text
 
 # The cards people actually rent, smallest first: the table shows these (plus the target).
@@ -25,6 +34,8 @@ LADDER = (
     "B200",
 )
 MESSAGE_LIMIT = 4096
+SHORT_LIMIT = 900
+BEST = 3
 METHOD_NAMES = {Method.FULL: "full", Method.LORA: "LoRA", Method.QLORA: "QLoRA"}
 
 
@@ -47,68 +58,135 @@ def rubles(value: float) -> str:
     return f"{value:.2f}".replace(".", ",")
 
 
-def render(answer: FitAnswer, language: str) -> str:
-    """The full answer; long details go into an expandable blockquote."""
-    parts = [_headline(answer, language), _table(answer, language)]
-    if answer.advice:
-        parts.append(_advice(answer, language))
-    if answer.cautions:
-        parts.append(_cautions(answer, language))
-    parts.append(_prices(answer, language))
-    if answer.assumptions:
-        parts.append(_assumptions(answer, language))
-    parts.append(f"<blockquote expandable>{_details(answer, language)}</blockquote>")
-    message = "\n\n".join(parts)
-    if len(message) > MESSAGE_LIMIT:
-        # The details are the only part that can go; everything above is the answer.
-        message = "\n\n".join(parts[:-1])
-    return message
+def size_text(value_bytes: float) -> str:
+    """Disk size in decimal units, as file managers and providers show it."""
+    for unit, scale in (("ТБ", 1e12), ("ГБ", 1e9), ("МБ", 1e6)):
+        if value_bytes >= scale:
+            return f"{value_bytes / scale:.1f} {unit}"
+    return f"{value_bytes / 1e3:.0f} КБ"
+
+
+def _size_text(language: str, value_bytes: float) -> str:
+    shown = size_text(value_bytes)
+    if language == "en":
+        for ru, en in (("ТБ", "TB"), ("ГБ", "GB"), ("МБ", "MB"), ("КБ", "KB")):
+            shown = shown.replace(ru, en)
+    return shown
 
 
 def to_plain(message: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", message))
 
 
-def _headline(answer: FitAnswer, language: str) -> str:
+def model_label(answer: FitAnswer) -> str:
+    """The model as the user asked: "7B" for a bare size, the catalog id otherwise."""
+    if answer.asked_size is not None:
+        return f"{answer.asked_size:g}B"
+    return answer.model.id
+
+
+# --- the short answer --------------------------------------------------------------------------
+
+
+def render_short(answer: FitAnswer, language: str) -> str:
+    lines = [_title(answer, language)]
+    if answer.model_from_size:
+        lines.append(_from_size(answer, language))
+    lines.append(_verdict(answer, language))
+    if answer.also is not None:
+        lines.append(
+            text(
+                language,
+                "fit-also",
+                gpu=answer.also.gpu.id,
+                headroom=gib(answer.also.headroom_gib),
+                usable=gib(answer.also.usable_gib),
+            )
+        )
+    lines.append(_peak(answer, language))
+    other = _stack_that_fits(answer)
+    if other is not None:
+        stack, peak = other
+        lines.append(
+            text(
+                language,
+                "fit-stack-fits",
+                stack=profile(stack).label,
+                peak=gib(peak),
+                code=stack.value,
+            )
+        )
+    if answer.budget is not None:
+        lines.append(_budget(answer, language))
+    parts = ["\n".join(lines), _best(answer, language)]
+    if answer.cautions:
+        parts.append(text(language, "fit-warnings-count", count=len(answer.cautions)))
+    elif answer.advice:
+        parts.append(text(language, "fit-more-advice"))
+    message = "\n\n".join(part for part in parts if part)
+    if len(to_plain(message)) > SHORT_LIMIT:
+        message = "\n\n".join(part for part in parts[:2] if part)
+    return message
+
+
+def _title(answer: FitAnswer, language: str) -> str:
     query = answer.query
     gpus = (
         text(language, "fit-gpus-suffix", count=str(query.gpus), shard=query.shard.value)
         if query.gpus > 1
         else ""
     )
-    lines = [
-        text(
-            language,
-            "fit-title",
-            model=answer.model.id,
-            method=METHOD_NAMES[query.method],
-            ctx=str(query.ctx),
-            bs=str(query.micro_batch),
-            gpus=Markup(html.escape(gpus, quote=False)),
-        )
-    ]
-    if answer.model_from_size:
-        size = f"{answer.model.params_b:.0f}B" if answer.model.params_b >= 1 else "<1B"
-        lines.append(text(language, "fit-from-size", size=size, model=answer.model.id))
-    lines.append(text(language, "fit-peak", peak=gib(answer.memory.peak)))
+    return text(
+        language,
+        "fit-title",
+        model=model_label(answer),
+        method=METHOD_NAMES[query.method],
+        ctx=str(query.ctx),
+        bs=str(query.micro_batch),
+        gpus=Markup(html.escape(gpus, quote=False)),
+    )
+
+
+def _from_size(answer: FitAnswer, language: str) -> str:
+    model = answer.model
+    size = model_label(answer)
+    if model.id in LLAMA_LADDER:
+        return text(language, "fit-from-size", size=size, model=model.id)
+    return text(
+        language,
+        "fit-from-size-synthetic",
+        size=size,
+        layers=model.layers,
+        hidden=str(model.hidden),
+        vocab=f"{model.vocab // 1000}k",
+    )
+
+
+def _verdict(answer: FitAnswer, language: str) -> str:
     if answer.target is not None:
-        lines.append(_target_line(answer.target, language))
-    if answer.smallest is not None:
-        lines.append(
-            text(
-                language,
-                "fit-smallest",
-                gpu=answer.smallest.gpu.id,
-                usable=gib(answer.smallest.usable_gib),
-            )
-        )
-    else:
-        lines.append(text(language, "fit-none"))
-    return "\n".join(lines)
+        return _target_line(answer, answer.target, language)
+    # The smallest of the cards people rent (the ladder), else of the whole catalog.
+    smallest = next(iter(_fitting_cards(answer)), answer.smallest)
+    if smallest is not None:
+        gpus = answer.query.gpus
+        name = smallest.gpu.id if gpus == 1 else f"{gpus}× {smallest.gpu.id}"
+        return text(language, "fit-smallest", gpu=name, usable=gib(smallest.usable_gib))
+    return text(language, "fit-none")
 
 
-def _target_line(row: GpuFit, language: str) -> str:
+def _target_line(answer: FitAnswer, row: GpuFit, language: str) -> str:
+    query = answer.query
     common = {"gpu": row.gpu.id, "usable": gib(row.usable_gib)}
+    if query.gpus > 1:
+        # The user asked for several cards: the verdict is about that set, per card.
+        sized = {**common, "count": str(query.gpus), "shard": query.shard.value}
+        if row.verdict is Verdict.FITS:
+            return text(language, "fit-target-set-fits", headroom=gib(row.headroom_gib), **sized)
+        if row.verdict is Verdict.TIGHT:
+            return text(language, "fit-target-set-tight", headroom=gib(row.headroom_gib), **sized)
+        if row.min_gpus and row.min_gpus > query.gpus:
+            return text(language, "fit-target-set-more", need=str(row.min_gpus), **sized)
+        return text(language, "fit-target-set-no", missing=gib(-row.headroom_gib), **sized)
     if row.verdict is Verdict.FITS:
         return text(language, "fit-target-fits", headroom=gib(row.headroom_gib), **common)
     if row.verdict is Verdict.TIGHT:
@@ -116,6 +194,168 @@ def _target_line(row: GpuFit, language: str) -> str:
     if row.min_gpus and row.min_gpus > 1:
         return text(language, "fit-target-no-multi", count=str(row.min_gpus), **common)
     return text(language, "fit-target-no", missing=gib(-row.headroom_gib), **common)
+
+
+def _peak(answer: FitAnswer, language: str) -> str:
+    peak = gib(answer.memory.peak)
+    stack = answer.query.stack
+    if answer.stack_peaks:
+        others = {s: p for s, p in answer.stack_peaks.items() if s is not stack}
+        low, high = min(others.values()), max(others.values())
+        spread = gib(low) if f"{low:.1f}" == f"{high:.1f}" else f"{gib(low)}–{gib(high)}"
+        return text(
+            language,
+            "fit-peak-stacks",
+            peak=peak,
+            stack=profile(stack).label,
+            range=spread,
+            others=", ".join(profile(s).label for s in others),
+        )
+    if stack is not Stack.HF:
+        return text(language, "fit-peak-stack", peak=peak, stack=profile(stack).label)
+    return text(language, "fit-peak", peak=peak)
+
+
+def _stack_that_fits(answer: FitAnswer) -> tuple[Stack, float] | None:
+    """With no stack named and the asked card too small, the common stack that would fit."""
+    target = answer.target
+    if target is None or target.verdict is not Verdict.NO or not answer.stack_peaks:
+        return None
+    room = target.usable_gib * (1 - 0.10)  # with the same margin as a "fits" verdict
+    fitting = [(s, p) for s, p in answer.stack_peaks.items() if p <= room]
+    return min(fitting, key=lambda item: item[1], default=None)
+
+
+def _budget(answer: FitAnswer, language: str) -> str:
+    verdict = answer.budget
+    assert verdict is not None
+    budget = rubles(verdict.budget_rub)
+    if verdict.run is not None:
+        return text(language, "fit-budget-yes", budget=budget, **_cost_args(verdict.run, language))
+    if verdict.cheapest is not None:
+        return text(
+            language, "fit-budget-no", budget=budget, **_cost_args(verdict.cheapest, language)
+        )
+    if verdict.rate is not None and verdict.hours_for_budget is not None:
+        rate = verdict.rate
+        return text(
+            language,
+            "fit-budget-hours",
+            budget=budget,
+            hours=f"{verdict.hours_for_budget:.0f}",
+            gpu=rate.gpu_id,
+            rate=rubles(rate.rub_per_hour or 0.0),
+            provider=rate.provider,
+        )
+    return text(language, "fit-budget-none", budget=budget)
+
+
+def _cost_args(cost: RunCost, language: str) -> dict[str, str]:
+    quote = cost.quote
+    return {
+        "gpu": quote.gpu_id,
+        "count": str(quote.gpus),
+        "provider": quote.provider,
+        "total": rubles(cost.best_rub),
+        "time": duration(language, cost.hours),
+    }
+
+
+def _best(answer: FitAnswer, language: str) -> str:
+    if answer.costs:
+        lines = [text(language, "fit-best-title")]
+        for n, cost in enumerate(answer.costs[:BEST], start=1):
+            lines.append(_best_run(n, cost, language))
+        return "\n".join(lines)
+    if answer.rates:
+        lines = [text(language, "fit-best-title")]
+        lines += [_best_rate(n, q, language) for n, q in enumerate(answer.rates[:BEST], 1)]
+        lines.append(text(language, "fit-time-hint"))
+        return "\n".join(lines)
+    note = text(language, "fit-prices-none-fit" if answer.prices_known else "fit-prices-none")
+    cards = _fitting_cards(answer)
+    if not cards:
+        return note
+    lines = [text(language, "fit-best-cards-title")]
+    for n, row in enumerate(cards[:BEST], start=1):
+        timing = answer.times.get(row.gpu.id)
+        time_text = (
+            text(language, "fit-row-time", time=duration(language, timing.hours)) if timing else ""
+        )
+        lines.append(
+            text(
+                language,
+                "fit-best-card",
+                n=str(n),
+                gpu=row.gpu.id if (row.min_gpus or 1) == 1 else f"{row.min_gpus}× {row.gpu.id}",
+                headroom=gib(row.headroom_gib),
+                time=Markup(html.escape(time_text, quote=False)),
+            )
+        )
+    return "\n".join([*lines, note])
+
+
+def _fitting_cards(answer: FitAnswer) -> list[GpuFit]:
+    """Ladder cards that hold the run (on the user's card count), smallest first; cards with
+    room to spare before tight ones."""
+    rows = [
+        row
+        for row in _shown_rows(answer)
+        if row.verdict is not Verdict.NO and trains_in_bf16(row.gpu)
+    ]
+    return sorted(rows, key=lambda row: row.verdict is Verdict.TIGHT)
+
+
+def _best_run(n: int, cost: RunCost, language: str) -> str:
+    quote = cost.quote
+    common = {
+        "n": str(n),
+        "provider": quote.provider,
+        "gpu": quote.gpu_id,
+        "count": str(quote.gpus),
+        "time": duration(language, cost.hours),
+        "total": rubles(cost.best_rub),
+    }
+    if cost.monthly_is_cheaper or cost.hourly_total_rub is None:
+        return text(language, "fit-best-run-monthly", **common)
+    return text(language, "fit-best-run", rate=rubles(quote.rub_per_hour or 0.0), **common)
+
+
+def _best_rate(n: int, quote: PriceQuote, language: str) -> str:
+    common = {"n": str(n), "provider": quote.provider, "gpu": quote.gpu_id}
+    common["count"] = str(quote.gpus)
+    if quote.rub_per_hour is not None:
+        return text(language, "fit-best-rate", rate=rubles(quote.rub_per_hour), **common)
+    return text(language, "fit-best-rate-month", rate=rubles(quote.rub_per_month or 0.0), **common)
+
+
+# --- details ---------------------------------------------------------------------------------
+
+
+def render_details(answer: FitAnswer, language: str) -> str:
+    parts = [_title(answer, language), _table(answer, language)]
+    if answer.advice:
+        parts.append(_advice(answer, language))
+    if answer.cautions:
+        parts.append(_cautions(answer, language))
+    parts.append(_prices(answer, language))
+    if answer.break_even is not None:
+        parts.append(_break_even(answer, language))
+    if answer.checkpoint is not None:
+        parts.append(_checkpoint(answer, language))
+    if answer.assumptions:
+        parts.append(_assumptions(answer, language))
+    parts.append(_details(answer, language))
+    message = "\n\n".join(parts)
+    while len(message) > MESSAGE_LIMIT and len(parts) > 2:
+        parts.pop(-2)  # the assumptions and extras go before the table and the breakdown
+        message = "\n\n".join(parts)
+    return message
+
+
+def render(answer: FitAnswer, language: str) -> str:
+    """The whole answer (the CLI prints this)."""
+    return render_short(answer, language) + "\n\n" + render_details(answer, language)
 
 
 def _shown_rows(answer: FitAnswer) -> list[GpuFit]:
@@ -133,33 +373,21 @@ def _table(answer: FitAnswer, language: str) -> str:
         time_text = (
             text(language, "fit-row-time", time=duration(language, timing.hours)) if timing else ""
         )
-        time_arg = Markup(html.escape(time_text, quote=False))
+        mark = "" if trains_in_bf16(row.gpu) else text(language, "fit-row-fp16")
+        common = {
+            "gpu": row.gpu.id,
+            "time": Markup(html.escape(time_text, quote=False)),
+            "mark": Markup(html.escape(mark, quote=False)),
+        }
         if row.verdict is Verdict.FITS:
-            line = text(
-                language,
-                "fit-row-fits",
-                gpu=row.gpu.id,
-                headroom=gib(row.headroom_gib),
-                time=time_arg,
-            )
+            line = text(language, "fit-row-fits", headroom=gib(row.headroom_gib), **common)
         elif row.verdict is Verdict.TIGHT:
-            line = text(
-                language,
-                "fit-row-tight",
-                gpu=row.gpu.id,
-                headroom=gib(row.headroom_gib),
-                time=time_arg,
-            )
+            line = text(language, "fit-row-tight", headroom=gib(row.headroom_gib), **common)
         elif row.min_gpus and row.min_gpus > 1:
-            line = text(
-                language,
-                "fit-row-no-multi",
-                gpu=row.gpu.id,
-                count=str(row.min_gpus),
-                time=time_arg,
-            )
+            line = text(language, "fit-row-no-multi", count=str(row.min_gpus), **common)
         else:
-            line = text(language, "fit-row-no", gpu=row.gpu.id, missing=gib(-row.headroom_gib))
+            common.pop("time")
+            line = text(language, "fit-row-no", missing=gib(-row.headroom_gib), **common)
         lines.append(line)
     return "\n".join(lines)
 
@@ -189,11 +417,11 @@ def _cautions(answer: FitAnswer, language: str) -> str:
 def _prices(answer: FitAnswer, language: str) -> str:
     if answer.costs:
         lines = [text(language, "fit-prices-title")]
-        lines += [_price_line(cost, language) for cost in answer.costs]
+        lines += [_price_line(cost, language) for cost in answer.costs[:5]]
         return "\n".join(lines)
     if answer.rates:
         lines = [text(language, "fit-prices-title")]
-        lines += [_rate_line(quote, language) for quote in answer.rates]
+        lines += [_rate_line(quote, language) for quote in answer.rates[:5]]
         return "\n".join(lines)
     if answer.prices_known:
         return text(language, "fit-prices-none-fit")
@@ -225,11 +453,42 @@ def _price_line(cost: RunCost, language: str) -> str:
     return text(
         language,
         "fit-price-row",
-        total=rubles(cost.hourly_total_rub),
+        total=rubles(cost.hourly_total_rub or 0.0),
         time=duration(language, cost.hours),
         rate=rubles(quote.rub_per_hour),
         **common,
     )
+
+
+def _break_even(answer: FitAnswer, language: str) -> str:
+    point = answer.break_even
+    assert point is not None
+    line = text(
+        language,
+        "fit-breakeven",
+        gpu=point.monthly.gpu_id,
+        monthly_provider=point.monthly.provider,
+        month=rubles(point.monthly.rub_per_month or 0.0),
+        hours=f"{point.hours:.0f}",
+        rate=rubles(point.hourly.rub_per_hour or 0.0),
+        hourly_provider=point.hourly.provider,
+    )
+    if point.job_hours is not None:
+        choice = "monthly" if point.monthly_wins else "hourly"
+        job = duration(language, point.job_hours)
+        line += " " + text(language, "fit-breakeven-job", job=job, choice=choice)
+    return line
+
+
+def _checkpoint(answer: FitAnswer, language: str) -> str:
+    size = answer.checkpoint
+    assert size is not None
+    model = _size_text(language, size.model_bytes)
+    if size.adapter_bytes is not None:
+        adapter = _size_text(language, size.adapter_bytes)
+        return text(language, "fit-checkpoint-adapter", adapter=adapter, model=model)
+    resume = _size_text(language, size.resume_bytes or size.model_bytes)
+    return text(language, "fit-checkpoint-full", model=model, resume=resume)
 
 
 # Assumptions are shown in the command's own words, so the user can copy and change them.
@@ -244,14 +503,34 @@ COMMAND_KEYS = {
 
 
 def _assumptions(answer: FitAnswer, language: str) -> str:
-    items = ", ".join(
+    items = [
         f"{COMMAND_KEYS.get(a.key, a.key)}={a.value}"
         for a in answer.assumptions
-        if not (a.key == "model" and answer.model_from_size)
-    )
+        if not (a.key == "model" and answer.model_from_size) and a.key != "dataset_tokens"
+    ]
+    items += _text_token_notes(answer, language)
     query = answer.query
-    example = f"{answer.model.params_b:.0f}b {query.method.value} ctx={query.ctx} bs=1"
-    return text(language, "fit-assumed", items=items, example=example)
+    size = model_label(answer).lower()
+    example = f"{size} {query.method.value} ctx={query.ctx} bs=1"
+    return text(language, "fit-assumed", items=", ".join(items), example=example)
+
+
+def _text_token_notes(answer: FitAnswer, language: str) -> list[str]:
+    notes = []
+    tokens = answer.query.dataset_tokens
+    for note in answer.notes:
+        if note.startswith("text_tokens:") and tokens:
+            _, text_language, per_token = note.split(":")
+            notes.append(
+                text(
+                    language,
+                    "fit-text-tokens",
+                    tokens=f"{tokens:,}".replace(",", "\u202f"),
+                    bytes=per_token,
+                    lang=text_language,
+                )
+            )
+    return notes
 
 
 def _details(answer: FitAnswer, language: str) -> str:
@@ -264,7 +543,7 @@ def _details(answer: FitAnswer, language: str) -> str:
             "fit-details-model",
             model=model.id,
             params=f"{model.params_b:.2f}",
-            layers=str(model.layers),
+            layers=model.layers,
             hidden=str(model.hidden),
             heads=str(model.heads),
             kv_heads=str(model.kv_heads),
@@ -290,8 +569,81 @@ def _details(answer: FitAnswer, language: str) -> str:
                 "fit-details-time",
                 tokens=f"{timing.tokens:,.0f}".replace(",", "\u202f"),
                 flops=f"{timing.flops_per_token:.2e}",
+                tps=f"{timing.tokens_per_second:,.0f}".replace(",", "\u202f"),
                 mfu=f"{timing.mfu * 100:.0f}",
             )
         )
     lines.append(text(language, "fit-details-method"))
     return "\n".join(lines)
+
+
+# --- /fit compare ------------------------------------------------------------------------------
+
+
+def render_compare(answers: Sequence[FitAnswer], language: str) -> str:
+    """One line per method: peak, the smallest card that holds it, its cheapest live rate and
+    (with a dataset) the time."""
+    first = answers[0]
+    lines = [
+        text(
+            language,
+            "fit-compare-title",
+            model=model_label(first),
+            ctx=str(first.query.ctx),
+            bs=str(first.query.micro_batch),
+        )
+    ]
+    for answer in answers:
+        method = METHOD_NAMES[answer.query.method]
+        peak = gib(answer.memory.peak)
+        row = answer.smallest
+        if row is None:
+            lines.append(text(language, "fit-compare-row-none", method=method, peak=peak))
+            continue
+        # The cheapest live card that holds it, where there are prices; else the smallest.
+        live = _cheapest_live(answer)
+        if live is not None:
+            row = next((r for r in answer.table if r.gpu.id == live), row)
+        rate = _cheapest_rate_for(answer, row.gpu.id)
+        timing = answer.times.get(row.gpu.id)
+        price = text(language, "fit-compare-price", rate=rubles(rate)) if rate else ""
+        time_text = (
+            text(language, "fit-compare-time", time=duration(language, timing.hours))
+            if timing
+            else ""
+        )
+        lines.append(
+            text(
+                language,
+                "fit-compare-row",
+                method=method,
+                peak=peak,
+                gpu=row.gpu.id,
+                price=Markup(html.escape(price, quote=False)),
+                time=Markup(html.escape(time_text, quote=False)),
+            )
+        )
+    size = model_label(first).lower()
+    lines.append(
+        text(
+            language,
+            "fit-compare-footer",
+            rank=str(first.query.lora_rank),
+            example=f"{size} qlora ctx={first.query.ctx}",
+        )
+    )
+    return "\n".join(lines)
+
+
+def _cheapest_live(answer: FitAnswer) -> str | None:
+    if answer.costs:
+        return answer.costs[0].quote.gpu_id
+    hourly = [q for q in answer.rates if q.rub_per_hour is not None]
+    return hourly[0].gpu_id if hourly else None
+
+
+def _cheapest_rate_for(answer: FitAnswer, gpu_id: str) -> float | None:
+    hourly = [c.quote.rub_per_hour for c in answer.costs if c.quote.gpu_id == gpu_id]
+    hourly += [q.rub_per_hour for q in answer.rates if q.gpu_id == gpu_id]
+    values = [value for value in hourly if value is not None]
+    return min(values) if values else None

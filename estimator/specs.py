@@ -53,6 +53,10 @@ class ModelSpec:
     shared_expert_intermediate: int = 0  # MoE: always-on expert width (DeepSeek-V2/Qwen-MoE)
     encoder_decoder: bool = False  # T5-style; memory is modelled as a decoder of equal size
     source: str = ""
+    native_ctx: int = 0  # max_position_embeddings of the config (0: unknown)
+    # transformers runs this model with eager attention (no SDPA/flash support, or, for
+    # Gemma-2's soft-capping, eager recommended for training): s x s scores are kept.
+    hf_eager: bool = False
 
     @property
     def params_b(self) -> float:

@@ -31,13 +31,16 @@ def _bundle(language: str) -> FluentBundle:
     return bundle
 
 
-def text(language: str, key: str, **args: str) -> str:
+def text(language: str, key: str, **args: str | int | float) -> str:
     bundle = _bundle(language if language in LANGUAGES else "en")
     message = bundle.get_message(key)
     if message.value is None:  # pragma: no cover - every key has a value
         return key
+    # Numbers stay numbers so that Fluent picks the plural form («32 слоя», «2 слоя»).
     safe = {
-        name: value if isinstance(value, Markup) else html.escape(value, quote=False)
+        name: value
+        if isinstance(value, Markup) or not isinstance(value, str)
+        else html.escape(value, quote=False)
         for name, value in args.items()
     }
     formatted, errors = bundle.format_pattern(message.value, safe)

@@ -7,6 +7,7 @@ from aiogram import Router
 from bot.delivery import handlers as alerts
 from bot.routers import (
     admin,
+    ask,
     errors,
     fallback,
     fit,
@@ -32,5 +33,7 @@ def create_routers() -> list[Router]:
         history.create_router(),
         alerts.create_router(),
         admin.create_router(),
+        # Free text no other router took: general questions, answered or pointed to a command.
+        ask.create_router(),
         fallback.create_router(),
     ]

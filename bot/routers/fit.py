@@ -1,4 +1,10 @@
-"""/fit: sizing answers from a command, from a three-step button wizard, or from free text."""
+"""/fit: sizing answers from a command, from a three-step button wizard, or from free text.
+
+The first answer is short (for a phone): verdict, peak and the best three live options, with
+a «Подробнее» button for the table, the levers, the warnings, hourly-vs-monthly and the
+checkpoint size. `/fit compare 13b` puts full, LoRA and QLoRA side by side. Answers come in
+the language of the question: a free question's own, a command's from the user's setting.
+"""
 
 from __future__ import annotations
 
@@ -9,16 +15,19 @@ from aiogram.filters import Command, CommandObject, Filter
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.callbacks import FitWatchCallback, FitWizardCallback
+from bot.callbacks import FitDetailsCallback, FitWatchCallback, FitWizardCallback
 from bot.i18n import Translator
 from bot.quotes import quotes_from
 from bot.replies import show
 from bot.routers.watch import subscribe
-from estimator.answer import build_answer
-from estimator.ask import understand
+from estimator.answer import FitAnswer, build_answer
+from estimator.ask import command_for, understand
+from estimator.cost import PriceQuote
 from estimator.gpus import load_gpus
 from estimator.parse import ParsedQuery, QueryError, parse_question
-from estimator.render import render
+from estimator.parsing.text import language_of
+from estimator.query import Method
+from estimator.render import render_compare, render_details, render_short
 from monitor.users import User
 from storage import Store
 
@@ -28,6 +37,7 @@ METHODS = (("QLoRA", "qlora"), ("LoRA", "lora"), ("Full", "full"))
 CONTEXTS = ("2048", "4096", "8192", "16384", "32768")
 # Arguments longer than this are not a sizing query anyone typed by hand.
 MAX_ARGS = 300
+COMPARE_WORDS = frozenset({"compare", "сравни", "сравнить", "сравнение", "vs"})
 
 
 class SizingQuestion(Filter):
@@ -46,26 +56,67 @@ def create_router() -> Router:
     router.message.register(on_question, F.text, SizingQuestion())
     router.callback_query.register(on_wizard, FitWizardCallback.filter())
     router.callback_query.register(on_fit_watch, FitWatchCallback.filter())
+    router.callback_query.register(on_details, FitDetailsCallback.filter())
     return router
 
 
-async def answer_text(parsed: ParsedQuery, language: str, store: Store) -> str:
-    quotes = quotes_from(await store.current_offers())
-    return render(build_answer(parsed, load_gpus(), quotes), language)
+async def live_quotes(store: Store) -> list[PriceQuote]:
+    return quotes_from(await store.current_offers())
+
+
+async def build(parsed: ParsedQuery, store: Store) -> FitAnswer:
+    return build_answer(parsed, load_gpus(), await live_quotes(store))
+
+
+def details_button(parsed: ParsedQuery, language: str, *, full: bool) -> FitDetailsCallback | None:
+    toggle = FitDetailsCallback(lang=language, full=0 if full else 1, cmd=command_for(parsed))
+    return toggle if _packs(toggle) else None
+
+
+def answer_keyboard(
+    parsed: ParsedQuery, i18n: Translator, language: str, *, full: bool = False
+) -> InlineKeyboardMarkup:
+    """«Подробнее» (or «Кратко» on the details) and «watch for offers that fit»."""
+    builder = InlineKeyboardBuilder()
+    toggle = details_button(parsed, language, full=full)
+    if toggle is not None:
+        key = "fitb-button-short" if full else "fitb-button-details"
+        builder.button(text=i18n(key), callback_data=toggle)
+    query = parsed.query
+    watch = FitWatchCallback(
+        model=parsed.model.id, method=query.method.value, ctx=query.ctx, bs=query.micro_batch
+    )
+    if _packs(watch):
+        builder.button(text=i18n("fit-watch-button"), callback_data=watch)
+    builder.adjust(1)
+    return builder.as_markup()
 
 
 def watch_keyboard(parsed: ParsedQuery, i18n: Translator) -> InlineKeyboardMarkup | None:
-    query = parsed.query
-    data = FitWatchCallback(
-        model=parsed.model.id, method=query.method.value, ctx=query.ctx, bs=query.micro_batch
-    )
+    """The keyboard of a first answer (kept under this name for the fuzz tests)."""
+    return answer_keyboard(parsed, i18n, i18n.language)
+
+
+def _packs(data: FitDetailsCallback | FitWatchCallback) -> bool:
     try:
         data.pack()
     except ValueError:
-        return None  # over 64 bytes with an unusually long model id; /watch can be typed
-    builder = InlineKeyboardBuilder()
-    builder.button(text=i18n("fit-watch-button"), callback_data=data)
-    return builder.as_markup()
+        return False  # over 64 bytes (or a ":" in it): the button is left out
+    return True
+
+
+async def reply_with_answer(
+    message: Message, parsed: ParsedQuery, language: str, i18n: Translator, store: Store
+) -> None:
+    answer = await build(parsed, store)
+    keyboard = answer_keyboard(parsed, i18n, language)
+    text = render_short(answer, language)
+    if details_button(parsed, language, full=False) is None:
+        # No room for the button's command: the details go into the same message.
+        details = render_details(answer, language)
+        if len(text) + len(details) + 2 <= 4096:
+            text = f"{text}\n\n{details}"
+    await message.answer(text, reply_markup=keyboard)
 
 
 async def on_fit_watch(
@@ -80,8 +131,38 @@ async def on_fit_watch(
         await callback.bot.send_message(callback.message.chat.id, reply)
 
 
+async def on_details(
+    callback: CallbackQuery,
+    callback_data: FitDetailsCallback,
+    translators: dict[str, Translator],
+    i18n: Translator,
+    store: Store,
+) -> None:
+    """Rebuild the answer from the button's command at today's prices, in the question's
+    language, and switch the message between the short and the detailed view."""
+    await callback.answer()
+    language = callback_data.lang if callback_data.lang in ("ru", "en") else i18n.language
+    local = translators.get(language, i18n)
+    try:
+        parsed = understand(callback_data.cmd)
+    except QueryError:
+        parsed = None
+    if parsed is None:  # a forged or outdated button
+        await show(callback, local("fitb-stale"), None)
+        return
+    answer = await build(parsed, store)
+    full = bool(callback_data.full)
+    text = render_details(answer, language) if full else render_short(answer, language)
+    await show(callback, text, answer_keyboard(parsed, local, language, full=full))
+
+
 async def on_fit(
-    message: Message, command: CommandObject, i18n: Translator, user: User, store: Store
+    message: Message,
+    command: CommandObject,
+    i18n: Translator,
+    translators: dict[str, Translator],
+    user: User,
+    store: Store,
 ) -> None:
     if not command.args:
         await message.answer(i18n("fit-wizard-size"), reply_markup=size_keyboard())
@@ -89,36 +170,82 @@ async def on_fit(
     if len(command.args) > MAX_ARGS:
         await message.answer(i18n("fit-too-long", limit=MAX_ARGS))
         return
+    words = command.args.split(maxsplit=1)
+    if words[0].lower() in COMPARE_WORDS:
+        await on_compare(message, words[1] if len(words) > 1 else "", i18n, user, store)
+        return
+    # A bare command answers in the user's language; one with words, in theirs.
+    language = _command_language(command.args, user.language)
+    local = translators.get(language, i18n)
     try:
         parsed = understand(command.args)
+    except QueryError as error:
+        await message.answer(error_text(local, error))
+        return
+    if parsed is None:
+        await message.answer(local("fit-not-understood"))
+        return
+    await reply_with_answer(message, parsed, language, local, store)
+
+
+def _command_language(args: str, setting: str) -> str:
+    if language_of(args) == "ru":
+        return "ru"
+    return setting
+
+
+async def on_compare(
+    message: Message, args: str, i18n: Translator, user: User, store: Store
+) -> None:
+    """/fit compare 13b: full, LoRA and QLoRA of the same run in one table."""
+    base = args.strip() or "8b"
+    try:
+        parsed = understand(base)
     except QueryError as error:
         await message.answer(error_text(i18n, error))
         return
     if parsed is None:
-        await message.answer(i18n("fit-not-understood"))
+        await message.answer(i18n("fitb-compare-usage"))
         return
-    await message.answer(
-        await answer_text(parsed, user.language, store), reply_markup=watch_keyboard(parsed, i18n)
-    )
+    quotes = await live_quotes(store)
+    answers = []
+    for method in (Method.FULL, Method.LORA, Method.QLORA):
+        variant = understand(_with_method(command_for(parsed), parsed, method))
+        if variant is not None:
+            answers.append(build_answer(variant, load_gpus(), quotes))
+    await message.answer(render_compare(answers, user.language))
+
+
+def _with_method(command: str, parsed: ParsedQuery, method: Method) -> str:
+    words = command.split(" ")
+    words[1] = method.value  # command_for puts the method second
+    return " ".join(words)
 
 
 async def on_question(
-    message: Message, parsed: ParsedQuery, user: User, store: Store, i18n: Translator
+    message: Message,
+    parsed: ParsedQuery,
+    translators: dict[str, Translator],
+    i18n: Translator,
+    store: Store,
 ) -> None:
-    await message.answer(
-        await answer_text(parsed, user.language, store), reply_markup=watch_keyboard(parsed, i18n)
-    )
+    # A free question is answered in its own language, whatever the user's setting.
+    language = language_of(message.text or "")
+    await reply_with_answer(message, parsed, language, translators.get(language, i18n), store)
 
 
 def error_text(i18n: Translator, error: QueryError) -> str:
-    key = f"fit-error-{error.code}"
+    """The error in the user's language: what was wrong and what is allowed."""
+    key = f"fitb-error-{error.code}"
+    if error.code == "unknown_key" and error.value:
+        key = "fitb-error-unknown_key-near"
     if not i18n.has(key):
         key = "fit-not-understood"
     return i18n(
         key,
         key=error.key or "",
         value=(error.value or "")[:40],
-        allowed=", ".join(error.allowed),
+        allowed=", ".join(error.allowed)[:300],
     )
 
 
@@ -145,8 +272,11 @@ async def on_wizard(
     if parsed is None:  # pragma: no cover - the wizard only offers readable choices
         await show(callback, i18n("fit-not-understood"), None)
         return
+    answer = await build(parsed, store)
     await show(
-        callback, await answer_text(parsed, user.language, store), watch_keyboard(parsed, i18n)
+        callback,
+        render_short(answer, user.language),
+        answer_keyboard(parsed, i18n, user.language),
     )
 
 

@@ -18,7 +18,9 @@ from estimator.parsing.result import Assumption, ParsedQuery, QueryError
 from estimator.query import (
     Checkpointing,
     FitQuery,
+    Loss,
     Method,
+    Offload,
     Optimizer,
     Precision,
     Sharding,
@@ -26,6 +28,14 @@ from estimator.query import (
     Targets,
 )
 from estimator.specs import ModelSpec
+from estimator.stacks import profile
+
+# UTF-8 bytes of plain text per token, for a dataset given as its size ("2 гб текста").
+# English: about 4 characters per token (OpenAI's tokenizer guide), one byte each. Russian:
+# Cyrillic letters take 2 bytes (running text ~1.8 bytes per character with spaces and
+# punctuation) and Llama-3/Qwen-style BPE vocabularies cut Russian into about 3 characters
+# per token: ~5.5 bytes. An estimate within ~20 %: real counts depend on the tokenizer.
+BYTES_PER_TOKEN: dict[str, float] = {"en": 4.0, "ru": 5.5}
 
 # Sane ranges: beyond them the number is a typo, not a training run.
 LIMITS: dict[str, tuple[float, float]] = {
@@ -34,9 +44,11 @@ LIMITS: dict[str, tuple[float, float]] = {
     "rank": (1, 1024),
     "gpus": (1, 512),
     "dataset": (1, 10_000_000_000),
+    "dataset_tokens": (1, 100_000_000_000_000),
     "tokens": (1, 1_048_576),
     "epochs": (0, 100),  # 0 < epochs <= 100
     "size": (0.01, 5000),  # billions of parameters
+    "budget": (1, 1_000_000_000),  # roubles
 }
 
 _DEFAULTS: dict[str, Any] = {
@@ -62,8 +74,14 @@ class Given:
     shard: Sharding | None = None
     dataset_examples: int | None = None
     tokens_per_example: int | None = None
+    dataset_tokens: int | None = None
+    dataset_bytes: float | None = None  # "2 гб текста": turned into tokens in `finish`
+    text_language: str = "en"  # the question's language: decides bytes per token
+    budget_rub: float | None = None
     epochs: float | None = None
     stack: Stack | None = None
+    offload: Offload | None = None
+    loss: Loss | None = None
     target_gpu: str | None = None
     target_family: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -74,7 +92,11 @@ def check_int(key: str, value: float) -> int:
     low, high = LIMITS[key]
     if not math.isfinite(value) or value != int(value):
         raise QueryError(
-            "bad_value", f"{key} must be a whole number, got {value:g}", key=key, value=f"{value:g}"
+            "bad_value",
+            f"{key} must be a whole number, got {value:g}",
+            key=key,
+            value=f"{value:g}",
+            allowed=(f"{int(low)}..{int(high)}",),
         )
     if not low <= value <= high:
         raise QueryError(
@@ -121,7 +143,13 @@ def resolve_gpu(name: str) -> tuple[str | None, str | None]:
     family = gpus.family_of(name)
     if family is not None:
         return None, family
-    raise QueryError("unknown_gpu", f"unknown GPU {name!r}", key="gpu", value=name)
+    raise QueryError(
+        "unknown_gpu",
+        f"unknown GPU {name!r}",
+        key="gpu",
+        value=name,
+        allowed=("4090", "3090", "a100-80", "a100-40", "h100", "h200", "l40s", "t4"),
+    )
 
 
 def _assume(out: list[Assumption], key: str, value: object) -> Any:
@@ -139,7 +167,12 @@ def finish(given: Given) -> ParsedQuery:
         model, from_size = model_for_size(given.size_b), True
         assumed.append(Assumption("model", model.id))
     else:
-        raise QueryError("no_model", "name a model (llama 3 8b) or a size (13b)", key="model")
+        raise QueryError(
+            "no_model",
+            "name a model (llama 3 8b) or a size (13b)",
+            key="model",
+            allowed=("7b", "13b", "70b", "llama 3 8b", "qwen2.5 7b"),
+        )
 
     def pick(name: str, value: Any, matters: bool = True) -> Any:
         if value is not None:
@@ -158,8 +191,16 @@ def finish(given: Given) -> ParsedQuery:
     # stored too (mixed keeps fp32 copies), so it always matters.
     optimizer: Optimizer = pick("optimizer", given.optimizer, not adapters)
     precision: Precision = pick("precision", given.precision)
-    checkpointing: Checkpointing = pick("grad_checkpointing", given.grad_checkpointing)
-    stack: Stack = pick("stack", given.stack)
+    # gc=unsloth names Unsloth's offloaded checkpointing, which only Unsloth has: it implies
+    # the stack. A named stack without gc= gets that stack's own default checkpointing.
+    stack_given = given.stack
+    if stack_given is None and given.grad_checkpointing is Checkpointing.UNSLOTH:
+        stack_given = Stack.UNSLOTH
+    stack: Stack = pick("stack", stack_given)
+    if given.grad_checkpointing is None and stack_given is not None:
+        checkpointing = _assume(assumed, "grad_checkpointing", profile(stack).default_gc)
+    else:
+        checkpointing = pick("grad_checkpointing", given.grad_checkpointing)
     gpu_count: int = given.gpus if given.gpus is not None else _DEFAULTS["gpus"]
     shard = given.shard
     if shard is None and gpu_count > 1:
@@ -173,11 +214,18 @@ def finish(given: Given) -> ParsedQuery:
 
     tokens = given.tokens_per_example
     epochs = given.epochs if given.epochs is not None else _DEFAULTS["epochs"]
-    if given.dataset_examples is not None:
-        if tokens is None:
-            tokens = _assume(assumed, "tokens_per_example", max(1, ctx // 2))
-        if given.epochs is None:
-            _assume(assumed, "epochs", f"{epochs:g}")
+    dataset_tokens = given.dataset_tokens
+    if dataset_tokens is None and given.dataset_bytes is not None:
+        per_token = BYTES_PER_TOKEN.get(given.text_language, BYTES_PER_TOKEN["en"])
+        dataset_tokens = max(1, round(given.dataset_bytes / per_token))
+        assumed.append(Assumption("dataset_tokens", str(dataset_tokens)))
+        notes.append(f"text_tokens:{given.text_language}:{per_token:g}")
+    if given.dataset_examples is not None and dataset_tokens is None and tokens is None:
+        tokens = _assume(assumed, "tokens_per_example", max(1, ctx // 2))
+    if (given.dataset_examples is not None or dataset_tokens is not None) and (
+        given.epochs is None
+    ):
+        _assume(assumed, "epochs", f"{epochs:g}")
     if tokens is not None and tokens > ctx:
         notes.append("tokens_clamped")  # longer examples are cut at ctx when training
         tokens = ctx
@@ -199,6 +247,9 @@ def finish(given: Given) -> ParsedQuery:
         epochs=epochs,
         gpu=given.target_gpu,
         stack=stack,
+        offload=given.offload or Offload.NONE,
+        loss=given.loss,
+        dataset_tokens=dataset_tokens,
     )
     return ParsedQuery(
         query=query,
@@ -208,4 +259,6 @@ def finish(given: Given) -> ParsedQuery:
         target_family=given.target_family,
         assumptions=tuple(assumed),
         notes=tuple(notes),
+        budget_rub=given.budget_rub,
+        asked_size=given.size_b if from_size else None,
     )

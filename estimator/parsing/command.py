@@ -11,6 +11,7 @@ positional word is skipped with a note ("unknown_key:foo", "ignored:bar").
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from enum import StrEnum
@@ -18,6 +19,7 @@ from enum import StrEnum
 from estimator import gpus
 from estimator.models import find_model_in_text
 from estimator.parsing.build import (
+    LIMITS,
     Given,
     check_epochs,
     check_int,
@@ -35,15 +37,27 @@ from estimator.parsing.patterns import (
     size_value,
 )
 from estimator.parsing.result import ParsedQuery, QueryError
+from estimator.parsing.text import read_levers_and_counts
 from estimator.parsing.words import (
     COMMAND_KEYS,
     COMMAND_METHOD_WORDS,
     FALSE_WORDS,
     SIZE_UNITS,
+    TEXT_SIZE_UNITS,
     TRUE_WORDS,
     VALUE_ALIASES,
 )
-from estimator.query import Checkpointing, Method, Optimizer, Precision, Sharding, Stack, Targets
+from estimator.query import (
+    Checkpointing,
+    Loss,
+    Method,
+    Offload,
+    Optimizer,
+    Precision,
+    Sharding,
+    Stack,
+    Targets,
+)
 
 _KEY_OF: dict[str, str] = {alias: key for key, aliases in COMMAND_KEYS.items() for alias in aliases}
 _ENUM_KEYS: dict[str, type[StrEnum]] = {
@@ -53,6 +67,8 @@ _ENUM_KEYS: dict[str, type[StrEnum]] = {
     "shard": Sharding,
     "stack": Stack,
     "method": Method,
+    "offload": Offload,
+    "loss": Loss,
 }
 _ENUM_FIELDS = {
     "targets": "targets",
@@ -61,6 +77,8 @@ _ENUM_FIELDS = {
     "shard": "shard",
     "stack": "stack",
     "method": "method",
+    "offload": "offload",
+    "loss": "loss",
 }
 # "8xh100", "2x4090": a count glued to a GPU name.
 _COUNTED_GPU = re.compile(r"(\d{1,3})\s*[x×х*]\s*(\S+)", re.IGNORECASE)
@@ -99,11 +117,67 @@ def _enum_value(key: str, raw: str) -> StrEnum:
         raise _bad(key, raw, _allowed(enum)) from None
 
 
+# What a numeric key accepts, shown when its value cannot be read.
+NUMBER_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "ctx": ("512", "4096", "8k", "32k"),
+    "bs": ("1", "2", "8"),
+    "rank": ("8", "16", "64"),
+    "gpus": ("1", "2", "8"),
+    "dataset": ("10000", "50k", "1m", "2gb", "500mb", "50m_tokens"),
+    "tokens": ("300", "512", "2k"),
+    "epochs": ("1", "3", "0.5"),
+    "budget": ("5000", "20k", "5000₽"),
+}
+
+
 def _amount(key: str, raw: str, thousand: int) -> float:
     value = amount_value(raw, thousand=thousand)
     if value is None:
-        raise QueryError("bad_value", f"{key}={raw!r} is not a number", key=key, value=raw)
+        raise QueryError(
+            "bad_value",
+            f"{key}={raw!r} is not a number (e.g. {', '.join(NUMBER_EXAMPLES[key])})",
+            key=key,
+            value=raw,
+            allowed=NUMBER_EXAMPLES[key],
+        )
     return value
+
+
+_TEXT_SIZE = re.compile(r"(\d+(?:[.,]\d+)?)\s*(" + "|".join(TEXT_SIZE_UNITS) + r")", re.I)
+_TOKEN_COUNT = re.compile(r"(.+?)[\s_-]*(?:tokens?|tok|токенов|токена|т)", re.I)
+
+
+def _budget(raw: str) -> float:
+    value = _amount("budget", re.sub(r"(?:₽|руб\w*|rub\w*|р)$", "", raw.strip(), flags=re.I), 1000)
+    low, high = LIMITS["budget"]
+    if not low <= value <= high:
+        raise QueryError(
+            "out_of_range",
+            f"budget={raw} is outside {low:g}..{high:g} roubles",
+            key="budget",
+            value=raw,
+            allowed=(f"{low:g}", f"{high:g}"),
+        )
+    return value
+
+
+def _set_dataset(given: Given, raw: str) -> None:
+    """dataset= takes examples ("50k"), text size ("2gb", "500мб") or tokens ("50m_tokens")."""
+    size = _TEXT_SIZE.fullmatch(raw.strip())
+    if size is not None:
+        value = float(size.group(1).replace(",", "."))
+        if value <= 0:
+            raise QueryError(
+                "out_of_range", f"dataset={raw} must be above 0", key="dataset", value=raw
+            )
+        given.dataset_bytes = value * TEXT_SIZE_UNITS[size.group(2).lower()]
+        return
+    tokens = _TOKEN_COUNT.fullmatch(raw.strip())
+    if tokens is not None and amount_value(tokens.group(1), thousand=1000) is not None:
+        count = round(_amount("dataset", tokens.group(1), 1000))
+        given.dataset_tokens = check_int("dataset_tokens", count)
+        return
+    given.dataset_examples = check_int("dataset", round(_amount("dataset", raw, 1000)))
 
 
 def _checkpointing(raw: str) -> Checkpointing:
@@ -127,9 +201,8 @@ _SETTERS: dict[str, Callable[[Given, str], None]] = {
     "bs": lambda g, v: setattr(g, "micro_batch", check_int("bs", _amount("bs", v, 1000))),
     "rank": lambda g, v: setattr(g, "lora_rank", check_int("rank", _amount("rank", v, 1000))),
     "gpus": lambda g, v: setattr(g, "gpus", check_int("gpus", _amount("gpus", v, 1000))),
-    "dataset": lambda g, v: setattr(
-        g, "dataset_examples", check_int("dataset", round(_amount("dataset", v, 1000)))
-    ),
+    "dataset": _set_dataset,
+    "budget": lambda g, v: setattr(g, "budget_rub", _budget(v)),
     "tokens": lambda g, v: setattr(
         g, "tokens_per_example", check_int("tokens", round(_amount("tokens", v, 1000)))
     ),
@@ -140,9 +213,23 @@ _SETTERS: dict[str, Callable[[Given, str], None]] = {
 }
 
 
+def _allowed_for(key: str) -> tuple[str, ...]:
+    if key in _ENUM_KEYS:
+        return _allowed(_ENUM_KEYS[key])
+    if key == "gc":
+        return _allowed(Checkpointing)
+    if key == "gpu":
+        return GPU_EXAMPLES
+    if key == "model":
+        return MODEL_EXAMPLES
+    return NUMBER_EXAMPLES.get(key, ())
+
+
 def _apply(given: Given, key: str, value: str) -> None:
     if not value:
-        raise QueryError("bad_value", f"{key}= needs a value", key=key, value="")
+        raise QueryError(
+            "bad_value", f"{key}= needs a value", key=key, value="", allowed=_allowed_for(key)
+        )
     if key in _ENUM_KEYS:
         setattr(given, _ENUM_FIELDS[key], _enum_value(key, value))
     else:
@@ -165,7 +252,11 @@ def _set_size(given: Given, size: float) -> None:
     size = check_size(size)
     if given.model is not None or (given.size_b is not None and given.size_b != size):
         raise QueryError(
-            "conflict", "more than one model or size given", key="model", value=f"{size:g}b"
+            "conflict",
+            "more than one model or size given",
+            key="model",
+            value=f"{size:g}b",
+            allowed=MODEL_EXAMPLES,
         )
     given.size_b = size
 
@@ -205,6 +296,17 @@ def _positional(given: Given, words: list[str]) -> None:
         given.notes.append(f"ignored:{word}")
 
 
+def _read_free_words(given: Given) -> None:
+    """Words the grammar could not read («батч 4», «без gradient checkpointing») go through
+    the free-text reader; what it cannot read either stays noted as ignored."""
+    words = [note.split(":", 1)[1] for note in given.notes if note.startswith("ignored:")]
+    if not words:
+        return
+    given.notes = [note for note in given.notes if not note.startswith("ignored:")]
+    left = read_levers_and_counts(" ".join(words), given)
+    given.notes += [f"ignored:{word}" for word in left]
+
+
 def _unknown_model(given: Given) -> QueryError:
     words = [n.split(":", 1)[1] for n in given.notes if n.startswith("ignored:")]
     return QueryError(
@@ -212,23 +314,44 @@ def _unknown_model(given: Given) -> QueryError:
         f"unknown model {' '.join(words)!r}" if words else "name a model (llama 3 8b) or a size",
         key="model",
         value=" ".join(words) or None,
+        allowed=MODEL_EXAMPLES,
+    )
+
+
+MODEL_EXAMPLES = ("7b", "13b", "70b", "llama 3 8b", "qwen2.5 7b", "mistral 7b")
+GPU_EXAMPLES = ("4090", "3090", "a100-80", "a100-40", "h100", "h200", "l40s", "t4")
+
+
+_TRAILING = ",;.!?)»\"'"
+
+
+def _unknown_key(raw_key: str) -> QueryError:
+    """Names the key and suggests the nearest known spelling ("cxt" -> "ctx")."""
+    near = difflib.get_close_matches(raw_key.lower(), list(_KEY_OF), n=1, cutoff=0.5)
+    suggestion = _KEY_OF[near[0]] if near else ""
+    return QueryError(
+        "unknown_key",
+        f"unknown key {raw_key!r}" + (f"; did you mean {suggestion}?" if suggestion else ""),
+        key=raw_key,
+        value=suggestion or None,
+        allowed=tuple(COMMAND_KEYS),
     )
 
 
 def parse_command(args: str) -> ParsedQuery:
     """Parse the arguments of /fit. Raises QueryError (and nothing else) on bad input."""
-    given = Given()
+    given = Given(text_language="ru" if re.search(r"[а-яё]", args, re.I) else "en")
     positional: list[str] = []
     explicit: dict[str, str] = {}
-    for token in _tidy(args).split(" "):
+    for raw_token in _tidy(args).split(" "):
+        token = raw_token.strip(_TRAILING)  # "ctx=2048," and "qlora," are what people type
         if not token:
             continue
         if "=" in token and not token.startswith("="):
             raw_key, value = token.split("=", 1)
             key = _KEY_OF.get(raw_key.lower())
             if key is None:
-                given.notes.append(f"unknown_key:{raw_key.lower()}")
-                continue
+                raise _unknown_key(raw_key)
             if key in explicit:
                 given.notes.append(f"repeated_key:{key}")  # the last one wins
             explicit[key] = value
@@ -237,6 +360,7 @@ def parse_command(args: str) -> ParsedQuery:
     _positional(given, positional)
     for key, value in explicit.items():
         _apply(given, key, value)
+    _read_free_words(given)
     if given.model is None and given.size_b is None:
         raise _unknown_model(given)  # says which words it could not read as a model
     return finish(given)

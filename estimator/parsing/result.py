@@ -30,6 +30,8 @@ class ParsedQuery:
     # out_of_range:<key> (free text: the value was dropped), extra_gpu:<name>,
     # extra_size:<n>, extra_method:<method> (free text: only the first one counts).
     notes: tuple[str, ...]
+    budget_rub: float | None = None  # «уложусь в 5000 ₽?»: the most the user will pay
+    asked_size: float | None = None  # the bare size asked ("7b" -> 7.0), echoed as asked
 
     def assumed(self, key: str) -> str | None:
         """The assumed value of `key`, or None when the user gave it."""
@@ -40,7 +42,8 @@ class QueryError(ValueError):
     """The command cannot be answered. `reason` is one line of English; the bot translates
     `code` (with `key`, `value` and `allowed` filled in) into the user's language.
 
-    Codes: no_model, bad_value, out_of_range, unknown_gpu, conflict.
+    Codes: no_model, bad_value, out_of_range, unknown_gpu, unknown_key (value: the nearest
+    known key, or None), conflict. `allowed` lists what the key accepts.
     """
 
     def __init__(

@@ -16,6 +16,7 @@ from typing import TypeVar
 from estimator import gpus
 from estimator.models import find_model_in_text
 from estimator.parsing.build import (
+    LIMITS,
     Given,
     check_epochs,
     check_int,
@@ -26,6 +27,7 @@ from estimator.parsing.build import (
 from estimator.parsing.patterns import (
     AMOUNT,
     DECIMAL,
+    MILLIONS,
     SIZE,
     alternation,
     amount_value,
@@ -36,6 +38,7 @@ from estimator.parsing.patterns import (
 from estimator.parsing.result import ParsedQuery, QueryError
 from estimator.parsing.words import (
     BATCH_WORDS,
+    BUDGET_WORDS,
     CHECKPOINTING_PHRASES,
     CTX_WORDS,
     DATASET_WORDS,
@@ -43,17 +46,22 @@ from estimator.parsing.words import (
     EXAMPLE_WORDS,
     FILLER_WORDS,
     GPU_COUNT_WORDS,
+    LOSS_PHRASES,
     METHOD_PHRASES,
     NUMBER_WORDS,
+    OFFLOAD_PHRASES,
     OPTIMIZER_PHRASES,
     PARAMS_WORDS,
     PER_EXAMPLE_AFTER,
     PER_EXAMPLE_BEFORE,
     PRECISION_PHRASES,
     RANK_WORDS,
+    RUBLE_WORDS,
     SHARDING_PHRASES,
     STACK_PHRASES,
     TARGETS_PHRASES,
+    TEXT_SIZE_UNITS,
+    TEXT_WORDS,
     TOKEN_WORDS,
 )
 
@@ -74,6 +82,22 @@ _GLUE = rf"\s*[=:~]?\s*(?:{_FILLER}\s*){{0,2}}~?\s*"
 _DATASET = (
     rf"{alternation(DATASET_WORDS)}{_GLUE}({AMOUNT})(?:\s*{_EXAMPLES})?",
     rf"(?<![\w.,])({AMOUNT})\s*{_EXAMPLES}",
+)
+_UNITS = alternation(TEXT_SIZE_UNITS, left_boundary=False)
+_TEXT = alternation(TEXT_WORDS)
+# A dataset as text size: "датасет 2 гб", "2 гб текста", "500 MB of text".
+_DATASET_BYTES = (
+    rf"{alternation(DATASET_WORDS)}{_GLUE}({DECIMAL})\s*({_UNITS})(?:\s*{_TEXT})?",
+    rf"(?<![\w.,])({DECIMAL})\s*({_UNITS})\s*{_TEXT}",
+)
+# A dataset in tokens: "датасет 50м токенов", "20M tokens" (millions of tokens are a dataset,
+# never one sample's length).
+_DATASET_TOKENS = (
+    rf"{alternation(DATASET_WORDS)}{_GLUE}({AMOUNT})\s*{_TOKENS}",
+    rf"(?<![\w.,])({DECIMAL}\s*{MILLIONS})\s*{_TOKENS}",
+)
+_BUDGET = (
+    rf"(?:{alternation(BUDGET_WORDS)}\s*)?(?<![\w.,])({AMOUNT})\s*{alternation(RUBLE_WORDS)}",
 )
 _PER_EXAMPLE = (
     rf"{alternation(PER_EXAMPLE_BEFORE)}\s*({AMOUNT})\s*{_TOKENS}",
@@ -101,6 +125,14 @@ _GPU_COUNT = (
 _COUNT_BEFORE = re.compile(rf"{_COUNT}\s*(?:{_TIMES}\s*)?$", re.IGNORECASE)
 _COUNT_AFTER = re.compile(rf"^\s*{_TIMES}\s*(\d{{1,3}})(?!\d|[.,]\d)", re.IGNORECASE)
 _SIZE = rf"{SIZE}(?:\s*{alternation(PARAMS_WORDS)})?"
+
+
+_CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+
+
+def language_of(text: str) -> str:
+    """ "ru" for text with Cyrillic letters, else "en": the language to answer in."""
+    return "ru" if _CYRILLIC.search(text) else "en"
 
 
 class _Reader:
@@ -182,7 +214,33 @@ def _read_model(reader: _Reader, given: Given) -> None:
         m = compiled(_SIZE).search(reader.rest)
 
 
+def _read_dataset_size(reader: _Reader, given: Given) -> None:
+    for pattern in _DATASET_BYTES:
+        m = compiled(pattern).search(reader.rest)
+        if m:
+            reader.blank(m.start(), m.end())
+            value = number_value(m.group(1))
+            unit = TEXT_SIZE_UNITS[m.group(2).lower()]
+            if value is not None and value > 0:
+                given.dataset_bytes = value * unit
+            said = m.group(0).lower()
+            if "русск" in said or "russian" in said:
+                given.text_language = "ru"
+            elif "англ" in said or "english" in said:
+                given.text_language = "en"
+            return
+    tokens = reader.take(_DATASET_TOKENS)
+    if tokens is not None and (value := amount_value(tokens, thousand=1000)) is not None:
+        _set_int(given, "dataset_tokens", "dataset_tokens", round(value))
+
+
 def _read_counts(reader: _Reader, given: Given) -> None:
+    budget = reader.take(_BUDGET)
+    if budget is not None and (value := amount_value(budget, thousand=1000)) is not None:
+        low, high = LIMITS["budget"]
+        if low <= value <= high:
+            given.budget_rub = value
+    _read_dataset_size(reader, given)
     dataset = reader.take(_DATASET)
     if dataset is not None and (value := amount_value(dataset, thousand=1000)) is not None:
         _set_int(given, "dataset", "dataset_examples", round(value))
@@ -228,6 +286,24 @@ def _read_levers(reader: _Reader, given: Given) -> None:
     # "unsloth" names both the stack and its offloaded checkpointing: read both unblanked.
     given.stack = reader.choice(STACK_PHRASES, blank=False)
     given.grad_checkpointing = reader.choice(CHECKPOINTING_PHRASES)
+    given.offload = reader.choice(OFFLOAD_PHRASES)
+    given.loss = reader.choice(LOSS_PHRASES)
+
+
+def read_levers_and_counts(text: str, given: Given) -> list[str]:
+    """Fill what `given` lacks from free words (the command grammar's unreadable positional
+    words: «батч 4», «без gradient checkpointing»); returns the words still not understood."""
+    reader = _Reader(text[:MAX_LENGTH])
+    found = Given(text_language=given.text_language)
+    _read_gpus(reader, found)
+    _read_levers(reader, found)
+    _read_counts(reader, found)
+    for name in found.__dataclass_fields__:
+        if name in ("notes", "text_language"):
+            continue
+        if getattr(given, name) is None and getattr(found, name) is not None:
+            setattr(given, name, getattr(found, name))
+    return reader.rest.split()
 
 
 def parse_question(text: str) -> ParsedQuery | None:
@@ -235,7 +311,7 @@ def parse_question(text: str) -> ParsedQuery | None:
     if not isinstance(text, str) or not text.strip():
         return None
     reader = _Reader(text[:MAX_LENGTH])
-    given = Given()
+    given = Given(text_language=language_of(text))
     _read_model(reader, given)
     if given.model is None and given.size_b is None:
         return None  # greetings, prices, "когда появятся A100?": not a sizing question

@@ -13,7 +13,17 @@ from these tables; nothing else in the package spells out a word. Conventions:
 
 from __future__ import annotations
 
-from estimator.query import Checkpointing, Method, Optimizer, Precision, Sharding, Stack, Targets
+from estimator.query import (
+    Checkpointing,
+    Loss,
+    Method,
+    Offload,
+    Optimizer,
+    Precision,
+    Sharding,
+    Stack,
+    Targets,
+)
 
 # --- model names -------------------------------------------------------------------------
 # Cyrillic spellings of model lines, mapped to the Latin word the catalog uses. Only whole
@@ -197,6 +207,23 @@ METHOD_PHRASES: dict[Method, tuple[str, ...]] = {
         "все веса",
         "всех весов",
         "всеми весами",
+        "full",
+        "full ft",
+        "full-ft",
+        "полный",
+        "полное",
+        "полного",
+        "полную",
+        "полностью",
+        "целиком",
+        "всю модель",
+        "всей модели",
+        "всю сеть",
+        "все параметры",
+        "всех параметров",
+        "whole model",
+        "entire model",
+        "all parameters",
     ),
 }
 
@@ -222,6 +249,8 @@ COMMAND_METHOD_WORDS: dict[str, Method] = {
     "полный": Method.FULL,
     "полного": Method.FULL,
     "полностью": Method.FULL,
+    "полную": Method.FULL,
+    "целиком": Method.FULL,
 }
 
 # --- training levers in free text --------------------------------------------------------
@@ -242,6 +271,17 @@ CTX_WORDS: tuple[str, ...] = (
     "длин* последовательност*",
     "контекст*",
     "окн* контекст*",
+    # the longest sample is what memory follows: «средняя 700, максимум 2к»
+    "максимум",
+    "максимальн* длин*",
+    "макс длин*",
+    "самый длинный пример",
+    "самые длинные примеры",
+    "longest sample",
+    "longest example",
+    "longest",
+    "max",
+    "длин*",
 )
 TOKEN_WORDS: tuple[str, ...] = ("токен*", "tokens", "token", "tok")
 BATCH_WORDS: tuple[str, ...] = (
@@ -286,7 +326,18 @@ EXAMPLE_WORDS: tuple[str, ...] = (
     "строк*",
 )
 # "по 500 токенов" / "500 tokens per example" / "в среднем 500 токенов": tokens per example.
-PER_EXAMPLE_BEFORE: tuple[str, ...] = ("по", "в среднем", "average", "avg", "on average")
+PER_EXAMPLE_BEFORE: tuple[str, ...] = (
+    "по",
+    "в среднем",
+    "средн* длин*",
+    "средн*",
+    "average length",
+    "average",
+    "avg length",
+    "avg",
+    "mean length",
+    "on average",
+)
 PER_EXAMPLE_AFTER: tuple[str, ...] = (
     "per example",
     "per sample",
@@ -332,6 +383,10 @@ OPTIMIZER_PHRASES: dict[Optimizer, tuple[str, ...]] = {
         "8 бит* adam*",
         "adam* 8 бит*",
         "восьмибитн* adam*",
+        "8 битн* адам*",
+        "8 бит* адам*",
+        "восьмибитн* адам*",
+        "адам* 8 бит*",
         "bnb adam*",
         "8 bit optim*",
         "8 битн* оптимизатор*",
@@ -344,6 +399,16 @@ OPTIMIZER_PHRASES: dict[Optimizer, tuple[str, ...]] = {
 
 # Unsloth names both a stack and its offloaded checkpointing; "unsloth" sets both.
 CHECKPOINTING_PHRASES: dict[Checkpointing, tuple[str, ...]] = {
+    Checkpointing.SELECTIVE: (
+        "selective activation checkpointing",
+        "selective checkpointing",
+        "selective gradient checkpointing",
+        "selective ac",
+        "выборочн* чекпоинтинг*",
+        "выборочн* checkpointing",
+        "выборочн* пересчёт*",
+        "выборочн* пересчет*",
+    ),
     Checkpointing.OFF: (
         "без gradient checkpointing*",
         "без checkpointing*",
@@ -429,23 +494,114 @@ TARGETS_PHRASES: dict[Targets, tuple[str, ...]] = {
         "attention layers",
     ),
     Targets.QV: ("q v", "q и v", "q and v", "q_proj v_proj", "qv", "q/v"),
+    Targets.MLP: ("mlp only", "only mlp", "только mlp", "gate up down", "mlp layers"),
 }
 
 STACK_PHRASES: dict[Stack, tuple[str, ...]] = {
     Stack.UNSLOTH: ("unsloth", "анслот*"),
     Stack.TORCHTUNE: ("torchtune", "торчтюн*"),
     Stack.LITGPT: ("litgpt", "lit gpt"),
+    Stack.AXOLOTL: ("axolotl", "аксолотл*"),
+    Stack.SWIFT: ("ms swift", "ms-swift", "modelscope swift"),
+    Stack.LLAMAFACTORY: ("llama factory", "llamafactory", "llama-factory", "лама фактори"),
     Stack.HF: (
         "transformers",
         "peft",
         "trl",
-        "axolotl",
-        "llama factory",
-        "llamafactory",
         "hf trainer",
         "huggingface trainer",
+        "hugging face trainer",
+        "sfttrainer",
     ),
 }
+
+# ZeRO/FSDP offload in free text: the optimizer alone first (its phrases are longer).
+OFFLOAD_PHRASES: dict[Offload, tuple[str, ...]] = {
+    Offload.OPTIMIZER: (
+        "offload optimizer",
+        "optimizer offload",
+        "offload_optimizer",
+        "offload the optimizer",
+        "offload оптимизатора",
+        "оффлоад* оптимизатора",
+        "выгрузк* оптимизатора",
+        "оптимизатор на cpu",
+        "optimizer on cpu",
+    ),
+    Offload.PARAMS: (
+        "cpu offload",
+        "cpu offloading",
+        "offload params",
+        "offload parameters",
+        "param offload",
+        "offload_param",
+        "parameter offload",
+        "оффлоад* параметров",
+        "offload параметров",
+        "выгрузк* весов",
+        "выгрузк* параметров",
+        "offload на cpu",
+        "оффлоад* на cpu",
+    ),
+}
+# The loss kind in free text: fused kernels (Liger, Apple's Cut Cross-Entropy), chunked CE.
+LOSS_PHRASES: dict[Loss, tuple[str, ...]] = {
+    Loss.FUSED: (
+        "liger",
+        "liger kernel*",
+        "cut cross entropy",
+        "cut_cross_entropy",
+        "cce",
+        "fused cross entropy",
+        "fused loss",
+        "fused linear cross entropy",
+    ),
+    Loss.CHUNKED: ("chunked cross entropy", "chunked ce", "chunked loss", "чанкованн* лосс*"),
+}
+
+# A dataset given as text size: "2 гб текста", "500 MB of text", dataset=2gb.
+TEXT_SIZE_UNITS: dict[str, float] = {
+    "kb": 1e3,
+    "кб": 1e3,
+    "mb": 1e6,
+    "мб": 1e6,
+    "gb": 1e9,
+    "гб": 1e9,
+    "tb": 1e12,
+    "тб": 1e12,
+}
+TEXT_WORDS: tuple[str, ...] = (
+    "русск* текст*",
+    "английск* текст*",
+    "of russian text",
+    "of english text",
+    "russian text",
+    "english text",
+    "текст*",
+    "of text",
+    "text",
+    "данных",
+    "of data",
+    "сырого текста",
+    "raw text",
+)
+
+# Money: a sum with a rouble sign or word is a budget («уложусь в 5000 ₽?», "within 5k rub").
+RUBLE_WORDS: tuple[str, ...] = ("₽", "руб*", "р", "rub", "rubles", "roubles")
+BUDGET_WORDS: tuple[str, ...] = (
+    "уложусь в",
+    "уложиться в",
+    "уложимся в",
+    "бюджет*",
+    "budget",
+    "within",
+    "не дороже",
+    "не больше",
+    "до",
+    "за",
+    "under",
+    "for",
+)
 
 # --- the command grammar -------------------------------------------------------------------
 # key=value: the canonical key and the spellings accepted for it.
@@ -464,6 +620,9 @@ COMMAND_KEYS: dict[str, tuple[str, ...]] = {
     "epochs": ("epochs", "epoch", "ep", "эпох", "эпохи"),
     "gpu": ("gpu", "card", "карта", "видеокарта"),
     "stack": ("stack", "framework", "стек"),
+    "offload": ("offload", "cpu_offload", "оффлоад"),
+    "budget": ("budget", "бюджет", "max_rub"),
+    "loss": ("loss", "лосс"),
     "method": ("method", "метод"),
     "model": ("model", "модель"),
 }
@@ -480,6 +639,8 @@ VALUE_ALIASES: dict[str, dict[str, str]] = {
         "all-linear": "all",
         "all_linear": "all",
         "linear": "all",
+        "gate,up,down": "mlp",
+        "ffn": "mlp",
     },
     "optim": {
         "adam": "adamw",
@@ -516,10 +677,33 @@ VALUE_ALIASES: dict[str, dict[str, str]] = {
         "transformers": "hf",
         "peft": "hf",
         "trl": "hf",
-        "axolotl": "hf",
-        "llamafactory": "hf",
-        "llama-factory": "hf",
+        "huggingface": "hf",
+        "llama-factory": "llamafactory",
+        "llama_factory": "llamafactory",
+        "lf": "llamafactory",
+        "ms-swift": "swift",
+        "ms_swift": "swift",
         "lit-gpt": "litgpt",
+        "tt": "torchtune",
+    },
+    "loss": {
+        "liger": "fused",
+        "cce": "fused",
+        "cut": "fused",
+        "hf": "naive",
+        "plain": "naive",
+        "chunk": "chunked",
+    },
+    "offload": {
+        "optim": "optimizer",
+        "opt": "optimizer",
+        "cpu": "params",
+        "param": "params",
+        "all": "params",
+        "full": "params",
+        "off": "none",
+        "no": "none",
+        "нет": "none",
     },
 }
 

@@ -1,4 +1,4 @@
-"""bench.estimator_accuracy without ../shared: one line saying where the data comes from."""
+"""bench.estimator_accuracy given a CSV that is not there: one line, not a traceback."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_without_the_measurements_it_says_so_in_one_line(tmp_path: Path):
+def test_a_missing_csv_is_named_in_one_line(tmp_path: Path):
     missing = tmp_path / "shared" / "data" / "vram_calibration.csv"
     result = subprocess.run(
         [sys.executable, "-m", "bench.estimator_accuracy", "--quiet", "--csv", str(missing)],
@@ -22,4 +22,4 @@ def test_without_the_measurements_it_says_so_in_one_line(tmp_path: Path):
     assert result.returncode == 1
     assert result.stdout == ""
     (line,) = result.stderr.splitlines()
-    assert f"{missing} not found: it comes with ../shared" in line
+    assert f"{missing} not found; pass --csv FILE" in line

@@ -93,7 +93,9 @@ async def test_unknown_command_and_text_point_to_help(telegram: FakeTelegram, db
         unknown = await send(telegram, "/frobnicate <b>&")
         chatter = await send(telegram, "<b>привет</b> & пока")
     assert unknown == "Не знаю команду /frobnicate. Список команд — /help."
-    assert "/help" in chatter
+    # Chatter gets the commands that would answer it, never «Не понял».
+    assert "/fit" in chatter
+    assert "Не понял" not in chatter
 
 
 async def test_non_text_message_gets_a_hint(telegram: FakeTelegram, db_path: Path):

@@ -144,7 +144,7 @@ async def test_fit_answer_ends_with_cheapest_fitting_offers(telegram: FakeTelegr
         telegram.push_message(CHAT, "/fit 8b qlora ctx=2048")
         call = await telegram.wait_for_call("sendMessage", after=after)
     text = call.result["text"]
-    assert "Дешевле всего сейчас" in text
-    cheapest = text.split("Дешевле всего сейчас")[1].splitlines()[1]
-    assert cheapest == "Selectel: RTX 4090 ×1 — 95,00 ₽/ч"
-    assert "T4" not in text.split("Дешевле всего сейчас")[1]  # out of stock
+    assert "Лучшие варианты сейчас" in text
+    cheapest = text.split("Лучшие варианты сейчас")[1].splitlines()[1]
+    assert cheapest == "1. RTX 4090 ×1 · Selectel — 95,00 ₽/ч"
+    assert "T4" not in text.split("Лучшие варианты сейчас")[1]  # out of stock

@@ -149,12 +149,6 @@ def test_what_the_examples_show(transcripts: dict[str, subprocess.CompletedProce
     assert "What I can do" in console
 
 
-# TODO(issue 12 item 4): the short first /fit answer is the issue-11 helper's work (a short
-# answer under 900 characters, the rest behind «Подробнее»). Flip this to a plain test (drop
-# the xfail) once that is merged; strict=True makes this fail loudly the day it passes.
-@pytest.mark.xfail(
-    strict=True, reason="issue 12 item 4: /fit's short answer is the issue-11 helper's part"
-)
 def test_the_first_fit_answer_is_under_900_characters(
     transcripts: dict[str, subprocess.CompletedProcess[str]],
 ):

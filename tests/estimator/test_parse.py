@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from estimator.ask import understand
 from estimator.parse import ParsedQuery, QueryError, parse_command, parse_question
 from estimator.query import DEFAULTS_DOC, FitQuery
 
@@ -45,13 +46,14 @@ def check(parsed: ParsedQuery | None, expected: dict[str, Any]) -> None:
 
 
 L8, L13, L70, Q7 = "Llama-3.1-8B", "Llama-2-13B", "Llama-3.3-70B", "Qwen2.5-7B"
+L7 = "Llama-2-7B"  # a bare "7b" is sized on a Llama-like 7B, never Qwen's 152k vocabulary
 
 QUESTIONS: list[tuple[str, dict[str, Any]]] = [
     # the four from the brief
     ("хватит ли 4090 для 13b qlora на 4k контексте?",
      {"model": L13, "from_size": True, "method": "qlora", "ctx": 4096, "gpu": "RTX 4090"}),
     ("сколько памяти на полное дообучение 7b",
-     {"model": Q7, "from_size": True, "method": "full", "gpu": None, "gpus": 1}),
+     {"model": L7, "from_size": True, "method": "full", "gpu": None, "gpus": 1}),
     ("70B full fine-tune на 8× H100",
      {"model": L70, "method": "full", "gpus": 8, "family": "H100", "gpu": None,
       "shard": "zero3"}),
@@ -95,15 +97,16 @@ QUESTIONS: list[tuple[str, dict[str, Any]]] = [
      {"model": "CodeLlama-34B", "bs": 2, "ctx": 16384}),
     ("можно ли на L40S обучить gemma 2 27b с qlora?",
      {"model": "Gemma-2-27B", "method": "qlora", "gpu": "L40S"}),
-    ("0,5b полный файнтюн", {"model": "Qwen2.5-0.5B", "from_size": True, "method": "full"}),
-    ("1.5b лора на T4", {"model": "Qwen2.5-1.5B", "method": "lora", "gpu": "T4"}),
-    ("Хватит ли 48 гб для 34b qlora?", {"model": "Yi-34B", "method": "qlora", "gpu": None}),
+    ("0,5b полный файнтюн", {"model": "Llama-like-0.5B", "from_size": True, "method": "full"}),
+    ("1.5b лора на T4", {"model": "Llama-like-1.5B", "method": "lora", "gpu": "T4"}),
+    ("Хватит ли 48 гб для 34b qlora?",
+     {"model": "CodeLlama-34B", "method": "qlora", "gpu": None}),
     ("лора 8b rank 128 на все слои", {"model": L8, "rank": 128, "targets": "all"}),
     ("Мистраль немо лора 8к", {"model": "Mistral-Nemo-12B", "method": "lora", "ctx": 8192}),
     ("дипсик 67б кулора на 4 A100",
      {"model": "DeepSeek-LLM-67B", "method": "qlora", "gpus": 4, "family": "A100"}),
     ("Какая карта нужна для 7B QLoRA с micro-batch 4 и контекстом 8k?",
-     {"model": Q7, "bs": 4, "ctx": 8192}),
+     {"model": L7, "bs": 4, "ctx": 8192}),
     ("gemma 7b sgd fp32 полное дообучение",
      {"model": "Gemma-7B", "method": "full", "optim": "sgd", "precision": "fp32"}),
     ("обучение qwen3 8b, 2 эпохи, датасет 1м примеров",
@@ -124,7 +127,7 @@ QUESTIONS: list[tuple[str, dict[str, Any]]] = [
     ("How much VRAM for QLoRA on Llama 3 70B with 4k context?",
      {"model": L70, "method": "qlora", "ctx": 4096}),
     ("Will a 24GB RTX 3090 fit a 7b LoRA with batch size 4?",
-     {"model": Q7, "method": "lora", "bs": 4, "gpu": "RTX 3090"}),
+     {"model": L7, "method": "lora", "bs": 4, "gpu": "RTX 3090"}),
     ("mixtral 8x7b qlora on 2x A100 80GB",
      {"model": "Mixtral-8x7B-v0.1", "gpus": 2, "gpu": "A100 80GB PCIe"}),
     ("phi3-medium lora r=8 ctx=2048 bs=4",
@@ -153,6 +156,73 @@ def test_enough_phrasings() -> None:
     russian = [t for t, _ in QUESTIONS if any("а" <= c <= "я" for c in t.lower())]
     assert len(russian) >= 20
     assert len(QUESTIONS) - len(russian) >= 15
+
+
+# Issue 11's phrasings, each as meant.
+ISSUE_PHRASINGS: list[tuple[str, dict[str, Any]]] = [
+    ("13b full на a100", {"model": L13, "method": "full", "family": "A100"}),
+    ("7b full on h100", {"model": L7, "method": "full", "family": "H100"}),
+    ("дообучить 7b целиком", {"model": L7, "method": "full"}),
+    ("обучить всю модель 13b на a100 80gb", {"model": L13, "method": "full"}),
+    ("полный файнтюн 8b", {"model": L8, "method": "full"}),
+    (
+        "8b lora, средняя длина 700 токенов, максимум 2к",
+        {"model": L8, "method": "lora", "tokens": 700, "ctx": 2048},
+    ),
+    (
+        "13b qlora, average length 300 tokens, longest 4k",
+        {"model": L13, "tokens": 300, "ctx": 4096},
+    ),
+    ("100b qlora", {"model": "Llama-like-100B", "from_size": True}),
+    ("deepseek v3 671b qlora", {"model": "DeepSeek-V3", "from_size": False}),
+    ("671b qlora", {"model": "Llama-like-671B", "from_size": True}),
+    ("1.8b lora", {"model": "Llama-like-1.8B"}),
+    ("qwen 7b qlora на h100", {"model": Q7, "family": "H100", "gpu": None}),
+    ("qlora 8b, gc=unsloth", {"stack": "unsloth", "gc": "unsloth"}),
+    ("8b qlora на axolotl", {"stack": "axolotl"}),
+    ("8b lora через llama-factory", {"stack": "llamafactory"}),
+    ("8b lora ms-swift", {"stack": "swift"}),
+]
+# The seed guides' own questions (their task -> card tables).
+SEED_QUESTIONS: list[tuple[str, dict[str, Any]]] = [
+    ("7B LoRA на RTX 4090", {"model": L7, "method": "lora", "gpu": "RTX 4090"}),
+    ("7B QLoRA на RTX 4090", {"model": L7, "method": "qlora", "gpu": "RTX 4090"}),
+    ("7B full fine-tune на A100 80GB", {"model": L7, "method": "full", "gpu": "A100 80GB PCIe"}),
+    ("13B LoRA на A100 40GB", {"model": L13, "method": "lora", "gpu": "A100 40GB PCIe"}),
+    ("13B full fine-tune на A100 80GB", {"model": L13, "method": "full"}),
+    ("30B QLoRA на A100 80GB", {"model": "Llama-like-30B", "method": "qlora"}),
+    ("70B QLoRA на A100 80GB", {"model": L70, "method": "qlora", "gpu": "A100 80GB PCIe"}),
+    ("70B full fine-tune на 8× H100 80GB", {"model": L70, "method": "full", "gpus": 8}),
+    ("7B LoRA, 5k примеров, 3 эпохи, RTX 4090",
+     {"model": L7, "dataset": 5000, "epochs": 3.0, "gpu": "RTX 4090"}),
+    ("13B LoRA, 10k примеров × 3 эпохи на A100 80GB",
+     {"model": L13, "method": "lora", "dataset": 10_000, "epochs": 3.0}),
+    ("70B QLoRA, 5k примеров, 2 эпохи на A100 80GB",
+     {"model": L70, "method": "qlora", "dataset": 5000, "epochs": 2.0}),
+    ("7B full fine-tune, 50k примеров, 2 эпохи на A100 80GB",
+     {"model": L7, "method": "full", "dataset": 50_000, "epochs": 2.0}),
+    ("модель 7B при четырёх битах на параметр", {"model": L7, "method": "qlora"}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    ISSUE_PHRASINGS + SEED_QUESTIONS,
+    ids=[t[:40] for t, _ in ISSUE_PHRASINGS + SEED_QUESTIONS],
+)
+def test_issue_and_seed_phrasings(text: str, expected: dict[str, Any]) -> None:
+    check(understand(text), expected)
+
+
+def test_a_dataset_as_text_size_uses_the_language_bytes_per_token() -> None:
+    ru = understand("8b qlora, датасет 2 гб текста")
+    en = understand("8b qlora, dataset of 2 GB of text")
+    assert ru is not None
+    assert en is not None
+    assert ru.query.dataset_tokens == round(2e9 / 5.5)
+    assert en.query.dataset_tokens == 500_000_000
+    assert ru.query.dataset_examples is None  # never "2 examples"
+    assert understand("70b qlora, 50M tokens").query.dataset_tokens == 50_000_000  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(("text", "expected"), QUESTIONS, ids=[t[:40] for t, _ in QUESTIONS])
@@ -217,9 +287,9 @@ COMMANDS: list[tuple[str, dict[str, Any]]] = [
     ("13 млрд lora", {"model": L13, "method": "lora"}),
     ("13 миллиардов lora", {"model": L13, "method": "lora"}),
     ("13B full", {"model": L13, "method": "full"}),
-    ("0,5b qlora4", {"model": "Qwen2.5-0.5B", "method": "qlora"}),
-    ("1.5b 4bit", {"model": "Qwen2.5-1.5B", "method": "qlora"}),
-    ("7b лору ctx=4к", {"model": Q7, "method": "lora", "ctx": 4096}),
+    ("0,5b qlora4", {"model": "Llama-like-0.5B", "method": "qlora"}),
+    ("1.5b 4bit", {"model": "Llama-like-1.5B", "method": "qlora"}),
+    ("7b лору ctx=4к", {"model": L7, "method": "lora", "ctx": 4096}),
     ("8b полное ctx=8K", {"model": L8, "method": "full", "ctx": 8192}),
     ("8b fft ctx=16к", {"model": L8, "method": "full", "ctx": 16384}),
     ("8b lora ctx=32k", {"ctx": 32768}),
@@ -266,9 +336,63 @@ def test_commands(args: str, expected: dict[str, Any]) -> None:
 
 
 def test_command_notes_what_it_ignored() -> None:
-    parsed = parse_command("13b qlora foo=1 please ctx=1024 ctx=2048")
+    parsed = parse_command("13b qlora please ctx=1024 ctx=2048")
     assert parsed.query.ctx == 2048  # the last one wins
-    assert set(parsed.notes) == {"unknown_key:foo", "ignored:please", "repeated_key:ctx"}
+    assert set(parsed.notes) == {"ignored:please", "repeated_key:ctx"}
+
+
+@pytest.mark.parametrize(
+    ("args", "suggestion"),
+    [("13b cxt=8192", "ctx"), ("13b rnak=16", "rank"), ("13b epoch=2", None), ("13b zz=1", "")],
+)
+def test_an_unknown_key_is_an_error_that_names_the_nearest_key(args, suggestion) -> None:
+    if suggestion is None:  # "epoch" is a known spelling of epochs
+        assert parse_command(args).query.epochs == 2
+        return
+    with pytest.raises(QueryError) as info:
+        parse_command(args)
+    error = info.value
+    assert error.code == "unknown_key"
+    assert error.key == args.split()[1].split("=")[0]
+    assert (error.value or "") == suggestion
+    assert "ctx" in error.allowed
+    assert "stack" in error.allowed
+
+
+def test_trailing_punctuation_is_not_part_of_the_value() -> None:
+    parsed = parse_command("13b qlora, ctx=2048, r=16, bs=2.")
+    assert (parsed.query.ctx, parsed.query.lora_rank, parsed.query.micro_batch) == (2048, 16, 2)
+    assert not parsed.notes
+
+
+@pytest.mark.parametrize("args", ["13b ctx=abc", "13b bs=x", "13b optim=lion", "13b gc=maybe"])
+def test_every_bad_value_lists_what_is_allowed(args) -> None:
+    with pytest.raises(QueryError) as info:
+        parse_command(args)
+    assert info.value.allowed
+    assert all(info.value.allowed)
+
+
+def test_every_error_carries_allowed_values() -> None:
+    for args, _code, _key in ERRORS:
+        with pytest.raises(QueryError) as info:
+            parse_command(args)
+        assert info.value.allowed, args
+
+
+@pytest.mark.parametrize(
+    ("args", "tokens", "examples"),
+    [
+        ("8b lora dataset=2gb", 500_000_000, None),  # English text: 4 bytes per token
+        ("8b lora dataset=500мб", round(500e6 / 5.5), None),  # Cyrillic in the command: ru
+        ("8b lora dataset=50m_tokens", 50_000_000, None),
+        ("8b lora dataset=50k", None, 50_000),
+    ],
+)
+def test_dataset_as_examples_tokens_or_text_size(args, tokens, examples) -> None:
+    parsed = parse_command(args)
+    assert parsed.query.dataset_tokens == tokens
+    assert parsed.query.dataset_examples == examples
 
 
 def test_command_shard_assumption_is_recorded() -> None:
@@ -297,7 +421,7 @@ ERRORS: list[tuple[str, str, str | None]] = [
     ("13b ctx=", "bad_value", "ctx"),
     ("13b optim=lion", "bad_value", "optim"),
     ("13b precision=int8", "bad_value", "precision"),
-    ("13b targets=mlp", "bad_value", "targets"),
+    ("13b targets=mlp+", "bad_value", "targets"),
     ("13b shard=tp", "bad_value", "shard"),
     ("13b gc=maybe", "bad_value", "gc"),
     ("13b stack=jax", "bad_value", "stack"),
@@ -354,6 +478,7 @@ def test_every_documented_key_is_accepted() -> None:
         "ctx": "4096", "bs": "2", "rank": "8", "targets": "qv", "optim": "adamw",
         "precision": "bf16", "gc": "on", "gpus": "2", "shard": "ddp", "dataset": "100",
         "tokens": "100", "epochs": "1", "gpu": "4090", "stack": "hf", "method": "lora",
+        "offload": "optimizer", "budget": "5000", "loss": "fused",
     }  # fmt: skip
     for key in DEFAULTS_DOC:
         parsed = parse_command(f"8b {key}={values[key]}")
@@ -399,4 +524,44 @@ def test_parse_command_raises_only_query_error(args: str) -> None:
     else:
         assert isinstance(result, ParsedQuery)
         return
-    assert code in {"no_model", "bad_value", "out_of_range", "unknown_gpu", "conflict"}
+    assert code in {
+        "no_model",
+        "bad_value",
+        "out_of_range",
+        "unknown_gpu",
+        "unknown_key",
+        "conflict",
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("7b модель, лора r=16, батч 4, длина 1024", {"bs": 4, "ctx": 1024, "rank": 16}),
+        ("8b lora без gradient checkpointing bs=8 ctx=512", {"gc": "off", "bs": 8}),
+        ("llama 3.1 8b, selective checkpointing, lora, ctx=8192", {"gc": "selective"}),
+        ("train 70b with 4x a100 40gb full fine-tuning zero3 offload optimizer",
+         {"offload": "optimizer", "shard": "zero3", "gpus": 4}),
+        ("7b full with deepspeed zero 3 on 2 gpus with cpu offload", {"offload": "params"}),
+        ("ZeRO-2 с offload оптимизатора для 13b full на 4× 4090",
+         {"offload": "optimizer", "shard": "zero2"}),
+        ("13b qlora with liger kernel", {"loss": "fused"}),
+        ("8b qlora loss=chunked", {"loss": "chunked"}),
+        ("дообучить 7b полностью в bf16 с 8-битным адамом",
+         {"method": "full", "optim": "adamw8bit", "precision": "bf16"}),
+    ],
+)  # fmt: skip
+def test_mixed_commands_and_more_levers(text: str, expected: dict[str, Any]) -> None:
+    parsed = understand(text)
+    assert parsed is not None
+    got = fields(parsed) | {
+        "offload": parsed.query.offload.value,
+        "loss": parsed.query.loss.value if parsed.query.loss else None,
+    }
+    assert {k: got[k] for k in expected} == expected
+
+
+def test_the_text_language_of_a_dataset_can_be_said():
+    parsed = understand("100 MB of Russian text, 8b qlora")
+    assert parsed is not None
+    assert parsed.query.dataset_tokens == round(100e6 / 5.5)

@@ -15,7 +15,7 @@ from estimator.ask import understand
 from estimator.cost import PriceQuote
 from estimator.gpus import load_gpus
 from estimator.parse import QueryError
-from estimator.render import render
+from estimator.render import render, render_details, render_short
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,15 +29,30 @@ QUERIES = [
 ]
 
 
+QUOTES = [
+    PriceQuote("RTX 4090", 1, "immers.cloud", rub_per_hour=83.0, rub_per_month=45_000),
+    PriceQuote("A100 80GB SXM", 1, "Selectel", rub_per_hour=212.0, rub_per_month=120_000),
+    PriceQuote("A100 80GB SXM", 8, "Selectel", rub_per_hour=1700.0, rub_per_month=None),
+    PriceQuote("H100 SXM", 1, "HOSTKEY", rub_per_hour=None, rub_per_month=250_000),
+    PriceQuote("H100 SXM", 8, "immers.cloud", rub_per_hour=2800.0, rub_per_month=1_800_000),
+]
+
+
 @pytest.mark.parametrize("text", QUERIES)
 @pytest.mark.parametrize("language", ["ru", "en"])
-def test_answers_are_valid_telegram_html_under_4096(text: str, language: str):
+@pytest.mark.parametrize("quotes", [[], QUOTES], ids=["no prices", "prices"])
+def test_short_answers_fit_a_phone_and_details_fit_a_message(
+    text: str, language: str, quotes: list[PriceQuote]
+):
     parsed = understand(text)
     assert parsed is not None
-    message = render(build_answer(parsed, load_gpus()), language)
-    plain = parse_telegram_html(message)  # raises on anything Telegram would reject
-    assert 0 < utf16_len(plain) <= 4096
-    assert "<blockquote expandable>" in message
+    answer = build_answer(parsed, load_gpus(), quotes)
+    short = render_short(answer, language)
+    details = render_details(answer, language)
+    short_plain = parse_telegram_html(short)  # raises on anything Telegram would reject
+    assert 0 < utf16_len(short_plain) < 900
+    assert 0 < utf16_len(parse_telegram_html(details)) <= 4096
+    assert ("Пик" if language == "ru" else "Peak") in short_plain
 
 
 def test_an_h100_that_is_too_small_gets_the_h200_advice_and_advice_with_savings():
@@ -136,7 +151,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_cli_prints_the_answer_and_json():
     text = run_cli("13b qlora ctx=4096")
     assert text.returncode == 0, text.stderr
-    assert "Peak VRAM" in text.stdout
+    assert "Peak: " in text.stdout
     assert "<b>" not in text.stdout
     as_json = run_cli("--json", "хватит ли 4090 для 13b qlora на 4k контексте?")
     data = json.loads(as_json.stdout)

@@ -1,19 +1,58 @@
+## The short answer (under 900 characters): verdict, peak, the best three options
+
 fit-title = <b>{ $model } · { $method } · ctx { $ctx } · bs { $bs }</b>{ $gpus }
 fit-gpus-suffix = { " " }· { $count }× GPU ({ $shard })
-fit-from-size = Size { $size } — sized on the { $model } architecture.
+fit-from-size = Size { $size } — sized on a Llama-like architecture ({ $model }).
+fit-from-size-synthetic = Size { $size } — sized on a typical Llama-like architecture: { $layers } { $layers ->
+        [one] layer
+       *[other] layers
+    }, h={ $hidden }, vocabulary { $vocab }.
 fit-peak = Peak VRAM: <b>{ $peak } GiB</b> per GPU
+fit-peak-stack = Peak VRAM: <b>{ $peak } GiB</b> per GPU with { $stack }
+fit-peak-stacks = Peak: <b>{ $peak } GiB</b> with { $stack } (no stack named); { $range } GiB with { $others }
 fit-target-fits = ✅ <b>{ $gpu }</b>: fits, { $headroom } GiB free of { $usable }
 fit-target-tight = ⚠️ <b>{ $gpu }</b>: tight — { $headroom } GiB free of { $usable }
 fit-target-no = ❌ <b>{ $gpu }</b>: does not fit — { $missing } GiB short of { $usable }
 fit-target-no-multi = ❌ <b>{ $gpu }</b>: not on one card; { $count } of them with sharding (FSDP)
+fit-target-set-fits = ✅ <b>{ $count }× { $gpu }</b> ({ $shard }): fits, { $headroom } GiB free of { $usable } on each
+fit-target-set-tight = ⚠️ <b>{ $count }× { $gpu }</b> ({ $shard }): tight — { $headroom } GiB free of { $usable } on each
+fit-target-set-no = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): does not fit — { $missing } GiB short on each
+fit-target-set-more = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): too few — { $need } needed
+fit-stack-fits = 🔸 With { $stack } it fits: { $peak } GiB (<code>stack={ $code }</code>)
+fit-also = 🔸 <b>{ $gpu }</b> does fit: { $headroom } GiB free of { $usable }
 fit-smallest = Smallest card that fits: <b>{ $gpu }</b> ({ $usable } GiB)
-fit-none = No single card holds this run — see the advice below.
+fit-none = No single card holds this run — see “Details”.
+fit-best-title = <b>Best options right now</b>
+fit-best-run = { $n }. { $gpu } ×{ $count } · { $provider } — { $rate } ₽/h · ~{ $time } ≈ <b>{ $total } ₽</b>
+fit-best-run-monthly = { $n }. { $gpu } ×{ $count } · { $provider } — <b>{ $total } ₽</b> for a month of rent (~{ $time } of work)
+fit-best-rate = { $n }. { $gpu } ×{ $count } · { $provider } — <b>{ $rate } ₽/h</b>
+fit-best-rate-month = { $n }. { $gpu } ×{ $count } · { $provider } — <b>{ $rate } ₽/month</b> (monthly only)
+fit-best-card = { $n }. { $gpu } — { $headroom } GiB free{ $time }
+fit-best-cards-title = <b>These fit</b>
+fit-time-hint = Time and cost need the dataset: <code>dataset=20k</code> or “dataset of 2 GB of text”.
+fit-prices-none = Prices are not loaded yet — they appear once provider monitoring is running.
+fit-prices-none-fit = No fitting offer is in stock right now — watch for one with /watch.
+fit-warnings-count = ⚠️ { $count } { $count ->
+        [one] warning
+       *[other] warnings
+    } and advice — under “Details”.
+fit-budget-yes = 💰 Within { $budget } ₽: { $gpu } ×{ $count } at { $provider } — ≈{ $total } ₽ for ~{ $time }.
+fit-budget-no = 💰 Not within { $budget } ₽: the cheapest is { $gpu } ×{ $count } at { $provider } — ≈{ $total } ₽.
+fit-budget-hours = 💰 { $budget } ₽ buys ~{ $hours } h of { $gpu } ({ $rate } ₽/h at { $provider }); give the dataset size and I will say how many hours it needs.
+fit-budget-none = 💰 Budget { $budget } ₽: no fitting offer is in stock right now.
+fit-more-advice = How to use less memory and the breakdown — under “Details”.
+fit-button-details = Details
+fit-button-short = Short
+
+## Details
+
 fit-table-title = <b>Which GPUs fit</b>
-fit-row-fits = ✅ { $gpu } — { $headroom } GiB free{ $time }
-fit-row-tight = ⚠️ { $gpu } — tight, { $headroom } GiB free{ $time }
-fit-row-no = ❌ { $gpu } — { $missing } GiB short
-fit-row-no-multi = ❌ { $gpu } — needs { $count }{ $time }
+fit-row-fits = ✅ { $gpu } — { $headroom } GiB free{ $time }{ $mark }
+fit-row-tight = ⚠️ { $gpu } — tight, { $headroom } GiB free{ $time }{ $mark }
+fit-row-no = ❌ { $gpu } — { $missing } GiB short{ $mark }
+fit-row-no-multi = ❌ { $gpu } — needs { $count }{ $time }{ $mark }
 fit-row-time = { " " }· ~{ $time }
+fit-row-fp16 = { " " }· fp16/fp32 only, slow
 fit-hours = { $hours } h
 fit-minutes = { $minutes } min
 fit-days = { $days } days
@@ -28,19 +67,42 @@ advice-unsloth = Unsloth (<code>stack=unsloth</code>): −{ $saves } GiB
 advice-h200 = H200 (141 GB) instead of H100 — the same chip with nearly twice the memory
 fit-warnings-title = <b>Watch out</b>
 caution-no_bf16 = { $value } has no bf16: use fp16 with loss scaling (AMP) — pure fp16 often diverges.
+caution-fp16_on_bf16 = { $value } supports bf16: use <code>precision=bf16</code> — fp16's narrow range diverges without loss scaling, at the same speed.
+caution-native_ctx = The model's native context is { $value } tokens: beyond it RoPE must be stretched (rope_scaling) or quality drops.
 caution-high_rank = rank { $value }: above 64 quality barely improves, time and memory do grow. 8–32 is usually enough.
 caution-oom_step3 = Optimizer states are allocated at the first step: check memory at step 3, not step 1.
 caution-dataloader_workers = Set <code>num_workers=4–8</code> in the DataLoader — without workers the GPU sits idle.
 fit-assumed = <i>Assumed: { $items }.</i> Be specific, e.g. <code>/fit { $example }</code>
-fit-prices-none = Prices: not loaded yet — they appear once provider monitoring is running.
-fit-prices-none-fit = No fitting offer is in stock right now — watch for one with /watch.
-fit-rate-hour = { $provider }: { $gpu } ×{ $count } — { $rate } ₽/h
-fit-rate-month = { $provider }: { $gpu } ×{ $count } — { $rate } ₽/month (monthly rent)
+fit-text-tokens = dataset ≈{ $tokens } tokens ({ $bytes } bytes per token for { $lang ->
+        [ru] Russian
+       *[en] English
+    } text)
 fit-prices-title = <b>Cheapest right now</b>
 fit-price-row = { $provider }: { $gpu } ×{ $count } — { $total } ₽ for ~{ $time } ({ $rate } ₽/h)
 fit-price-row-monthly = { $provider }: { $gpu } ×{ $count } — { $total } ₽ for a month of rent (hourly would be { $hourly } ₽)
-fit-details-breakdown = Per GPU: weights { $weights } · adapters { $adapters } · gradients { $gradients } · optimizer { $optimizer } · activations and logits { $activations } · CUDA and allocator { $overhead } GiB
-fit-details-model = Model: { $model } — { $params }B parameters, { $layers } layers, h={ $hidden }, heads { $heads }/{ $kv_heads }, vocab { $vocab }
+fit-rate-hour = { $provider }: { $gpu } ×{ $count } — { $rate } ₽/h
+fit-rate-month = { $provider }: { $gpu } ×{ $count } — { $rate } ₽/month (monthly rent)
+fit-breakeven = <b>Hourly or monthly</b>: a month of { $gpu } at { $monthly_provider } ({ $month } ₽) pays off after { $hours } h of work against { $rate } ₽/h at { $hourly_provider }.
+fit-breakeven-job = This run takes ~{ $job } h: { $choice ->
+        [monthly] rent by the month
+       *[hourly] rent by the hour
+    }.
+fit-checkpoint-adapter = <b>Checkpoint</b>: the LoRA adapter is { $adapter }; the merged full model { $model }.
+fit-checkpoint-full = <b>Checkpoint</b>: weights { $model }; with the optimizer state to resume training, { $resume }.
+fit-details-breakdown = Per GPU: weights { $weights } · adapters { $adapters } · gradients { $gradients } · optimizer { $optimizer } · activations and logits { $activations } · CUDA, allocator and buffers { $overhead } GiB
+fit-details-model = Model: { $model } — { $params }B parameters, { $layers } { $layers ->
+        [one] layer
+       *[other] layers
+    }, h={ $hidden }, heads { $heads }/{ $kv_heads }, vocab { $vocab }
 fit-details-setup = Setup: { $precision }, { $optimizer }, gc={ $gc }, rank { $rank } on { $targets }, stack={ $stack }, { $trainable } trainable parameters
-fit-details-time = Time: { $tokens } tokens × { $flops } FLOP/token; MFU { $mfu }%
-fit-details-method = GiB = 2³⁰ bytes (as nvidia-smi shows). Calibrated on 112 published measurements: median error ~8%.
+fit-details-time = Time: { $tokens } tokens × { $flops } FLOP/token; { $tps } tokens/s per GPU (MFU { $mfu }%)
+fit-details-method = GiB = 2³⁰ bytes (as nvidia-smi shows). Checked on 112 published measurements from 9 sources: median error on a source the model has not seen ~9%.
+
+## /fit compare
+
+fit-compare-title = <b>{ $model }: full, LoRA and QLoRA</b> · ctx { $ctx } · bs { $bs }
+fit-compare-row = <b>{ $method }</b> — { $peak } GiB · { $gpu }{ $price }{ $time }
+fit-compare-row-none = <b>{ $method }</b> — { $peak } GiB · no single card holds it
+fit-compare-price = { " " }· from { $rate } ₽/h
+fit-compare-time = { " " }· ~{ $time }
+fit-compare-footer = Full fine-tuning with mixed precision and AdamW (18 bytes per parameter); LoRA and QLoRA with r={ $rank } on every linear layer. In detail: <code>/fit { $example }</code>

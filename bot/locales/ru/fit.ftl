@@ -1,0 +1,41 @@
+## /fit answers and general questions (issue 11 and the /fit part of issue 12).
+## Kept in this file, apart from main.ftl, so that the two can change without clashing.
+
+fitb-button-details = Подробнее
+fitb-button-short = Кратко
+fitb-stale = Эта кнопка устарела — повторите вопрос, например <code>/fit 13b qlora</code>.
+fitb-compare-usage = Например: <code>/fit compare 13b</code> или <code>/fit compare llama 3 8b ctx=8k</code>.
+fitb-error-no_model = Не вижу модели или размера. Начните с них: { $allowed }. Пример: <code>/fit 13b qlora</code>.
+fitb-error-bad_value = Не понял значение <code>{ $key }={ $value }</code>. Можно: { $allowed }.
+fitb-error-out_of_range = Значение <code>{ $key }={ $value }</code> вне разумных пределов: можно { $allowed }.
+fitb-error-unknown_gpu = Не знаю видеокарту «{ $value }». Можно, например: { $allowed }.
+fitb-error-unknown_key = Не знаю параметр <code>{ $key }</code>. Можно: { $allowed }.
+fitb-error-unknown_key-near = Не знаю параметр <code>{ $key }</code> — может быть, <code>{ $value }</code>? Можно: { $allowed }.
+fitb-error-conflict = Противоречивые параметры: { $value }. Выберите одно из: { $allowed }.
+
+ask-faster = На обучении (bf16, LoRA 8B) <b>{ $fast }</b> быстрее <b>{ $slow }</b> примерно в { $ratio } раза — по реальной, а не паспортной производительности.
+ask-faster-price = { $gpu }: от { $rate } ₽/ч ({ $provider }) — ≈{ $million } ₽ за 1 млн токенов обучения
+ask-faster-verdict = За ту же работу сейчас дешевле <b>{ $gpu }</b>.
+ask-faster-hint = Для своего запуска: <code>/fit 13b qlora gpu={ $fast }</code> и <code>/fit 13b qlora gpu={ $slow }</code>.
+ask-cheapest-title = <b>{ $gpu } дешевле всего сейчас</b>
+ask-cheapest-any = <b>Дешевле всего сейчас (карты с bf16)</b>
+ask-cheapest-hint = Все предложения: <code>/prices { $gpu }</code>; сообщить о снижении цены: <code>/watch { $gpu } max=…</code>
+ask-cheapest-any-hint = Все предложения: /prices; под конкретное обучение: <code>/fit 13b qlora</code>
+ask-offer-hour = • { $gpu } ×{ $count } — <b>{ $rate } ₽/ч</b> · { $provider }
+ask-offer-month = • { $gpu } ×{ $count } — <b>{ $rate } ₽/мес</b> (только помесячно) · { $provider }
+ask-stock-title = <b>{ $gpu } сейчас в наличии</b>: { $count } { $count ->
+        [one] предложение
+        [few] предложения
+       *[many] предложений
+    }, дешевле всего:
+ask-stock-hint = Всё по наличию: <code>/stock { $gpu }</code>
+ask-none-now = { $gpu } сейчас нет в наличии. Сообщу, как только появится: <code>/watch { $query }</code>
+ask-no-prices = Цены ещё не загружены — первый опрос провайдеров идёт прямо сейчас. Попробуйте через минуту: /prices
+ask-hourly-monthly = <b>Почасовая или помесячная?</b> Почасовая — для LoRA-экспериментов, отладки и разовых прогонов (обычно 2–6 ч). Помесячная (dedicated) — для полного дообучения на несколько эпох и постоянного цикла экспериментов: месяц окупается, если карта занята дольше, чем цена месяца ÷ цена часа.
+ask-breakeven = • { $gpu }: месяц { $month } ₽ ({ $month_provider }) против { $rate } ₽/ч ({ $hour_provider }) — месяц выгоднее после { $hours } ч работы (~{ $days } сут)
+ask-hourly-hint = Для своего запуска: <code>/fit 13b qlora dataset=50k</code> — в «Подробнее» будет точка окупаемости по живым ценам.
+ask-suggest = Подскажу по командам:
+    • сколько памяти и какие GPU: <code>/fit { $model } qlora</code> (или <code>/fit compare { $model }</code>)
+    • цены и наличие: <code>/prices { $gpu }</code>, <code>/stock { $gpu }</code>
+    • сообщить о появлении или снижении цены: <code>/watch { $gpu } max=300</code>
+    Можно и словами: «что быстрее h100 или a100?», «где дешевле { $gpu }?», «почасовая или помесячная?».

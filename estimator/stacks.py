@@ -1,0 +1,192 @@
+"""What each training stack keeps in GPU memory besides the tensors every stack needs.
+
+The same run (model, method, ctx, batch) peaks at very different figures on different stacks,
+because their kernels save different tensors for the backward pass. Each profile below states,
+with its source, the handful of facts the memory model needs. The facts were read from the
+stacks' code (repository and file named in each comment); none is fitted to measurements.
+
+Units: `loss_bytes` is bytes per (token x vocabulary entry) alive at the loss's peak;
+`norm_bytes` is bytes saved per RMSNorm/LayerNorm per hidden element per token.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from estimator.query import Checkpointing, Loss, Stack
+
+
+@dataclass(frozen=True)
+class StackProfile:
+    stack: Stack
+    label: str  # how the answer names it: "HF Trainer + PEFT"
+    # Bytes per token x vocab entry at the loss, by loss kind (the stack's default first).
+    default_loss: Loss
+    loss_bytes: dict[Loss, float]
+    norm_bytes: float
+    # LoRA adapter storage: 4 = fp32 adapters (their Adam moments fp32 too), 2 = bf16.
+    adapter_bytes: int
+    # QLoRA: PEFT's prepare_model_for_kbit_training casts every non-quantised parameter
+    # (embeddings, lm_head, norms) to fp32, and with fp32 embeddings the residual stream and
+    # its checkpoints become fp32 too.
+    kbit_upcast: bool
+    # QLoRA through bitsandbytes: MatMul4Bit saves its input A for backward whenever the input
+    # needs a gradient, so every quantised linear keeps its input even without an adapter.
+    bnb_saves_inputs: bool
+    # QLoRA: whether linears without an adapter are quantised too.
+    quantizes_all_linears: bool
+    # LoRA dropout > 0 in the stack's recipes: a dropped-out copy of x per adapted module.
+    lora_dropout: bool
+    # Checkpointing when the user does not say.
+    default_gc: Checkpointing
+    # A fused loss that sizes its chunks to the VRAM left takes up to this many bytes per
+    # token x vocab entry when the card has room, and shrinks to `loss_bytes` when it has not.
+    # Sizing counts the minimum; the accuracy bench adds what the measured card had room for.
+    loss_expands_to: float = 0.0
+
+
+HF = StackProfile(
+    stack=Stack.HF,
+    label="HF Trainer + PEFT",
+    default_loss=Loss.NAIVE,
+    # transformers ForCausalLMLoss (loss_utils.py): bf16 logits stay referenced by the model
+    # output, `logits.float()` makes an fp32 copy, cross_entropy saves its fp32 log-softmax,
+    # and backward adds an fp32 gradient: 2 + 4 + 4 + (4 - freed fp32 copy) ~ 12 bytes.
+    loss_bytes={Loss.NAIVE: 12.0, Loss.CHUNKED: 6.0, Loss.FUSED: 0.5},
+    # LlamaRMSNorm (modeling_llama.py): `hidden_states.to(torch.float32)` is saved by pow/mul
+    # (4 bytes) and the bf16 normalised tensor by the weight multiply (2 bytes).
+    norm_bytes=6.0,
+    # PEFT LoraConfig autocast_adapter_dtype=True keeps adapters in fp32.
+    adapter_bytes=4,
+    # peft/utils/other.py prepare_model_for_kbit_training: "cast all non INT8 parameters to
+    # fp32"; TRL's SFTTrainer calls it for every k-bit model given a peft_config.
+    kbit_upcast=True,
+    # bitsandbytes autograd/_functions.py MatMul4Bit.forward: `ctx.tensors = (A, B)` when any
+    # input needs a gradient.
+    bnb_saves_inputs=True,
+    quantizes_all_linears=True,  # BitsAndBytesConfig quantises every nn.Linear but lm_head
+    lora_dropout=True,  # PEFT/TRL examples use lora_dropout 0.05-0.1
+    default_gc=Checkpointing.ON,
+)
+
+UNSLOTH = StackProfile(
+    stack=Stack.UNSLOTH,
+    label="Unsloth",
+    # "Logits are empty from 2024.11 onwards" (unsloth_zoo compiler.py LOGITS_ERROR_STRING):
+    # unsloth_zoo's fused losses run lm_head + CE chunk by chunk, so the full logits never
+    # exist. Before that, unsloth/kernels/cross_entropy_loss.py worked on materialised bf16
+    # logits and wrote the gradient into them in place (CHUNKED here: 2 bytes).
+    default_loss=Loss.FUSED,
+    loss_bytes={Loss.NAIVE: 4.0, Loss.CHUNKED: 2.0, Loss.FUSED: 0.5},
+    # unsloth/kernels/rms_layernorm.py saves X and one fp32 1/rms per row.
+    norm_bytes=2.0,
+    # unsloth_zoo prepare_model_for_kbit_training casts only lora_A/lora_B to fp32; the
+    # embeddings, lm_head and norms stay 16-bit.
+    adapter_bytes=4,
+    kbit_upcast=False,
+    # Unsloth dequantises NF4 itself (fast_dequantize into a reused buffer) inside its fused
+    # LoRA_MLP / LoRA_QKV / LoRA_W autograd functions, which save the layer input once.
+    bnb_saves_inputs=False,
+    quantizes_all_linears=True,
+    lora_dropout=False,  # Unsloth's fast path needs lora_dropout = 0 (its notebooks' default)
+    default_gc=Checkpointing.UNSLOTH,  # use_gradient_checkpointing="unsloth" in every notebook
+    # unsloth_zoo loss_utils.unsloth_fused_ce_loss: "target_gb specifies the max GB memory the
+    # fused loss can use - default detects VRAM left"; it upcasts to fp32 and computes the
+    # gradient in the forward: fp32 logits + fp32 gradient of a chunk, 4 + 4 bytes.
+    loss_expands_to=8.0,
+)
+
+TORCHTUNE = StackProfile(
+    stack=Stack.TORCHTUNE,
+    label="torchtune",
+    # torchtune/modules/loss CEWithChunkedOutputLoss (the recipes' default since mid-2024):
+    # the output projection runs in 8 chunks; each chunk is upcast and its log-softmax kept,
+    # the bf16 chunks are deleted by the recipe (`del logits`). Plain CE: bf16 + fp32 + fp32.
+    default_loss=Loss.CHUNKED,
+    loss_bytes={Loss.NAIVE: 12.0, Loss.CHUNKED: 4.0, Loss.FUSED: 0.5},
+    norm_bytes=6.0,  # torchtune/modules/rms_norm.py: x.float() and the bf16 normed x
+    adapter_bytes=2,  # recipes run in dtype=bf16: adapters and their Adam moments bf16
+    kbit_upcast=False,
+    # torchao linear_nf4 saves only the NF4 weight for the input gradient.
+    bnb_saves_inputs=False,
+    # pytorch/torchtune#1398: only the linears that carry LoRA are NF4; the rest stay bf16.
+    quantizes_all_linears=False,
+    lora_dropout=False,  # torchtune's LoRA configs default lora_dropout to 0.0
+    default_gc=Checkpointing.ON,  # enable_activation_checkpointing: True in the configs
+)
+
+LITGPT = StackProfile(
+    stack=Stack.LITGPT,
+    label="litgpt",
+    # litgpt/utils.py chunked_cross_entropy over lm_head_chunk_size=128 chunks, on bf16
+    # logits that the finetune loop keeps referenced through backward: 2 + bf16 log-softmax 2
+    # + bf16 gradient 2.
+    default_loss=Loss.CHUNKED,
+    loss_bytes={Loss.NAIVE: 12.0, Loss.CHUNKED: 6.0, Loss.FUSED: 0.5},
+    norm_bytes=6.0,  # litgpt/model.py RMSNorm: x.float(), then the normed x cast back
+    adapter_bytes=2,  # bf16-true: everything 16-bit
+    kbit_upcast=False,
+    bnb_saves_inputs=True,  # bnb.nn.Linear4bit through Lightning's BitsandbytesPrecision
+    quantizes_all_linears=True,
+    lora_dropout=True,  # litgpt finetune/lora.py lora_dropout default 0.05
+    default_gc=Checkpointing.OFF,  # litgpt finetunes without activation checkpointing
+)
+
+AXOLOTL = StackProfile(
+    stack=Stack.AXOLOTL,
+    label="axolotl",
+    default_loss=Loss.NAIVE,  # transformers' loss unless the liger or cut_cross_entropy plugin
+    loss_bytes=HF.loss_bytes,
+    norm_bytes=6.0,
+    adapter_bytes=4,
+    # axolotl loaders call prepare_model_for_kbit_training, then cast norms and embeddings
+    # back to the torch dtype for flash attention ("LlamaRMSNorm layers are in fp32 after
+    # kbit_training ... convert them back").
+    kbit_upcast=False,
+    bnb_saves_inputs=True,
+    quantizes_all_linears=True,
+    lora_dropout=True,  # example configs: lora_dropout 0.05
+    default_gc=Checkpointing.ON,  # example configs: gradient_checkpointing: true
+)
+
+SWIFT = StackProfile(
+    stack=Stack.SWIFT,
+    label="ms-swift",
+    default_loss=Loss.NAIVE,  # transformers' loss
+    loss_bytes=HF.loss_bytes,
+    norm_bytes=6.0,
+    adapter_bytes=4,
+    kbit_upcast=False,  # ms-swift prepares k-bit models itself, without PEFT's fp32 upcast
+    bnb_saves_inputs=True,
+    quantizes_all_linears=True,
+    lora_dropout=True,  # swift sft --lora_dropout default 0.05
+    default_gc=Checkpointing.ON,  # swift sft --gradient_checkpointing default true
+)
+
+LLAMAFACTORY = StackProfile(
+    stack=Stack.LLAMAFACTORY,
+    label="LLaMA-Factory",
+    default_loss=Loss.NAIVE,
+    loss_bytes=HF.loss_bytes,
+    norm_bytes=6.0,
+    adapter_bytes=4,
+    # LLaMA-Factory's own prepare_model_for_training upcasts norms only with
+    # upcast_layernorm (default false) and never calls PEFT's k-bit preparation.
+    kbit_upcast=False,
+    bnb_saves_inputs=True,
+    quantizes_all_linears=True,
+    lora_dropout=False,  # lora_dropout default 0
+    default_gc=Checkpointing.ON,  # disable_gradient_checkpointing default false
+)
+
+PROFILES: dict[Stack, StackProfile] = {
+    p.stack: p for p in (HF, UNSLOTH, TORCHTUNE, LITGPT, AXOLOTL, SWIFT, LLAMAFACTORY)
+}
+
+# The stacks an answer compares when the user names none: the default and the two that
+# people in the seeds' audience most often switch to for memory.
+COMMON_STACKS: tuple[Stack, ...] = (Stack.HF, Stack.UNSLOTH, Stack.TORCHTUNE, Stack.AXOLOTL)
+
+
+def profile(stack: Stack) -> StackProfile:
+    return PROFILES[stack]
