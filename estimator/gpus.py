@@ -10,9 +10,11 @@ The rule is never to guess:
 * `candidates(name)` lists every catalog id consistent with the name. A name is consistent
   with a row when its model words are one of the row's model keys (taken from the row's id
   and aliases), its memory size (if it states one) is the row's, and its form factor (if it
-  states one) is the row's.
+  states one) is the row's. An NVL board is a card of its own that a name has to ask for:
+  by the word NVL, or by a memory size only the NVL has ("H100 94GB"). So "H200" is the
+  H200 SXM and "H100" is the PCIe or SXM card, never the NVL.
 * `resolve(name)` returns an id only when there is exactly one candidate. Scrapers use it.
-  "A100" (40 or 80GB) and "H100" (PCIe, SXM or NVL) give None.
+  "A100" (40 or 80GB) and "H100" (PCIe or SXM) give None.
 * `resolve_for_sizing(name)` also settles the harmless ambiguities: when every candidate has
   the same usable memory and bf16 support (A100 80GB PCIe vs SXM) it returns the slowest
   one, so a time estimate is never optimistic. The estimator uses it.
@@ -494,7 +496,11 @@ def _match(name: _Name | None, index: _Index) -> tuple[GpuSpec, ...]:
     if not all(part in index.parts for part in name.parts):
         return ()
     rows = index.by_key.get(name.model, ())
-    return tuple(g for g in rows if _vram_fits(g, name.vram, index) and _form_fits(g, name.form))
+    found = tuple(g for g in rows if _vram_fits(g, name.vram, index) and _form_fits(g, name.form))
+    if name.form is None:
+        # NVL only when asked: it is another board (memory, clocks, price), not a form twin.
+        return tuple(g for g in found if g.form != "NVL") or found
+    return found
 
 
 def _name_of(text: str, vram_gb: float | None, index: _Index) -> _Name | None:
@@ -514,6 +520,12 @@ def _specs_for(name: str, vram_gb: float | None) -> tuple[GpuSpec, ...]:
 def candidates(name: str, *, vram_gb: float | None = None) -> tuple[str, ...]:
     """Every catalog id consistent with `name` (and with `vram_gb` when given), catalog order."""
     return tuple(g.id for g in _specs_for(name, vram_gb))
+
+
+def stated_vram_gb(name: str) -> int | None:
+    """The memory size the name itself states ("a100 80gb", "a100-80"), if any."""
+    parsed = _name_of(name, None, _index())
+    return None if parsed is None else parsed.vram
 
 
 def resolve(name: str, *, vram_gb: float | None = None) -> str | None:

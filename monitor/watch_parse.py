@@ -287,11 +287,12 @@ def _resolve_gpu(name: str) -> _Gpu:
     family = gpus.family_of(name)
     if family is None:
         raise WatchError("unknown_gpu", f"unknown GPU {name!r}", value=name, key="gpu")
-    named = {gpus.get(gpu_id).vram_gb for gpu_id in gpus.candidates(name)}
+    stated = gpus.stated_vram_gb(name)
     every = {spec.vram_gb for spec in gpus.family_members(family)}
     # "a100 80gb" leaves two 80GB cards: a family plus a memory floor says exactly that.
-    # "a100 sxm" (40 and 80GB) cannot be said with these fields and widens to the family.
-    vram = named.pop() if len(named) == 1 and len(every) > 1 else None
+    # "a100 sxm" (40 and 80GB) cannot be said with these fields and widens to the family, and
+    # so does a bare "h100": every H100 board, the NVL's 94 GB included.
+    vram = float(stated) if stated is not None and len(every) > 1 else None
     return _Gpu(family=family, min_vram_gb=vram)
 
 

@@ -90,8 +90,9 @@ AMBIGUOUS = [
     ("A100", None, "A100"),
     ("а100", None, "A100"),  # Cyrillic а
     ("teslaa100", None, "A100"),
-    ("H100", None, "H100"),
-    ("h100", None, "H100"),
+    # PCIe or SXM (never the NVL unless named), the same 80 GB: sized as the slower PCIe.
+    ("H100", "H100 PCIe", "H100"),
+    ("h100", "H100 PCIe", "H100"),
     ("A100 SXM", None, "A100"),
     ("rtx3080", None, "RTX 3080"),
     ("RTX A2000", None, "RTX A2000"),
@@ -106,7 +107,6 @@ UNKNOWN = [
     "RTX 4080 Super",
     "RTX 4090 D",
     "RTX 3080 Ti",
-    "H200 NVL",
     "V100S 32GB",
     "A 100",
     "13b",
@@ -151,7 +151,10 @@ def test_candidates_lists_every_consistent_row() -> None:
         "A100 80GB PCIe",
         "A100 80GB SXM",
     )
-    assert candidates("H100") == ("H100 PCIe", "H100 SXM", "H100 NVL")
+    assert candidates("H100") == ("H100 PCIe", "H100 SXM")
+    assert candidates("H100 94GB") == ("H100 NVL",)  # a memory size only the NVL has
+    assert candidates("H200") == ("H200",)  # the SXM; the NVL board only when named
+    assert candidates("GPU Nvidia  H200 NVL 141 GB") == ("H200 NVL",)
     assert candidates("A100 PCIe") == ("A100 40GB PCIe", "A100 80GB PCIe")
 
 
@@ -203,7 +206,7 @@ def test_catalog_covers_the_providers_and_the_brief() -> None:
         "RTX A2000 6GB", "RTX A2000 12GB", "RTX A4000", "RTX A5000", "RTX A6000",
         "RTX 4000 Ada", "RTX 6000 Ada", "RTX PRO 6000 Blackwell",
         "A100 40GB PCIe", "A100 40GB SXM", "A100 80GB PCIe", "A100 80GB SXM",
-        "H100 PCIe", "H100 SXM", "H100 NVL", "H200", "B200", "B300", "GTX 1080 Ti",
+        "H100 PCIe", "H100 SXM", "H100 NVL", "H200", "H200 NVL", "B200", "B300", "GTX 1080 Ti",
     }  # fmt: skip
     assert wanted <= IDS
 

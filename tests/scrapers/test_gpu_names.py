@@ -27,7 +27,7 @@ def test_clean_gpu_name(raw: str, name: str, vram: float | None):
 @pytest.mark.parametrize(
     ("raw", "hint", "expected"),
     [
-        ("GPU Nvidia  H200 NVL 141 GB", None, ("H200 NVL 141GB", False, 141)),
+        ("GPU Nvidia  H200 NVL 141 GB", None, ("H200 NVL", True, 141)),
         ("GPU RTX 4090 48GB", None, ("RTX 4090 48GB", False, 48)),  # never the 24 GB card
         ("RTX 4090", None, ("RTX 4090", True, 24)),  # the catalog knows its memory
         ("A100 40 GB", None, ("A100 40GB", False, 40)),  # PCIe or SXM: not guessed
