@@ -241,8 +241,13 @@ def _is_disabled(attrs: list[tuple[str, str | None]]) -> bool:
 def _extract(body: bytes | str, what: str, assumed: Assumed) -> _Extractor:
     text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
     parser = _Extractor(assumed)
-    parser.feed(text)
-    parser.close()
+    try:
+        parser.feed(text)
+        parser.close()
+    except AssertionError as error:
+        # html.parser's markup base asserts on some malformed declarations ("<![\x00CDATA[");
+        # that is the page's garbage, not our bug.
+        raise LayoutError(PROVIDER, f"{what}: malformed markup: {error}") from None
     # A cut-off body parses "fine" with fewer rows; it must not pass for a smaller catalogue.
     if parser.unclosed_tables or not parser.ended:
         raise LayoutError(PROVIDER, f"{what}: the page is cut off (no </html> or open <table>)")

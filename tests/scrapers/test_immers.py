@@ -128,6 +128,12 @@ def test_index_ignores_broken_links() -> None:
     assert parse_index(html) == SLUGS  # t4 is linked twice: the second link still counts
 
 
+def test_markup_html_parser_chokes_on_is_a_layout_error() -> None:
+    # html.parser raises a bare AssertionError on this declaration (found by the fuzzer).
+    with pytest.raises(LayoutError, match="malformed markup"):
+        parse_index("<html><body><![\x00CDATA[= </body></html>")
+
+
 def test_index_without_models_is_a_layout_error() -> None:
     with pytest.raises(LayoutError, match="links no GPU model"):
         parse_index(fixture("gpu_index.empty.html"))
