@@ -20,6 +20,7 @@ async def serve_telegram(settings: Settings) -> None:
     token = settings.bot_token.get_secret_value()
     application = await build_application(settings, token=token, api_url=settings.telegram_api_url)
     try:
+        await application.reach_telegram(budget_s=settings.startup_retry_s)
         if settings.mode == "webhook":
             await application.run_webhook()
         else:
@@ -37,8 +38,9 @@ def main() -> int:
     # Imported only now: a bad setting is reported before aiogram's second of import time.
     from aiogram.exceptions import TelegramUnauthorizedError
 
+    from bot.app import StartupError
     from bot.console import run_console
-    from bot.logging_setup import configure_logging
+    from bot.logging_setup import configure_logging, one_line, redact
 
     secrets = [
         secret.get_secret_value()
@@ -56,8 +58,16 @@ def main() -> int:
     except TelegramUnauthorizedError:
         print("gpuradar: Telegram rejected GPURADAR_BOT_TOKEN (401 Unauthorized)", file=sys.stderr)
         return EXIT_CONFIG
+    except StartupError as error:
+        print(f"gpuradar: {redact(str(error), secrets)}", file=sys.stderr)
+        return EXIT_CONFIG
     except KeyboardInterrupt:
         pass
+    except Exception as error:
+        # One line, never the traceback: aiohttp's errors carry the request URL, and with it
+        # the token; whatever else they carry is redacted too.
+        print(f"gpuradar: stopped: {redact(one_line(error), secrets)}", file=sys.stderr)
+        return EXIT_CONFIG
     return 0
 
 

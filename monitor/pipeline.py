@@ -45,7 +45,9 @@ class RefreshUnit(Protocol):
 
     async def record_change_points(self, offers: Iterable[Offer], at: datetime) -> int: ...
 
-    async def last_alert_at(self, alert: Alert) -> datetime | None: ...
+    async def last_alerts_at(self, alerts: Sequence[Alert]) -> list[datetime | None]:
+        """For each alert, its subscription's last alert about that offer and kind of change
+        (None: never); one query for the whole refresh."""
 
     async def enqueue(self, alerts: Sequence[Alert], now: datetime) -> int: ...
 
@@ -127,7 +129,7 @@ async def _apply(
         # would be "new" and every subscriber would hear of stock that was always there.
         events = changes.events if previous else ()
         candidates = matcher.match(events, moment)
-        alerts = [a for a in candidates if not await _cooling_down(unit, matcher, a, moment)]
+        alerts = await _not_cooling_down(unit, matcher, candidates, moment)
         queued = await unit.enqueue(alerts, moment)
         await unit.mark_healthy(len(result.offers), duration, result.fetched_at)
     return PipelineOutcome(
@@ -141,7 +143,16 @@ async def _apply(
     )
 
 
-async def _cooling_down(unit: RefreshUnit, matcher: Matcher, alert: Alert, now: datetime) -> bool:
-    """The same subscription was told about the same offer and kind of change recently."""
-    last = await unit.last_alert_at(alert)
-    return last is not None and now - last < matcher.cooldown_of(alert.subscription_id)
+async def _not_cooling_down(
+    unit: RefreshUnit, matcher: Matcher, alerts: Sequence[Alert], now: datetime
+) -> list[Alert]:
+    """The alerts whose subscription was not told about the same offer and kind of change
+    within its cooldown."""
+    if not alerts:
+        return []
+    lasts = await unit.last_alerts_at(alerts)
+    return [
+        alert
+        for alert, last in zip(alerts, lasts, strict=True)
+        if last is None or now - last >= matcher.cooldown_of(alert.subscription_id)
+    ]

@@ -300,15 +300,33 @@ class _Shelf:
         self._simple_caps: list[float] = []
         self._other: list[_Entry] = []
         self._other_caps: list[float] = []
-        self._dirty = False
+        self._dirty = True  # a new shelf is filled in bulk, then sorted once
 
     def put(self, entry: _Entry) -> None:
         self.members[entry.sub_id] = entry
-        self._dirty = True  # sorted on the next lookup, not on every add
+        if self._dirty:
+            return  # sorted on the next lookup: a bulk load sorts once, not on every add
+        # One subscription changed in a live index: insert in place (a memmove), so the
+        # next refresh does not re-sort the shelf.
+        entries, caps = self._lists(entry)
+        at = bisect.bisect_right(caps, entry.cap)
+        caps.insert(at, entry.cap)
+        entries.insert(at, entry)
 
     def drop(self, sub_id: int) -> None:
-        if self.members.pop(sub_id, None) is not None:
-            self._dirty = True
+        entry = self.members.pop(sub_id, None)
+        if entry is None or self._dirty:
+            return
+        entries, caps = self._lists(entry)
+        at = bisect.bisect_left(caps, entry.cap)
+        while entries[at].sub_id != sub_id:  # among the entries with the same cap
+            at += 1
+        del caps[at], entries[at]
+
+    def _lists(self, entry: _Entry) -> tuple[list[_Entry], list[float]]:
+        if entry.simple:
+            return self._simple, self._simple_caps
+        return self._other, self._other_caps
 
     def _sort(self) -> None:
         ordered = sorted(self.members.values(), key=_BY_CAP)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, cast
@@ -25,6 +25,8 @@ from storage.database import Database
 
 OutboxStatus = Literal["pending", "sent", "dropped"]
 OfferKey = tuple[str, str, str]
+# What a cooldown is kept per: subscription id, provider, sku, location, EventKind value.
+CooldownKey = tuple[int, str, str, str, str]
 
 DEFAULT_TIMEZONE = "Europe/Moscow"  # the market's time, as DESIGN.md says
 PAYLOAD_VERSION = 1
@@ -138,6 +140,9 @@ async def enqueue(
     snoozed = await _snoozes(connection, now)
     created = to_text(now)
     rows = []
+    # One refresh's alerts share few events (thousands of subscribers, one H100): serialise
+    # each once.
+    payloads: dict[int, str] = {}
     for alert in alerts:
         user = users.get(alert.chat_id)
         if user is not None and user.blocked:
@@ -154,7 +159,8 @@ async def enqueue(
                 provider,
                 sku,
                 location,
-                event_to_json(alert.event),
+                payloads.get(id(alert.event))
+                or payloads.setdefault(id(alert.event), event_to_json(alert.event)),
                 created,
                 to_text(due),
             )
@@ -178,21 +184,40 @@ async def _snoozes(connection: aiosqlite.Connection, now: datetime) -> dict[int,
     return {row[0]: _from_text(row[1]) for row in await cursor.fetchall()}
 
 
-async def last_alert_at(
-    connection: aiosqlite.Connection, subscription_id: int, offer_key: OfferKey, kind: EventKind
-) -> datetime | None:
-    """When this subscription was last alerted about this offer and kind of change.
+async def last_alerts_at(
+    connection: aiosqlite.Connection, keys: Iterable[CooldownKey]
+) -> dict[CooldownKey, datetime]:
+    """When each (subscription, offer, kind of change) was last alerted, in one query.
 
-    Every status counts: a dropped row (the chat blocked us) was still an alert made.
+    Keys never alerted are absent. Every status counts: a dropped row (the chat blocked us)
+    was still an alert made. One query for a whole refresh: a query per alert inside the
+    refresh's write transaction held every handler's database access for seconds at 100k
+    subscriptions.
     """
-    provider, sku, location = offer_key
+    wanted = json.dumps(sorted(set(keys)), ensure_ascii=False)
+    if wanted == "[]":
+        return {}
     cursor = await connection.execute(
-        "SELECT max(created_at) FROM outbox WHERE subscription_id = ? AND provider = ?"
-        " AND sku = ? AND location = ? AND kind = ?",
-        (subscription_id, provider, sku, location, kind.value),
+        "WITH wanted AS (SELECT json_extract(value, '$[0]') AS sub,"
+        "  json_extract(value, '$[1]') AS provider, json_extract(value, '$[2]') AS sku,"
+        "  json_extract(value, '$[3]') AS location, json_extract(value, '$[4]') AS kind"
+        "  FROM json_each(?))"
+        " SELECT o.subscription_id, o.provider, o.sku, o.location, o.kind, max(o.created_at)"
+        " FROM wanted CROSS JOIN outbox AS o"  # CROSS JOIN: wanted outer, the index inner
+        " ON o.subscription_id = wanted.sub AND o.provider = wanted.provider"
+        " AND o.sku = wanted.sku AND o.location = wanted.location AND o.kind = wanted.kind"
+        " GROUP BY o.subscription_id, o.provider, o.sku, o.location, o.kind",
+        (wanted,),
     )
-    row = await cursor.fetchone()
-    return None if row is None or row[0] is None else _from_text(row[0])
+    return {
+        (row[0], row[1], row[2], row[3], row[4]): _from_text(row[5])
+        for row in await cursor.fetchall()
+    }
+
+
+def cooldown_key(alert: Alert) -> CooldownKey:
+    provider, sku, location = alert.event.offer.key
+    return (alert.subscription_id, provider, sku, location, alert.event.kind.value)
 
 
 # --- the sender's side ---------------------------------------------------------------------
@@ -210,32 +235,122 @@ class OutboxRow:
     attempts: int
     last_error: str | None
     sent_at: datetime | None
-    # The recipient's language when the query knows it (due_messages joins users).
+    # The recipient's language when the query knows it (claim joins users).
     language: Language | None = None
 
 
 class OutboxQueries:
+    """The sender's side: claim a fair batch with a lease, then mark sent, release or drop.
+
+    The shape is PostgreSQL's (a claim is FOR UPDATE SKIP LOCKED plus a lease, so several
+    senders never take the same row); with SQLite one process holds the database (bot.app
+    locks the file), so there is one claimer and `release_claims()` at start is safe.
+    """
+
     _db: Database
 
-    async def due_messages(self, now: datetime, limit: int) -> list[OutboxRow]:
-        """Pending rows due by `now`, oldest first: about `limit` rows, never half a chat.
-
-        The first `limit` due rows pick the chats; every due row of those chats comes back, so
-        a quiet-hours backlog is rendered as one digest rather than split across passes.
+    async def claim(
+        self,
+        now: datetime,
+        *,
+        limit: int,
+        per_chat: int,
+        lease: timedelta,
+        skip_chats: Collection[int] = (),
+    ) -> list[OutboxRow]:
+        """Claim up to `limit` due pending rows, at most `per_chat` of any one chat, until
+        `now + lease`; oldest first. Rows claimed by someone else (a live lease) are skipped,
+        and so are the chats in `skip_chats` (messaged a moment ago: pacing).
         """
         moment = to_text(now)
-        async with self._db.access() as connection:
+        async with self._db.transaction() as connection:
             cursor = await connection.execute(
-                "WITH head AS (SELECT DISTINCT chat_id FROM (SELECT chat_id FROM outbox"
-                "  WHERE status = 'pending' AND due_at <= :now ORDER BY due_at, id LIMIT :limit))"
-                " SELECT outbox.*, users.language AS language FROM outbox"
+                "WITH ranked AS (SELECT id, due_at, row_number() OVER"
+                "  (PARTITION BY chat_id ORDER BY due_at, id) AS n FROM outbox"
+                "  WHERE status = 'pending' AND due_at <= :now"
+                "  AND (claimed_until IS NULL OR claimed_until <= :now)"
+                "  AND chat_id NOT IN (SELECT value FROM json_each(:skip)))"
+                " SELECT id FROM ranked WHERE n <= :per_chat ORDER BY due_at, id LIMIT :limit",
+                {
+                    "now": moment,
+                    "skip": json.dumps(sorted(skip_chats)),
+                    "per_chat": per_chat,
+                    "limit": limit,
+                },
+            )
+            ids = json.dumps([row[0] for row in await cursor.fetchall()])
+            await connection.execute(
+                "UPDATE outbox SET claimed_until = ? WHERE id IN (SELECT value FROM json_each(?))",
+                (to_text(now + lease), ids),
+            )
+            cursor = await connection.execute(
+                "SELECT outbox.*, users.language AS language FROM outbox"
                 " LEFT JOIN users ON users.chat_id = outbox.chat_id"
-                " WHERE outbox.status = 'pending' AND outbox.due_at <= :now"
-                " AND outbox.chat_id IN head ORDER BY outbox.due_at, outbox.id",
-                {"now": moment, "limit": limit},
+                " WHERE outbox.id IN (SELECT value FROM json_each(?))"
+                " ORDER BY outbox.due_at, outbox.id",
+                (ids,),
             )
             rows = await cursor.fetchall()
         return [_outbox_row(row) for row in rows]
+
+    async def release(
+        self,
+        ids: Sequence[int],
+        *,
+        due_at: datetime | None = None,
+        error: str | None = None,
+        failed: bool = False,
+    ) -> int:
+        """Give claimed rows back, pending: due at `due_at` (default: as they were).
+
+        `failed` counts a try in `attempts` and keeps `error` as the last one.
+        """
+        return await self._update_ids(
+            "claimed_until = NULL, due_at = coalesce(?, due_at),"
+            " attempts = attempts + ?, last_error = coalesce(?, last_error)",
+            (None if due_at is None else to_text(due_at), int(failed), _reason(error)),
+            ids,
+        )
+
+    async def retry_chat_later(
+        self, chat_id: int, ids: Sequence[int], due_at: datetime, error: str, *, failed: bool
+    ) -> int:
+        """A try of rows `ids` failed (or was told to wait): keep `error`, count the try if
+        `failed`, and make every pending row of the chat due no sooner than `due_at`.
+
+        The whole chat moves, not only `ids`, so its messages keep their order (the claim
+        takes rows by due time). Returns how many of the chat's rows moved.
+        """
+        async with self._db.transaction() as connection:
+            await connection.execute(
+                "UPDATE outbox SET attempts = attempts + ?, last_error = ?"
+                " WHERE status = 'pending' AND id IN (SELECT value FROM json_each(?))",
+                (int(failed), _reason(error), json.dumps(list(ids))),
+            )
+            cursor = await connection.execute(
+                "UPDATE outbox SET due_at = max(due_at, ?), claimed_until = NULL"
+                " WHERE chat_id = ? AND status = 'pending'",
+                (to_text(due_at), chat_id),
+            )
+        return cursor.rowcount
+
+    async def release_claims(self) -> int:
+        """Release every claim: at start-up, when no other sender can hold one (SQLite)."""
+        async with self._db.transaction() as connection:
+            cursor = await connection.execute(
+                "UPDATE outbox SET claimed_until = NULL WHERE claimed_until IS NOT NULL"
+            )
+        return cursor.rowcount
+
+    async def oldest_due(self, now: datetime) -> datetime | None:
+        """When the longest-waiting due pending row became due (for "outbox stuck")."""
+        async with self._db.access() as connection:
+            cursor = await connection.execute(
+                "SELECT min(due_at) FROM outbox WHERE status = 'pending' AND due_at <= ?",
+                (to_text(now),),
+            )
+            row = await cursor.fetchone()
+        return None if row is None or row[0] is None else _from_text(row[0])
 
     async def outbox_rows(self, chat_id: int | None = None) -> list[OutboxRow]:
         """Every row (any status) in insertion order; for inspection, not for the hot path."""
@@ -252,17 +367,15 @@ class OutboxQueries:
     async def mark_sent(self, ids: Sequence[int], at: datetime) -> int:
         """Telegram accepted these; only pending rows change, so a late mark is harmless."""
         return await self._update_ids(
-            "status = 'sent', sent_at = ?, attempts = attempts + 1", (to_text(at),), ids
+            "status = 'sent', sent_at = ?, attempts = attempts + 1, claimed_until = NULL",
+            (to_text(at),),
+            ids,
         )
 
     async def mark_dropped(self, ids: Sequence[int], reason: str) -> int:
         """Never to be sent; the reason is kept in last_error."""
-        return await self._update_ids("status = 'dropped', last_error = ?", (reason[:500],), ids)
-
-    async def record_attempt(self, ids: Sequence[int], error: str) -> int:
-        """A failed try that leaves the rows pending for a later pass."""
         return await self._update_ids(
-            "attempts = attempts + 1, last_error = ?", (error[:500],), ids
+            "status = 'dropped', last_error = ?, claimed_until = NULL", (_reason(reason),), ids
         )
 
     async def pending_count(self) -> int:
@@ -324,7 +437,7 @@ class OutboxQueries:
     async def purge_outbox(self, before: datetime) -> int:
         """Forget delivered and dropped rows created before `before`.
 
-        Keep well over the longest cooldown: last_alert_at reads these rows, and the unique
+        Keep well over the longest cooldown: last_alerts_at reads these rows, and the unique
         key stops a re-derived old event only while its row exists.
         """
         async with self._db.transaction() as connection:
@@ -337,10 +450,12 @@ class OutboxQueries:
     async def _update_ids(
         self, assignments: str, values: tuple[object, ...], ids: Sequence[int]
     ) -> int:
+        if not ids:
+            return 0
         if len(ids) <= _CHUNK:
             # The sender marks every message: one statement is atomic on its own (autocommit),
             # and skipping BEGIN/COMMIT saves two of three trips to the database thread.
-            async with self._db.access() as connection:
+            async with self._db.write() as connection:
                 return await _update_chunk(connection, assignments, values, ids)
         changed = 0
         async with self._db.transaction() as connection:
@@ -362,6 +477,10 @@ async def _update_chunk(
         (*values, *ids),
     )
     return cursor.rowcount
+
+
+def _reason(text: str | None) -> str | None:
+    return None if text is None else text[:500]
 
 
 def _outbox_row(row: aiosqlite.Row) -> OutboxRow:

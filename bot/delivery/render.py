@@ -39,6 +39,7 @@ class AlertMessage:
     text: str
     markup: InlineKeyboardMarkup | None
     row_ids: tuple[int, ...]  # the outbox rows this message delivers
+    shortened: bool = False  # a summary_message: nothing shorter to fall back on
 
 
 @dataclass(frozen=True)
@@ -252,3 +253,51 @@ def _subscriptions(items: Sequence[_Item]) -> list[tuple[int, str]]:
         for subscription_id in item.subscription_ids:
             seen.setdefault(subscription_id, _field(item.event.offer.gpu)[:24])
     return list(seen.items())
+
+
+# --- the length guard ----------------------------------------------------------------------
+
+
+def fit_message(
+    message: AlertMessage,
+    rows: Sequence[OutboxRow],
+    i18n: Translator,
+    *,
+    limit: int = MESSAGE_LIMIT,
+) -> AlertMessage:
+    """The message if Telegram will take its length, else its summary_message.
+
+    render_alerts splits a digest between offer blocks; this catches what splitting cannot
+    (one block over the limit), so no alert is ever dropped for its length.
+    """
+    if _utf16(message.text) <= limit:
+        return message
+    return summary_message(message, rows, i18n, limit=limit)
+
+
+def summary_message(
+    message: AlertMessage,
+    rows: Sequence[OutboxRow],
+    i18n: Translator,
+    *,
+    limit: int = MESSAGE_LIMIT // 2,
+) -> AlertMessage:
+    """The same alerts, shortened: each offer's first line while they fit, then a line
+    saying how many were left out and pointing to /subs. Same rows, same buttons.
+
+    The default limit is half Telegram's: this runs when Telegram refused a message we
+    measured as fitting, so its count of the text is not ours.
+    """
+    included = set(message.row_ids)
+    items = _items([row for row in rows if row.id in included])
+    heads = [_block(i18n, item.event).split("\n", 1)[0] for item in items]
+    title = i18n("alert-title") if len(items) == 1 else i18n("alert-title-digest", count=len(items))
+    shown: list[str] = []
+    for head in heads:
+        footer = i18n("alert-summary-more", hidden=len(heads) - len(shown) - 1)
+        if _utf16("\n".join([title, *shown, head, "", footer])) > limit:
+            break
+        shown.append(head)
+    footer = i18n("alert-summary-more", hidden=len(heads) - len(shown))
+    text = "\n".join([title, *shown, "", footer])
+    return AlertMessage(text, message.markup, message.row_ids, shortened=True)

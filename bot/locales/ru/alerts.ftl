@@ -25,3 +25,14 @@ alert-muted = 🔕 Подписка молчит до { $until }.
 alert-unsubscribed = 🗑 Подписка удалена.
 alert-snoozed = 💤 Тишина до { $until }. Что придёт за это время, пришлю одной сводкой.
 alert-stale = Этой подписки уже нет. Все подписки — /subs.
+
+# The length guard (bot/delivery/render.py: summary_message): a message Telegram would refuse
+# as too long goes out as its offers' first lines and this.
+alert-summary-more = Подробности не поместились в одно сообщение{ $hidden ->
+        [0] .
+       *[other] , и ещё { $hidden } { $hidden ->
+            [one] изменение
+            [few] изменения
+           *[many] изменений
+        } не показано.
+    } Подписки и цены — /subs и /prices.

@@ -68,6 +68,7 @@ async def test_healthz_ok_when_running_without_monitor(telegram: FakeTelegram, d
         "status": "ok",
         "problems": [],
         "database": "ok",
+        "outbox": "ok",
         "scheduler": "disabled",
         "providers": {},
     }
