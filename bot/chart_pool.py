@@ -71,14 +71,13 @@ class ChartPool:
         self._clock = clock
         self._make_executor = executor
         self._executor: Executor | None = None
+        self._starting = asyncio.Lock()
         self._active = 0
         self._last: dict[int, float] = {}  # user -> when their last chart was accepted
 
-    def start(self) -> None:
-        """Start the workers now (they import matplotlib), so the first chart is quick."""
-        executor = self._pool()
-        if isinstance(executor, ProcessPoolExecutor):
-            executor.submit(_warm_up)
+    async def warm_up(self) -> None:
+        """Start the workers now rather than at the first chart (benchmarks)."""
+        await self._pool()
 
     async def render(
         self,
@@ -99,10 +98,9 @@ class ChartPool:
         self._last[user_id] = now
         self._active += 1
         try:
+            pool = await self._pool()
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(
-                self._pool(), _draw, tuple(points), title, since, until
-            )
+            return await loop.run_in_executor(pool, _draw, tuple(points), title, since, until)
         finally:
             self._active -= 1
 
@@ -112,9 +110,18 @@ class ChartPool:
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)
 
-    def _pool(self) -> Executor:
-        if self._executor is None:
-            self._executor = self._make_executor()
+    async def _pool(self) -> Executor:
+        """The executor, its workers started at the first chart (not with the bot: most
+        runs, and every test, never draw one)."""
+        async with self._starting:
+            if self._executor is None:
+                executor = self._make_executor()
+                if isinstance(executor, ProcessPoolExecutor):
+                    # Spawning a worker is a fork and exec: off the event loop. Each then
+                    # imports matplotlib once.
+                    for _ in range(WORKERS):
+                        await asyncio.to_thread(executor.submit, _warm_up)
+                self._executor = executor
         return self._executor
 
     def _forget(self, now: float) -> None:

@@ -126,6 +126,22 @@ class Store(
     async def set_blocked(self, chat_id: int, blocked: bool) -> User:
         return await self._update_user(chat_id, "blocked = ?", (int(blocked),))
 
+    async def block(self, chat_id: int) -> int:
+        """The user blocked the bot: mark them, and pause their subscriptions as a 403 does
+        (SubscriptionQueries.pause_all), in one transaction. Returns how many paused."""
+        async with self._db.transaction() as connection:
+            cursor = await connection.execute(
+                "UPDATE users SET blocked = 1 WHERE chat_id = ?", (chat_id,)
+            )
+            if cursor.rowcount == 0:
+                raise LookupError(f"no user with chat id {chat_id}")
+            cursor = await connection.execute(
+                "UPDATE subscriptions SET paused = 1, paused_by_block = 1"
+                " WHERE chat_id = ? AND paused = 0",
+                (chat_id,),
+            )
+        return cursor.rowcount
+
     async def unblock(self, chat_id: int) -> int:
         """The user is back (any update from them): clear the block and resume what the 403
         paused (SubscriptionQueries.pause_all); what they paused themselves stays paused.

@@ -5,9 +5,11 @@
   `burst + rate * T` messages start, so `rate + burst <= 30` keeps every second under
   Telegram's ~30 messages/s (research/telegram.md, §3). The tolerance also absorbs the event
   loop waking a waiter a little late, which a burst of exactly 1 would turn into lost rate.
-* Per chat: one message in flight, and the next one `per_chat_interval` after Telegram
-  answered the previous one (Telegram's "about one message per second" in a chat), whatever
-  the latency.
+* Per chat: one alert in flight, and the next one `per_chat_interval` after Telegram
+  answered the previous message to that chat (Telegram's "about one message per second" in
+  a chat), whatever the latency. Replies do not wait for that gap: Telegram tolerates short
+  bursts in a private chat, and bot.middlewares.throttling already holds a user to one
+  answer per second; but a reply counts, so the next alert to that chat waits after it.
 * A flood pause (`pause`) holds every message; `hold_chat` holds one chat.
 * Urgent messages (a user's reply) take the next free slot before any alert waiting for it.
 
@@ -87,7 +89,8 @@ class Limiter:
             await self._take(urgent)
             yield
             return
-        await self._wait_for_chat(chat_id)
+        if not urgent:
+            await self._wait_for_chat(chat_id)
         self._in_flight.add(chat_id)
         try:
             await self._take(urgent)
