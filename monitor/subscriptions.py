@@ -328,6 +328,10 @@ class _Shelf:
             return self._simple, self._simple_caps
         return self._other, self._other_caps
 
+    def sort(self) -> None:
+        if self._dirty:
+            self._sort()
+
     def _sort(self) -> None:
         ordered = sorted(self.members.values(), key=_BY_CAP)
         self._simple = [entry for entry in ordered if entry.simple]
@@ -460,6 +464,11 @@ class MatchIndex:
         self._floor_list: list[float] = []
         for sub in subs:
             self.add(sub)
+        # Sorted now, while loading, not at the first match: that one runs inside a
+        # refresh's write transaction. Later changes are inserted in place.
+        for bucket in self._buckets.values():
+            for shelf in bucket.shelves():
+                shelf.sort()
 
     def __len__(self) -> int:
         return len(self._subs)
@@ -486,7 +495,11 @@ class MatchIndex:
         if sub is None or sub.paused:
             return
         for key, _ in _placements(sub):
-            bucket = self._buckets[key]
+            # A subscription on no shelf of its bucket (say "below target" without a cap)
+            # leaves it empty, so another's removal may have deleted it already.
+            bucket = self._buckets.get(key)
+            if bucket is None:
+                continue
             bucket.drop(sub_id)
             if not len(bucket):
                 del self._buckets[key]

@@ -17,6 +17,7 @@ from pathlib import Path
 import aiosqlite
 
 BUSY_TIMEOUT_MS = 5000
+CACHE_KIB = 32 * 1024
 
 # Called before every write; raising makes that write fail as a read-only or full disk would.
 # Tests and the e2e storage-fault checks install one; production never does.
@@ -46,6 +47,9 @@ class Database:
             # NORMAL is durable across application crashes in WAL mode; only an OS crash
             # can lose the last transactions, never corrupt the file.
             await connection.execute("PRAGMA synchronous=NORMAL")
+            # 32 MiB of page cache (the default is 2): a refresh that queues 20k alerts
+            # updates four b-trees at once, and re-reading their pages was a fifth of its time.
+            await connection.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
         except BaseException:
             await connection.close()
             raise

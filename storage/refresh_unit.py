@@ -19,8 +19,7 @@ from monitor.users import User
 from storage.database import Database
 from storage.history import read_tracked, record_change_points, write_tracked
 from storage.offers import mark_healthy
-from storage.outbox import cooldown_key, enqueue, last_alerts_at
-from storage.users import read_users
+from storage.outbox import cooldown_key, enqueue, last_alerts_at, users_to_hold
 
 OfferKey = tuple[str, str, str]
 
@@ -47,7 +46,7 @@ class TransactionUnit:
     async def enqueue(self, alerts: Sequence[Alert], now: datetime) -> int:
         if not alerts:
             return 0
-        users: Mapping[int, User] = await read_users(
+        users: Mapping[int, User] = await users_to_hold(
             self._connection, {alert.chat_id for alert in alerts}
         )
         return await enqueue(self._connection, alerts, users, now)

@@ -151,8 +151,11 @@ class SubscriptionQueries:
         reader reloads is replayed next time rather than missed (replaying is harmless).
         """
         async with self._db.access() as connection:
+            # Two subqueries: SQLite answers a lone max() or min() from the key's ends, but
+            # both in one SELECT scan the whole log.
             cursor = await connection.execute(
-                "SELECT coalesce(max(seq), 0), min(seq) FROM subscription_changes"
+                "SELECT coalesce((SELECT max(seq) FROM subscription_changes), 0),"
+                " (SELECT min(seq) FROM subscription_changes)"
             )
             row = await cursor.fetchone()
             latest, oldest = (0, None) if row is None else (int(row[0]), row[1])

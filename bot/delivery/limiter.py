@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
@@ -52,7 +53,8 @@ class Limiter:
         self._sleep = sleep
         self._next = -math.inf  # GCRA's theoretical arrival time of the next message
         self._paused_until = -math.inf
-        self._urgent_waiting = 0
+        self._waiting: dict[bool, deque[asyncio.Future[None]]] = {True: deque(), False: deque()}
+        self._pump_task: asyncio.Future[None] | None = None
         self._in_flight: set[int] = set()
         self._ready_at: dict[int, float] = {}  # chat -> when it may get its next message
         self._slots = 0
@@ -113,20 +115,57 @@ class Limiter:
             await self._sleep(wait)
 
     async def _take(self, urgent: bool) -> None:
-        if urgent:
-            self._urgent_waiting += 1
+        """The next free overall slot: urgent ones first, each kind in arrival order.
+
+        Waiters queue on futures that one pump task resolves slot by slot, so a thousand
+        waiting replies cost one timer, not a thousand wake-ups per slot.
+        """
+        if self._next_queue() is None and self._wait() <= 0:
+            self._grant()
+            return
+        ticket: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting[urgent].append(ticket)
+        if self._pump_task is None:
+            self._pump_task = asyncio.ensure_future(self._pump())
         try:
-            while True:
-                now = self._clock()
-                wait = max(self._next - self._tolerance - now, self._paused_until - now)
-                if wait <= 0 and (urgent or not self._urgent_waiting):
-                    self._next = max(self._next, now) + self._interval
-                    return
-                # An alert that finds a reply waiting lets it have this slot and tries the next.
-                await self._sleep(wait if wait > 0 else self._interval)
+            await ticket
+        except asyncio.CancelledError:
+            ticket.cancel()  # the pump skips it (if it was granted, that slot goes unused)
+            if self._next_queue() is None and self._pump_task is not None:
+                # Nobody waits: stop a pump that may be sleeping out a long pause.
+                self._pump_task.cancel()
+                self._pump_task = None
+            raise
+
+    async def _pump(self) -> None:
+        me = asyncio.current_task()
+        try:
+            while (queue := self._next_queue()) is not None:
+                wait = self._wait()
+                if wait > 0:
+                    await self._sleep(wait)  # a pause or a reply may come meanwhile
+                    continue
+                self._grant()
+                queue.popleft().set_result(None)
         finally:
-            if urgent:
-                self._urgent_waiting -= 1
+            if self._pump_task is me:
+                self._pump_task = None
+
+    def _next_queue(self) -> deque[asyncio.Future[None]] | None:
+        """The queue whose first waiter goes next (urgent ones first), or None."""
+        for queue in (self._waiting[True], self._waiting[False]):
+            while queue and queue[0].done():  # cancelled while waiting
+                queue.popleft()
+            if queue:
+                return queue
+        return None
+
+    def _wait(self) -> float:
+        now = self._clock()
+        return max(self._next - self._tolerance - now, self._paused_until - now)
+
+    def _grant(self) -> None:
+        self._next = max(self._next, self._clock()) + self._interval
 
     def _maybe_prune(self) -> None:
         self._slots += 1

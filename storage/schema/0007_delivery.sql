@@ -6,8 +6,21 @@
 -- released at the next start.
 ALTER TABLE outbox ADD COLUMN claimed_until TEXT;
 
--- The claim's scan: one chat's pending rows in due order, k of them per chat.
+-- Each event's JSON once, shared by all its alerts: a fan-out to 20k subscribers wrote the
+-- same 600-byte payload 20k times. Rows queued from now on point here and leave
+-- outbox.payload empty; older rows keep their own. The daily purge drops unreferenced ones.
+CREATE TABLE outbox_events (
+    id       INTEGER PRIMARY KEY,
+    payload  TEXT    NOT NULL
+) STRICT;
+ALTER TABLE outbox ADD COLUMN event_id INTEGER REFERENCES outbox_events (id);
+
+-- The claim's scan: pending rows chat by chat in due order (k of them per chat); also one
+-- chat's pending rows (a 403's drop, a snooze, a backoff). It replaces both outbox_by_chat
+-- and outbox_due: every index costs each of a big refresh's 20k inserts.
 CREATE INDEX outbox_pending_chat ON outbox (status, chat_id, due_at, id);
+DROP INDEX outbox_by_chat;
+DROP INDEX outbox_due;
 -- The daily purge of old sent and dropped rows.
 CREATE INDEX outbox_created ON outbox (created_at) WHERE status != 'pending';
 

@@ -313,3 +313,13 @@ def test_next_local_time():
     assert next_local_time(before_change, "Europe/Berlin", 8 * 60) == datetime(
         2026, 3, 29, 6, 0, tzinfo=UTC
     )
+
+
+async def test_enqueue_writes_the_alerts_own_dedupe_key(store: _Store):
+    user = await add_user(store, 1)
+    alert = Alert(1, 10, event("a"))
+    await queue(store, [alert], {1: user})
+    async with store._db.access() as connection:
+        cursor = await connection.execute("SELECT dedupe_key FROM outbox")
+        rows = await cursor.fetchall()
+    assert [row[0] for row in rows] == [alert.dedupe_key]
