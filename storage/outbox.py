@@ -331,7 +331,10 @@ class OutboxQueries:
                     "limit": limit,
                 },
             )
-            ids = json.dumps([row[0] for row in await cursor.fetchall()])
+            found = [row[0] for row in await cursor.fetchall()]
+            if not found:
+                return []
+            ids = json.dumps(found)
             await connection.execute(
                 "UPDATE outbox SET claimed_until = ? WHERE id IN (SELECT value FROM json_each(?))",
                 (to_text(now + lease), ids),
