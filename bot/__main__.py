@@ -6,11 +6,14 @@ With a token, GPURADAR_MODE picks long polling (the default) or the webhook.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import Iterator
 
 from bot.config import ConfigError, Settings, load_settings
 
-EXIT_CONFIG = 2
+EXIT_CONFIG = 2  # bad configuration, or start-up gave up
+EXIT_CRASH = 1  # the running bot stopped on an error
 
 
 async def serve_telegram(settings: Settings) -> None:
@@ -18,15 +21,36 @@ async def serve_telegram(settings: Settings) -> None:
 
     assert settings.bot_token is not None
     token = settings.bot_token.get_secret_value()
-    application = await build_application(settings, token=token, api_url=settings.telegram_api_url)
+    with starting():
+        application = await build_application(
+            settings, token=token, api_url=settings.telegram_api_url
+        )
     try:
-        await application.reach_telegram(budget_s=settings.startup_retry_s)
+        with starting():
+            await application.reach_telegram(budget_s=settings.startup_retry_s)
         if settings.mode == "webhook":
             await application.run_webhook()
         else:
             await application.run_polling()
     finally:
         await application.close()
+
+
+@contextlib.contextmanager
+def starting() -> Iterator[None]:
+    """Any failure inside is a start-up failure (exit 2): the known kinds pass as they are,
+    anything else (aiohttp's InvalidURL, ...) becomes a StartupError with its one line."""
+    from aiogram.exceptions import TelegramUnauthorizedError
+
+    from bot.app import StartupError
+    from bot.logging_setup import one_line
+
+    try:
+        yield
+    except (ConfigError, StartupError, TelegramUnauthorizedError):
+        raise
+    except Exception as error:
+        raise StartupError(one_line(error)) from error
 
 
 def main() -> int:
@@ -67,7 +91,7 @@ def main() -> int:
         # One line, never the traceback: aiohttp's errors carry the request URL, and with it
         # the token; whatever else they carry is redacted too.
         print(f"gpuradar: stopped: {redact(one_line(error), secrets)}", file=sys.stderr)
-        return EXIT_CONFIG
+        return EXIT_CRASH
     return 0
 
 

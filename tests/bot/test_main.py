@@ -239,3 +239,32 @@ async def test_sigterm_during_a_flood_pause_exits_within_seconds(tmp_path: Path)
                 await process.wait()
     assert process.returncode == 0
     assert took < 5, f"SIGTERM took {took:.1f} s"
+
+
+def test_an_error_that_carries_the_token_is_printed_redacted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+):
+    """aiohttp puts the request URL, token included, into its errors."""
+    import logging
+
+    import bot.__main__ as entry
+    from bot.config import load_settings
+
+    url = f"http://127.0.0.1:1/bot{TOKEN}/getMe"
+
+    async def failing(settings: object) -> None:
+        with entry.starting():
+            raise ValueError(f"Invalid URL {url}")
+
+    settings = load_settings(bot_token=TOKEN, db_path=tmp_path / "b.sqlite3", monitor=False)
+    monkeypatch.setattr(entry, "load_settings", lambda: settings)
+    monkeypatch.setattr(entry, "serve_telegram", failing)
+    handlers = list(logging.getLogger().handlers)
+    try:
+        assert entry.main() == 2
+    finally:
+        logging.getLogger().handlers[:] = handlers
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        "gpuradar: ValueError: Invalid URL http://127.0.0.1:1/bot<redacted>/getMe"
+    ]
