@@ -13,7 +13,7 @@ from storage.migrations import migrate
 from storage.offers import OfferQueries
 from storage.outbox import OutboxQueries
 from storage.refresh_unit import RefreshUnits
-from storage.subscriptions import SubscriptionQueries
+from storage.subscriptions import PAUSE_FOR_BLOCK, RESUME_AFTER_BLOCK, SubscriptionQueries
 from storage.users import user_from_row
 
 # last_seen_at is for activity statistics, not for logic: refreshing it at most this often
@@ -135,11 +135,7 @@ class Store(
             )
             if cursor.rowcount == 0:
                 raise LookupError(f"no user with chat id {chat_id}")
-            cursor = await connection.execute(
-                "UPDATE subscriptions SET paused = 1, paused_by_block = 1"
-                " WHERE chat_id = ? AND paused = 0",
-                (chat_id,),
-            )
+            cursor = await connection.execute(PAUSE_FOR_BLOCK, (chat_id,))
         return cursor.rowcount
 
     async def unblock(self, chat_id: int) -> int:
@@ -148,11 +144,7 @@ class Store(
         Returns how many subscriptions resumed."""
         async with self._db.transaction() as connection:
             await connection.execute("UPDATE users SET blocked = 0 WHERE chat_id = ?", (chat_id,))
-            cursor = await connection.execute(
-                "UPDATE subscriptions SET paused = 0, paused_by_block = 0"
-                " WHERE chat_id = ? AND paused_by_block = 1",
-                (chat_id,),
-            )
+            cursor = await connection.execute(RESUME_AFTER_BLOCK, (chat_id,))
         return cursor.rowcount
 
     async def count_users(self) -> int:

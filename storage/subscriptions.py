@@ -27,6 +27,14 @@ MAX_SUBSCRIPTIONS = 20
 _FORMAT = 1  # bumped if the JSON shape ever changes incompatibly
 _COLUMNS = "id, chat_id, filter, cooldown_s, paused, muted_until"
 _ACTIVE = "paused = 0 AND chat_id IN (SELECT chat_id FROM users WHERE blocked = 0)"
+# A 403 pauses what runs and marks it; the user's return resumes exactly that (Store.unblock).
+PAUSE_FOR_BLOCK = (
+    "UPDATE subscriptions SET paused = 1, paused_by_block = 1 WHERE chat_id = ? AND paused = 0"
+)
+RESUME_AFTER_BLOCK = (
+    "UPDATE subscriptions SET paused = 0, paused_by_block = 0"
+    " WHERE chat_id = ? AND paused_by_block = 1"
+)
 
 
 class SubscriptionLimitError(Exception):
@@ -203,11 +211,7 @@ class SubscriptionQueries:
         Marked as paused by the block, so `Store.unblock` resumes exactly these.
         """
         async with self._db.transaction() as connection:
-            cursor = await connection.execute(
-                "UPDATE subscriptions SET paused = 1, paused_by_block = 1"
-                " WHERE chat_id = ? AND paused = 0",
-                (chat_id,),
-            )
+            cursor = await connection.execute(PAUSE_FOR_BLOCK, (chat_id,))
             return cursor.rowcount
 
     async def update_max_price(

@@ -8,16 +8,12 @@ import os
 import signal
 import sys
 from collections import Counter
-from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.config import Settings
-from monitor.alerts import Alert
-from monitor.events import Event, EventKind
-from monitor.watch_parse import parse_watch
 from storage import Store
 from tests.bot.conftest import TOKEN
-from tests.factories import make_offer
+from tests.bot.test_e2e_delivery import seed
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
 
@@ -29,15 +25,8 @@ async def seed_fanout(db_path: Path) -> None:
     """200 users, each with a subscription and one pending alert about the same H100."""
     store = await Store.open(db_path)
     try:
-        offer = make_offer("GL60-8-H100", 5486.0, provider="selectel", gpu="H100 SXM")
-        event = Event(EventKind.APPEARED, offer, datetime.now(UTC))
-        alerts = []
-        for chat_id in CHATS:
-            await store.ensure_user(chat_id, language="ru", timezone="Europe/Moscow")
-            subscription = await store.add_subscription(chat_id, parse_watch("h100"))
-            alerts.append(Alert(chat_id, subscription.id, event))
-        async with store.refresh_unit("selectel") as unit:
-            assert await unit.enqueue(alerts, datetime.now(UTC)) == len(CHATS)
+        await seed(store, CHATS)
+        assert await store.pending_count() == len(CHATS)
     finally:
         await store.close()
 
