@@ -8,11 +8,14 @@ started without one) exits 2 with one line saying a token is needed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import Iterator
 
 from bot.config import ConfigError, Settings, load_settings, resolve_mode
 
-EXIT_CONFIG = 2
+EXIT_CONFIG = 2  # bad configuration, or start-up gave up
+EXIT_CRASH = 1  # the running bot stopped on an error
 
 
 async def serve_telegram(settings: Settings) -> None:
@@ -20,14 +23,36 @@ async def serve_telegram(settings: Settings) -> None:
 
     assert settings.bot_token is not None
     token = settings.bot_token.get_secret_value()
-    application = await build_application(settings, token=token, api_url=settings.telegram_api_url)
+    with starting():
+        application = await build_application(
+            settings, token=token, api_url=settings.telegram_api_url
+        )
     try:
+        with starting():
+            await application.reach_telegram(budget_s=settings.startup_retry_s)
         if settings.mode == "webhook":
             await application.run_webhook()
         else:
             await application.run_polling()
     finally:
         await application.close()
+
+
+@contextlib.contextmanager
+def starting() -> Iterator[None]:
+    """Any failure inside is a start-up failure (exit 2): the known kinds pass as they are,
+    anything else (aiohttp's InvalidURL, ...) becomes a StartupError with its one line."""
+    from aiogram.exceptions import TelegramUnauthorizedError
+
+    from bot.app import StartupError
+    from bot.logging_setup import one_line
+
+    try:
+        yield
+    except (ConfigError, StartupError, TelegramUnauthorizedError):
+        raise
+    except Exception as error:
+        raise StartupError(one_line(error)) from error
 
 
 def main() -> int:
@@ -39,8 +64,9 @@ def main() -> int:
     # Imported only now: a bad setting is reported before aiogram's second of import time.
     from aiogram.exceptions import TelegramUnauthorizedError
 
+    from bot.app import StartupError
     from bot.console import run_console
-    from bot.logging_setup import configure_console_logging, configure_logging
+    from bot.logging_setup import configure_console_logging, configure_logging, one_line, redact
 
     secrets = [
         secret.get_secret_value()
@@ -67,8 +93,16 @@ def main() -> int:
     except TelegramUnauthorizedError:
         print("gpuradar: Telegram rejected GPURADAR_BOT_TOKEN (401 Unauthorized)", file=sys.stderr)
         return EXIT_CONFIG
+    except StartupError as error:
+        print(f"gpuradar: {redact(str(error), secrets)}", file=sys.stderr)
+        return EXIT_CONFIG
     except KeyboardInterrupt:
         pass
+    except Exception as error:
+        # One line, never the traceback: aiohttp's errors carry the request URL, and with it
+        # the token; whatever else they carry is redacted too.
+        print(f"gpuradar: stopped: {redact(one_line(error), secrets)}", file=sys.stderr)
+        return EXIT_CRASH
     return 0
 
 

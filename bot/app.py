@@ -12,21 +12,26 @@ import logging
 import signal
 import sqlite3
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
+from aiogram.exceptions import TelegramNetworkError, TelegramServerError
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.admin_notify import alarm_hook
+from bot.chart_pool import ChartPool
 from bot.commands import set_bot_commands
 from bot.config import ConfigError, Settings
+from bot.delivery.limiter import Limiter
 from bot.delivery.sender import Sender
+from bot.delivery.session import SharedLimitMiddleware
 from bot.i18n import Translator, load_translators
 from bot.middlewares.throttling import ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
@@ -41,16 +46,31 @@ from scrapers.http import Http
 from scrapers.registry import create_scrapers
 from scrapers.source import BoundSource
 from storage import MigrationError, Store
+from storage.lock import DatabaseInUseError, DatabaseLock
 
 logger = logging.getLogger("gpuradar")
 
 # Seconds the client waits on one Bot API call (long polls add their own timeout on top).
 REQUEST_TIMEOUT_S = 30.0
+# The limiter's burst (bot/delivery/limiter.py): with the default 28 messages/s, at most 29.5
+# start in any second, under Telegram's 30.
+SEND_BURST = 1.5
+# Sent and dropped alerts are kept this long: far over any cooldown, which reads them, and
+# the unique key stops a re-derived old event only while its row exists.
+OUTBOX_KEEP = timedelta(days=30)
+HOUSEKEEPING_INTERVAL = timedelta(days=1)
 
 
-def create_bot(token: str, api_url: str) -> Bot:
+def create_bot(token: str, api_url: str, limiter: Limiter | None = None) -> Bot:
+    """With a `limiter`, every reply shares it with the alerts (bot.delivery.session)."""
     session = AiohttpSession(api=TelegramAPIServer.from_base(api_url), timeout=REQUEST_TIMEOUT_S)
+    if limiter is not None:
+        session.middleware(SharedLimitMiddleware(limiter))
     return Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
+
+
+def create_limiter(settings: Settings) -> Limiter:
+    return Limiter(settings.send_rate, SEND_BURST)
 
 
 def create_dispatcher(
@@ -60,6 +80,7 @@ def create_dispatcher(
     settings: Settings,
     throttle_interval: float = 1.0,
     clock: Callable[[], float] = time.monotonic,
+    charts: ChartPool | None = None,
 ) -> Dispatcher:
     # Keyword data becomes handler parameters (aiogram's dependency injection).
     dispatcher = Dispatcher(
@@ -67,6 +88,7 @@ def create_dispatcher(
         translators=dict(translators),
         settings=settings,
         default_language=settings.default_language,
+        charts=charts or ChartPool(),
     )
     user_middleware = UserMiddleware(
         store, translators, settings.default_language, settings.timezone
@@ -105,6 +127,9 @@ class Application:
     # provider -> refresh interval in seconds, for /healthz's freshness (set by attach_monitor)
     provider_intervals: dict[str, float] = field(default_factory=dict)
     ops: OpsServer | None = None
+    sender: Sender | None = None
+    db_lock: DatabaseLock | None = None
+    charts: ChartPool | None = None
     _webhook_stop: asyncio.Event | None = field(default=None, init=False, repr=False)
 
     async def run_polling(
@@ -159,20 +184,69 @@ class Application:
             await self.dispatcher.stop_polling()
 
     async def close(self) -> None:
-        if self.http is not None:
-            await self.http.close()
-        await self.bot.session.close()
-        await self.store.close()
+        try:
+            if self.charts is not None:
+                self.charts.close()
+            if self.http is not None:
+                await self.http.close()
+            await self.bot.session.close()
+            await self.store.close()
+        finally:
+            if self.db_lock is not None:
+                self.db_lock.release()
+
+    async def reach_telegram(
+        self, *, budget_s: float, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    ) -> None:
+        """getMe until Telegram answers, retrying network errors and 5xx with a backoff for
+        up to `budget_s`; then StartupError. A 401 is raised at once: retrying cannot fix it.
+        """
+        deadline = time.monotonic() + budget_s
+        delay = 1.0
+        while True:
+            try:
+                await self.bot.me()  # cached: start_polling's own getMe uses this answer
+                return
+            except (TelegramNetworkError, TelegramServerError) as error:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise StartupError(
+                        f"cannot reach Telegram at GPURADAR_TELEGRAM_API_URL="
+                        f"{self.settings.telegram_api_url} (retried {budget_s:.0f} s):"
+                        f" {error.message}"
+                    ) from None
+                logger.warning("Telegram not reachable yet (%s); retrying", error.message)
+                await sleep(min(delay, left))
+                delay = min(delay * 2, 15.0)
 
 
-async def open_store(settings: Settings) -> Store:
-    """Open and migrate the database; a failure is a configuration error, not a crash."""
+class StartupError(Exception):
+    """Start-up gave up (Telegram unreachable); `str()` is the one line for the operator."""
+
+
+async def open_store(settings: Settings) -> tuple[Store, DatabaseLock]:
+    """Lock and open and migrate the database; a failure is a configuration error.
+
+    The lock comes first: a second process on the same file must not even migrate it.
+    """
     try:
-        return await Store.open(settings.db_path)
-    except (sqlite3.Error, OSError, MigrationError) as error:
+        lock = DatabaseLock.acquire(settings.db_path)
+    except DatabaseInUseError as error:
+        raise ConfigError(str(error)) from None
+    except OSError as error:
         raise ConfigError(
             f"cannot use database GPURADAR_DB_PATH={settings.db_path}: {error}"
         ) from error
+    try:
+        return await Store.open(settings.db_path), lock
+    except (sqlite3.Error, OSError, MigrationError) as error:
+        lock.release()
+        raise ConfigError(
+            f"cannot use database GPURADAR_DB_PATH={settings.db_path}: {error}"
+        ) from error
+    except BaseException:
+        lock.release()
+        raise
 
 
 async def build_application(
@@ -184,48 +258,89 @@ async def build_application(
     clock: Callable[[], float] = time.monotonic,
 ) -> Application:
     """Open the database and build the bot; the caller owns `close()`."""
-    store = await open_store(settings)
+    store, lock = await open_store(settings)
+    limiter = create_limiter(settings)
     try:
         translators = load_translators()
-        bot = create_bot(token, api_url)
+        bot = create_bot(token, api_url, limiter)
     except BaseException:
         await store.close()
+        lock.release()
         raise
+    charts = ChartPool()
     dispatcher = create_dispatcher(
         store=store,
         translators=translators,
         settings=settings,
         throttle_interval=throttle_interval,
         clock=clock,
+        charts=charts,
     )
-    application = Application(settings=settings, store=store, bot=bot, dispatcher=dispatcher)
+    application = Application(
+        settings=settings,
+        store=store,
+        bot=bot,
+        dispatcher=dispatcher,
+        db_lock=lock,
+        charts=charts,
+    )
     # First: its start-up hook binds the port, and a failure there must come before anything
     # else has started (aiogram runs no shutdown hooks when a start-up hook fails).
     attach_ops(application)
-    attach_delivery(application, translators)
+    attach_delivery(application, translators, limiter)
     if settings.monitor:
         attach_monitor(application)
     return application
 
 
-def attach_delivery(application: Application, translators: Mapping[Language, Translator]) -> None:
-    """Send the outbox in the background for as long as the dispatcher runs."""
-    store = application.store
-    sender = Sender(
-        application.bot,
+def create_sender(
+    bot: Bot,
+    store: Store,
+    translators: Mapping[Language, Translator],
+    settings: Settings,
+    limiter: Limiter,
+    *,
+    on_result: Callable[[str], object] | None = None,
+) -> Sender:
+    """The sender as the application runs it (bench/fanout.py measures this one)."""
+    return Sender(
+        bot,
         store,
         translators,
         on_blocked=store.pause_all,
-        rate=application.settings.send_rate,
-        default_language=application.settings.default_language,
+        limiter=limiter,
+        concurrency=settings.send_concurrency,
+        default_language=settings.default_language,
+        on_result=on_result,
+    )
+
+
+def attach_delivery(
+    application: Application, translators: Mapping[Language, Translator], limiter: Limiter
+) -> None:
+    """Send the outbox in the background for as long as the dispatcher runs, and purge it
+    daily."""
+    store = application.store
+    sender = create_sender(
+        application.bot,
+        store,
+        translators,
+        application.settings,
+        limiter,
         on_result=application.metrics.record_send,
     )
+    application.sender = sender
     stop = asyncio.Event()
     running: list[asyncio.Task[None]] = []
 
     async def start_delivery() -> None:
         stop.clear()
+        # One process per database (the lock): a claim still held was a dead process's.
+        released = await store.release_claims()
+        if released:
+            logger.info("released %s outbox rows claimed before the last stop", released)
         running.append(asyncio.create_task(sender.run(stop), name="delivery"))
+        running.append(asyncio.create_task(housekeeping(store, stop), name="housekeeping"))
 
     async def stop_delivery() -> None:
         stop.set()
@@ -234,6 +349,21 @@ def attach_delivery(application: Application, translators: Mapping[Language, Tra
 
     application.dispatcher.startup.register(start_delivery)
     application.dispatcher.shutdown.register(stop_delivery)
+
+
+async def housekeeping(store: Store, stop: asyncio.Event) -> None:
+    """Daily, from start-up: forget sent and dropped alerts older than OUTBOX_KEEP, and all
+    but the newest subscription changes (the match index has long applied them)."""
+    while not stop.is_set():
+        try:
+            purged = await store.purge_outbox(datetime.now(UTC) - OUTBOX_KEEP)
+            await store.prune_subscription_changes()
+            if purged:
+                logger.info("purged %s sent or dropped outbox rows", purged)
+        except Exception:  # the next day tries again; delivery does not depend on this
+            logger.exception("outbox purge failed")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), HOUSEKEEPING_INTERVAL.total_seconds())
 
 
 def attach_monitor(application: Application) -> None:
@@ -285,7 +415,12 @@ def attach_ops(application: Application) -> None:
             return "disabled"
         return "running" if scheduler.running else "stopped"
 
-    health = HealthCheck(application.store, scheduler_state, lambda: application.provider_intervals)
+    health = HealthCheck(
+        application.store,
+        scheduler_state,
+        lambda: application.provider_intervals,
+        delivery=lambda: application.sender,
+    )
     ops = OpsServer(
         health,
         application.metrics,

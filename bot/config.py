@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
+from yarl import URL
 
 from monitor.users import Language, is_known_timezone
 from scrapers.config import ScraperSettings
@@ -53,8 +54,15 @@ class Settings(ScraperSettings):
     default_language: Language = "ru"
     timezone: str = "Europe/Moscow"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
-    # Alert messages per second overall; Telegram allows about 30 for bulk notifications.
-    send_rate: float = Field(default=25.0, gt=0, le=1000)
+    # Messages per second overall, alerts and replies together; Telegram allows about 30.
+    # 28 plus the limiter's burst of 1.5 keeps every second under 30 (bot/delivery/limiter).
+    send_rate: float = Field(default=28.0, gt=0, le=1000)
+    # Alert messages in flight at once. 8 holds 28/s up to a 250 ms round trip to Telegram
+    # (bench/fanout.py measures 60 and 150 ms); after a kill -9, at most this many alerts
+    # may be sent twice.
+    send_concurrency: int = Field(default=8, ge=1, le=64)
+    # How long start-up keeps retrying when Telegram cannot be reached, before exit 2.
+    startup_retry_s: float = Field(default=60.0, ge=0, le=3600)
     # The operations server (/healthz, /metrics, and the webhook in webhook mode).
     # Port 0 means any free port (tests); the bound port is logged.
     ops_host: str = "0.0.0.0"  # noqa: S104 - inside a container, the probe and Prometheus are outside
@@ -108,6 +116,11 @@ class Settings(ScraperSettings):
     def _http_url(cls, value: str) -> str:
         if not re.match(r"^https?://[^/\s]+", value):
             raise ValueError(f"{value!r} is not an http(s) URL")
+        try:
+            URL(value).port  # noqa: B018 - yarl checks the port only when asked for it
+        except ValueError as error:
+            # aiohttp would fail later with the token inside the URL of its message.
+            raise ValueError(f"{value!r} is not a usable URL: {error}") from None
         return value.rstrip("/")
 
     @field_validator("webhook_url")

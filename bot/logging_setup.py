@@ -25,10 +25,20 @@ class RedactingFormatter(logging.Formatter):
         self._secrets = sorted({secret for secret in secrets if secret}, key=len, reverse=True)
 
     def format(self, record: logging.LogRecord) -> str:
-        text = super().format(record)
-        for secret in self._secrets:
-            text = text.replace(secret, REDACTED)
-        return text
+        return redact(super().format(record), self._secrets)
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """`text` with every secret replaced, longest first (a secret inside another goes whole)."""
+    for secret in sorted({secret for secret in secrets if secret}, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+def one_line(error: BaseException) -> str:
+    """ "Type: message" on one line, for an error that ends the process."""
+    message = " ".join(str(error).split())
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
 def configure_logging(

@@ -49,7 +49,9 @@ class RefreshUnit(Protocol):
 
     async def record_change_points(self, offers: Iterable[Offer], at: datetime) -> int: ...
 
-    async def last_alert_at(self, alert: Alert) -> datetime | None: ...
+    async def last_alerts_at(self, alerts: Sequence[Alert]) -> list[datetime | None]:
+        """For each alert, its subscription's last alert about that offer and kind of change
+        (None: never); one query for the whole refresh."""
 
     async def enqueue(self, alerts: Sequence[Alert], now: datetime) -> int: ...
 
@@ -149,7 +151,7 @@ async def _apply(
         await unit.record_change_points(settled.accepted_offers, result.fetched_at)
         events = settled.events
         candidates = matcher.match(events, moment)
-        alerts = [a for a in candidates if not await _cooling_down(unit, matcher, a, moment)]
+        alerts = await _not_cooling_down(unit, matcher, candidates, moment)
         queued = await unit.enqueue(alerts, moment)
         listed = sum(1 for entry in settled.tracked.values() if entry.missing_runs == 0)
         await unit.mark_healthy(listed, duration, result.fetched_at)
@@ -180,7 +182,16 @@ def _log_held(provider: str, statuses: Sequence[PartStatus]) -> None:
         )
 
 
-async def _cooling_down(unit: RefreshUnit, matcher: Matcher, alert: Alert, now: datetime) -> bool:
-    """The same subscription was told about the same offer and kind of change recently."""
-    last = await unit.last_alert_at(alert)
-    return last is not None and now - last < matcher.cooldown_of(alert.subscription_id)
+async def _not_cooling_down(
+    unit: RefreshUnit, matcher: Matcher, alerts: Sequence[Alert], now: datetime
+) -> list[Alert]:
+    """The alerts whose subscription was not told about the same offer and kind of change
+    within its cooldown."""
+    if not alerts:
+        return []
+    lasts = await unit.last_alerts_at(alerts)
+    return [
+        alert
+        for alert, last in zip(alerts, lasts, strict=True)
+        if last is None or now - last >= matcher.cooldown_of(alert.subscription_id)
+    ]

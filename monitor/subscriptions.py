@@ -320,15 +320,37 @@ class _Shelf:
         self._simple_caps: list[float] = []
         self._other: list[_Entry] = []
         self._other_caps: list[float] = []
-        self._dirty = False
+        self._dirty = True  # a new shelf is filled in bulk, then sorted once
 
     def put(self, entry: _Entry) -> None:
         self.members[entry.sub_id] = entry
-        self._dirty = True  # sorted on the next lookup, not on every add
+        if self._dirty:
+            return  # sorted on the next lookup: a bulk load sorts once, not on every add
+        # One subscription changed in a live index: insert in place (a memmove), so the
+        # next refresh does not re-sort the shelf.
+        entries, caps = self._lists(entry)
+        at = bisect.bisect_right(caps, entry.cap)
+        caps.insert(at, entry.cap)
+        entries.insert(at, entry)
 
     def drop(self, sub_id: int) -> None:
-        if self.members.pop(sub_id, None) is not None:
-            self._dirty = True
+        entry = self.members.pop(sub_id, None)
+        if entry is None or self._dirty:
+            return
+        entries, caps = self._lists(entry)
+        at = bisect.bisect_left(caps, entry.cap)
+        while entries[at].sub_id != sub_id:  # among the entries with the same cap
+            at += 1
+        del caps[at], entries[at]
+
+    def _lists(self, entry: _Entry) -> tuple[list[_Entry], list[float]]:
+        if entry.simple:
+            return self._simple, self._simple_caps
+        return self._other, self._other_caps
+
+    def sort(self) -> None:
+        if self._dirty:
+            self._sort()
 
     def _sort(self) -> None:
         ordered = sorted(self.members.values(), key=_BY_CAP)
@@ -462,6 +484,11 @@ class MatchIndex:
         self._floor_list: list[float] = []
         for sub in subs:
             self.add(sub)
+        # Sorted now, while loading, not at the first match: that one runs inside a
+        # refresh's write transaction. Later changes are inserted in place.
+        for bucket in self._buckets.values():
+            for shelf in bucket.shelves():
+                shelf.sort()
 
     def __len__(self) -> int:
         return len(self._subs)
@@ -488,7 +515,11 @@ class MatchIndex:
         if sub is None or sub.paused:
             return
         for key, _ in _placements(sub):
-            bucket = self._buckets[key]
+            # A subscription on no shelf of its bucket (say "below target" without a cap)
+            # leaves it empty, so another's removal may have deleted it already.
+            bucket = self._buckets.get(key)
+            if bucket is None:
+                continue
             bucket.drop(sub_id)
             if not len(bucket):
                 del self._buckets[key]

@@ -21,9 +21,8 @@ from monitor.users import User
 from storage.database import Database
 from storage.history import read_tracked, record_change_points, write_tracked
 from storage.offers import mark_healthy, record_failure
-from storage.outbox import enqueue, last_alert_at
+from storage.outbox import cooldown_key, enqueue, last_alerts_at, users_to_hold
 from storage.parts import read_part_runs, write_part_statuses
-from storage.users import read_users
 
 OfferKey = tuple[str, str, str]
 
@@ -42,16 +41,15 @@ class TransactionUnit:
     async def record_change_points(self, offers: Iterable[Offer], at: datetime) -> int:
         return await record_change_points(self._connection, offers, at)
 
-    async def last_alert_at(self, alert: Alert) -> datetime | None:
-        event = alert.event
-        return await last_alert_at(
-            self._connection, alert.subscription_id, event.offer.key, event.kind
-        )
+    async def last_alerts_at(self, alerts: Sequence[Alert]) -> list[datetime | None]:
+        """For each alert, when its subscription last heard of that offer and kind of change."""
+        found = await last_alerts_at(self._connection, map(cooldown_key, alerts))
+        return [found.get(cooldown_key(alert)) for alert in alerts]
 
     async def enqueue(self, alerts: Sequence[Alert], now: datetime) -> int:
         if not alerts:
             return 0
-        users: Mapping[int, User] = await read_users(
+        users: Mapping[int, User] = await users_to_hold(
             self._connection, {alert.chat_id for alert in alerts}
         )
         return await enqueue(self._connection, alerts, users, now)
@@ -76,9 +74,3 @@ class RefreshUnits:
     async def refresh_unit(self, provider: str) -> AsyncIterator[TransactionUnit]:
         async with self._db.transaction() as connection:
             yield TransactionUnit(connection, provider)
-
-    async def subscription_revision(self) -> int:
-        async with self._db.access() as connection:
-            cursor = await connection.execute("SELECT revision FROM subscription_revision")
-            row = await cursor.fetchone()
-        return 0 if row is None else int(row[0])

@@ -7,13 +7,13 @@ from pathlib import Path
 
 from monitor.users import Language, QuietHours, User
 from storage.admin import AdminQueries
-from storage.database import Database
+from storage.database import Database, WriteFault
 from storage.history import HistoryQueries
 from storage.migrations import migrate
 from storage.offers import OfferQueries
 from storage.outbox import OutboxQueries
 from storage.refresh_unit import RefreshUnits
-from storage.subscriptions import SubscriptionQueries
+from storage.subscriptions import PAUSE_FOR_BLOCK, RESUME_AFTER_BLOCK, SubscriptionQueries
 from storage.users import user_from_row
 
 # last_seen_at is for activity statistics, not for logic: refreshing it at most this often
@@ -57,6 +57,19 @@ class Store(
 
     async def ping(self) -> bool:
         return await self._db.pragma("user_version") is not None
+
+    async def probe_write(self) -> None:
+        """Raises if the database cannot take a write lock now (see Database.probe_write)."""
+        await self._db.probe_write()
+
+    @property
+    def write_error(self) -> str | None:
+        """Why the last write failed, while no write has succeeded since; None if they work."""
+        return self._db.write_error
+
+    def set_write_fault(self, fault: WriteFault | None) -> None:
+        """Make every write fail (tests of storage faults); None ends it."""
+        self._db.write_fault = fault
 
     # -- users ---------------------------------------------------------------------------
 
@@ -112,6 +125,27 @@ class Store(
 
     async def set_blocked(self, chat_id: int, blocked: bool) -> User:
         return await self._update_user(chat_id, "blocked = ?", (int(blocked),))
+
+    async def block(self, chat_id: int) -> int:
+        """The user blocked the bot: mark them, and pause their subscriptions as a 403 does
+        (SubscriptionQueries.pause_all), in one transaction. Returns how many paused."""
+        async with self._db.transaction() as connection:
+            cursor = await connection.execute(
+                "UPDATE users SET blocked = 1 WHERE chat_id = ?", (chat_id,)
+            )
+            if cursor.rowcount == 0:
+                raise LookupError(f"no user with chat id {chat_id}")
+            cursor = await connection.execute(PAUSE_FOR_BLOCK, (chat_id,))
+        return cursor.rowcount
+
+    async def unblock(self, chat_id: int) -> int:
+        """The user is back (any update from them): clear the block and resume what the 403
+        paused (SubscriptionQueries.pause_all); what they paused themselves stays paused.
+        Returns how many subscriptions resumed."""
+        async with self._db.transaction() as connection:
+            await connection.execute("UPDATE users SET blocked = 0 WHERE chat_id = ?", (chat_id,))
+            cursor = await connection.execute(RESUME_AFTER_BLOCK, (chat_id,))
+        return cursor.rowcount
 
     async def count_users(self) -> int:
         async with self._db.access() as connection:

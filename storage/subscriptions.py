@@ -7,6 +7,7 @@ user could forge, and it must never touch someone else's subscription.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -25,6 +26,15 @@ from storage.database import Database
 MAX_SUBSCRIPTIONS = 20
 _FORMAT = 1  # bumped if the JSON shape ever changes incompatibly
 _COLUMNS = "id, chat_id, filter, cooldown_s, paused, muted_until"
+_ACTIVE = "paused = 0 AND chat_id IN (SELECT chat_id FROM users WHERE blocked = 0)"
+# A 403 pauses what runs and marks it; the user's return resumes exactly that (Store.unblock).
+PAUSE_FOR_BLOCK = (
+    "UPDATE subscriptions SET paused = 1, paused_by_block = 1 WHERE chat_id = ? AND paused = 0"
+)
+RESUME_AFTER_BLOCK = (
+    "UPDATE subscriptions SET paused = 0, paused_by_block = 0"
+    " WHERE chat_id = ? AND paused_by_block = 1"
+)
 
 
 class SubscriptionLimitError(Exception):
@@ -132,18 +142,60 @@ class SubscriptionQueries:
     async def active_subscriptions(self) -> list[Subscription]:
         """Everything the match index needs at start-up: not paused, user not blocked.
         Muted ones are included; a mute ends by itself and matching checks it."""
+        return await self._select(f"WHERE {_ACTIVE} ORDER BY id", ())
+
+    async def active_subscriptions_among(self, ids: Collection[int]) -> list[Subscription]:
+        """The active ones (as `active_subscriptions` means it) of these ids."""
         return await self._select(
-            "WHERE paused = 0 AND chat_id IN (SELECT chat_id FROM users WHERE blocked = 0)"
-            " ORDER BY id",
-            (),
+            f"WHERE {_ACTIVE} AND id IN (SELECT value FROM json_each(?)) ORDER BY id",  # noqa: S608
+            (json.dumps(sorted(ids)),),
         )
+
+    async def subscription_changes(self, after: int | None) -> tuple[int, set[int] | None]:
+        """The last change's number, and the subscriptions changed after change `after`.
+
+        The set is None when `after` is None or the changes after it were pruned already:
+        the reader reloads everything. The number is read first, so a change made while the
+        reader reloads is replayed next time rather than missed (replaying is harmless).
+        """
+        async with self._db.access() as connection:
+            # Two subqueries: SQLite answers a lone max() or min() from the key's ends, but
+            # both in one SELECT scan the whole log.
+            cursor = await connection.execute(
+                "SELECT coalesce((SELECT max(seq) FROM subscription_changes), 0),"
+                " (SELECT min(seq) FROM subscription_changes)"
+            )
+            row = await cursor.fetchone()
+            latest, oldest = (0, None) if row is None else (int(row[0]), row[1])
+            if after is None or after > latest or (oldest is not None and oldest > after + 1):
+                return latest, None
+            cursor = await connection.execute(
+                "SELECT DISTINCT subscription_id FROM subscription_changes WHERE seq > ?",
+                (after,),
+            )
+            changed = {int(item[0]) for item in await cursor.fetchall()}
+        return latest, changed
+
+    async def prune_subscription_changes(self, keep: int = 10_000) -> int:
+        """Forget all but the last `keep` changes (a reader further behind reloads)."""
+        async with self._db.transaction() as connection:
+            cursor = await connection.execute(
+                "DELETE FROM subscription_changes"
+                " WHERE seq <= (SELECT max(seq) FROM subscription_changes) - ?",
+                (keep,),
+            )
+        return cursor.rowcount
 
     async def delete_subscription(self, chat_id: int, sub_id: int) -> bool:
         return await self._change("DELETE FROM subscriptions", chat_id, sub_id, ())
 
     async def set_paused(self, chat_id: int, sub_id: int, paused: bool) -> bool:
+        """The user's own pause or resume; it is never undone by an unblock."""
         return await self._change(
-            "UPDATE subscriptions SET paused = ?", chat_id, sub_id, (int(paused),)
+            "UPDATE subscriptions SET paused = ?, paused_by_block = 0",
+            chat_id,
+            sub_id,
+            (int(paused),),
         )
 
     async def mute(self, chat_id: int, sub_id: int, until: datetime | None) -> bool:
@@ -154,11 +206,12 @@ class SubscriptionQueries:
         )
 
     async def pause_all(self, chat_id: int) -> int:
-        """Pause every subscription of a user (they blocked the bot); returns how many."""
+        """Pause every active subscription of a user who blocked the bot; returns how many.
+
+        Marked as paused by the block, so `Store.unblock` resumes exactly these.
+        """
         async with self._db.transaction() as connection:
-            cursor = await connection.execute(
-                "UPDATE subscriptions SET paused = 1 WHERE chat_id = ? AND paused = 0", (chat_id,)
-            )
+            cursor = await connection.execute(PAUSE_FOR_BLOCK, (chat_id,))
             return cursor.rowcount
 
     async def update_max_price(

@@ -6,8 +6,9 @@ from collections.abc import Awaitable
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
-from aiogram import Router
-from aiogram.types import CallbackQuery
+from aiogram import F, Router
+from aiogram.enums import ChatMemberStatus, ChatType
+from aiogram.types import CallbackQuery, ChatMemberUpdated
 
 from bot.delivery.callbacks import AlertAction, AlertCallback
 from bot.i18n import Html, Translator
@@ -43,7 +44,30 @@ class AlertStore(Protocol):
 def create_router() -> Router:
     router = Router(name="alerts")
     router.callback_query.register(on_alert_button, AlertCallback.filter())
+    # Telegram tells a bot when a private chat blocks or unblocks it.
+    router.my_chat_member.register(on_blocked_or_unblocked, F.chat.type == ChatType.PRIVATE)
     return router
+
+
+class MembershipStore(Protocol):
+    async def block(self, chat_id: int, /) -> int: ...
+
+    async def unblock(self, chat_id: int, /) -> int: ...
+
+
+async def on_blocked_or_unblocked(update: ChatMemberUpdated, store: MembershipStore) -> None:
+    """ "kicked": the user blocked the bot (pause as a 403 would); back to "member": they
+    unblocked it (resume what the block paused). Any other update from them does the
+    latter too (bot.middlewares.user)."""
+    chat_id = update.chat.id
+    status = update.new_chat_member.status
+    try:
+        if status == ChatMemberStatus.KICKED:
+            await store.block(chat_id)
+        elif status == ChatMemberStatus.MEMBER:
+            await store.unblock(chat_id)
+    except LookupError:  # not a user of ours yet: nothing to pause or resume
+        return
 
 
 async def on_alert_button(

@@ -43,6 +43,7 @@ class AlertMessage:
     text: str
     markup: InlineKeyboardMarkup | None
     row_ids: tuple[int, ...]  # the outbox rows this message delivers
+    shortened: bool = False  # a summary_message: nothing shorter to fall back on
 
 
 @dataclass(frozen=True)
@@ -141,20 +142,23 @@ def _text(i18n: Translator, units: Sequence[_Unit], blocks: Sequence[str]) -> st
         if index == 0 or unit.subscription_id != units[index - 1].subscription_id:
             sections.append((unit.label, []))
         sections[-1][1].append(block)
-    count = len(units)
     digest = any(unit.held for unit in units)
-    if digest:
-        title = i18n("alert-title-quiet", count=count)
-    elif len(sections) == 1:
-        title = i18n("alert-title-watch", label=units[0].label, count=count)
-    else:
-        title = i18n("alert-title-digest", count=count)
+    title = _title(i18n, units, watches=len(sections))
     if len(sections) == 1 and not digest:
         return "\n\n".join([title, *sections[0][1]])
     parts = [title]
     for label, section in sections:
         parts.append(i18n("alert-watch-header", label=label) + "\n" + "\n\n".join(section))
     return "\n\n".join(parts)
+
+
+def _title(i18n: Translator, units: Sequence[_Unit], *, watches: int) -> str:
+    count = len(units)
+    if any(unit.held for unit in units):
+        return i18n("alert-title-quiet", count=count)
+    if watches == 1:
+        return i18n("alert-title-watch", label=units[0].label, count=count)
+    return i18n("alert-title-digest", count=count)
 
 
 def _utf16(text: str) -> int:
@@ -298,3 +302,51 @@ def _callback_button(text: str, action: AlertAction, sub: int) -> InlineKeyboard
     return InlineKeyboardButton(
         text=text, callback_data=AlertCallback(action=action, sub=sub).pack()
     )
+
+
+# --- the length guard ----------------------------------------------------------------------
+
+
+def fit_message(
+    message: AlertMessage,
+    rows: Sequence[OutboxRow],
+    i18n: Translator,
+    *,
+    limit: int = MESSAGE_LIMIT,
+) -> AlertMessage:
+    """The message if Telegram will take its length, else its summary_message.
+
+    render_alerts splits a digest between changes; this catches what splitting cannot (one
+    change over the limit), so no alert is ever dropped for its length.
+    """
+    if _utf16(message.text) <= limit:
+        return message
+    return summary_message(message, rows, i18n, limit=limit)
+
+
+def summary_message(
+    message: AlertMessage,
+    rows: Sequence[OutboxRow],
+    i18n: Translator,
+    *,
+    limit: int = MESSAGE_LIMIT // 2,
+) -> AlertMessage:
+    """The same alerts, shortened: each change's first line while they fit, then a line
+    saying how many were left out and pointing to /subs. Same rows, same buttons.
+
+    The default limit is half Telegram's: this runs when Telegram refused a message we
+    measured as fitting, so its count of the text is not ours.
+    """
+    included = set(message.row_ids)
+    units = _units([row for row in rows if row.id in included])
+    heads = [_block(i18n, unit.event).split("\n", 1)[0] for unit in units]
+    title = _title(i18n, units, watches=len({unit.subscription_id for unit in units}))
+    shown: list[str] = []
+    for head in heads:
+        footer = i18n("alert-summary-more", hidden=len(heads) - len(shown) - 1)
+        if _utf16("\n".join([title, *shown, head, "", footer])) > limit:
+            break
+        shown.append(head)
+    footer = i18n("alert-summary-more", hidden=len(heads) - len(shown))
+    text = "\n".join([title, *shown, "", footer])
+    return AlertMessage(text, message.markup, message.row_ids, shortened=True)

@@ -1,17 +1,28 @@
-"""The delivery loop: due outbox rows -> one message per chat -> Telegram, under its limits.
+"""The delivery loop: claim a fair batch of due outbox rows -> one message per chat ->
+Telegram, several in flight, under its limits (bot.delivery.limiter, shared with replies).
 
 Guarantees, and what they rest on:
 
 * Nothing is lost: a row leaves "pending" only when Telegram accepted its message (sent), or
-  refused it for good (400, 403: dropped, with the reason kept).
-* Nothing is sent twice, apart from the messages in flight at a crash: each message's rows are
-  marked sent right after Telegram's answer, before that worker sends anything else. That is
-  at most `concurrency` messages: one with the default, which is what DESIGN.md promises; more
-  workers trade that bound for throughput when Telegram is far away. (A network error after
-  Telegram received a request can also repeat it: it cannot be told from a lost request.)
-* Limits: a global token bucket (default 25 messages/s) and at most one message per chat per
-  `per_chat_interval`; a 429 pauses every worker for its retry_after, then the same message is
-  retried.
+  refused it for good (400, 403, or `max_attempts` failed tries: dropped, the reason kept).
+* Nothing is sent twice by this process: a message Telegram accepted is marked sent before
+  its chat gets another; if that write fails (read-only or full disk), the ids are held in
+  memory and the write retried, and no new message goes out until the database takes writes
+  again. After a crash (kill -9) the messages in flight at that moment, at most
+  `concurrency`, may be sent again: Telegram had them, the database did not yet know.
+  (A network error after Telegram received a request can repeat one too: it cannot be told
+  from a lost request.) Held marks that the database never took are lost with the process.
+* One chat never waits for another: a chat's 5xx or network error re-queues its rows with a
+  per-chat backoff (in the database, so it survives a restart) and the workers go on.
+  Transport errors from two chats in a row mean Telegram itself is down: then everything
+  pauses with a backoff, and the messages wait in memory without spending attempts.
+* A 429 pauses what it covers: that chat, or every send when two chats are flooded within
+  FLOOD_WINDOW_S (a bot-wide flood). A pause lasts at most `flood_cap`; a chat's message,
+  and a message whose retry_after is past the cap, goes back to the outbox due when Telegram
+  said, so no worker sleeps on it.
+* Per chat, order is kept: one message per chat per pass, none while one is in flight, and a
+  chat's backoff pushes all of its pending rows back together.
+* The stop event interrupts every wait; a send in flight gets `stop_grace` seconds to finish.
 """
 
 from __future__ import annotations
@@ -20,10 +31,12 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections import deque
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Protocol
+from datetime import UTC, datetime, timedelta
+from functools import partial
+from typing import Any, Protocol
 
 from aiogram import Bot
 from aiogram.enums import ParseMode
@@ -34,12 +47,14 @@ from aiogram.exceptions import (
     TelegramNetworkError,
     TelegramRetryAfter,
     TelegramServerError,
+    TelegramUnauthorizedError,
 )
 from aiogram.methods.base import Response
 from aiogram.types import Message
 
-from bot.delivery.limiter import TokenBucket
-from bot.delivery.render import AlertMessage, render_alerts
+from bot.delivery.limiter import Limiter
+from bot.delivery.render import AlertMessage, fit_message, render_alerts, summary_message
+from bot.delivery.session import sending_alert
 from bot.i18n import Translator
 from monitor.users import Language, User
 from storage.outbox import OutboxRow
@@ -51,22 +66,56 @@ logger = logging.getLogger(__name__)
 # sends in the fan-out benchmark. Holding one reference keeps it cached for the process's life.
 _RESPONSE_OF_SEND = Response[Message]
 
+# Two chats answered 429 within this many seconds: the flood is the bot's, not one chat's.
+FLOOD_WINDOW_S = 2.0
+# Backoff of the "Telegram is down" pause (transport errors from two chats in a row), and of
+# retrying held writes while the database is unwritable.
+OUTAGE_BACKOFF_S = (1.0, 30.0)
+TOO_LONG = "message is too long"
+
 Sleep = Callable[[float], Awaitable[None]]
 # Called with one of SEND_OUTCOMES after every send attempt (metrics); must not raise or block.
 ResultHook = Callable[[str], object]
-SEND_OUTCOMES = ("sent", "flood_wait", "retry", "dropped_400", "blocked_403", "api_error")
+SEND_OUTCOMES = (
+    "sent",
+    "flood_wait",
+    "retry",
+    "dropped_400",
+    "blocked_403",
+    "api_error",
+    "gave_up",
+)
 
 
 class DeliveryStore(Protocol):
     """What the sender needs: storage.outbox.OutboxQueries plus Store.set_blocked."""
 
-    async def due_messages(self, now: datetime, limit: int) -> list[OutboxRow]: ...
+    async def claim(
+        self,
+        now: datetime,
+        *,
+        limit: int,
+        per_chat: int,
+        lease: timedelta,
+        skip_chats: Collection[int] = (),
+    ) -> list[OutboxRow]: ...
 
     async def mark_sent(self, ids: Sequence[int], at: datetime) -> int: ...
 
     async def mark_dropped(self, ids: Sequence[int], reason: str) -> int: ...
 
-    async def record_attempt(self, ids: Sequence[int], error: str) -> int: ...
+    async def release(
+        self,
+        ids: Sequence[int],
+        *,
+        due_at: datetime | None = None,
+        error: str | None = None,
+        failed: bool = False,
+    ) -> int: ...
+
+    async def retry_chat_later(
+        self, chat_id: int, ids: Sequence[int], due_at: datetime, error: str, *, failed: bool
+    ) -> int: ...
 
     async def drop_chat(self, chat_id: int, reason: str) -> int: ...
 
@@ -79,9 +128,14 @@ class SenderStats:
 
     sent: int = 0
     flood_waits: int = 0  # 429s received
-    retries: int = 0  # 5xx and network errors retried
-    dropped: int = 0  # messages refused with 400
+    retries: int = 0  # 5xx and network errors
+    dropped: int = 0  # messages refused with 400, or given up after max_attempts
     blocked: int = 0  # chats that answered 403
+    shortened: int = 0  # too long for Telegram: sent as a summary instead
+
+
+class _StoppedError(Exception):
+    """The stop event fired during a wait."""
 
 
 def _utcnow() -> datetime:
@@ -96,259 +150,454 @@ class Sender:
         translators: Mapping[Language, Translator],
         *,
         on_blocked: Callable[[int], Awaitable[object]],
-        rate: float = 25.0,
-        burst: float | None = None,
-        per_chat_interval: float = 1.0,
-        concurrency: int = 1,
+        limiter: Limiter | None = None,
+        concurrency: int = 8,
         batch_size: int = 500,
-        max_attempts: int = 4,
-        backoff_base: float = 1.0,
-        backoff_cap: float = 30.0,
-        max_flood_waits: int = 20,
+        per_chat: int = 20,
+        lease: timedelta = timedelta(minutes=5),
+        max_attempts: int = 10,
+        backoff_base: float = 2.0,
+        backoff_cap: float = 600.0,
+        flood_cap: float = 30.0,
         idle_interval: float = 1.0,
+        stop_grace: float = 2.0,
         default_language: Language = "ru",
         sleep: Sleep = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] = _utcnow,
         on_result: ResultHook | None = None,
     ) -> None:
-        """`on_blocked(chat_id)` pauses the chat's subscriptions after a 403 (store.pause_all fits).
+        """`on_blocked(chat_id)` pauses the chat's subscriptions after a 403 (store.pause_all).
 
-        `burst` defaults to a fifth of a second's worth: it absorbs timer jitter without ever
-        going much over `rate` in any one second (25/s + 5 stays under Telegram's ~30/s).
-        `max_attempts` bounds tries on 5xx and network errors within one pass; the rows then
-        stay pending for the next pass. `sleep` and `clock` (monotonic seconds) are injected so
-        tests never wait for real; `now` is the wall clock that due_at is compared with.
-        `on_result(outcome)` sees every attempt's outcome, one of SEND_OUTCOMES ("retry" is
-        any 5xx or network error).
+        `limiter` is shared with the bot's replies (bot.delivery.session); by default the
+        sender gets one of its own at 28 messages/s. `per_chat` bounds the rows one chat
+        takes of a `batch_size` claim, so a chat with a backlog cannot starve the others.
+        `max_attempts` failed tries (5xx, network, other API errors of this chat) drop a
+        message, with the reason; between tries the chat backs off exponentially from
+        `backoff_base` to `backoff_cap` seconds. `sleep` and `clock` (monotonic seconds) are
+        injected so tests never wait for real; `now` is the wall clock of due times.
+        `on_result(outcome)` sees every attempt's outcome, one of SEND_OUTCOMES.
         """
-        if concurrency < 1 or batch_size < 1 or max_attempts < 1:
-            raise ValueError("concurrency, batch_size and max_attempts must be >= 1")
+        if min(concurrency, batch_size, per_chat, max_attempts) < 1:
+            raise ValueError("concurrency, batch_size, per_chat and max_attempts must be >= 1")
         self._bot = bot
         self._store = store
         self._translators = translators
         self._on_blocked = on_blocked
-        self._bucket = TokenBucket(rate, burst or max(1.0, rate / 5), clock)
-        self._per_chat_interval = per_chat_interval
+        self._limiter = limiter or Limiter(28.0, 1.5, clock=clock, sleep=sleep)
         self._concurrency = concurrency
         self._batch_size = batch_size
+        self._per_chat = per_chat
+        self._lease = lease
         self._max_attempts = max_attempts
         self._backoff_base = backoff_base
         self._backoff_cap = backoff_cap
-        self._max_flood_waits = max_flood_waits
+        self._flood_cap = flood_cap
         self._idle_interval = idle_interval
+        self._stop_grace = stop_grace
         self._default_language = default_language
         self._sleep = sleep
         self._clock = clock
         self._now = now
         self._on_result = on_result
-        self._paused_until = 0.0
-        self._last_sent: dict[int, float] = {}  # chat -> clock when its last message was done
-        self._stop: asyncio.Event | None = None
+        self._stop = asyncio.Event()
         self._wake = asyncio.Event()
         self._blocks: dict[Language, dict[str, str]] = {}
+        self._floods: dict[int, float] = {}  # chat -> clock of its last 429
+        self._outage_failures = 0  # consecutive "Telegram is down" pauses
+        self._transport_failed: set[int] = set()  # chats, since the last accepted message
+        # Writes the database did not take: marks first (they stop duplicates), then the rest.
         self._unmarked: list[int] = []
         self._mark_lock = asyncio.Lock()
+        self._held: deque[Callable[[], Awaitable[object]]] = deque()
+        self._held_lock = asyncio.Lock()
+        self._store_failures = 0
+        self.store_error: str | None = None  # set while writes fail; /healthz reports it
+        self.last_sent_at: float | None = None  # clock of the last accepted message
         self.stats = SenderStats()
 
     @property
-    def burst(self) -> float:
-        """How many messages may go at once after an idle spell (the bucket's depth)."""
-        return self._bucket.burst
+    def limiter(self) -> Limiter:
+        return self._limiter
+
+    @property
+    def held_writes(self) -> int:
+        """Results the database has not taken yet (marks and the rest)."""
+        return len(self._unmarked) + len(self._held)
 
     # --- the loop ----------------------------------------------------------------------------
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Drain until `stop` is set; a message in flight is finished and marked first."""
+        """Deliver until `stop` is set; a send in flight gets `stop_grace` seconds to finish."""
         self._stop = stop
         while not stop.is_set():
             try:
                 sent = await self.drain_once()
-            except Exception:  # a database hiccup must not end delivery for good
-                logger.exception("delivery pass failed")
+            except _StoppedError:
+                break
+            except Exception as error:  # a database hiccup must not end delivery for good
+                self._store_failed(error)
                 sent = 0
-            if sent == 0:
-                await self._idle(stop)
+            if sent == 0 and not stop.is_set():
+                delay = self._store_backoff() if self.store_error else self._idle_interval
+                with contextlib.suppress(_StoppedError):
+                    await self._wait(delay, wake=self.store_error is None)
+        if self.held_writes:
+            with contextlib.suppress(Exception):
+                await self._flush_held()
+            if self.held_writes:
+                logger.error(
+                    "stopping with %s delivery results the database did not take: after a"
+                    " restart those messages may be sent again",
+                    self.held_writes,
+                )
 
     def wake(self) -> None:
         """New rows were queued: start the next pass now rather than after the idle wait."""
         self._wake.set()
 
     async def drain_once(self) -> int:
-        """One pass: every due chat that may be messaged now gets one message. Returns the count.
+        """One pass: every claimed chat gets one message. Returns how many were accepted.
 
-        A chat messaged less than `per_chat_interval` ago is skipped (its rows stay pending for
-        a later pass), and so is the rest of a digest too long for one message.
+        Nothing is claimed while results the database has not taken are held.
         """
-        rows = await self._store.due_messages(self._now(), self._batch_size)
+        if not await self._flush_held():
+            return 0
+        rows = await self._store.claim(
+            self._now(),
+            limit=self._batch_size,
+            per_chat=self._per_chat,
+            lease=self._lease,
+            skip_chats=self._limiter.busy_chats(),
+        )
+        self._store_ok()  # the claim was a write
         if not rows:
             return 0
-        self._forget_quiet_chats()
+        self._forget_old_floods()
         chats: dict[int, list[OutboxRow]] = {}
         for row in rows:
             chats.setdefault(row.chat_id, []).append(row)
-        queue = [(chat, chat_rows) for chat, chat_rows in chats.items() if self._chat_ready(chat)]
+        queue = deque(chats.items())
         self._blocks = {}  # rendered offer blocks, per language, for this pass only
-        queue.reverse()  # pop() from the end takes the oldest first
+        unsent = {row.id for row in rows}  # claimed, not yet settled: released at the end
         sent = 0
 
         async def worker() -> None:
             nonlocal sent
-            while queue and not self._stopping():
-                chat_id, chat_rows = queue.pop()
-                if await self._deliver(chat_id, chat_rows):
-                    sent += 1
+            token = sending_alert.set(True)  # replies' middleware: the sender paces these
+            try:
+                while queue and not self._stop.is_set() and self.store_error is None:
+                    chat_id, chat_rows = queue.popleft()
+                    if await self._deliver(chat_id, chat_rows, unsent):
+                        sent += 1
+            finally:
+                sending_alert.reset(token)
 
-        workers = min(self._concurrency, len(queue))
-        # return_exceptions: one worker's failure must not leave the others running on after
-        # this pass returns, or the next pass could send their chats again.
-        results = await asyncio.gather(*(worker() for _ in range(workers)), return_exceptions=True)
-        for result in results:
-            if isinstance(result, BaseException):
-                raise result
+        count = min(self._concurrency, len(queue))
+        workers: list[asyncio.Future[None]] = [
+            asyncio.ensure_future(worker()) for _ in range(count)
+        ]
+        try:
+            await self._run_workers(workers)
+        finally:
+            if unsent:
+                leftover = tuple(unsent)
+                await self._write_or_hold(partial(self._store.release, leftover))
         return sent
+
+    async def _run_workers(self, workers: list[asyncio.Future[None]]) -> None:
+        """Until they finish; on stop, they get `stop_grace` s, then are cancelled.
+
+        A cancelled send may or may not have reached Telegram; its rows stay pending, which is
+        the in-flight bound on duplicates.
+        """
+        stopping: asyncio.Future[Any] = asyncio.ensure_future(self._stop.wait())
+        running: set[asyncio.Future[Any]] = set(workers)
+        try:
+            while running:
+                done, _ = await asyncio.wait(
+                    {*running, stopping}, return_when=asyncio.FIRST_COMPLETED
+                )
+                running -= done
+                failed = [w for w in done if w is not stopping and not w.cancelled()]
+                if any(w.exception() for w in failed):
+                    break
+                if stopping.done():
+                    if running:
+                        await asyncio.wait(running, timeout=self._stop_grace)
+                    break
+        finally:
+            stopping.cancel()
+            for worker in workers:
+                worker.cancel()
+            results = await asyncio.gather(*workers, return_exceptions=True)
+        for result in results:
+            if isinstance(result, Exception):
+                raise result
 
     # --- one chat ----------------------------------------------------------------------------
 
-    async def _deliver(self, chat_id: int, rows: Sequence[OutboxRow]) -> bool:
+    async def _deliver(self, chat_id: int, rows: Sequence[OutboxRow], unsent: set[int]) -> bool:
         language = rows[0].language or self._default_language
         i18n = self._translators.get(language) or self._translators[self._default_language]
         # Only the first message of a split digest now: the rest is the next pass's, after the
-        # chat's 1 s gap. Its rows stay pending until then.
+        # chat's 1 s gap (its rows are released at the end of the pass).
         cache = self._blocks.setdefault(i18n.language, {})
-        message = render_alerts(rows, i18n, cache=cache)[0]
-        return await self._send(chat_id, message)
+        message = fit_message(render_alerts(rows, i18n, cache=cache)[0], rows, i18n)
+        included = set(message.row_ids)
+        attempts = max(row.attempts for row in rows if row.id in included)
+        return await self._send(chat_id, message, rows, i18n, attempts, unsent)
 
-    async def _send(self, chat_id: int, message: AlertMessage) -> bool:
+    async def _send(
+        self,
+        chat_id: int,
+        message: AlertMessage,
+        rows: Sequence[OutboxRow],
+        i18n: Translator,
+        attempts: int,
+        unsent: set[int],
+    ) -> bool:
         ids = message.row_ids
-        failures = floods = 0
         while True:
-            await self._take_turn()
             try:
-                await self._bot.send_message(
-                    chat_id, message.text, parse_mode=ParseMode.HTML, reply_markup=message.markup
-                )
+                async with self._limiter.slot(chat_id):
+                    await self._bot.send_message(
+                        chat_id,
+                        message.text,
+                        parse_mode=ParseMode.HTML,
+                        reply_markup=message.markup,
+                    )
             except TelegramRetryAfter as error:
-                self.stats.flood_waits += 1
-                self._report("flood_wait")
-                floods += 1
-                logger.warning("429 for chat %s: pausing %s s", chat_id, error.retry_after)
-                self._pause(error.retry_after)
-                if floods >= self._max_flood_waits or self._stopping():
-                    await self._store.record_attempt(ids, f"429: {error.message}")
-                    return False
-                continue  # the same message, once the pause is over
+                self._count("flood_wait")
+                if self._flood(chat_id, error.retry_after):
+                    continue  # bot-wide and within the cap: the same message, after the pause
+                self._settle(unsent, ids)
+                reason = f"429: retry after {error.retry_after} s"
+                await self._retry_later(chat_id, ids, error.retry_after, reason, failed=False)
+                return False
             except TelegramForbiddenError as error:
-                self._report("blocked_403")
+                self._count("blocked_403")
+                self._settle(unsent, [row.id for row in rows])
                 await self._blocked(chat_id, error.message)
                 return False
             except TelegramBadRequest as error:
+                if TOO_LONG in error.message and not message.shortened:
+                    # Telegram counts differently from us, or a block is huge: say less.
+                    logger.warning("chat %s: message too long, sending a summary", chat_id)
+                    self.stats.shortened += 1
+                    message = summary_message(message, rows, i18n)
+                    continue
                 logger.error("chat %s refused alert rows %s: %s", chat_id, ids, error.message)
+                self._count("dropped_400")
                 self.stats.dropped += 1
-                self._report("dropped_400")
-                await self._store.mark_dropped(ids, f"400: {error.message}")
+                self._settle(unsent, ids)
+                reason = f"400: {error.message}"
+                await self._write_or_hold(partial(self._store.mark_dropped, ids, reason))
                 return False
-            except (TelegramServerError, TelegramNetworkError) as error:
-                failures += 1
-                self._report("retry")
-                await self._store.record_attempt(ids, f"{type(error).__name__}: {error.message}")
-                if failures >= self._max_attempts or self._stopping():
-                    logger.warning("chat %s: giving up for this pass: %s", chat_id, error)
-                    return False
+            except (TelegramServerError, TelegramNetworkError, TelegramUnauthorizedError) as error:
+                self._count("retry")
                 self.stats.retries += 1
-                await self._sleep(self._backoff(failures))
-                continue
-            except TelegramAPIError as error:
-                # 401, 409, a migrated chat...: nothing this message can fix, and nothing that
-                # proves it undeliverable. Keep it pending and say so loudly.
-                logger.error("chat %s: unexpected Telegram error: %s", chat_id, error)
-                self._report("api_error")
-                await self._store.record_attempt(ids, f"{type(error).__name__}: {error.message}")
+                if self._telegram_down(chat_id, error):
+                    continue  # everything paused; this message goes first after the pause
+                await self._failed(chat_id, ids, attempts, error, unsent)
                 return False
-            # Stamped after the answer: the next message to this chat then starts at least the
-            # interval after Telegram received this one, whatever the network latency was.
-            self._last_sent[chat_id] = self._clock()
-            await self._mark_sent(ids)
+            except TelegramAPIError as error:
+                # 409, a migrated chat...: nothing this message can fix, and nothing that
+                # proves it undeliverable. Retry later; max_attempts ends it.
+                logger.error("chat %s: unexpected Telegram error: %s", chat_id, error)
+                self._count("api_error")
+                await self._failed(chat_id, ids, attempts, error, unsent)
+                return False
+            self._settle(unsent, ids)
+            self._transport_failed.clear()
+            self._outage_failures = 0
+            self.last_sent_at = self._clock()
+            await self._record_sent(ids)
             self.stats.sent += 1
-            self._report("sent")
+            self._count("sent")
             return True
 
-    def _report(self, outcome: str) -> None:
+    async def _failed(
+        self,
+        chat_id: int,
+        ids: Sequence[int],
+        attempts: int,
+        error: TelegramAPIError,
+        unsent: set[int],
+    ) -> None:
+        """This chat's try failed: back off, or give up after max_attempts."""
+        self._settle(unsent, ids)
+        tries = attempts + 1
+        reason = f"{type(error).__name__}: {error.message}"
+        if tries >= self._max_attempts:
+            logger.error("chat %s: giving up after %s attempts: %s", chat_id, tries, reason)
+            self.stats.dropped += 1
+            self._count("gave_up")
+            final = f"gave up after {tries} attempts: {reason}"
+            await self._write_or_hold(partial(self._store.mark_dropped, ids, final))
+            return
+        delay = min(self._backoff_cap, self._backoff_base * 2 ** (tries - 1))
+        logger.warning("chat %s: %s; next try in %.0f s", chat_id, reason, delay)
+        await self._retry_later(chat_id, ids, delay, reason, failed=True)
+
+    async def _retry_later(
+        self, chat_id: int, ids: Sequence[int], delay: float, error: str, *, failed: bool
+    ) -> None:
+        # In memory (the chat is skipped by claims and waits in the limiter) and in the
+        # database (the whole chat's rows, so they keep their order, also after a restart).
+        self._limiter.hold_chat(chat_id, min(delay, self._flood_cap))
+        due = self._now() + timedelta(seconds=delay)
+        await self._write_or_hold(
+            partial(self._store.retry_chat_later, chat_id, ids, due, error, failed=failed)
+        )
+
+    @staticmethod
+    def _settle(unsent: set[int], ids: Sequence[int]) -> None:
+        unsent.difference_update(ids)
+
+    def _count(self, outcome: str) -> None:
+        if outcome == "flood_wait":
+            self.stats.flood_waits += 1
         if self._on_result is not None:
             try:
                 self._on_result(outcome)
             except Exception:  # metrics must never stop delivery
                 logger.exception("send result hook failed")
 
-    async def _mark_sent(self, ids: Sequence[int]) -> None:
-        """Mark before the worker moves on; concurrent workers share one UPDATE (group commit).
+    async def _blocked(self, chat_id: int, description: str) -> None:
+        logger.info("chat %s blocked the bot (%s): pausing its subscriptions", chat_id, description)
+        self.stats.blocked += 1
+
+        async def record() -> None:
+            with contextlib.suppress(LookupError):  # a chat without a users row
+                await self._store.set_blocked(chat_id, True)
+            await self._on_blocked(chat_id)
+            # Dropped last: if anything above fails, the rows stay pending and the 403 comes
+            # again.
+            await self._store.drop_chat(chat_id, f"403: {description}")
+
+        await self._write_or_hold(record)
+
+    # --- floods and outages --------------------------------------------------------------
+
+    def _flood(self, chat_id: int, retry_after: float) -> bool:
+        """Pause what a 429 covers; True when the same message should be retried now."""
+        now = self._clock()
+        bot_wide = any(
+            other != chat_id and now - at <= FLOOD_WINDOW_S for other, at in self._floods.items()
+        )
+        self._floods[chat_id] = now
+        pause = min(float(retry_after), self._flood_cap)
+        if not bot_wide:
+            logger.warning("429 for chat %s: it waits %s s", chat_id, retry_after)
+            return False
+        logger.warning("429 for several chats: every send waits %.0f s", pause)
+        self._limiter.pause(pause)
+        return retry_after <= self._flood_cap
+
+    def _forget_old_floods(self) -> None:
+        now = self._clock()
+        for chat in [chat for chat, at in self._floods.items() if now - at > FLOOD_WINDOW_S]:
+            del self._floods[chat]
+
+    def _telegram_down(self, chat_id: int, error: TelegramAPIError) -> bool:
+        """Two chats failing at the transport with no success between (or a 401): the fault
+        is Telegram's or the network's, not the chat's.
+
+        Then every send pauses with a backoff and the message is retried without spending
+        an attempt. False: treat it as this chat's failure.
+        """
+        self._transport_failed.add(chat_id)
+        bot_wide = isinstance(error, TelegramUnauthorizedError) or len(self._transport_failed) > 1
+        if not bot_wide:
+            return False
+        low, high = OUTAGE_BACKOFF_S
+        pause = min(high, low * 2.0 ** min(10, self._outage_failures))
+        self._outage_failures += 1
+        logger.warning("Telegram unreachable (%s): every send waits %.0f s", error, pause)
+        self._limiter.pause(pause)
+        return True
+
+    # --- the database's side ---------------------------------------------------------------
+
+    async def _record_sent(self, ids: Sequence[int]) -> None:
+        """Mark before the chat gets more; concurrent workers share one UPDATE (group commit).
 
         Whoever holds the lock marks every id queued so far, so a worker that finds the queue
-        empty once it gets the lock knows its ids were committed by the previous holder. One
-        trip to the database thread per message was the sender's bottleneck at high rates.
+        empty once it gets the lock knows its ids were committed by the previous holder. If
+        the write fails the ids stay queued (held): nothing is claimed until they are marked.
         """
         self._unmarked.extend(ids)
         async with self._mark_lock:
-            batch, self._unmarked = self._unmarked, []
+            batch = list(self._unmarked)
             if not batch:
                 return
             try:
                 await self._store.mark_sent(batch, self._now())
-            except BaseException:
-                self._unmarked[:0] = batch  # the next holder retries them; ours raises
-                raise
+            except Exception as error:
+                self._store_failed(error)
+                return
+            del self._unmarked[: len(batch)]
+            self._store_ok()
 
-    async def _blocked(self, chat_id: int, description: str) -> None:
-        logger.info("chat %s blocked the bot (%s): pausing its subscriptions", chat_id, description)
-        self.stats.blocked += 1
-        with contextlib.suppress(LookupError):  # a chat without a users row: nothing to mark
-            await self._store.set_blocked(chat_id, True)
-        await self._on_blocked(chat_id)
-        # Dropped last: if anything above fails, the rows stay pending and the 403 comes again.
-        await self._store.drop_chat(chat_id, f"403: {description}")
+    async def _write_or_hold(self, write: Callable[[], Awaitable[object]]) -> None:
+        """Write now, or hold the write (in order behind the held ones) if the database fails.
 
-    # --- pacing ------------------------------------------------------------------------------
+        `_flush_held` retries what is held before anything new is claimed.
+        """
+        self._held.append(write)
+        await self._flush_held()
 
-    async def _take_turn(self) -> None:
-        """Wait out any 429 pause, then for this send's slot in the global bucket."""
-        await self._wait_pause()
-        delay = self._bucket.reserve()
-        if delay > 0:
-            await self._sleep(delay)
-        # A 429 may have arrived for another worker while this one waited for its slot.
-        await self._wait_pause()
+    async def _flush_held(self) -> bool:
+        """Write what is held, marks first; False (and the error kept) if the database fails."""
+        if self._unmarked:
+            await self._record_sent(())
+            if self._unmarked:
+                return False
+        wrote = False
+        async with self._held_lock:  # one runner: each held write runs once, in order
+            while self._held:
+                try:
+                    await self._held[0]()
+                except Exception as error:
+                    self._store_failed(error)
+                    return False
+                self._held.popleft()
+                wrote = True
+        if wrote:
+            self._store_ok()
+        return True
 
-    async def _wait_pause(self) -> None:
-        while (remaining := self._paused_until - self._clock()) > 0:
-            await self._sleep(remaining)
+    def _store_failed(self, error: Exception) -> None:
+        if self.store_error is None:
+            logger.error(
+                "delivery paused: the database does not take writes (%s); %s results held",
+                error,
+                self.held_writes,
+            )
+        self.store_error = f"{type(error).__name__}: {error}"
+        self._store_failures += 1
 
-    def _pause(self, seconds: float) -> None:
-        self._paused_until = max(self._paused_until, self._clock() + seconds)
+    def _store_ok(self) -> None:
+        if self.store_error is not None and not self.held_writes:
+            logger.info("delivery resumed: the database takes writes again")
+            self.store_error = None
+            self._store_failures = 0
 
-    def _backoff(self, failures: int) -> float:
-        return float(min(self._backoff_cap, self._backoff_base * 2 ** (failures - 1)))
+    def _store_backoff(self) -> float:
+        low, high = OUTAGE_BACKOFF_S
+        return min(high, low * 2.0 ** min(10, max(0, self._store_failures - 1)))
 
-    def _chat_ready(self, chat_id: int) -> bool:
-        last = self._last_sent.get(chat_id)
-        return last is None or self._clock() - last >= self._per_chat_interval
+    # --- waiting -------------------------------------------------------------------------------
 
-    def _forget_quiet_chats(self) -> None:
-        # Only recent sends matter for pacing; without this the map grows with every chat ever.
-        now = self._clock()
-        interval = self._per_chat_interval
-        stale = [chat for chat, at in self._last_sent.items() if now - at >= interval]
-        for chat in stale:
-            del self._last_sent[chat]
-
-    def _stopping(self) -> bool:
-        return self._stop is not None and self._stop.is_set()
-
-    async def _idle(self, stop: asyncio.Event) -> None:
+    async def _wait(self, seconds: float, *, wake: bool = False) -> None:
+        """Sleep `seconds`, or less if stopped (raises _StoppedError) or, with `wake`, woken."""
         waits = [
-            asyncio.ensure_future(self._sleep(self._idle_interval)),
-            asyncio.ensure_future(stop.wait()),
-            asyncio.ensure_future(self._wake.wait()),
+            asyncio.ensure_future(self._sleep(seconds)),
+            asyncio.ensure_future(self._stop.wait()),
         ]
+        if wake:
+            waits.append(asyncio.ensure_future(self._wake.wait()))
         try:
             await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -356,3 +605,5 @@ class Sender:
                 waiter.cancel()
             await asyncio.gather(*waits, return_exceptions=True)
         self._wake.clear()
+        if self._stop.is_set():
+            raise _StoppedError

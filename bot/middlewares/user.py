@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from aiogram import BaseMiddleware
@@ -54,8 +55,10 @@ class UserMiddleware(BaseMiddleware):
             chat.id, language=language, timezone=self._default_timezone
         )
         if user.blocked:
-            # They are writing to us, so they have unblocked the bot.
-            user = await self._store.set_blocked(chat.id, False)
+            # They are writing to us, so they have unblocked the bot: resume what the 403
+            # paused.
+            await self._store.unblock(chat.id)
+            user = replace(user, blocked=False)
         data["user"] = user
         data["i18n"] = self._translators[user.language]
         return await handler(event, data)

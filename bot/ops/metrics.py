@@ -9,6 +9,8 @@ sender `record_send`, the latency middleware `observe_update`, and the /metrics 
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -20,7 +22,16 @@ from prometheus_client import (
 
 from monitor.pipeline import PipelineOutcome
 
-__all__ = ["CONTENT_TYPE_LATEST", "METRIC_NAMES", "Metrics"]
+__all__ = ["CONTENT_TYPE_LATEST", "HEALTH_PROBLEMS", "METRIC_NAMES", "Metrics"]
+
+# What gpuradar_health_problem{problem} can say (the keys of bot.ops.server.PROBLEMS).
+HEALTH_PROBLEMS = (
+    "database_unreachable",
+    "database_unwritable",
+    "outbox_stuck",
+    "scheduler_stopped",
+    "providers_stale",
+)
 
 # Scrapes take from a fraction of a second to the HTTP client's whole timeout budget.
 _SCRAPE_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0)
@@ -39,6 +50,7 @@ METRIC_NAMES = (
     "gpuradar_messages_sent_total",
     "gpuradar_messages_failed_total",
     "gpuradar_update_duration_seconds",
+    "gpuradar_health_problem",
 )
 
 
@@ -96,7 +108,7 @@ class Metrics:
         self.messages_failed = Counter(
             "gpuradar_messages_failed",
             "Alert send attempts that failed, by reason "
-            "(flood_wait, retry, dropped_400, blocked_403, api_error).",
+            "(flood_wait, retry, dropped_400, blocked_403, api_error, gave_up).",
             ["reason"],
             registry=registry,
         )
@@ -107,6 +119,21 @@ class Metrics:
             buckets=_UPDATE_BUCKETS,
             registry=registry,
         )
+
+        self.health_problem = Gauge(
+            "gpuradar_health_problem",
+            "1 while /healthz reports this problem (why it answers 503), else 0: "
+            + ", ".join(HEALTH_PROBLEMS)
+            + ".",
+            ["problem"],
+            registry=registry,
+        )
+        self.set_health_problems(())
+
+    def set_health_problems(self, problems: Collection[str]) -> None:
+        """The problems /healthz found last (bot.ops.server.PROBLEMS keys)."""
+        for problem in HEALTH_PROBLEMS:
+            self.health_problem.labels(problem).set(1 if problem in problems else 0)
 
     def record_outcome(self, outcome: PipelineOutcome) -> None:
         provider = outcome.provider

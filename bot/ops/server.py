@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,6 +28,20 @@ STALE_AFTER_INTERVALS = 3.0
 DATABASE_TIMEOUT_S = 2.0
 # In-flight requests (a webhook update being handled) get this long to finish on stop.
 SHUTDOWN_TIMEOUT_S = 10.0
+# The outbox is stuck when a due alert has waited this long and no alert went out for as
+# long: 10 minutes is a 17 000-message fan-out at Telegram's 28/s, and far past any pause the
+# sender takes by itself (a flood pause is capped at 30 s).
+STUCK_AFTER_S = 600.0
+
+# /healthz problems, by the label the gpuradar_health_problem metric gives each
+# (bot.ops.metrics.HEALTH_PROBLEMS).
+PROBLEMS = {
+    "database_unreachable": "database unreachable",
+    "database_unwritable": "database unwritable",
+    "outbox_stuck": "outbox stuck",
+    "scheduler_stopped": "scheduler not running",
+    "providers_stale": "every provider is stale",
+}
 
 SchedulerState = Literal["running", "stopped", "disabled"]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -38,6 +53,23 @@ class HealthStore(Protocol):
     async def provider_health(self) -> list[ProviderHealth]: ...
 
     async def pending_count(self) -> int: ...
+
+    async def probe_write(self) -> None: ...
+
+    @property
+    def write_error(self) -> str | None: ...
+
+    async def oldest_due(self, now: datetime) -> datetime | None: ...
+
+
+class DeliveryState(Protocol):
+    """What the sender tells /healthz (bot.delivery.sender.Sender has these)."""
+
+    @property
+    def store_error(self) -> str | None: ...
+
+    @property
+    def last_sent_at(self) -> float | None: ...
 
 
 @dataclass(frozen=True)
@@ -83,37 +115,83 @@ class HealthCheck:
         scheduler_state: Callable[[], SchedulerState],
         intervals: Callable[[], Mapping[str, float]],
         *,
+        delivery: Callable[[], DeliveryState | None] = lambda: None,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._store = store
         self._scheduler_state = scheduler_state
         self._intervals = intervals
+        self._delivery = delivery
         self._now = now
+        self._monotonic = monotonic
         self.started_at = now()
+        self._started_monotonic = monotonic()
 
     def mark_started(self) -> None:
         """Start the never-succeeded providers' grace period now."""
         self.started_at = self._now()
+        self._started_monotonic = self._monotonic()
 
     async def report(self) -> tuple[bool, dict[str, Any]]:
+        """(healthy, body); `body["codes"]` are the PROBLEMS keys, for the metric."""
         database_ok, rows = await self._read_database()
+        writable = database_ok and await self._writable()
+        stuck = database_ok and await self._outbox_stuck()
         scheduler = self._scheduler_state()
         providers = self._freshness(rows)
-        problems = []
-        if not database_ok:
-            problems.append("database unreachable")
-        if scheduler == "stopped":
-            problems.append("scheduler not running")
-        if providers and not any(state.fresh for state in providers.values()):
-            problems.append("every provider is stale")
+        codes = [
+            code
+            for code, found in (
+                ("database_unreachable", not database_ok),
+                ("database_unwritable", database_ok and not writable),
+                ("outbox_stuck", stuck),
+                ("scheduler_stopped", scheduler == "stopped"),
+                ("providers_stale", providers and not any(s.fresh for s in providers.values())),
+            )
+            if found
+        ]
+        database = "ok" if writable else ("unwritable" if database_ok else "error")
         body = {
-            "status": "unhealthy" if problems else "ok",
-            "problems": problems,
-            "database": "ok" if database_ok else "error",
+            "status": "unhealthy" if codes else "ok",
+            "problems": [PROBLEMS[code] for code in codes],
+            "database": database,
+            "outbox": "stuck" if stuck else "ok",
             "scheduler": scheduler,
             "providers": {name: state.as_json() for name, state in providers.items()},
         }
-        return not problems, body
+        return not codes, {**body, "codes": codes}
+
+    async def _writable(self) -> bool:
+        """A write lock can be taken, and neither the store nor the sender saw writes fail."""
+        delivery = self._delivery()
+        error = self._store.write_error or (delivery.store_error if delivery else None)
+        if error is None:
+            try:
+                async with asyncio.timeout(DATABASE_TIMEOUT_S):
+                    await self._store.probe_write()
+            except Exception as failure:  # read-only, locked, gone: all mean "cannot write"
+                error = str(failure)
+        if error is not None:
+            logger.warning("health check: database unwritable: %s", error)
+        return error is None
+
+    async def _outbox_stuck(self) -> bool:
+        """A due alert waited STUCK_AFTER_S while no alert went out for as long."""
+        delivery = self._delivery()
+        if delivery is None:
+            return False
+        now = self._now()
+        try:
+            async with asyncio.timeout(DATABASE_TIMEOUT_S):
+                oldest = await self._store.oldest_due(now)
+        except Exception:  # reported as unreachable by the ping already
+            return False
+        if oldest is None or (now - oldest).total_seconds() < STUCK_AFTER_S:
+            return False
+        last = delivery.last_sent_at
+        idle = self._monotonic() - (last if last is not None else self._started_monotonic)
+        return idle >= STUCK_AFTER_S
 
     async def _read_database(self) -> tuple[bool, list[ProviderHealth]]:
         try:
@@ -200,9 +278,12 @@ class OpsServer:
 
     async def _healthz(self, request: web.Request) -> web.Response:
         healthy, body = await self._health.report()
+        self._metrics.set_health_problems(body.pop("codes"))
         return web.json_response(body, status=200 if healthy else 503)
 
     async def _metrics_page(self, request: web.Request) -> web.Response:
+        _, body = await self._health.report()
+        self._metrics.set_health_problems(body["codes"])
         try:
             async with asyncio.timeout(DATABASE_TIMEOUT_S):
                 self._metrics.set_outbox_pending(await self._store.pending_count())

@@ -6,7 +6,13 @@ import contextlib
 import logging
 
 from aiogram import Bot, Router
-from aiogram.exceptions import TelegramAPIError
+from aiogram.exceptions import (
+    TelegramAPIError,
+    TelegramForbiddenError,
+    TelegramNetworkError,
+    TelegramRetryAfter,
+    TelegramServerError,
+)
 from aiogram.types import Chat, ErrorEvent
 
 from bot.i18n import Translator
@@ -14,6 +20,14 @@ from monitor.users import Language
 from storage import Store
 
 logger = logging.getLogger("gpuradar.errors")
+
+# A handler's reply failed for Telegram's reasons, after bot.delivery.session's retries.
+UNDELIVERABLE = (
+    TelegramRetryAfter,
+    TelegramNetworkError,
+    TelegramServerError,
+    TelegramForbiddenError,
+)
 
 
 def create_router() -> Router:
@@ -30,6 +44,16 @@ async def on_error(
     default_language: Language,
     event_chat: Chat | None = None,
 ) -> None:
+    if isinstance(event.exception, UNDELIVERABLE):
+        # Telegram, not our code: the reply could not go out (flooded past the session's
+        # retries, unreachable, or blocked meanwhile). One line; an apology would fail too.
+        logger.warning(
+            "reply to chat %s not delivered: %s: %s",
+            event_chat.id if event_chat else "?",
+            type(event.exception).__name__,
+            event.exception.message,
+        )
+        return
     # The log formatter redacts the bot token from every record, tracebacks included.
     logger.error("handler failed on update %s", event.update.update_id, exc_info=event.exception)
     callback = event.update.callback_query

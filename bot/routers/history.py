@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime, timedelta
 
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import BufferedInputFile, Message
 
-from bot.charts import history_png
+from bot.chart_pool import ChartBusyError, ChartPool
 from bot.i18n import Translator
 from bot.routers.prices import MAX_FILTER, gpu_filter
 from estimator.render import rubles
@@ -25,7 +24,7 @@ def create_router() -> Router:
 
 
 async def on_history(
-    message: Message, command: CommandObject, i18n: Translator, store: Store
+    message: Message, command: CommandObject, i18n: Translator, store: Store, charts: ChartPool
 ) -> None:
     wanted = (command.args or "").strip()
     if len(wanted) > MAX_FILTER:
@@ -44,8 +43,13 @@ async def on_history(
         await message.answer(i18n("history-empty", gpu=label))
         return
     low = await store.lowest_price(ids, since)
-    # Drawing takes tens of milliseconds of CPU: keep it off the event loop.
-    png = await asyncio.to_thread(history_png, points, label, since, until)
+    user = message.from_user.id if message.from_user else message.chat.id
+    try:
+        # Drawn in a worker process: matplotlib would hold the GIL, and so the event loop.
+        png = await charts.render(user, points, label, since, until)
+    except ChartBusyError as busy:
+        await message.answer(i18n("history-wait", seconds=busy.wait_s))
+        return
     caption = (
         i18n(
             "history-caption", gpu=label, low=rubles(low.price_per_gpu_hour), provider=low.provider

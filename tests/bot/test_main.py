@@ -8,10 +8,12 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from storage import Store
 from tests.bot.conftest import TOKEN
 from tests.fakes.telegram import FakeTelegram
 
@@ -243,3 +245,121 @@ async def test_a_token_telegram_rejects_exits_2(tmp_path: Path):
     assert process.returncode == 2
     assert lines == ["gpuradar: Telegram rejected GPURADAR_BOT_TOKEN (401 Unauthorized)"]
     assert wrong not in stderr.decode()
+
+
+def free_port() -> int:
+    """A port nothing listens on (bound, then closed again)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("url", "fragment"),
+    [
+        ("http://127.0.0.1:99999", "GPURADAR_TELEGRAM_API_URL"),  # no such port
+        (None, "cannot reach Telegram"),  # nothing listening: retried, then given up
+    ],
+)
+def test_start_up_failures_are_one_line_without_the_token(
+    tmp_path: Path, url: str | None, fragment: str
+):
+    address = url or f"http://127.0.0.1:{free_port()}"
+    result = run_bot(
+        tmp_path,
+        {
+            "GPURADAR_BOT_TOKEN": TOKEN,
+            "GPURADAR_TELEGRAM_API_URL": address,
+            "GPURADAR_STARTUP_RETRY_S": "1",
+        },
+    )
+    assert result.returncode == 2
+    *retries, last = result.stderr.strip().splitlines()
+    # Each retry is logged as it happens; the failure itself is one line.
+    assert all("Telegram not reachable yet" in line for line in retries), result.stderr
+    assert last.startswith("gpuradar: ")
+    assert fragment in last
+    assert "Traceback" not in result.stderr
+    secret = TOKEN.split(":")[1]
+    assert secret not in result.stderr + result.stdout
+
+
+async def test_a_second_process_on_the_same_database_exits_2_with_one_line(tmp_path: Path):
+    async with FakeTelegram(token=TOKEN) as telegram:
+        env = {"GPURADAR_BOT_TOKEN": TOKEN, "GPURADAR_TELEGRAM_API_URL": telegram.base_url}
+        first = await start_bot_process(tmp_path, env)
+        try:
+            await telegram.wait_for_call("getMe", timeout=30)
+            second = await start_bot_process(tmp_path, env)
+            _, stderr = await asyncio.wait_for(second.communicate(), 30)
+        finally:
+            first.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(first.wait(), 30)
+    assert second.returncode == 2
+    lines = stderr.decode().strip().splitlines()
+    assert len(lines) == 1, lines
+    assert "is in use by another gpuradar process" in lines[0]
+    assert f"(pid {first.pid})" in lines[0]
+    assert first.returncode == 0
+
+
+async def test_sigterm_during_a_flood_pause_exits_within_seconds(tmp_path: Path):
+    from tests.bot.test_e2e_delivery import seed
+
+    store = await Store.open(tmp_path / "bot.sqlite3")
+    try:
+        await seed(store, range(30_000, 30_020))
+    finally:
+        await store.close()
+    async with FakeTelegram(token=TOKEN) as telegram:
+        telegram.flood_chat(30_000, retry_after=90)
+        telegram.flood_wait(retry_after=90, times=1000)  # then every chat: the bot is flooded
+        process = await start_bot_process(
+            tmp_path, {"GPURADAR_BOT_TOKEN": TOKEN, "GPURADAR_TELEGRAM_API_URL": telegram.base_url}
+        )
+        try:
+            # Two chats flooded: the sender pauses every send (for its 30 s cap).
+            await telegram.wait_until(
+                lambda: True if len(telegram.calls_of("sendMessage")) >= 2 else None, timeout=30
+            )
+            started = time.monotonic()
+            process.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(process.wait(), 30)
+            took = time.monotonic() - started
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    assert process.returncode == 0
+    assert took < 5, f"SIGTERM took {took:.1f} s"
+
+
+def test_an_error_that_carries_the_token_is_printed_redacted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+):
+    """aiohttp puts the request URL, token included, into its errors."""
+    import logging
+
+    import bot.__main__ as entry
+    from bot.config import load_settings
+
+    url = f"http://127.0.0.1:1/bot{TOKEN}/getMe"
+
+    async def failing(settings: object) -> None:
+        with entry.starting():
+            raise ValueError(f"Invalid URL {url}")
+
+    settings = load_settings(bot_token=TOKEN, db_path=tmp_path / "b.sqlite3", monitor=False)
+    monkeypatch.setattr(entry, "load_settings", lambda: settings)
+    monkeypatch.setattr(entry, "serve_telegram", failing)
+    handlers = list(logging.getLogger().handlers)
+    try:
+        assert entry.main() == 2
+    finally:
+        logging.getLogger().handlers[:] = handlers
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        "gpuradar: ValueError: Invalid URL http://127.0.0.1:1/bot<redacted>/getMe"
+    ]

@@ -27,6 +27,7 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.types import ErrorEvent
+from aiohttp import web
 
 from bot.fake_telegram import ApiError, ApiRequest, FakeBotApi, InlineButton, SentMessage
 
@@ -70,8 +71,12 @@ def too_many_requests(retry_after: int) -> ApiError:
 
 @dataclass
 class _Fault:
-    error: ApiError
+    error: ApiError | None  # None: reset the connection instead of answering
     times: int
+
+
+class _ResetConnectionError(Exception):
+    """Raised by intercept(); _handle() drops the connection without an answer."""
 
 
 class TokenBucket:
@@ -110,16 +115,22 @@ class FakeTelegram(FakeBotApi):
         global_per_second: float | None = None,
         global_burst: int | None = None,
         clock: Callable[[], float] = time.monotonic,
+        latency: float = 0.0,
         **kwargs: Any,
     ) -> None:
         """Rate limits are off unless a rate is given (ordinary tests are not throttled).
 
         Telegram's documented limits are ``per_chat_per_second=1`` and
         ``global_per_second=30``; the global burst defaults to one second's worth.
+        ``latency`` is a round trip in seconds: half before the request "arrives" (is
+        stamped, rate-limited and answered), half before the answer leaves.
         """
         super().__init__(**kwargs)
         self.clock = clock
+        self.latency = latency
+        self.resets = 0  # connections dropped by reset_chat
         self._faults: dict[str, deque[_Fault]] = {}
+        self._chat_faults: dict[int, deque[_Fault]] = {}
         self._blocked: dict[int, str] = {}
         self._per_chat_rate = per_chat_per_second
         self._per_chat_burst = per_chat_burst
@@ -163,6 +174,27 @@ class FakeTelegram(FakeBotApi):
         """A 5xx -> aiogram's ``TelegramServerError``."""
         self.fail_next(method, status, description, times=times)
 
+    def fail_chat(
+        self,
+        chat_id: int,
+        status: int = 502,
+        description: str = "Bad Gateway",
+        retry_after: int | None = None,
+        times: int = 1,
+    ) -> None:
+        """Answer the next ``times`` rate-limited sends to ``chat_id`` with this error."""
+        error = ApiError(status, description, retry_after=retry_after)
+        self._chat_faults.setdefault(chat_id, deque()).append(_Fault(error, times))
+
+    def flood_chat(self, chat_id: int, retry_after: int = 3, times: int = 1) -> None:
+        """A 429 for this chat only, as Telegram's per-chat limit gives."""
+        error = too_many_requests(retry_after)
+        self.fail_chat(chat_id, error.status, error.description, error.retry_after, times)
+
+    def reset_chat(self, chat_id: int, times: int = 1) -> None:
+        """Drop the connection of the next ``times`` sends to ``chat_id``, unanswered."""
+        self._chat_faults.setdefault(chat_id, deque()).append(_Fault(None, times))
+
     def block_chat(self, chat_id: int, description: str = BLOCKED) -> None:
         """Every call aimed at ``chat_id`` gets 403 until :meth:`unblock_chat`.
 
@@ -173,16 +205,32 @@ class FakeTelegram(FakeBotApi):
     def unblock_chat(self, chat_id: int) -> None:
         self._blocked.pop(chat_id, None)
 
+    async def _handle(self, http: web.Request) -> web.Response:
+        if self.latency:
+            await asyncio.sleep(self.latency / 2)
+        try:
+            response = await super()._handle(http)
+        except _ResetConnectionError:
+            self.resets += 1
+            if http.transport is not None:
+                http.transport.abort()
+            return web.Response(status=500)  # never reaches the client
+        if self.latency:
+            await asyncio.sleep(self.latency / 2)
+        return response
+
     async def intercept(self, request: ApiRequest) -> ApiError | None:
         method = request.method.lower()
-        queue = self._faults.get(method)
-        if queue:
-            fault = queue[0]
-            fault.times -= 1
-            if fault.times <= 0:
-                queue.popleft()
+        fault = _take(self._faults.get(method))
+        if fault is not None:
             return fault.error
         chat_id = _chat_id(request)
+        if chat_id is not None and method in RATE_LIMITED:
+            fault = _take(self._chat_faults.get(chat_id))
+            if fault is not None:
+                if fault.error is None:
+                    raise _ResetConnectionError
+                return fault.error
         if chat_id is not None and chat_id in self._blocked:
             return ApiError(403, self._blocked[chat_id])
         if method in RATE_LIMITED and chat_id is not None:
@@ -244,6 +292,16 @@ class FakeTelegram(FakeBotApi):
         update_id = self.press(chat_id, button, message, **user)
         await self.wait_confirmed(update_id, timeout)
         return update_id
+
+
+def _take(queue: deque[_Fault] | None) -> _Fault | None:
+    if not queue:
+        return None
+    fault = queue[0]
+    fault.times -= 1
+    if fault.times <= 0:
+        queue.popleft()
+    return fault
 
 
 def _chat_id(request: ApiRequest) -> int | None:

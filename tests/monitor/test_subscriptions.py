@@ -407,3 +407,25 @@ def test_index_returns_exactly_what_a_naive_scan_returns(
     index.remove(removed)
     rest = [s for s in subs if s.id != removed]
     assert grouped(index.match(events, T0)) == grouped(naive_match(rest, events, T0))
+
+
+@settings(max_examples=60, deadline=None)
+@given(many_subs(), many_subs(), st.lists(events_st, max_size=12), st.sets(st.integers(0, 40)))
+def test_a_live_index_edited_in_place_agrees_with_a_naive_scan(
+    before: list[Subscription],
+    edits: list[Subscription],
+    events: list[Event],
+    removed: set[int],
+):
+    """Once matched (its shelves sorted), the index takes each change in place; the result
+    must be what a fresh scan of the new set finds."""
+    index = MatchIndex(before)
+    index.match(events, T0)
+    current = {s.id: s for s in before}
+    for edit in edits:  # the same ids: replaced in place, or new
+        index.add(edit)
+        current[edit.id] = edit
+    for sub_id in removed:
+        index.remove(sub_id)
+        current.pop(sub_id, None)
+    assert grouped(index.match(events, T0)) == grouped(naive_match(current.values(), events, T0))

@@ -1,7 +1,7 @@
 from collections.abc import AsyncIterator, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
@@ -12,10 +12,11 @@ from monitor.users import QuietHours, User
 from storage import Store
 from storage.outbox import (
     OutboxQueries,
+    cooldown_key,
     enqueue,
     event_from_json,
     event_to_json,
-    last_alert_at,
+    last_alerts_at,
     next_local_time,
 )
 from tests.factories import make_offer
@@ -156,7 +157,15 @@ async def test_blocked_users_are_skipped(store: _Store):
     assert [row.chat_id for row in await store.outbox_rows()] == [1]
 
 
-async def test_due_messages_are_due_pending_and_oldest_first(store: _Store):
+LEASE = timedelta(minutes=5)
+
+
+async def claim(store: _Store, now: datetime = T0, limit: int = 10, **options: Any) -> list[Any]:
+    options.setdefault("per_chat", 20)
+    return await store.claim(now, limit=limit, lease=LEASE, **options)
+
+
+async def test_claim_takes_due_pending_rows_oldest_first(store: _Store):
     users = {chat: await add_user(store, chat) for chat in (1, 2, 3)}
     users[3] = await add_user(store, 3, quiet=QuietHours(0, 23 * 60 + 59))  # quiet nearly all day
     await queue(store, [Alert(2, 20, event("a"))], users, T0)
@@ -166,45 +175,57 @@ async def test_due_messages_are_due_pending_and_oldest_first(store: _Store):
         users,
         T0 + timedelta(seconds=1),
     )
-    due = await store.due_messages(T0 + timedelta(seconds=5), limit=10)
+    assert await claim(store, T0 - timedelta(seconds=1)) == []
+    due = await claim(store, T0 + timedelta(seconds=5))
     assert [(row.chat_id, row.event.offer.sku) for row in due] == [(2, "a"), (1, "b")]
     assert all(row.language == "ru" for row in due)
-    assert await store.due_messages(T0 - timedelta(seconds=1), limit=10) == []
     await store.mark_sent([due[0].id], T0)
-    assert [row.chat_id for row in await store.due_messages(T0 + timedelta(seconds=5), 10)] == [1]
+    await store.release([due[1].id])
+    assert [row.chat_id for row in await claim(store, T0 + timedelta(seconds=5))] == [1]
 
 
-async def test_due_messages_never_split_a_chats_backlog(store: _Store):
+async def test_a_claim_holds_rows_until_its_lease_ends_or_they_are_released(store: _Store):
     users = {chat: await add_user(store, chat) for chat in (1, 2)}
-    alerts = [Alert(1, 10, event(f"x{i}")) for i in range(5)] + [Alert(2, 20, event("y"))]
-    await queue(store, alerts, users)
-    # The limit picks chat 1 with its first row; all five of its rows come back.
-    due = await store.due_messages(T0, limit=1)
-    assert [row.event.offer.sku for row in due] == [f"x{i}" for i in range(5)]
-    assert len(await store.due_messages(T0, limit=6)) == 6
+    await queue(store, [Alert(1, 10, event("a")), Alert(2, 20, event("a"))], users)
+    first = await claim(store, T0, limit=1)
+    assert [row.chat_id for row in first] == [1]
+    # Another claimer (a second replica, later) skips the leased row.
+    assert [row.chat_id for row in await claim(store, T0)] == [2]
+    assert await claim(store, T0 + LEASE - timedelta(seconds=1)) == []
+    # A dead claimer's lease runs out, and the rows are due again.
+    assert [row.chat_id for row in await claim(store, T0 + LEASE)] == [1, 2]
+    assert await store.release_claims() == 2
+    assert len(await claim(store, T0)) == 2
 
 
-async def test_mark_sent_dropped_and_attempts(store: _Store):
-    user = await add_user(store, 1)
-    await queue(store, [Alert(1, 10, event(sku)) for sku in "abcd"], {1: user})
-    a, b, c, d = (row.id for row in await store.outbox_rows())
-    assert await store.record_attempt([a], "TelegramServerError: Bad Gateway") == 1
-    assert await store.mark_sent([a, b], T0 + timedelta(seconds=1)) == 2
-    assert await store.mark_sent([a], T0 + timedelta(seconds=9)) == 0  # already sent: untouched
-    assert await store.mark_dropped([c], "400: Bad Request: message is too long") == 1
-    assert await store.pending_count() == 1
-    rows = {row.id: row for row in await store.outbox_rows()}
-    assert (rows[a].status, rows[a].attempts, rows[a].sent_at) == (
-        "sent",
-        2,
-        T0 + timedelta(seconds=1),
+async def test_claim_is_fair_and_skips_busy_chats(store: _Store):
+    users = {chat: await add_user(store, chat) for chat in (1, 2, 3)}
+    # Chat 1 has the oldest backlog, big enough to fill a whole batch by itself.
+    await queue(store, [Alert(1, 10, event(f"x{i}")) for i in range(8)], users, T0)
+    later = T0 + timedelta(seconds=1)
+    await queue(store, [Alert(2, 20, event("y")), Alert(3, 30, event("z"))], users, later)
+    rows = await claim(store, later, limit=8, per_chat=3)
+    assert [row.chat_id for row in rows] == [1, 1, 1, 2, 3]
+    assert [row.event.offer.sku for row in rows[:3]] == ["x0", "x1", "x2"]
+    await store.release([row.id for row in rows])
+    assert {row.chat_id for row in await claim(store, later, skip_chats={1, 3})} == {2}
+
+
+async def test_retry_chat_later_moves_the_whole_chat_and_counts_the_try(store: _Store):
+    users = {chat: await add_user(store, chat) for chat in (1, 2)}
+    await queue(
+        store, [Alert(1, 10, event("a")), Alert(1, 10, event("b")), Alert(2, 20, event("a"))], users
     )
-    assert rows[a].last_error == "TelegramServerError: Bad Gateway"
-    assert (rows[c].status, rows[c].last_error) == (
-        "dropped",
-        "400: Bad Request: message is too long",
-    )
-    assert rows[d].status == "pending"
+    a, other = await claim(store, T0, per_chat=1)  # chat 1's second row stays unclaimed
+    assert (a.chat_id, other.chat_id) == (1, 2)
+    later = T0 + timedelta(seconds=30)
+    assert await store.retry_chat_later(1, [a.id], later, "502: Bad Gateway", failed=True) == 2
+    rows = {row.id: row for row in await store.outbox_rows(1)}
+    assert [row.due_at for row in rows.values()] == [later, later]
+    assert (rows[a.id].attempts, rows[a.id].last_error) == (1, "502: Bad Gateway")
+    assert await claim(store, later - timedelta(seconds=1)) == []  # chat 2's is still leased
+    # Same due time: the claim keeps the chat's order (by id).
+    assert [row.event.offer.sku for row in await claim(store, later)] == ["a", "b"]
 
 
 async def test_drop_chat_drops_only_that_chats_pending_rows(store: _Store):
@@ -224,7 +245,7 @@ async def test_drop_subscription(store: _Store):
     await queue(store, [Alert(1, 10, event("a")), Alert(1, 11, event("b"))], {1: user})
     assert await store.drop_subscription(1, 10, "muted") == 1
     assert await store.drop_subscription(2, 11, "forged chat") == 0
-    assert [row.subscription_id for row in await store.due_messages(T0, 10)] == [11]
+    assert [row.subscription_id for row in await claim(store, T0)] == [11]
 
 
 async def test_snooze_defers_pending_rows_and_rows_queued_meanwhile(store: _Store):
@@ -233,8 +254,8 @@ async def test_snooze_defers_pending_rows_and_rows_queued_meanwhile(store: _Stor
     await queue(store, [Alert(1, 10, event("a"))], {1: user})
     assert await store.defer_chat(1, morning) == 1
     await queue(store, [Alert(1, 10, event("b"))], {1: user}, T0 + timedelta(hours=1))
-    assert await store.due_messages(morning - timedelta(seconds=1), 10) == []
-    assert len(await store.due_messages(morning, 10)) == 2
+    assert await claim(store, morning - timedelta(seconds=1)) == []
+    assert len(await claim(store, morning)) == 2
     assert await store.snoozed_until(1, T0) == morning
     # After the snooze, new alerts are due at once again.
     later = morning + timedelta(hours=1)
@@ -242,21 +263,28 @@ async def test_snooze_defers_pending_rows_and_rows_queued_meanwhile(store: _Stor
     assert (await store.outbox_rows())[-1].due_at == later
 
 
-async def test_last_alert_at_for_the_cooldown(store: _Store):
+async def test_last_alerts_at_answers_a_whole_refresh_in_one_query(store: _Store):
     user = await add_user(store, 1)
     key = ("acme", "h100", "MSK-1")
     async with store._db.access() as connection:
-        assert await last_alert_at(connection, 10, key, EventKind.APPEARED) is None
+        assert await last_alerts_at(connection, []) == {}
+        assert await last_alerts_at(connection, [(10, *key, "appeared")]) == {}
     await queue(store, [Alert(1, 10, event(at=T0))], {1: user}, T0)
     later = T0 + timedelta(hours=2)
     await queue(store, [Alert(1, 10, event(at=later))], {1: user}, later)
+    await queue(store, [Alert(1, 11, event("a100", at=T0))], {1: user}, T0)
+    wanted = [
+        (10, *key, "appeared"),
+        (10, *key, "price_drop"),
+        (11, *key, "appeared"),
+        (10, "acme", "h100", "SPB", "appeared"),
+        (11, "acme", "a100", "MSK-1", "appeared"),
+        (10, *key, "appeared"),  # asked twice: answered once
+    ]
     async with store._db.access() as connection:
-        assert await last_alert_at(connection, 10, key, EventKind.APPEARED) == later
-        assert await last_alert_at(connection, 10, key, EventKind.PRICE_DROP) is None
-        assert await last_alert_at(connection, 11, key, EventKind.APPEARED) is None
-        assert (
-            await last_alert_at(connection, 10, ("acme", "h100", "SPB"), EventKind.APPEARED) is None
-        )
+        found = await last_alerts_at(connection, wanted)
+    assert found == {(10, *key, "appeared"): later, (11, "acme", "a100", "MSK-1", "appeared"): T0}
+    assert cooldown_key(Alert(1, 10, event(at=T0))) == (10, *key, "appeared")
 
 
 async def test_purge_keeps_pending_rows(store: _Store):
@@ -285,3 +313,13 @@ def test_next_local_time():
     assert next_local_time(before_change, "Europe/Berlin", 8 * 60) == datetime(
         2026, 3, 29, 6, 0, tzinfo=UTC
     )
+
+
+async def test_enqueue_writes_the_alerts_own_dedupe_key(store: _Store):
+    user = await add_user(store, 1)
+    alert = Alert(1, 10, event("a"))
+    await queue(store, [alert], {1: user})
+    async with store._db.access() as connection:
+        cursor = await connection.execute("SELECT dedupe_key FROM outbox")
+        rows = await cursor.fetchall()
+    assert [row[0] for row in rows] == [alert.dedupe_key]

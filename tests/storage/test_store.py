@@ -78,3 +78,43 @@ async def test_concurrent_first_contacts_do_not_collide(store: Store):
     )
     assert {user.chat_id for user in users} == {0, 1, 2}
     assert await store.count_users() == 3
+
+
+async def test_unblock_resumes_only_what_the_block_paused(store: Store):
+    from monitor.watch_parse import parse_watch
+
+    await store.ensure_user(5, language="ru", timezone="UTC")
+    mine = await store.add_subscription(5, parse_watch("h100"))
+    blocked_away = await store.add_subscription(5, parse_watch("4090"))
+    assert await store.set_paused(5, mine.id, True)  # the user's own pause
+    await store.set_blocked(5, True)
+    assert await store.pause_all(5) == 1  # the 403: only what was still running
+    assert await store.unblock(5) == 1
+    user = await store.get_user(5)
+    assert user is not None
+    assert not user.blocked
+    paused = {sub.id: sub.paused for sub in await store.subscriptions_of(5)}
+    assert paused == {mine.id: True, blocked_away.id: False}
+    # A second unblock changes nothing: the mark went with the first.
+    assert await store.unblock(5) == 0
+
+
+async def test_write_faults_fail_writes_and_are_reported_until_a_write_succeeds(store: Store):
+    import sqlite3
+
+    def read_only() -> None:
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    await store.ensure_user(5, language="ru", timezone="UTC")
+    store.set_write_fault(read_only)
+    with pytest.raises(sqlite3.OperationalError):
+        await store.set_language(5, "en")
+    with pytest.raises(sqlite3.OperationalError):
+        await store.probe_write()
+    assert store.write_error == "attempt to write a readonly database"
+    assert (await store.get_user(5)) is not None  # reads still work
+    store.set_write_fault(None)
+    await store.probe_write()  # a probe proves nothing about a full disk: the error stays
+    assert store.write_error is not None
+    await store.set_language(5, "en")
+    assert store.write_error is None

@@ -170,3 +170,27 @@ async def test_deleting_the_user_deletes_their_subscriptions(store: _Store, data
 async def test_a_subscription_needs_a_user(store: _Store):
     with pytest.raises(sqlite3.IntegrityError):
         await store.add_subscription(999, H100)
+
+
+async def test_every_writer_logs_the_subscriptions_it_changed(store: _Store, database: Database):
+    latest, changed = await store.subscription_changes(None)
+    assert (latest, changed) == (0, None)  # no reader state: reload everything
+    assert await store.subscription_changes(0) == (0, set())
+    a = await store.add_subscription(ALICE, H100)
+    b = await store.add_subscription(BOB, H100)
+    after_adds, changed = await store.subscription_changes(0)
+    assert changed == {a.id, b.id}
+    await store.mute(ALICE, a.id, T0)
+    await store.delete_subscription(BOB, b.id)
+    latest, changed = await store.subscription_changes(after_adds)
+    assert changed == {a.id, b.id}
+    # Blocking a user changes no subscription row, but takes them out of the index.
+    async with database.transaction() as connection:
+        await connection.execute("UPDATE users SET blocked = 1 WHERE chat_id = ?", (ALICE,))
+    after_block, changed = await store.subscription_changes(latest)
+    assert changed == {a.id}
+    assert await store.active_subscriptions_among({a.id, b.id}) == []
+    # A reader that fell behind the pruning is told to reload.
+    assert await store.prune_subscription_changes(keep=1) >= 4
+    assert await store.subscription_changes(after_adds) == (after_block, None)
+    assert await store.subscription_changes(after_block - 1) == (after_block, {a.id})

@@ -35,6 +35,8 @@ history-caption = { $gpu }: price per GPU-hour over 30 days. Low: { $low } ₽ (
 history-caption-nolow = { $gpu }: price per GPU-hour over 30 days.
 fit-watch-button = 🔔 Watch for fitting offers
 fit-watch-stale = This button is out of date — create the alert with <code>/watch</code>.
+# A chart is drawn at most once per user every few seconds, and only a few at once.
+history-wait = ⏳ Charts are drawn one after another. Try again in { $seconds } s.
 
 ## /watch: what already matches, and what "new" means (bot/routers/watch.py)
 

@@ -34,3 +34,14 @@ alert-muted = 🔕 «{ $label }» молчит до { $until }. Остальны
 alert-unsubscribed = 🗑 Подписка «{ $label }» удалена. Остальные — /subs.
 alert-snoozed = 💤 Тишина до { $until }. Что придёт за это время, пришлю одной сводкой.
 alert-stale = Этой подписки уже нет. Все подписки — /subs.
+
+# The length guard (bot/delivery/render.py: summary_message): a message Telegram would refuse
+# as too long goes out as its offers' first lines and this.
+alert-summary-more = Подробности не поместились в одно сообщение{ $hidden ->
+        [0] .
+       *[other] , и ещё { $hidden } { $hidden ->
+            [one] изменение
+            [few] изменения
+           *[many] изменений
+        } не показано.
+    } Подписки и цены — /subs и /prices.

@@ -36,6 +36,8 @@ history-caption = { $gpu }: цена за GPU·час за 30 дней. Мини
 history-caption-nolow = { $gpu }: цена за GPU·час за 30 дней.
 fit-watch-button = 🔔 Следить за подходящими
 fit-watch-stale = Кнопка устарела — создайте подписку командой <code>/watch</code>.
+# A chart is drawn at most once per user every few seconds, and only a few at once.
+history-wait = ⏳ Графики рисуются по очереди. Попробуйте через { $seconds } с.
 
 ## /watch: what already matches, and what "new" means (bot/routers/watch.py)
 

@@ -68,6 +68,7 @@ async def test_healthz_ok_when_running_without_monitor(telegram: FakeTelegram, d
         "status": "ok",
         "problems": [],
         "database": "ok",
+        "outbox": "ok",
         "scheduler": "disabled",
         "providers": {},
     }
@@ -187,6 +188,50 @@ async def test_healthz_503_when_the_scheduler_is_stopped(store: Store):
     assert status == 503
     assert body["scheduler"] == "stopped"
     assert body["problems"] == ["scheduler not running"]
+
+
+class Delivery:
+    """What the sender shows /healthz."""
+
+    store_error: str | None = None
+    last_sent_at: float | None = None
+
+
+async def test_healthz_503_while_the_outbox_is_stuck(store: Store):
+    from monitor.alerts import Alert
+    from storage.outbox import enqueue
+    from tests.bot.test_e2e_delivery import the_event
+
+    user = await store.ensure_user(7, language="ru", timezone="UTC", now=T0)
+    async with store._db.transaction() as connection:
+        await enqueue(connection, [Alert(7, 1, the_event())], {7: user}, T0)
+    clock, delivery, monotonic = Clock(T0), Delivery(), [1000.0]
+    health = HealthCheck(
+        store,
+        lambda: "disabled",
+        dict,
+        delivery=lambda: delivery,
+        now=clock,
+        monotonic=lambda: monotonic[0],
+    )
+    metrics = Metrics()
+    server = OpsServer(health, metrics, store, host="127.0.0.1", port=0)
+    await server.start()
+    try:
+        clock.at, monotonic[0] = T0 + timedelta(minutes=9), 1000.0 + 9 * 60
+        assert (await get_json(server.port, "/healthz"))[0] == 200  # a long fan-out, maybe
+        clock.at, monotonic[0] = T0 + timedelta(minutes=11), 1000.0 + 11 * 60
+        delivery.last_sent_at = 1000.0 + 10 * 60  # but something went out a minute ago
+        assert (await get_json(server.port, "/healthz"))[0] == 200
+        monotonic[0] = 1000.0 + 21 * 60  # ten minutes without a message
+        status, body = await get_json(server.port, "/healthz")
+        _, _, page = await get(server.port, "/metrics")
+    finally:
+        await server.stop()
+    assert status == 503
+    assert body["problems"] == ["outbox stuck"]
+    assert body["outbox"] == "stuck"
+    assert 'gpuradar_health_problem{problem="outbox_stuck"} 1.0' in page.splitlines()
 
 
 async def test_healthz_503_when_the_database_is_closed(db_path: Path):

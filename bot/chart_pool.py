@@ -1,0 +1,131 @@
+"""Charts drawn in worker processes, so a chart never stalls the event loop.
+
+matplotlib holds the GIL while it draws (0.77 s for one /history chart here): in a thread,
+five charts at once held every other user's reply for seconds. A process pool keeps the loop
+free; a bounded queue and a per-user cooldown keep the pool from being flooded, and a user
+past either gets "wait N s" instead of a chart.
+
+matplotlib is imported only in the workers (bot.charts), never in the bot's process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from datetime import datetime
+
+from storage.history import HistoryPoint
+
+# One chart per user per this many seconds: nobody reads two price charts faster.
+COOLDOWN_S = 10.0
+# Charts waiting or drawing at once; past that, "wait": a queue this deep is already seconds.
+QUEUE_LIMIT = 4
+# What a user past the queue limit is told to wait: about one chart's time per queued chart.
+BUSY_WAIT_S = 5
+WORKERS = max(1, min(2, (os.cpu_count() or 1) - 1))
+
+
+class ChartBusyError(Exception):
+    """Not now: `wait_s` seconds until this user may ask again."""
+
+    def __init__(self, wait_s: int) -> None:
+        super().__init__(f"chart busy: wait {wait_s} s")
+        self.wait_s = wait_s
+
+
+def _warm_up() -> None:
+    import bot.charts  # noqa: F401 - matplotlib's import, paid once per worker
+
+
+def _draw(points: Sequence[HistoryPoint], title: str, since: datetime, until: datetime) -> bytes:
+    from bot.charts import history_png
+
+    return history_png(points, title, since, until)
+
+
+def _process_pool() -> Executor:
+    # spawn, not fork: the bot's process has threads (aiosqlite's), which fork copies badly.
+    return ProcessPoolExecutor(
+        max_workers=WORKERS,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_warm_up,
+    )
+
+
+class ChartPool:
+    def __init__(
+        self,
+        *,
+        cooldown_s: float = COOLDOWN_S,
+        queue_limit: int = QUEUE_LIMIT,
+        clock: Callable[[], float] = time.monotonic,
+        executor: Callable[[], Executor] = _process_pool,
+    ) -> None:
+        self._cooldown_s = cooldown_s
+        self._queue_limit = queue_limit
+        self._clock = clock
+        self._make_executor = executor
+        self._executor: Executor | None = None
+        self._starting = asyncio.Lock()
+        self._active = 0
+        self._last: dict[int, float] = {}  # user -> when their last chart was accepted
+
+    async def warm_up(self) -> None:
+        """Start the workers now rather than at the first chart (benchmarks)."""
+        await self._pool()
+
+    async def render(
+        self,
+        user_id: int,
+        points: Sequence[HistoryPoint],
+        title: str,
+        since: datetime,
+        until: datetime,
+    ) -> bytes:
+        """The chart as PNG; raises ChartBusyError when this user or the queue must wait."""
+        now = self._clock()
+        last = self._last.get(user_id)
+        if last is not None and now - last < self._cooldown_s:
+            raise ChartBusyError(max(1, math.ceil(self._cooldown_s - (now - last))))
+        if self._active >= self._queue_limit:
+            raise ChartBusyError(BUSY_WAIT_S)
+        self._forget(now)
+        self._last[user_id] = now
+        self._active += 1
+        try:
+            pool = await self._pool()
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(pool, _draw, tuple(points), title, since, until)
+        finally:
+            self._active -= 1
+
+    def close(self) -> None:
+        """Stop the workers; queued charts are cancelled, one being drawn is finished."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+    async def _pool(self) -> Executor:
+        """The executor, its workers started at the first chart (not with the bot: most
+        runs, and every test, never draw one)."""
+        async with self._starting:
+            if self._executor is None:
+                executor = self._make_executor()
+                if isinstance(executor, ProcessPoolExecutor):
+                    # Spawning a worker is a fork and exec: off the event loop. Each then
+                    # imports matplotlib once.
+                    for _ in range(WORKERS):
+                        await asyncio.to_thread(executor.submit, _warm_up)
+                self._executor = executor
+        return self._executor
+
+    def _forget(self, now: float) -> None:
+        if len(self._last) < 1024:
+            return
+        for user in [u for u, at in self._last.items() if now - at >= self._cooldown_s]:
+            del self._last[user]

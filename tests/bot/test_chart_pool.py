@@ -1,0 +1,83 @@
+"""Charts off the event loop: a per-user cooldown and a bounded queue, and the "wait" reply."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.chart_pool import BUSY_WAIT_S, ChartBusyError, ChartPool
+from tests.bot.conftest import CHAT, running_app
+from tests.bot.test_e2e_watch import seed_history
+from tests.fakes.telegram import FakeTelegram
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+class HeldExecutor(Executor):
+    """Every chart "draws" until the test finishes it."""
+
+    def __init__(self) -> None:
+        self.drawing: list[Future[bytes]] = []
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[bytes] = Future()
+        self.drawing.append(future)
+        return future
+
+
+class Clock:
+    now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_cooldown_and_queue_limit_say_how_long_to_wait():
+    held, clock = HeldExecutor(), Clock()
+    pool = ChartPool(cooldown_s=10, queue_limit=3, clock=clock, executor=lambda: held)
+
+    def chart(user: int) -> asyncio.Task[bytes]:
+        return asyncio.create_task(pool.render(user, [], "H100", NOW - timedelta(days=30), NOW))
+
+    first = chart(1)
+    await asyncio.sleep(0)
+    clock.now += 4
+    with pytest.raises(ChartBusyError) as again:
+        await pool.render(1, [], "H100", NOW, NOW)
+    assert again.value.wait_s == 6  # the rest of user 1's 10 s
+
+    others = [chart(user) for user in (2, 3)]
+    await asyncio.sleep(0)
+    with pytest.raises(ChartBusyError) as full:
+        await pool.render(4, [], "H100", NOW, NOW)
+    assert full.value.wait_s == BUSY_WAIT_S
+    assert len(held.drawing) == 3
+
+    for future in held.drawing:
+        future.set_result(b"png")
+    assert [await task for task in (first, *others)] == [b"png"] * 3
+    fourth = chart(4)  # the queue has room again
+    await asyncio.sleep(0)
+    held.drawing[-1].set_result(b"png4")
+    assert await fourth == b"png4"
+
+
+async def test_a_second_history_within_the_cooldown_is_told_to_wait(
+    telegram: FakeTelegram, db_path: Path
+):
+    await seed_history(db_path)
+    async with running_app(telegram, db_path):
+        after = telegram.mark()
+        telegram.push_message(CHAT, "/history h100")
+        photo = await telegram.wait_for_call("sendPhoto", after=after)
+        after = telegram.mark()
+        telegram.push_message(CHAT, "/history h100")
+        wait = await telegram.wait_for_call("sendMessage", after=after)
+    assert photo.ok
+    assert "Попробуйте через" in wait.result["text"]

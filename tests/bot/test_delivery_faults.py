@@ -1,0 +1,283 @@
+"""The sender under Telegram's and the database's failures, on an injected clock: one chat's
+trouble never holds the others, nothing is lost, and nothing is sent twice."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from datetime import datetime, timedelta
+
+import pytest
+from aiogram import Bot
+
+from bot.delivery.render import MESSAGE_LIMIT, fit_message, render_alerts
+from bot.delivery.sender import Sender
+from bot.fake_telegram import ApiCall
+from monitor.alerts import Alert
+from storage.outbox import OutboxRow
+from tests.bot import test_delivery as kit
+from tests.bot.test_delivery import (
+    NOW,
+    TRANSLATORS,
+    FakeTime,
+    _Store,
+    appeared,
+    make_sender,
+    pending,
+    queue,
+    sent_counts,
+    statuses,
+)
+from tests.fakes.telegram import FakeTelegram, make_bot
+from tests.polling import eventually
+
+CHATS = range(1, 7)
+# The fixtures of the delivery tests, shared.
+tg, bot, store, fake_time = kit.tg, kit.bot, kit.store, kit.fake_time
+
+
+def near(moment: datetime, expected: datetime) -> bool:
+    """Equal but for the pacing's milliseconds, which move the fake clock too."""
+    return abs(moment - expected) < timedelta(seconds=0.1)
+
+
+async def fan_out(store: _Store) -> None:
+    await queue(store, [Alert(chat, chat, appeared("h")) for chat in CHATS])
+
+
+# --- 429 -------------------------------------------------------------------------------------
+
+
+async def test_a_429_for_one_chat_holds_that_chat_only(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await fan_out(store)
+    tg.flood_chat(1, retry_after=90)
+    sender = make_sender(bot, store, fake_time)
+    assert await sender.drain_once() == 5
+    assert sent_counts(tg) == dict.fromkeys(range(2, 7), 1)
+    assert max(fake_time.sleeps, default=0) < 1  # nobody waited out the 90 s
+    held = pending(await store.outbox_rows())[1]
+    assert near(held.due_at, NOW + timedelta(seconds=90))  # back in the outbox, due when told
+    assert (held.attempts, held.last_error) == (0, "429: retry after 90 s")
+
+    fake_time.now += 89
+    assert await sender.drain_once() == 0
+    fake_time.now += 1
+    assert await sender.drain_once() == 1
+    assert sent_counts(tg) == dict.fromkeys(CHATS, 1)
+
+
+async def test_429s_for_two_chats_pause_every_send_and_retry_the_same_message(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await fan_out(store)
+    tg.flood_wait(retry_after=3, times=2)  # whoever sends next: the bot is flooded
+    sender = make_sender(bot, store, fake_time)
+    assert await sender.drain_once() == 5
+    # Chat 1's 429 looked like its own; chat 2's showed the flood: everything paused 3 s
+    # (chat 2's own 1 s gap after an answer, then the rest), then chat 2's message went first.
+    assert sum(s for s in fake_time.sleeps if s > 0.1) == pytest.approx(3)
+    assert [int(c.params["chat_id"]) for c in tg.calls_of("sendMessage")][:3] == [1, 2, 2]
+    assert set(pending(await store.outbox_rows())) == {1}
+    assert statuses(tg).count(429) == 2
+    assert sender.stats.flood_waits == 2
+
+
+async def test_a_flood_longer_than_the_cap_pauses_for_the_cap_and_requeues(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await fan_out(store)
+    tg.flood_wait(retry_after=600, times=2)
+    sender = make_sender(bot, store, fake_time, flood_cap=30)
+    started = fake_time.now
+    assert await sender.drain_once() == 4
+    assert fake_time.now - started == pytest.approx(30, abs=0.5)  # not 600
+    waiting = pending(await store.outbox_rows())
+    assert set(waiting) == {1, 2}
+    assert all(near(row.due_at, NOW + timedelta(seconds=600)) for row in waiting.values())
+
+
+# --- 5xx and resets --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fault", ["502", "reset"])
+async def test_a_failing_chat_backs_off_and_the_others_go_on(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime, fault: str
+):
+    await fan_out(store)
+    if fault == "502":
+        tg.fail_chat(3, times=2)
+    else:
+        tg.reset_chat(3, times=2)
+    sender = make_sender(bot, store, fake_time, backoff_base=2)
+    assert await sender.drain_once() == 5
+    assert set(sent_counts(tg)) == {1, 2, 4, 5, 6}
+    assert max(fake_time.sleeps, default=0) < 1  # no worker slept through chat 3's backoff
+    first = pending(await store.outbox_rows())[3]
+    assert first.attempts == 1
+    assert near(first.due_at, NOW + timedelta(seconds=2))
+
+    fake_time.now += 2
+    assert await sender.drain_once() == 0  # fails again: now 4 s
+    second = pending(await store.outbox_rows())[3]
+    assert second.attempts == 2
+    assert near(second.due_at, fake_time.wall() + timedelta(seconds=4))
+    fake_time.now += 4
+    assert await sender.drain_once() == 1
+    assert sent_counts(tg) == dict.fromkeys(CHATS, 1)
+    if fault == "reset":
+        assert tg.resets == 2
+
+
+async def test_a_chat_that_keeps_failing_is_dropped_after_max_attempts_with_the_reason(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(1, 10, appeared("h"))])
+    tg.fail_chat(1, times=100)
+    sender = make_sender(bot, store, fake_time, max_attempts=3, backoff_base=1)
+    for _ in range(3):
+        await sender.drain_once()
+        fake_time.now += 10
+    (row,) = await store.outbox_rows()
+    assert row.status == "dropped"
+    assert row.last_error == "gave up after 3 attempts: TelegramServerError: Bad Gateway"
+    assert await sender.drain_once() == 0
+    assert len(tg.calls_of("sendMessage")) == 3
+
+
+async def test_telegram_down_pauses_everything_without_spending_attempts(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await fan_out(store)
+    tg.server_error(times=5)  # every chat's send fails until Telegram is back
+    sender = make_sender(bot, store, fake_time)
+    assert await sender.drain_once() == 5
+    rows = {row.chat_id: row for row in await store.outbox_rows()}
+    # Chat 1 could not yet be told from a chat of its own; from chat 2 on it was an outage,
+    # waited out with 1, 2, 4, 8 s pauses, retrying chat 2's message.
+    assert rows[1].status == "pending"
+    assert rows[1].attempts == 1
+    assert [rows[chat].attempts for chat in range(2, 7)] == [1] * 5  # the mark's count only
+    assert sum(s for s in fake_time.sleeps if s > 0.1) == pytest.approx(1 + 2 + 4 + 8)
+
+
+# --- too long --------------------------------------------------------------------------------
+
+
+async def test_a_message_telegram_finds_too_long_goes_as_a_summary(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(1, 10, appeared(f"s{i}")) for i in range(3)])
+    tg.fail_next("sendMessage", 400, "Bad Request: message is too long")
+    sender = make_sender(bot, store, fake_time)
+    assert await sender.drain_once() == 1
+    text = tg.last_message(1).plain_text
+    assert "/subs" in text
+    assert text.count("H100 80GB × 1") == 3
+    assert {row.status for row in await store.outbox_rows()} == {"sent"}
+    assert sender.stats.shortened == 1
+
+
+def test_one_block_over_the_limit_is_shortened_not_dropped():
+    rows = [
+        OutboxRow(
+            i, 1, 10, appeared(f"s{i}", location="x" * 80), NOW, NOW, "pending", 0, None, None
+        )
+        for i in range(30)
+    ]
+    (message, *_) = render_alerts(rows, TRANSLATORS["en"], limit=MESSAGE_LIMIT)
+    fitted = fit_message(message, rows, TRANSLATORS["en"], limit=600)
+    assert fitted.shortened
+    assert len(fitted.text.encode("utf-16-le")) // 2 <= 600
+    assert fitted.row_ids == message.row_ids  # the same alerts, delivered in brief
+    assert "more changes are not shown" in fitted.text
+    assert "/subs" in fitted.text
+    assert fit_message(message, rows, TRANSLATORS["en"]) is message
+
+
+# --- the database ----------------------------------------------------------------------------
+
+
+def read_only() -> None:
+    raise sqlite3.OperationalError("attempt to write a readonly database")
+
+
+async def test_marks_the_database_refuses_are_held_and_nothing_is_sent_twice(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await fan_out(store)
+
+    def break_on_first_send(call: ApiCall) -> None:
+        if call.method == "sendMessage" and len(tg.calls_of("sendMessage")) == 2:
+            store.set_write_fault(read_only)
+
+    tg.add_listener(break_on_first_send)
+    sender = make_sender(bot, store, fake_time)
+    assert await sender.drain_once() == 2  # the second message's mark failed: sending stops
+    assert "readonly" in (sender.store_error or "")
+    assert sender.held_writes >= 1
+    for _ in range(3):  # while the database refuses writes, nothing new goes out
+        assert await sender.drain_once() == 0
+    assert len(tg.calls_of("sendMessage")) == 2
+
+    store.set_write_fault(None)
+    while await store.pending_count():
+        await sender.drain_once()
+    assert sender.store_error is None
+    assert sent_counts(tg) == dict.fromkeys(CHATS, 1)
+    assert {row.status for row in await store.outbox_rows()} == {"sent"}
+
+
+async def test_run_backs_off_while_the_database_is_unwritable(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await fan_out(store)
+    store.set_write_fault(read_only)  # even the claim is a write
+    backoffs: list[float] = []
+    repaired = asyncio.Event()
+
+    async def sleep(seconds: float) -> None:
+        if seconds >= 1:  # the database's backoff (pacing waits are milliseconds)
+            backoffs.append(seconds)
+            if len(backoffs) == 4:
+                await repaired.wait()
+        await fake_time.sleep(seconds)
+
+    sender = make_sender(bot, store, fake_time, sleep=sleep)
+    stop = asyncio.Event()
+    task = asyncio.create_task(sender.run(stop))
+    await eventually(lambda: len(backoffs) == 4)
+    assert sender.store_error is not None
+    assert backoffs == [1, 2, 4, 8]
+    assert tg.calls_of("sendMessage") == []
+    store.set_write_fault(None)
+    repaired.set()
+    await eventually(lambda: len(sent_counts(tg)) == 6)
+    stop.set()
+    await asyncio.wait_for(task, 5)
+    assert sent_counts(tg) == dict.fromkeys(CHATS, 1)
+
+
+# --- stopping --------------------------------------------------------------------------------
+
+
+async def test_stop_interrupts_a_flood_pause_at_once(store: _Store):
+    async with FakeTelegram() as tg, make_bot(tg) as bot:
+        await fan_out(store)
+        tg.flood_wait(retry_after=25, times=10)
+        sender = Sender(bot, store, TRANSLATORS, on_blocked=_ignore, concurrency=4)
+        stop = asyncio.Event()
+        task = asyncio.create_task(sender.run(stop))
+        await tg.wait_until(lambda: True if statuses(tg).count(429) >= 2 else None)
+        started = time.monotonic()
+        stop.set()
+        await asyncio.wait_for(task, 10)
+        # Measured, not asserted tightly: the point is seconds, not the 25 s pause.
+        assert time.monotonic() - started < 5
+    assert all(row.status == "pending" for row in await store.outbox_rows())
+
+
+async def _ignore(chat_id: int) -> None:
+    return None

@@ -1,0 +1,42 @@
+"""The daily purge: sent and dropped alerts older than 30 days go, at start and every day."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from bot.app import OUTBOX_KEEP, housekeeping
+from monitor.alerts import Alert
+from storage import Store
+from storage.outbox import enqueue
+from tests.bot.test_e2e_delivery import the_event
+from tests.polling import eventually
+
+
+async def test_housekeeping_purges_old_rows_at_start_and_stops_at_once(tmp_path: Path):
+    store = await Store.open(tmp_path / "h.sqlite3")
+    try:
+        now = datetime.now(UTC)
+        old = now - OUTBOX_KEEP - timedelta(days=1)
+        user = await store.ensure_user(1, language="ru", timezone="UTC", now=old)
+        async with store._db.transaction() as connection:
+            await enqueue(connection, [Alert(1, 1, the_event())], {1: user}, old)
+            await enqueue(connection, [Alert(1, 2, the_event())], {1: user}, old)
+            await enqueue(connection, [Alert(1, 3, the_event())], {1: user}, now)
+        first, second, recent = await store.outbox_rows()
+        await store.mark_sent([first.id, recent.id], now)
+        stop = asyncio.Event()
+        task = asyncio.create_task(housekeeping(store, stop))
+
+        async def purged() -> bool:
+            return len(await store.outbox_rows()) == 2
+
+        await eventually(purged)
+        stop.set()
+        await asyncio.wait_for(task, 2)  # not a day
+        left = {row.id for row in await store.outbox_rows()}
+    finally:
+        await store.close()
+    # The old pending row stays (never purged), and so does the recent sent one.
+    assert left == {second.id, recent.id}

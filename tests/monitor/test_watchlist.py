@@ -1,0 +1,86 @@
+"""The live match index follows every change in the database without a rebuild."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from monitor.events import Event, EventKind
+from monitor.offers import StockState
+from monitor.subscriptions import Subscription
+from monitor.watch_parse import parse_watch
+from monitor.watchlist import Watchlist
+from storage import Store
+from tests.factories import make_offer
+
+T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+H100 = Event(
+    EventKind.APPEARED,
+    make_offer("h", 300.0, gpu="H100 SXM"),
+    T0,
+    old_stock=StockState.OUT_OF_STOCK,
+)
+
+
+class CountingStore(Store):
+    """The real store, counting full reloads."""
+
+    full_reloads = 0
+
+    async def active_subscriptions(self) -> list[Subscription]:
+        self.full_reloads += 1
+        return await super().active_subscriptions()
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[CountingStore]:
+    opened = await CountingStore.open(tmp_path / "w.sqlite3")
+    assert isinstance(opened, CountingStore)
+    for chat in (1, 2):
+        await opened.ensure_user(chat, language="ru", timezone="UTC", now=T0)
+    yield opened
+    await opened.close()
+
+
+async def matched(watchlist: Watchlist) -> list[int]:
+    await watchlist.prepare()
+    return sorted(alert.subscription_id for alert in watchlist.match([H100], T0))
+
+
+async def test_changes_are_replayed_not_rebuilt(store: CountingStore):
+    watchlist = Watchlist(store)
+    first = await store.add_subscription(1, parse_watch("h100"))
+    assert await matched(watchlist) == [first.id]
+    assert store.full_reloads == 1
+
+    second = await store.add_subscription(2, parse_watch("h100"))
+    assert await matched(watchlist) == [first.id, second.id]
+    await store.set_paused(1, first.id, True)
+    assert await matched(watchlist) == [second.id]
+    await store.update_max_price(2, second.id, 100)  # under the offer's price now
+    assert await matched(watchlist) == []
+    await store.set_paused(1, first.id, False)
+    await store.delete_subscription(2, second.id)
+    assert await matched(watchlist) == [first.id]
+
+    # A 403 blocks the user and pauses their subscriptions; any update from them resumes.
+    await store.set_blocked(1, True)
+    await store.pause_all(1)
+    assert await matched(watchlist) == []
+    await store.unblock(1)
+    assert await matched(watchlist) == [first.id]
+    assert store.full_reloads == 1
+
+
+async def test_a_reader_behind_the_pruning_reloads(store: CountingStore):
+    watchlist = Watchlist(store)
+    sub = await store.add_subscription(1, parse_watch("h100"))
+    assert await matched(watchlist) == [sub.id]
+    for _ in range(3):
+        await store.mute(1, sub.id, None)
+    await store.prune_subscription_changes(keep=1)
+    assert await matched(watchlist) == [sub.id]
+    assert store.full_reloads == 2
