@@ -1,0 +1,121 @@
+"""What every storage query is written against: one connection interface over two backends.
+
+Queries are written once, in the SQL that SQLite and PostgreSQL share (`ON CONFLICT`,
+`RETURNING`, CTEs, window functions), with `?` or `:name` placeholders. Where the dialects
+really differ, a query asks `connection.dialect`. The PostgreSQL side rewrites the placeholders
+to asyncpg's `$1, $2, ...` once per distinct statement.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal, Protocol
+
+Dialect = Literal["sqlite", "postgresql"]
+Params = Sequence[object] | Mapping[str, object]
+
+
+class Row(Protocol):
+    """aiosqlite.Row and asyncpg.Record both read by position and by column name."""
+
+    def __getitem__(self, key: int | str, /) -> object: ...
+
+    def keys(self) -> Iterable[str]: ...
+
+
+class Connection(Protocol):
+    @property
+    def dialect(self) -> Dialect: ...
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        """Run one statement; returns the rows it changed."""
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None: ...
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]: ...
+
+    async def fetchone(self, sql: str, params: Params = ()) -> Row | None: ...
+
+
+class Database(Protocol):
+    @property
+    def dialect(self) -> Dialect: ...
+
+    def transaction(self) -> AbstractAsyncContextManager[Connection]:
+        """A write transaction: committed on success, rolled back on any exception."""
+
+    def access(self) -> AbstractAsyncContextManager[Connection]:
+        """A connection for reads and single statements (each commits on its own)."""
+
+    async def close(self) -> None: ...
+
+
+async def scalar(connection: Connection, sql: str, params: Params = ()) -> object:
+    """The first column of the first row, or None when there is no row."""
+    row = await connection.fetchone(sql, params)
+    return None if row is None else row[0]
+
+
+# --- placeholders --------------------------------------------------------------------------
+
+# Skipped as a whole: quoted strings and identifiers, comments, and `::` casts; a `?` or a
+# `:name` anywhere else is a placeholder.
+_TOKENS = re.compile(
+    r"'(?:[^']|'')*'"  # 'string'
+    r'|"(?:[^"]|"")*"'  # "identifier"
+    r"|--[^\n]*"  # -- comment
+    r"|::"  # cast, not a name
+    r"|\?"  # positional
+    r"|:([A-Za-z_][A-Za-z0-9_]*)"  # named
+)
+
+
+@dataclass(frozen=True)
+class Numbered:
+    """A statement with `$n` placeholders, and for named ones the name of each number."""
+
+    sql: str
+    names: tuple[str, ...] | None  # None: positional
+
+
+@lru_cache(maxsize=1024)
+def numbered(sql: str) -> Numbered:
+    """Rewrite `?` / `:name` placeholders as `$1, $2, ...` (a name used twice keeps its number)."""
+    order: dict[str, int] = {}
+    positional = 0
+    kinds: set[str] = set()
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal positional
+        piece = match.group(0)
+        if piece == "?":
+            kinds.add("?")
+            positional += 1
+            return f"${positional}"
+        name = match.group(1)
+        if name is None:
+            return piece
+        kinds.add(":")
+        if name not in order:
+            order[name] = len(order) + 1
+        return f"${order[name]}"
+
+    rewritten = _TOKENS.sub(replace, sql)
+    if len(kinds) > 1:
+        raise ValueError("a statement mixes ? and :name placeholders")
+    return Numbered(rewritten, tuple(order) if ":" in kinds else None)
+
+
+def bind(statement: Numbered, params: Params) -> tuple[object, ...]:
+    """The arguments in `$n` order."""
+    if statement.names is None:
+        if isinstance(params, Mapping):
+            raise TypeError("positional statement given named parameters")
+        return tuple(params)
+    if not isinstance(params, Mapping):
+        raise TypeError("named statement given positional parameters")
+    return tuple(params[name] for name in statement.names)

@@ -1,0 +1,24 @@
+"""Session-wide test setup."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.postgres import ADMIN_URL, in_ci, unreachable_reason
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    reason = unreachable_reason()
+    if reason is None:
+        return f"postgresql: {ADMIN_URL} reachable; storage tests run on SQLite and PostgreSQL"
+    if in_ci():
+        return f"postgresql: NOT reachable at {ADMIN_URL} ({reason}); CI=true: its tests fail"
+    return f"postgresql: not reachable at {ADMIN_URL} ({reason}); its tests are skipped"
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    # `-q` hides the header, so the skip is said once more at the end, on one line.
+    if unreachable_reason() is not None and not in_ci():
+        terminalreporter.write_line(
+            f"PostgreSQL not reachable at {ADMIN_URL}: the PostgreSQL half was skipped"
+        )
