@@ -35,7 +35,7 @@ from bot.delivery.limiter import Limiter
 from bot.delivery.sender import Sender
 from bot.delivery.session import SharedLimitMiddleware
 from bot.i18n import Translator, load_translators
-from bot.middlewares.throttling import ThrottlingMiddleware
+from bot.middlewares.throttling import LocalFlows, ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
 from bot.ops.latency import LatencyMiddleware
 from bot.ops.metrics import Metrics
@@ -96,7 +96,7 @@ def create_dispatcher(
     user_middleware = UserMiddleware(
         store, translators, settings.default_language, settings.timezone
     )
-    throttling = ThrottlingMiddleware(throttle_interval, clock)
+    throttling = ThrottlingMiddleware(throttle_interval, LocalFlows(clock))
     for observer in (dispatcher.message, dispatcher.callback_query):
         # Order matters: throttling answers in the user's language, which the first one loads.
         observer.outer_middleware(user_middleware)
