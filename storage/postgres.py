@@ -24,6 +24,7 @@ logger = logging.getLogger(__name__)
 
 # "UPDATE 3", "DELETE 0", "INSERT 0 1": the last number is the rows changed.
 _STATUS_COUNT = re.compile(r"(\d+)$")
+_COMMENT = re.compile(r"--[^\n]*")
 
 # Start-up against a server that is not there yet (a compose stack starting together): try for
 # about this long with exponential backoff before giving up with one line.
@@ -83,6 +84,9 @@ class PgConnection:
 
     async def script(self, sql: str) -> None:
         """Several statements with no parameters (a migration file)."""
+        if not _COMMENT.sub("", sql).strip():
+            # Nothing but comments: asyncpg fails on the empty answer such a query gets.
+            return
         await self._raw.execute(sql)
 
 
