@@ -60,7 +60,7 @@ async def get_json(port: int | None, path: str) -> tuple[int, Any]:
 
 
 async def test_healthz_ok_when_running_without_monitor(telegram: FakeTelegram, db_path: Path):
-    async with running_app(telegram, db_path) as application:
+    async with running_app(telegram, db_path, replica_id="bot-a") as application:
         assert application.ops is not None
         status, body = await get_json(application.ops.port, "/healthz")
     assert status == 200
@@ -70,6 +70,8 @@ async def test_healthz_ok_when_running_without_monitor(telegram: FakeTelegram, d
         "database": "ok",
         "outbox": "ok",
         "scheduler": "disabled",
+        # Alone on its SQLite file, a replica leads from the start.
+        "replica": {"id": "bot-a", "role": "leader"},
         "providers": {},
     }
 
