@@ -179,7 +179,9 @@ async def test_both_backends_end_with_the_same_columns(database: AnyDatabase):
         "claimed_until",
         "event_id",
         "held",
+        "cooling_until",
     ]
+    assert "refresh_revisions" in await table_names(database)
     assert "subscription_revision" not in await table_names(database)
 
 
