@@ -6,7 +6,9 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.scheduler import create_scheduler, job_id
+from bot.scheduler import create_scheduler, job_id, refresh_job
+from monitor.pipeline import PipelineOutcome
+from monitor.plan import RefreshPlan
 from monitor.scrape import ScrapeResult
 from monitor.watchlist import Watchlist
 from storage import Store
@@ -65,4 +67,29 @@ async def test_override_applies_to_every_provider_and_jobs_refresh_the_store(tmp
     finally:
         scheduler.shutdown(wait=False)
         await asyncio.sleep(0)  # let the scheduler's shutdown callback run before closing
+        await store.close()
+
+
+async def test_a_superseded_refresh_is_not_reported(tmp_path: Path):
+    """Another replica's refresh committed first: that replica reports it, this one stays
+    quiet (its outcome counts no offers, which metrics would show as an empty provider)."""
+
+    class Overtaken(Store):
+        async def commit(self, provider: str, plan: RefreshPlan) -> int | None:
+            return None
+
+    store = await Overtaken.open(tmp_path / "s.sqlite3")
+    seen: list[PipelineOutcome] = []
+    try:
+        outcome = await refresh_job(Source("acme", 600), store, Watchlist(store), seen.append)
+        assert outcome is not None
+        assert outcome.superseded
+        assert seen == []
+        assert await store.current_offers() == []
+        # The same refresh that commits is reported.
+        committed = await refresh_job(
+            Source("acme", 600), Store(store._db), Watchlist(store), seen.append
+        )
+        assert seen == [committed]
+    finally:
         await store.close()
