@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import cast
@@ -38,9 +38,9 @@ from bot.i18n import load_translators
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import Offer, Price, StockState
-from monitor.users import User
+from monitor.queueing import queue
 from storage import Store
-from storage.outbox import enqueue, to_text
+from storage.outbox import insert_alerts, prepare_alerts, to_text
 from tests.fakes.telegram import TOKEN, FakeTelegram
 
 FIRST_CHAT = 1_000_000
@@ -96,11 +96,8 @@ def the_event(now: datetime) -> Event:
 
 
 async def fill(store: Store, n: int, now: datetime) -> int:
-    """N users, and one alert each queued through the real enqueue in one transaction."""
-    users = {
-        FIRST_CHAT + i: User(FIRST_CHAT + i, "ru", "Europe/Moscow", None, False, now, now)
-        for i in range(n)
-    }
+    """N users, and one alert each queued through the refresh's real rules and writes."""
+    users = range(FIRST_CHAT, FIRST_CHAT + n)
     event = the_event(now)
     alerts = [Alert(chat, index + 1, event) for index, chat in enumerate(users)]
     async with store._db.transaction() as connection:
@@ -110,7 +107,12 @@ async def fill(store: Store, n: int, now: datetime) -> int:
             " VALUES (?, 'ru', 'Europe/Moscow', ?, ?)",
             [(chat, to_text(now), to_text(now)) for chat in users],
         )
-        return await enqueue(connection, alerts, users, now)
+        queued = queue(alerts, now=now, last_alerts={}, holds={}, cooldown_of=_no_cooldown)
+        return await insert_alerts(connection, prepare_alerts(queued, now))
+
+
+def _no_cooldown(_: int) -> timedelta:
+    return timedelta(0)
 
 
 # --- the fake Telegram, in a child process -------------------------------------------------

@@ -12,9 +12,10 @@ import logging
 import signal
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
@@ -24,6 +25,7 @@ from aiogram.enums import ParseMode
 from aiogram.exceptions import TelegramNetworkError, TelegramServerError
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.schedulers.base import STATE_PAUSED
 
 from bot.admin_notify import alarm_hook
 from bot.chart_pool import ChartPool
@@ -33,11 +35,12 @@ from bot.delivery.limiter import Limiter
 from bot.delivery.sender import Sender
 from bot.delivery.session import SharedLimitMiddleware
 from bot.i18n import Translator, load_translators
-from bot.middlewares.throttling import ThrottlingMiddleware
+from bot.middlewares.throttling import LocalFlows, ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
 from bot.ops.latency import LatencyMiddleware
 from bot.ops.metrics import Metrics
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
+from bot.replica import Duty, ElectionFactory, Replica, Role
 from bot.routers import create_routers
 from bot.scheduler import create_scheduler, outcome_hooks
 from monitor.users import Language
@@ -93,7 +96,7 @@ def create_dispatcher(
     user_middleware = UserMiddleware(
         store, translators, settings.default_language, settings.timezone
     )
-    throttling = ThrottlingMiddleware(throttle_interval, clock)
+    throttling = ThrottlingMiddleware(throttle_interval, LocalFlows(clock))
     for observer in (dispatcher.message, dispatcher.callback_query):
         # Order matters: throttling answers in the user's language, which the first one loads.
         observer.outer_middleware(user_middleware)
@@ -130,58 +133,139 @@ class Application:
     sender: Sender | None = None
     db_lock: DatabaseLock | None = None
     charts: ChartPool | None = None
-    _webhook_stop: asyncio.Event | None = field(default=None, init=False, repr=False)
+    # What every replica runs for its whole life (ops server, sender), in start order.
+    services: list[Duty] = field(default_factory=list)
+    # What only the leader runs (refresher, housekeeping; polling is added by run_polling).
+    duties: list[Duty] = field(default_factory=list)
+    # None: alone on the database (SQLite), so this replica leads from the start.
+    election: ElectionFactory | None = None
+    replica: Replica | None = None
+    # Set once every service has started and the replica holds its first role.
+    started: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)
+    _stop: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)
+    _failure: BaseException | None = field(default=None, init=False, repr=False)
+
+    @property
+    def role(self) -> Role:
+        return "follower" if self.replica is None else self.replica.role
 
     async def run_polling(
         self, *, handle_signals: bool = True, handle_as_tasks: bool = True
     ) -> None:
-        """Serve until stopped by a signal or by `stop()`."""
-        await self.dispatcher.start_polling(
-            self.bot,
-            handle_signals=handle_signals,
-            handle_as_tasks=handle_as_tasks,
-            close_bot_session=False,
-        )
+        """Serve until stopped by a signal or by `stop()`; long-poll while this replica leads."""
+        await self._serve([self._polling_duty(handle_as_tasks)], handle_signals=handle_signals)
 
     async def run_webhook(self, *, handle_signals: bool = True) -> None:
         """Serve Telegram's webhook on the ops server until stopped by a signal or `stop()`.
 
-        The webhook is registered after start-up and left in place on stop: Telegram keeps
-        the updates that arrive meanwhile and delivers them when the bot is back.
+        Every replica serves the updates posted to it, leader or not. The webhook is
+        registered after start-up and left in place on stop: Telegram keeps the updates that
+        arrive meanwhile and delivers them when a replica is back.
         """
         settings, bot, dispatcher = self.settings, self.bot, self.dispatcher
         endpoint = settings.webhook_endpoint
         if endpoint is None or settings.webhook_secret is None:
             raise ConfigError("webhook mode needs GPURADAR_WEBHOOK_URL and GPURADAR_WEBHOOK_SECRET")
-        stop = self._webhook_stop = asyncio.Event()
+        secret = settings.webhook_secret.get_secret_value()
+        workflow = {"dispatcher": dispatcher, "bots": [bot], **dispatcher.workflow_data}
+
+        async def open_webhook() -> None:
+            await dispatcher.emit_startup(bot=bot, **workflow)
+            await bot.set_webhook(
+                endpoint,
+                secret_token=secret,
+                allowed_updates=dispatcher.resolve_used_update_types(),
+            )
+            logger.info("webhook set: Telegram posts updates to %s", endpoint)
+
+        async def close_webhook() -> None:
+            await dispatcher.emit_shutdown(bot=bot, **workflow)
+
+        webhook = Duty("webhook", open_webhook, close_webhook)
+        await self._serve([], handle_signals=handle_signals, webhook=webhook)
+
+    async def _serve(
+        self, leader_only: list[Duty], *, handle_signals: bool, webhook: Duty | None = None
+    ) -> None:
+        stop = self._stop
         loop = asyncio.get_running_loop()
         signals = (signal.SIGTERM, signal.SIGINT) if handle_signals else ()
         for number in signals:
             loop.add_signal_handler(number, stop.set)
-        workflow = {"dispatcher": dispatcher, "bots": [bot], **dispatcher.workflow_data}
+        replica = self.replica = Replica(
+            self.settings.replica_id,
+            [*leader_only, *self.duties],
+            election=self.election,
+            on_role=self.metrics.set_role,
+        )
+        services = [*self.services, *([webhook] if webhook else [])]
+        started: list[Duty] = []
+        role: asyncio.Task[None] | None = None
         try:
-            await dispatcher.emit_startup(bot=bot, **workflow)
-            await bot.set_webhook(
-                endpoint,
-                secret_token=settings.webhook_secret.get_secret_value(),
-                allowed_updates=dispatcher.resolve_used_update_types(),
-            )
-            logger.info("webhook set: Telegram posts updates to %s", endpoint)
-            await stop.wait()
+            for service in services:
+                await service.start()
+                started.append(service)
+            role = asyncio.create_task(replica.run(stop), name="replica")
+            self.started.set()
+            stopped = asyncio.create_task(stop.wait())
+            await asyncio.wait((role, stopped), return_when=asyncio.FIRST_COMPLETED)
+            stopped.cancel()
         finally:
+            stop.set()
             try:
-                await dispatcher.emit_shutdown(bot=bot, **workflow)
+                if role is not None:
+                    await role  # stops the leader's duties first
             finally:
+                for service in reversed(started):
+                    try:
+                        await service.stop()
+                    except Exception:
+                        logger.exception("%s did not stop cleanly", service.name)
                 for number in signals:
                     loop.remove_signal_handler(number)
-                self._webhook_stop = None
+        if self._failure is not None:
+            raise self._failure
+
+    def _polling_duty(self, handle_as_tasks: bool) -> Duty:
+        """Long-polling, for as long as this replica leads: two pollers get 409s from Telegram.
+
+        A takeover keeps the pending updates (no drop_pending_updates): the new leader reads
+        from where Telegram's queue is.
+        """
+        dispatcher = self.dispatcher
+        polling: list[asyncio.Task[None]] = []
+
+        def on_polling_end(task: asyncio.Task[None]) -> None:
+            if not task.cancelled() and task.exception() is not None:
+                self._failure = task.exception()
+                self._stop.set()
+
+        async def start() -> None:
+            task = asyncio.create_task(
+                dispatcher.start_polling(
+                    self.bot,
+                    handle_signals=False,
+                    handle_as_tasks=handle_as_tasks,
+                    close_bot_session=False,
+                ),
+                name="polling",
+            )
+            task.add_done_callback(on_polling_end)
+            polling.append(task)
+
+        async def stop() -> None:
+            while polling:
+                task = polling.pop()
+                try:
+                    await dispatcher.stop_polling()
+                except RuntimeError:  # not polling yet (still in its start-up hooks)
+                    task.cancel()
+                await asyncio.wait((task,))  # its failure, if any, is on_polling_end's
+
+        return Duty("polling", start, stop)
 
     async def stop(self) -> None:
-        if self._webhook_stop is not None:
-            self._webhook_stop.set()
-        # stop_polling raises RuntimeError when polling is not running, which is fine here.
-        with contextlib.suppress(RuntimeError):
-            await self.dispatcher.stop_polling()
+        self._stop.set()
 
     async def close(self) -> None:
         try:
@@ -256,8 +340,13 @@ async def build_application(
     api_url: str,
     throttle_interval: float = 1.0,
     clock: Callable[[], float] = time.monotonic,
+    election: ElectionFactory | None = None,
 ) -> Application:
-    """Open the database and build the bot; the caller owns `close()`."""
+    """Open the database and build the bot; the caller owns `close()`.
+
+    `election` decides when this replica leads (storage.leader on PostgreSQL); without one
+    it leads from the start, as the one process on its SQLite file.
+    """
     store, lock = await open_store(settings)
     limiter = create_limiter(settings)
     try:
@@ -283,6 +372,7 @@ async def build_application(
         dispatcher=dispatcher,
         db_lock=lock,
         charts=charts,
+        election=election,
     )
     # First: its start-up hook binds the port, and a failure there must come before anything
     # else has started (aiogram runs no shutdown hooks when a start-up hook fails).
@@ -318,8 +408,8 @@ def create_sender(
 def attach_delivery(
     application: Application, translators: Mapping[Language, Translator], limiter: Limiter
 ) -> None:
-    """Send the outbox in the background for as long as the dispatcher runs, and purge it
-    daily."""
+    """Every replica sends from the outbox (claims keep two from sending one row); the
+    leader alone purges it daily."""
     store = application.store
     sender = create_sender(
         application.bot,
@@ -330,25 +420,42 @@ def attach_delivery(
         on_result=application.metrics.record_send,
     )
     application.sender = sender
-    stop = asyncio.Event()
-    running: list[asyncio.Task[None]] = []
 
-    async def start_delivery() -> None:
-        stop.clear()
-        # One process per database (the lock): a claim still held was a dead process's.
+    async def release_stale_claims() -> None:
+        # Alone on the database (SQLite's lock), a claim still held was a dead process's.
+        # Replicas sharing PostgreSQL leave each other's claims to their leases.
+        if application.election is not None:
+            return
         released = await store.release_claims()
         if released:
             logger.info("released %s outbox rows claimed before the last stop", released)
-        running.append(asyncio.create_task(sender.run(stop), name="delivery"))
-        running.append(asyncio.create_task(housekeeping(store, stop), name="housekeeping"))
 
-    async def stop_delivery() -> None:
-        stop.set()
+    application.services.append(background("delivery", sender.run, before=release_stale_claims))
+    application.duties.append(background("housekeeping", lambda stop: housekeeping(store, stop)))
+
+
+def background(
+    name: str,
+    run: Callable[[asyncio.Event], Coroutine[Any, Any, None]],
+    *,
+    before: Callable[[], Awaitable[None]] | None = None,
+) -> Duty:
+    """A task that runs `run(stop)` from `start` until `stop` sets its event and awaits it."""
+    running: list[tuple[asyncio.Event, asyncio.Task[None]]] = []
+
+    async def start() -> None:
+        if before is not None:
+            await before()
+        stop = asyncio.Event()
+        running.append((stop, asyncio.create_task(run(stop), name=name)))
+
+    async def stop() -> None:
         while running:
-            await running.pop()
+            event, task = running.pop()
+            event.set()
+            await task
 
-    application.dispatcher.startup.register(start_delivery)
-    application.dispatcher.shutdown.register(stop_delivery)
+    return Duty(name, start, stop)
 
 
 async def housekeeping(store: Store, stop: asyncio.Event) -> None:
@@ -388,16 +495,29 @@ def attach_monitor(application: Application) -> None:
         source.name: float(override or source.default_interval_s) for source in sources
     }
 
-    async def start_monitor() -> None:
-        scheduler.start()
+    async def start_scheduler() -> None:
+        # Every replica starts it paused; the leader's refresher duty resumes it.
+        scheduler.start(paused=True)
 
-    async def stop_monitor() -> None:
+    async def stop_scheduler() -> None:
         # shutdown() cancels jobs still running; the last good snapshot stays in the store.
-        if scheduler.running:  # not when another start-up hook failed before this one ran
+        if scheduler.running:
             scheduler.shutdown(wait=False)
 
-    application.dispatcher.startup.register(start_monitor)
-    application.dispatcher.shutdown.register(stop_monitor)
+    async def lead_refresh() -> None:
+        # A new leader refreshes at once: its predecessor may have died just before a run,
+        # and the sites' news should not wait a whole interval (takeover within 50 s).
+        now = datetime.now(UTC)
+        for job in scheduler.get_jobs():
+            job.modify(next_run_time=now)
+        scheduler.resume()
+
+    async def follow() -> None:
+        if scheduler.running:
+            scheduler.pause()  # a refresh already running finishes; its commit is checked
+
+    application.services.append(Duty("scheduler", start_scheduler, stop_scheduler))
+    application.duties.append(Duty("refresher", lead_refresh, follow))
 
 
 def attach_ops(application: Application) -> None:
@@ -413,13 +533,19 @@ def attach_ops(application: Application) -> None:
         scheduler = application.scheduler
         if scheduler is None:
             return "disabled"
+        if scheduler.state == STATE_PAUSED:
+            return "standby"
         return "running" if scheduler.running else "stopped"
+
+    def replica() -> dict[str, str]:
+        return {"id": settings.replica_id, "role": application.role}
 
     health = HealthCheck(
         application.store,
         scheduler_state,
         lambda: application.provider_intervals,
         delivery=lambda: application.sender,
+        replica=replica,
     )
     ops = OpsServer(
         health,
@@ -453,8 +579,5 @@ def attach_ops(application: Application) -> None:
                 f"cannot listen on GPURADAR_OPS_HOST:GPURADAR_OPS_PORT={where}: {error.strerror}"
             ) from error
 
-    async def stop_ops() -> None:
-        await ops.stop()
-
-    dispatcher.startup.register(start_ops)
-    dispatcher.shutdown.register(stop_ops)
+    # First: a port in use must fail start-up before anything else has started.
+    application.services.insert(0, Duty("ops", start_ops, ops.stop))

@@ -6,7 +6,9 @@ because that is what most aiogram deployments already export.
 
 from __future__ import annotations
 
+import os
 import re
+import socket
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -27,6 +29,11 @@ _SECRET_SHAPE = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 
 
 Mode = Literal["console", "polling", "webhook"]
+
+
+def default_replica_id() -> str:
+    # A container's host name is its id, so replicas of one compose file differ by it.
+    return f"{socket.gethostname()}-{os.getpid()}"[:64]
 
 
 class ConfigError(Exception):
@@ -78,6 +85,9 @@ class Settings(ScraperSettings):
     webhook_url: str | None = None
     webhook_path: str = "/telegram/webhook"
     webhook_secret: SecretStr | None = None
+    # This replica's name in /healthz, /metrics and the logs; several replicas share one
+    # PostgreSQL database and elect one leader. Unset: the host name and the process id.
+    replica_id: str = Field(default_factory=default_replica_id, pattern=r"^[A-Za-z0-9_.:-]{1,64}$")
 
     @field_validator(
         "bot_token", "webhook_secret", "webhook_url", "mode", "log_file", mode="before"

@@ -42,7 +42,8 @@ async def refresh_job(
     except asyncio.CancelledError:
         logger.info("%s: refresh stopped by shutdown", source.name)
         return None
-    if on_outcome is not None:
+    # A superseded refresh wrote nothing; the replica whose refresh committed reports that one.
+    if on_outcome is not None and not outcome.superseded:
         try:
             pending = on_outcome(outcome)
             if pending is not None:

@@ -1,7 +1,8 @@
-"""One refresh of one provider, end to end:
+"""One refresh of one provider, end to end, in two calls to storage:
 
-    fetch -> diff against the last good snapshot -> store snapshot + change history
-          -> match events to subscriptions -> outbox rows          (all one transaction)
+    fetch -> load (last good snapshot, part runs, live cooldowns, held chats)
+          -> diff, part rules, match, queueing rules (pure, no lock held)
+          -> commit (snapshot, change history, part statuses, health, outbox rows: one transaction)
 
 A failed fetch records the provider's failure and nothing else: no diff, no events, and
 the last good snapshot stays, so the next good scrape is diffed against it. The same holds for
@@ -16,21 +17,19 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from monitor.alerts import Alert
-from monitor.diff import Tracked
 from monitor.events import Event
-from monitor.offers import Offer
-from monitor.parts import PartRuns, PartStatus, settle
+from monitor.parts import PartStatus, settle
+from monitor.plan import Failed, Healthy, RefreshPlan, RefreshState
+from monitor.queueing import queue
 from monitor.scrape import LayoutError, ScrapeError, ScrapeResult
 
 logger = logging.getLogger(__name__)
-OfferKey = tuple[str, str, str]
 
 
 class OfferSource(Protocol):
@@ -40,37 +39,14 @@ class OfferSource(Protocol):
     async def fetch(self) -> ScrapeResult: ...
 
 
-class RefreshUnit(Protocol):
-    """The writes of one refresh, inside one database transaction."""
-
-    async def tracked(self) -> dict[OfferKey, Tracked]: ...
-
-    async def write_tracked(self, tracked: Mapping[OfferKey, Tracked], at: datetime) -> None: ...
-
-    async def record_change_points(self, offers: Iterable[Offer], at: datetime) -> int: ...
-
-    async def last_alerts_at(self, alerts: Sequence[Alert]) -> list[datetime | None]:
-        """For each alert, its subscription's last alert about that offer and kind of change
-        (None: never); one query for the whole refresh."""
-
-    async def enqueue(self, alerts: Sequence[Alert], now: datetime) -> int: ...
-
-    async def mark_healthy(self, offers: int, duration_s: float, at: datetime) -> None: ...
-
-    async def part_runs(self) -> dict[str, PartRuns]: ...
-
-    async def record_parts(self, statuses: Sequence[PartStatus], at: datetime) -> None: ...
-
-    async def record_failure(self, error: ScrapeError, duration_s: float, at: datetime) -> None:
-        """Every part failed: the provider's failure, in this transaction."""
-
-
 class PipelineStore(Protocol):
-    def refresh_unit(self, provider: str) -> AbstractAsyncContextManager[RefreshUnit]: ...
+    """The refresh's storage port: one read, one write transaction."""
 
-    async def record_failure(
-        self, provider: str, error: ScrapeError, at: datetime, duration_s: float
-    ) -> None: ...
+    async def load(self, provider: str, now: datetime) -> RefreshState: ...
+
+    async def commit(self, provider: str, plan: RefreshPlan) -> int | None:
+        """Write the plan; returns how many outbox rows were new, or None when another
+        refresh of the provider committed after `plan.revision` (then nothing is written)."""
 
 
 class Matcher(Protocol):
@@ -95,6 +71,9 @@ class PipelineOutcome:
     events_by_kind: Mapping[str, int] = field(default_factory=dict)
     # How each part of the scrape fared (empty when the scrape failed as a whole).
     parts: tuple[PartStatus, ...] = ()
+    # Another refresh of the provider committed between this one's load and commit (two
+    # replicas leading at once for a moment): nothing of this one was written.
+    superseded: bool = False
 
 
 async def refresh(
@@ -118,7 +97,7 @@ async def refresh(
         return await _apply(result, store, matcher, removal_after, now(), monotonic() - started)
     duration = monotonic() - started
     logger.warning("%s: scrape failed: %s: %s", source.name, failure.kind, failure.detail)
-    await store.record_failure(source.name, failure, now(), duration)
+    await store.commit(source.name, RefreshPlan(Failed(failure, duration, now())))
     return PipelineOutcome(source.name, False, duration_s=duration, error=failure)
 
 
@@ -130,41 +109,68 @@ async def _apply(
     moment: datetime,
     duration: float,
 ) -> PipelineOutcome:
+    provider = result.provider
     for warning in result.warnings:
-        logger.info("%s: %s", result.provider, warning)
+        logger.info("%s: %s", provider, warning)
     await matcher.prepare()
-    async with store.refresh_unit(result.provider) as unit:
-        previous = await unit.tracked()
-        # Per part: held parts keep their last good offers; a part's first good scrape (and so
-        # a provider's first snapshot) is a baseline, not news.
-        settled = settle(previous, result, await unit.part_runs(), removal_after=removal_after)
-        _log_held(result.provider, settled.statuses)
-        await unit.record_parts(settled.statuses, result.fetched_at)
-        if settled.failing:
-            error = settled.error
-            assert error is not None  # a failed or empty part always names its error
-            await unit.record_failure(error, duration, moment)
-            return PipelineOutcome(
-                result.provider, False, duration_s=duration, error=error, parts=settled.statuses
-            )
-        await unit.write_tracked(settled.tracked, result.fetched_at)
-        await unit.record_change_points(settled.accepted_offers, result.fetched_at)
-        events = settled.events
-        candidates = matcher.match(events, moment)
-        alerts = await _not_cooling_down(unit, matcher, candidates, moment)
-        queued = await unit.enqueue(alerts, moment)
-        listed = sum(1 for entry in settled.tracked.values() if entry.missing_runs == 0)
-        await unit.mark_healthy(listed, duration, result.fetched_at)
+    state = await store.load(provider, moment)
+    # Per part: held parts keep their last good offers; a part's first good scrape (and so
+    # a provider's first snapshot) is a baseline, not news.
+    settled = settle(state.tracked, result, state.part_runs, removal_after=removal_after)
+    _log_held(provider, settled.statuses)
+    if settled.failing:
+        error = settled.error
+        assert error is not None  # a failed or empty part always names its error
+        plan = RefreshPlan(
+            Failed(error, duration, moment),
+            revision=state.revision,
+            fetched_at=result.fetched_at,
+            parts=settled.statuses,
+        )
+        if await store.commit(provider, plan) is None:
+            return _superseded(provider, duration)
+        return PipelineOutcome(
+            provider, False, duration_s=duration, error=error, parts=settled.statuses
+        )
+    events = settled.events
+    queued = queue(
+        matcher.match(events, moment),
+        now=moment,
+        last_alerts=state.last_alerts,
+        holds=state.holds,
+        cooldown_of=matcher.cooldown_of,
+    )
+    listed = sum(1 for entry in settled.tracked.values() if entry.missing_runs == 0)
+    plan = RefreshPlan(
+        Healthy(listed, duration, result.fetched_at),
+        revision=state.revision,
+        fetched_at=result.fetched_at,
+        parts=settled.statuses,
+        tracked=settled.tracked,
+        offers=settled.accepted_offers,
+        queued=queued,
+        queued_at=moment,
+    )
+    written = await store.commit(provider, plan)
+    if written is None:
+        return _superseded(provider, duration)
     return PipelineOutcome(
-        result.provider,
+        provider,
         True,
         listed,
         len(events),
-        queued,
+        written,
         duration,
         events_by_kind=dict(Counter(event.kind.value for event in events)),
         parts=settled.statuses,
     )
+
+
+def _superseded(provider: str, duration: float) -> PipelineOutcome:
+    logger.warning(
+        "%s: another refresh of this provider committed first; this one is dropped", provider
+    )
+    return PipelineOutcome(provider, True, duration_s=duration, superseded=True)
 
 
 def _log_held(provider: str, statuses: Sequence[PartStatus]) -> None:
@@ -180,18 +186,3 @@ def _log_held(provider: str, statuses: Sequence[PartStatus]) -> None:
             status.kept,
             why,
         )
-
-
-async def _not_cooling_down(
-    unit: RefreshUnit, matcher: Matcher, alerts: Sequence[Alert], now: datetime
-) -> list[Alert]:
-    """The alerts whose subscription was not told about the same offer and kind of change
-    within its cooldown."""
-    if not alerts:
-        return []
-    lasts = await unit.last_alerts_at(alerts)
-    return [
-        alert
-        for alert, last in zip(alerts, lasts, strict=True)
-        if last is None or now - last >= matcher.cooldown_of(alert.subscription_id)
-    ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, time
+from datetime import UTC, datetime, time, timedelta
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -12,6 +12,7 @@ Language = Literal["ru", "en"]
 LANGUAGES: tuple[Language, ...] = ("ru", "en")
 
 MINUTES_PER_DAY = 24 * 60
+DEFAULT_TIMEZONE = "Europe/Moscow"  # the market's time, as DESIGN.md says
 
 
 @dataclass(frozen=True)
@@ -93,3 +94,41 @@ def is_known_timezone(name: str) -> bool:
     except (ZoneInfoNotFoundError, ValueError):
         return False
     return True
+
+
+def zone(name: str) -> ZoneInfo:
+    """The user's zone; a name this machine does not know falls back to Moscow time."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo(DEFAULT_TIMEZONE)
+
+
+def next_local_time(now: datetime, timezone: str, minute: int) -> datetime:
+    """The first moment after `now` when the clock in `timezone` shows `minute` after midnight.
+
+    Built from the local date (wall-clock arithmetic), so it stays "08:00 local" across a
+    DST change where a zone has one. Returned in UTC.
+    """
+    local = now.astimezone(zone(timezone))
+    candidate = local.replace(hour=minute // 60, minute=minute % 60, second=0, microsecond=0)
+    if candidate <= local:
+        # Aware + timedelta is wall-clock arithmetic in Python: still `minute` local tomorrow.
+        candidate += timedelta(days=1)
+    return candidate.astimezone(UTC)
+
+
+def quiet_until(quiet_hours: QuietHours | None, timezone: str, now: datetime) -> datetime:
+    """`now`, or the end of these quiet hours when `now` falls inside them."""
+    if quiet_hours is None:
+        return now
+    if not quiet_hours.contains(now.astimezone(zone(timezone)).time()):
+        return now
+    return next_local_time(now, timezone, quiet_hours.end)
+
+
+def due_time(user: User | None, now: datetime) -> datetime:
+    """`now`, or the end of the user's quiet hours when `now` falls inside them."""
+    if user is None:
+        return now
+    return quiet_until(user.quiet_hours, user.timezone, now)

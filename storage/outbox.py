@@ -1,8 +1,9 @@
-"""The delivery outbox: alerts queued in the refresh's transaction, drained by the sender.
+"""The delivery outbox: alerts written by the refresh's commit, drained by the sender.
 
-Two module functions run on the caller's connection INSIDE its transaction (the pipeline
-writes events and their outbox rows atomically); everything the sender and the alert buttons
-need is on the `OutboxQueries` mixin, which takes its own transactions.
+`prepare_alerts` and `insert_alerts` write the rows monitor.queueing decided on, inside the
+refresh's transaction (storage.refresh); everything the sender and the alert buttons need is
+on the `OutboxQueries` mixin, which takes its own transactions. No delivery rule lives here:
+cooldown, quiet hours, snoozes and dedupe are worked out in monitor.
 """
 
 from __future__ import annotations
@@ -11,29 +12,24 @@ import dataclasses
 import functools
 import json
 import operator
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, cast
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import aiosqlite
 
-from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import Offer, Price, StockState, Vat
+from monitor.queueing import Queued
 from monitor.subscriptions import WatchFilter
-from monitor.users import Language, User
+from monitor.users import Language
 from storage.database import Database
 from storage.subscriptions import filter_from_json
-from storage.users import user_from_row
 
 OutboxStatus = Literal["pending", "sent", "dropped"]
 OfferKey = tuple[str, str, str]
-# What a cooldown is kept per: subscription id, provider, sku, location, EventKind value.
-CooldownKey = tuple[int, str, str, str, str]
 
-DEFAULT_TIMEZONE = "Europe/Moscow"  # the market's time, as DESIGN.md says
 PAYLOAD_VERSION = 1
 # Well under SQLite's host-parameter limit, for `id IN (...)` lists.
 _CHUNK = 500
@@ -46,41 +42,6 @@ def to_text(moment: datetime) -> str:
 
 def _from_text(text: str) -> datetime:
     return datetime.fromisoformat(text)
-
-
-# --- time ----------------------------------------------------------------------------------
-
-
-def zone(name: str) -> ZoneInfo:
-    """The user's zone; a name this machine does not know falls back to Moscow time."""
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo(DEFAULT_TIMEZONE)
-
-
-def next_local_time(now: datetime, timezone: str, minute: int) -> datetime:
-    """The first moment after `now` when the clock in `timezone` shows `minute` after midnight.
-
-    Built from the local date (wall-clock arithmetic), so it stays "08:00 local" across a
-    DST change where a zone has one. Returned in UTC.
-    """
-    local = now.astimezone(zone(timezone))
-    candidate = local.replace(hour=minute // 60, minute=minute % 60, second=0, microsecond=0)
-    if candidate <= local:
-        # Aware + timedelta is wall-clock arithmetic in Python: still `minute` local tomorrow.
-        candidate += timedelta(days=1)
-    return candidate.astimezone(UTC)
-
-
-def due_time(user: User | None, now: datetime) -> datetime:
-    """`now`, or the end of the user's quiet hours when `now` falls inside them."""
-    if user is None or user.quiet_hours is None:
-        return now
-    local = now.astimezone(zone(user.timezone))
-    if not user.quiet_hours.contains(local.time()):
-        return now
-    return next_local_time(now, user.timezone, user.quiet_hours.end)
 
 
 # --- payload -------------------------------------------------------------------------------
@@ -128,153 +89,84 @@ def _offer_from_dict(raw: dict[str, Any]) -> Offer:
     return Offer(**values)
 
 
-# --- writes inside the pipeline's transaction ----------------------------------------------
+# --- writes inside the refresh's transaction -----------------------------------------------
 
 
-async def enqueue(
-    connection: aiosqlite.Connection,
-    alerts: Iterable[Alert],
-    users: Mapping[int, User],
-    now: datetime,
-) -> int:
-    """Queue alerts; returns how many rows were new. Call inside the caller's transaction.
+@dataclass(frozen=True)
+class PreparedAlerts:
+    """Outbox rows made ready before the write transaction opens, so it only inserts them.
 
-    Blocked users are skipped. An alert whose chat is missing from `users` is still queued,
-    due now: losing it would be worse than ignoring quiet hours we cannot see.
+    Each event's JSON is stored once (outbox_events), not once per alert: 20k copies of one
+    H100's payload were 12 MB and a fifth of the refresh's write. A row's last value is the
+    index of its event in `payloads`, turned into the event's id inside the transaction.
     """
-    snoozed = await _snoozes(connection, now)
-    created = to_text(now)
+
+    payloads: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+
+
+def prepare_alerts(queued: Iterable[Queued], created_at: datetime) -> PreparedAlerts:
+    created = to_text(created_at)
+    # A refresh's alerts share few events and few due and cooldown times: each is turned
+    # into text once. At 20k alerts this work used to run inside the write transaction.
+    texts: dict[datetime, str] = {created_at: created}
+    events: dict[int, tuple[str, str, str, str, int]] = {}
+    payloads: list[str] = []
     rows = []
-    # A refresh's alerts share few events (thousands of subscribers, one H100): everything
-    # of an event is worked out once, and most alerts are due now. At 20k alerts this work is
-    # done inside the refresh's write transaction, so it must cost next to nothing.
-    # Each event's JSON is stored once (outbox_events), not once per alert: 20k copies of
-    # one H100's payload were 12 MB and a fifth of the refresh's write.
-    next_event = await _next_event_id(connection)
-    events: dict[int, tuple[str, str, str, str, str, int]] = {}
-    payloads: list[tuple[int, str]] = []
-    for alert in alerts:
-        user = users.get(alert.chat_id)
-        if user is not None and user.blocked:
-            continue
+    for alert, dedupe, due_at, held, cooling_until in queued:
         event = alert.event
         parts = events.get(id(event))
         if parts is None:
             provider, sku, location = event.offer.key
-            event_id = next_event + len(payloads)
-            payloads.append((event_id, event_to_json(event)))
-            parts = (event.key, event.kind.value, provider, sku, location, event_id)
+            parts = (event.kind.value, provider, sku, location, len(payloads))
             events[id(event)] = parts
-        key, kind, provider, sku, location, event_id = parts
-        due = created
-        snooze = snoozed.get(alert.chat_id)
-        if snooze is not None or (user is not None and user.quiet_hours is not None):
-            # A snooze that ends inside quiet hours waits for their end.
-            due = to_text(due_time(user, max(now, snooze or now)))
-        dedupe = f"{alert.subscription_id}|{key}"  # = Alert.dedupe_key
+            payloads.append(event_to_json(event))
+        due = texts.get(due_at) or texts.setdefault(due_at, to_text(due_at))
+        cooling = texts.get(cooling_until) or texts.setdefault(
+            cooling_until, to_text(cooling_until)
+        )
         rows.append(
             (
                 alert.chat_id,
                 alert.subscription_id,
                 dedupe,
-                kind,
-                provider,
-                sku,
-                location,
-                event_id,
+                *parts[:4],
                 created,
                 due,
-                int(due != created),  # held back by quiet hours or a snooze
+                int(held),
+                cooling,
+                parts[4],
             )
         )
-    if not rows:
-        return 0
-    await connection.executemany("INSERT INTO outbox_events (id, payload) VALUES (?, ?)", payloads)
     # In index order: inserting 20k rows into the unique key's b-tree in order touches each
     # page once instead of at random (a third less time here).
     rows.sort(key=operator.itemgetter(2))
-    cursor = await connection.executemany(
-        "INSERT OR IGNORE INTO outbox (chat_id, subscription_id, dedupe_key, kind, provider,"
-        " sku, location, payload, event_id, created_at, due_at, held)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?)",
-        rows,
-    )
-    # executemany sums the changes; ignored duplicates count zero.
-    return max(0, cursor.rowcount)
+    return PreparedAlerts(tuple(payloads), tuple(rows))
 
 
-async def users_to_hold(
-    connection: aiosqlite.Connection, chat_ids: Collection[int]
-) -> dict[int, User]:
-    """Of these chats, the users whose alerts do not simply go now: blocked, or with quiet
-    hours. For enqueue, which treats every other chat as due now; reading only these keeps
-    a 20k-alert refresh from loading 20k users inside its write transaction."""
-    if not chat_ids:
-        return {}
-    cursor = await connection.execute(
-        "SELECT * FROM users WHERE (blocked = 1 OR quiet_start IS NOT NULL)"
-        " AND chat_id IN (SELECT value FROM json_each(?))",
-        (json.dumps(sorted(chat_ids)),),
-    )
-    return {row["chat_id"]: user_from_row(row) for row in await cursor.fetchall()}
-
-
-async def _next_event_id(connection: aiosqlite.Connection) -> int:
+async def insert_alerts(connection: aiosqlite.Connection, prepared: PreparedAlerts) -> int:
+    """Write the rows; returns how many were new (an alert already queued by an earlier
+    refresh, the same dedupe key, is left as it is). Call inside the caller's transaction."""
+    if not prepared.rows:
+        return 0
     # Explicit ids, so one executemany stores every payload and the rows know theirs: the
     # caller's write transaction keeps anyone else from taking the same ids meanwhile.
     cursor = await connection.execute("SELECT coalesce(max(id), 0) + 1 FROM outbox_events")
     row = await cursor.fetchone()
-    return 1 if row is None else int(row[0])
-
-
-async def _snoozes(connection: aiosqlite.Connection, now: datetime) -> dict[int, datetime]:
-    # Only live snoozes; the table holds one row per chat that ever snoozed, so it stays small.
-    cursor = await connection.execute(
-        "SELECT chat_id, until FROM chat_snooze WHERE until > ?", (to_text(now),)
+    first = 1 if row is None else int(row[0])
+    await connection.executemany(
+        "INSERT INTO outbox_events (id, payload) VALUES (?, ?)",
+        [(first + number, payload) for number, payload in enumerate(prepared.payloads)],
     )
-    return {row[0]: _from_text(row[1]) for row in await cursor.fetchall()}
-
-
-async def last_alerts_at(
-    connection: aiosqlite.Connection, keys: Iterable[CooldownKey]
-) -> dict[CooldownKey, datetime]:
-    """When each (subscription, offer, kind of change) was last alerted, in one query.
-
-    Keys never alerted are absent. Every status counts: a dropped row (the chat blocked us)
-    was still an alert made. One query for a whole refresh, not one per alert: 20k of those
-    inside the refresh's write transaction held every handler's database access for a
-    second. The query has a part per offer and kind (a refresh's alerts share few), each
-    looking up its subscriptions in the cooldown index; past SQLite's limit of compound
-    parts it is split.
-    """
-    groups: dict[tuple[str, str, str, str], set[int]] = {}
-    for sub, provider, sku, location, kind in keys:
-        groups.setdefault((provider, sku, location, kind), set()).add(sub)
-    found: dict[CooldownKey, datetime] = {}
-    items = sorted(groups.items())
-    for start in range(0, len(items), _COMPOUND_LIMIT):
-        chunk = items[start : start + _COMPOUND_LIMIT]
-        params: list[object] = []
-        for (provider, sku, location, kind), subs in chunk:
-            params += [provider, sku, location, kind, json.dumps(sorted(subs))]
-        cursor = await connection.execute(" UNION ALL ".join([_LAST_ALERTS] * len(chunk)), params)
-        for row in await cursor.fetchall():
-            found[(row[0], row[1], row[2], row[3], row[4])] = _from_text(row[5])
-    return found
-
-
-# One part of last_alerts_at's query: an offer and kind, and its subscriptions (JSON).
-_LAST_ALERTS = (
-    "SELECT subscription_id, provider, sku, location, kind, max(created_at) FROM outbox"
-    " WHERE provider = ? AND sku = ? AND location = ? AND kind = ?"
-    " AND subscription_id IN (SELECT value FROM json_each(?)) GROUP BY subscription_id"
-)
-_COMPOUND_LIMIT = 400  # SQLite's SQLITE_MAX_COMPOUND_SELECT is 500 by default
-
-
-def cooldown_key(alert: Alert) -> CooldownKey:
-    provider, sku, location = alert.event.offer.key
-    return (alert.subscription_id, provider, sku, location, alert.event.kind.value)
+    cursor = await connection.executemany(
+        "INSERT INTO outbox (chat_id, subscription_id, dedupe_key, kind, provider, sku,"
+        " location, created_at, due_at, held, cooling_until, event_id, payload)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '')"
+        " ON CONFLICT (dedupe_key) DO NOTHING",
+        [(*row[:-1], first + row[-1]) for row in prepared.rows],
+    )
+    # executemany sums the changes; skipped duplicates count zero.
+    return max(0, cursor.rowcount)
 
 
 # --- the sender's side ---------------------------------------------------------------------
@@ -501,12 +393,11 @@ class OutboxQueries:
             row = await cursor.fetchone()
         return None if row is None else _from_text(row[0])
 
-    async def end_snooze(self, chat_id: int, now: datetime, user: User | None) -> int:
-        """Lift the chat's snooze: what it held is due now (or when quiet hours end).
-
-        Returns how many pending rows were brought forward.
+    async def end_snooze(self, chat_id: int, due_at: datetime) -> int:
+        """Lift the chat's snooze: what it held is due at `due_at` (now, or when the user's
+        quiet hours end: monitor.users.due_time). Returns how many rows were brought forward.
         """
-        due = to_text(due_time(user, now))
+        due = to_text(due_at)
         async with self._db.transaction() as connection:
             cursor = await connection.execute(
                 "DELETE FROM chat_snooze WHERE chat_id = ? RETURNING until", (chat_id,)
@@ -524,8 +415,8 @@ class OutboxQueries:
     async def purge_outbox(self, before: datetime) -> int:
         """Forget delivered and dropped rows created before `before`.
 
-        Keep well over the longest cooldown: last_alerts_at reads these rows, and the unique
-        key stops a re-derived old event only while its row exists.
+        Keep well over the longest cooldown: a refresh reads the cooling rows (storage.refresh),
+        and the unique key stops a re-derived old event only while its row exists.
         """
         async with self._db.transaction() as connection:
             cursor = await connection.execute(

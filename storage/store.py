@@ -12,7 +12,7 @@ from storage.history import HistoryQueries
 from storage.migrations import migrate
 from storage.offers import OfferQueries
 from storage.outbox import OutboxQueries
-from storage.refresh_unit import RefreshUnits
+from storage.refresh import RefreshQueries
 from storage.subscriptions import PAUSE_FOR_BLOCK, RESUME_AFTER_BLOCK, SubscriptionQueries
 from storage.users import user_from_row
 
@@ -34,7 +34,7 @@ def _from_text(text: str) -> datetime:
 
 
 class Store(
-    OfferQueries, HistoryQueries, SubscriptionQueries, OutboxQueries, RefreshUnits, AdminQueries
+    OfferQueries, HistoryQueries, SubscriptionQueries, OutboxQueries, RefreshQueries, AdminQueries
 ):
     """Users here; the other tables in their own modules (storage.offers, .history, ...)."""
 

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import datetime
+
+from monitor.alerts import Alert
 from monitor.offers import Offer, Price, StockState
 from monitor.pipeline import PipelineOutcome, refresh
+from monitor.queueing import queue
 from monitor.scrape import ScrapeResult
-from monitor.watchlist import Watchlist
+from monitor.watchlist import DEFAULT_COOLDOWN, Watchlist
 from storage import Store
+from storage.outbox import insert_alerts, prepare_alerts
 
 
 def make_offer(
@@ -65,3 +71,14 @@ async def store_snapshot(store: Store, result: ScrapeResult) -> PipelineOutcome:
     return await refresh(
         FixedSource(result), store, Watchlist(store), now=lambda: result.fetched_at
     )
+
+
+async def enqueue(store: Store, alerts: Iterable[Alert], now: datetime) -> int:
+    """Queue alerts as a refresh does, without a scrape: monitor.queueing's rules (cooldowns
+    aside) over the held chats Store.load reads, written as Store.commit writes them."""
+    holds = (await store.load("", now)).holds  # the same for every provider
+    queued = queue(
+        alerts, now=now, last_alerts={}, holds=holds, cooldown_of=lambda _: DEFAULT_COOLDOWN
+    )
+    async with store._db.transaction() as connection:
+        return await insert_alerts(connection, prepare_alerts(queued, now))

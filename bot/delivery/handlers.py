@@ -13,9 +13,8 @@ from aiogram.types import CallbackQuery, ChatMemberUpdated
 from bot.delivery.callbacks import AlertAction, AlertCallback
 from bot.i18n import Html, Translator
 from monitor.subscriptions import Subscription
-from monitor.users import User
+from monitor.users import DEFAULT_TIMEZONE, User, next_local_time, zone
 from monitor.watch_parse import short_label
-from storage.outbox import DEFAULT_TIMEZONE, next_local_time, zone
 
 MUTE_FOR = timedelta(hours=24)
 MORNING_MINUTE = 8 * 60  # "until morning" means the next 08:00 on the user's clock

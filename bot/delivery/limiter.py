@@ -47,6 +47,7 @@ class Limiter:
         self.rate = rate
         self.burst = burst
         self.per_chat_interval = per_chat_interval
+        self._full_rate, self._full_burst = rate, burst
         self._interval = 1.0 / rate
         self._tolerance = (burst - 1.0) / rate
         self._clock = clock
@@ -60,6 +61,23 @@ class Limiter:
         self._slots = 0
 
     # --- state --------------------------------------------------------------------------
+
+    def share(self, replicas: int) -> None:
+        """Take this replica's part of the bot's budget, when `replicas` send at once.
+
+        Telegram's 30 messages/s is per bot, not per process: N replicas each keep rate/N,
+        and their bursts add up to the single process's (1 + (burst - 1)/N each), so the
+        sum over all of them stays what one process would send.
+        """
+        parts = max(1, replicas)
+        self.rate = self._full_rate / parts
+        self.burst = 1.0 + (self._full_burst - 1.0) / parts
+        self._interval = 1.0 / self.rate
+        self._tolerance = (self.burst - 1.0) / self.rate
+
+    @property
+    def shared_by(self) -> int:
+        return round(self._full_rate / self.rate)
 
     def pause(self, seconds: float) -> None:
         """Hold every message for `seconds` (a flood 429 covering the whole bot)."""

@@ -5,14 +5,17 @@ find the user's answer slot still busy are dropped. The first time a flood has d
 something, the next free slot is spent on a single notice instead of an answer, so the user
 learns why they are not being answered and never receives more than one message per interval.
 Callback queries have their own slot and are answered with a toast, never with a message.
+
+Replicas that each answer updates (webhook mode) share the flows through the database
+(FlowStore), so a user's flood spread over several replicas is still one flood.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol
 
 from aiogram import BaseMiddleware
 from aiogram.types import CallbackQuery, Message, TelegramObject
@@ -21,66 +24,84 @@ from aiogram.types import User as TelegramUser
 from bot.i18n import Translator
 
 Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
+Verdict = Literal["answer", "drop", "notice"]
+FlowKey = tuple[str, int]  # (update kind, user id)
 
 # Forget users who have been quiet this long, so the table does not grow with every user ever.
-_FORGET_AFTER_S = 300.0
+FORGET_AFTER_S = 300.0
 _PRUNE_EVERY = 1024
 
 
-@dataclass
-class _Flow:
+@dataclass(frozen=True)
+class Flow:
     last_arrival: float
     last_answer: float
     dropped: int = 0
     warned: bool = False
 
 
-class ThrottlingMiddleware(BaseMiddleware):
-    def __init__(self, interval: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
-        self._interval = interval
+def judge(flow: Flow | None, now: float, interval: float) -> tuple[Verdict, Flow]:
+    """What to do with an update arriving at `now`, and the user's flow after it."""
+    if flow is None:
+        return "answer", Flow(last_arrival=now, last_answer=now)
+    calm = now - flow.last_arrival >= interval
+    dropped, warned = (0, False) if calm else (flow.dropped, flow.warned)
+    if now - flow.last_answer < interval:
+        return "drop", replace(flow, last_arrival=now, dropped=dropped + 1, warned=warned)
+    if dropped and not warned:
+        return "notice", Flow(now, now, dropped, warned=True)
+    return "answer", Flow(now, now, dropped, warned)
+
+
+class FlowStore(Protocol):
+    async def judge_flow(self, key: FlowKey, interval: float) -> Verdict:
+        """Judge the update (`judge`) and keep the user's new flow, atomically per user."""
+
+
+class LocalFlows:
+    """This process's flows: enough while one replica answers every update (polling)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._flows: dict[tuple[str, int], _Flow] = {}
+        self._flows: dict[FlowKey, Flow] = {}
         self._seen = 0
 
-    async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
-        sender: TelegramUser | None = data.get("event_from_user")
-        if sender is None or self._interval <= 0:
-            return await handler(event, data)
+    async def judge_flow(self, key: FlowKey, interval: float) -> Verdict:
         now = self._clock()
         self._maybe_prune(now)
-        key = (type(event).__name__, sender.id)
-        flow = self._flows.get(key)
-        if flow is None:
-            self._flows[key] = _Flow(last_arrival=now, last_answer=now)
-            return await handler(event, data)
-
-        calm = now - flow.last_arrival >= self._interval
-        flow.last_arrival = now
-        if calm:
-            flow.dropped, flow.warned = 0, False
-        if now - flow.last_answer < self._interval:
-            flow.dropped += 1
-            if isinstance(event, CallbackQuery):
-                await event.answer(self._text(data, "throttled-callback"))
-            return None
-        flow.last_answer = now
-        if flow.dropped and not flow.warned:
-            flow.warned = True
-            if isinstance(event, Message):
-                await event.answer(self._text(data, "throttled"))
-                return None
-        return await handler(event, data)
-
-    def _text(self, data: dict[str, Any], key: str) -> str:
-        translator: Translator | None = data.get("i18n")
-        return translator(key) if translator else key
+        verdict, self._flows[key] = judge(self._flows.get(key), now, interval)
+        return verdict
 
     def _maybe_prune(self, now: float) -> None:
         self._seen += 1
         if self._seen % _PRUNE_EVERY:
             return
         stale = [
-            key for key, flow in self._flows.items() if now - flow.last_arrival > _FORGET_AFTER_S
+            key for key, flow in self._flows.items() if now - flow.last_arrival > FORGET_AFTER_S
         ]
         for key in stale:
             del self._flows[key]
+
+
+class ThrottlingMiddleware(BaseMiddleware):
+    def __init__(self, interval: float = 1.0, flows: FlowStore | None = None) -> None:
+        self._interval = interval
+        self._flows: FlowStore = flows or LocalFlows()
+
+    async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
+        sender: TelegramUser | None = data.get("event_from_user")
+        if sender is None or self._interval <= 0:
+            return await handler(event, data)
+        verdict = await self._flows.judge_flow((type(event).__name__, sender.id), self._interval)
+        if verdict == "drop":
+            if isinstance(event, CallbackQuery):
+                await event.answer(self._text(data, "throttled-callback"))
+            return None
+        if verdict == "notice" and isinstance(event, Message):
+            await event.answer(self._text(data, "throttled"))
+            return None
+        return await handler(event, data)
+
+    def _text(self, data: dict[str, Any], key: str) -> str:
+        translator: Translator | None = data.get("i18n")
+        return translator(key) if translator else key

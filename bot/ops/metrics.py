@@ -51,6 +51,7 @@ METRIC_NAMES = (
     "gpuradar_messages_failed_total",
     "gpuradar_update_duration_seconds",
     "gpuradar_health_problem",
+    "gpuradar_leader",
 )
 
 
@@ -129,6 +130,16 @@ class Metrics:
             registry=registry,
         )
         self.set_health_problems(())
+        self.leader = Gauge(
+            "gpuradar_leader",
+            "1 while this replica is the elected leader (it polls Telegram and refreshes), "
+            "0 while it follows.",
+            registry=registry,
+        )
+
+    def set_role(self, role: str) -> None:
+        """The Replica's `on_role` hook."""
+        self.leader.set(1 if role == "leader" else 0)
 
     def set_health_problems(self, problems: Collection[str]) -> None:
         """The problems /healthz found last (bot.ops.server.PROBLEMS keys)."""

@@ -43,7 +43,8 @@ PROBLEMS = {
     "providers_stale": "every provider is stale",
 }
 
-SchedulerState = Literal["running", "stopped", "disabled"]
+# standby: a follower's scheduler, started but paused until this replica leads.
+SchedulerState = Literal["running", "standby", "stopped", "disabled"]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -116,6 +117,7 @@ class HealthCheck:
         intervals: Callable[[], Mapping[str, float]],
         *,
         delivery: Callable[[], DeliveryState | None] = lambda: None,
+        replica: Callable[[], Mapping[str, str]] = lambda: {},
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -123,6 +125,7 @@ class HealthCheck:
         self._scheduler_state = scheduler_state
         self._intervals = intervals
         self._delivery = delivery
+        self._replica = replica
         self._now = now
         self._monotonic = monotonic
         self.started_at = now()
@@ -158,6 +161,7 @@ class HealthCheck:
             "database": database,
             "outbox": "stuck" if stuck else "ok",
             "scheduler": scheduler,
+            "replica": dict(self._replica()),
             "providers": {name: state.as_json() for name, state in providers.items()},
         }
         return not codes, {**body, "codes": codes}

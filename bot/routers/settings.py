@@ -20,7 +20,14 @@ from bot.views.settings import (
     timezone_keyboard,
 )
 from monitor.timezones import find_timezone
-from monitor.users import LANGUAGES, Language, User, is_known_timezone, parse_quiet_hours
+from monitor.users import (
+    LANGUAGES,
+    Language,
+    User,
+    due_time,
+    is_known_timezone,
+    parse_quiet_hours,
+)
 from storage import Store
 
 _TIMEZONE_WORDS = frozenset({"tz", "timezone", "zone", "пояс"})
@@ -126,7 +133,7 @@ async def on_settings_button(
         await show(callback, *await settings_view(store, i18n, user))
         return
     if action is SettingsAction.UNSNOOZE:
-        released = await store.end_snooze(user.chat_id, datetime.now(UTC), user)
+        released = await store.end_snooze(user.chat_id, due_time(user, datetime.now(UTC)))
         await callback.answer(i18n("settings-unsnoozed", count=released))
         await show(callback, *await settings_view(store, i18n, user))
         return

@@ -14,10 +14,9 @@ from bot.i18n import Html, Translator
 from bot.replies import show
 from bot.views.prices import money, offer_brief, provider_ages
 from monitor.subscriptions import AlertKind, Subscription, WatchFilter, offer_matches
-from monitor.users import User
+from monitor.users import DEFAULT_TIMEZONE, User, zone
 from monitor.watch_parse import WatchError, describe, parse_watch, short_label
 from storage import Store
-from storage.outbox import DEFAULT_TIMEZONE, zone
 from storage.subscriptions import MAX_SUBSCRIPTIONS, SubscriptionLimitError
 
 # The button flow offers the families people rent most; anything else can be typed.

@@ -12,6 +12,7 @@ import pytest
 
 from bot.app import Application, build_application
 from bot.config import Settings
+from bot.replica import ElectionFactory
 from monitor.users import User
 from storage import Store
 from tests.fakes.telegram import FakeTelegram
@@ -59,23 +60,31 @@ async def running_app(
     throttle_interval: float = 0.0,
     clock: Callable[[], float] = time.monotonic,
     handle_as_tasks: bool = True,
+    election: ElectionFactory | None = None,
     **settings: object,
 ) -> AsyncIterator[Application]:
-    """Start the bot as production does (polling), and stop it cleanly afterwards."""
+    """Start the bot as production does (polling), and stop it cleanly afterwards.
+
+    With an `election`, the replica starts as a follower: the caller decides when it leads.
+    """
     application = await build_application(
         make_settings(telegram, db_path, **settings),
         token=TOKEN,
         api_url=telegram.base_url,
         throttle_interval=throttle_interval,
         clock=clock,
+        election=election,
     )
     started_at = len(telegram.calls)
     polling = asyncio.create_task(
         application.run_polling(handle_signals=False, handle_as_tasks=handle_as_tasks)
     )
     try:
-        # aiogram runs the startup hooks (webhook, commands), then getMe, then long-polls.
-        await telegram.wait_for_call("getMe", after=started_at)
+        if election is None:
+            # aiogram runs the startup hooks (webhook, commands), then getMe, then long-polls.
+            await telegram.wait_for_call("getMe", after=started_at)
+        else:
+            await asyncio.wait_for(application.started.wait(), 10)
         yield application
     finally:
         await application.stop()

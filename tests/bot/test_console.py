@@ -15,9 +15,8 @@ from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import StockState
 from monitor.subscriptions import WatchFilter
-from storage.outbox import enqueue
 from tests.bot.test_e2e_watch import seed_history
-from tests.factories import make_offer
+from tests.factories import enqueue, make_offer
 from tests.polling import eventually
 
 
@@ -55,16 +54,13 @@ async def test_an_alerts_buttons_stay_pressable_after_later_replies_with_buttons
         await console.say("/start")  # creates the console user
         store = console.application.store
         sub = await store.add_subscription(CONSOLE_CHAT_ID, WatchFilter(family="H100"))
-        user = await store.get_user(CONSOLE_CHAT_ID)
-        assert user is not None
         event = Event(
             EventKind.APPEARED,
             make_offer("h100x8", 5486.0, gpu="H100 SXM", gpu_count=8, provider="selectel"),
             datetime.now(UTC),
             old_stock=StockState.OUT_OF_STOCK,
         )
-        async with store._db.transaction() as connection:
-            await enqueue(connection, [Alert(CONSOLE_CHAT_ID, sub.id, event)], {1: user}, event.at)
+        await enqueue(store, [Alert(CONSOLE_CHAT_ID, sub.id, event)], event.at)
         await eventually(lambda: "🔔 H100" in output.getvalue())
         alert = re.search(r"^#(\d+) 🔔 H100", output.getvalue(), re.M)
         assert alert

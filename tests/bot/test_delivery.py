@@ -23,10 +23,10 @@ from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import StockState
 from monitor.subscriptions import WatchFilter
-from monitor.users import QuietHours
+from monitor.users import QuietHours, zone
 from storage import Store
-from storage.outbox import OutboxQueries, OutboxRow, enqueue, zone
-from tests.factories import make_offer
+from storage.outbox import OutboxQueries, OutboxRow
+from tests.factories import enqueue, make_offer
 from tests.fakes.telegram import FakeTelegram, make_bot, polling
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -120,13 +120,10 @@ def price_drop(sku: str, gpu: str = "A100 80GB") -> Event:
 
 
 async def queue(store: _Store, alerts: Sequence[Alert], now: datetime = NOW) -> int:
-    users = {}
     for chat in {alert.chat_id for alert in alerts}:
-        user = await store.ensure_user(chat, language="ru", timezone="Europe/Moscow", now=NOW)
-        users[chat] = user
+        await store.ensure_user(chat, language="ru", timezone="Europe/Moscow", now=NOW)
     store.subscriptions |= {(a.chat_id, a.subscription_id) for a in alerts}
-    async with store._db.transaction() as connection:
-        return await enqueue(connection, alerts, users, now)
+    return await enqueue(store, alerts, now)
 
 
 def make_sender(
@@ -269,15 +266,7 @@ async def test_rows_held_by_quiet_hours_arrive_as_the_quiet_hours_digest(
 ):
     await store.ensure_user(1, language="ru", timezone="UTC", now=NOW)
     await store.set_quiet_hours(1, QuietHours(start=0, end=(NOW.hour + 1) * 60))  # now is inside
-    night = await store.get_user(1)
-    assert night is not None
-    async with store._db.transaction() as connection:
-        await enqueue(
-            connection,
-            [Alert(1, 10, appeared("a")), Alert(1, 10, price_drop("b"))],
-            {1: night},
-            NOW,
-        )
+    await enqueue(store, [Alert(1, 10, appeared("a")), Alert(1, 10, price_drop("b"))], NOW)
     await queue(store, [Alert(2, 20, appeared("c"))])
     fake_time.now += 3600  # the quiet hours end
     await make_sender(bot, store, fake_time).drain_once()

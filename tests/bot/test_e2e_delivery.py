@@ -19,7 +19,7 @@ from monitor.offers import StockState
 from monitor.watch_parse import parse_watch
 from storage import Store
 from tests.bot.conftest import running_app
-from tests.factories import make_offer
+from tests.factories import enqueue, make_offer
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
 
@@ -39,8 +39,7 @@ async def seed(store: Store, chats: range) -> None:
         await store.ensure_user(chat_id, language="ru", timezone="Europe/Moscow")
         subscription = await store.add_subscription(chat_id, parse_watch("h100"))
         alerts.append(Alert(chat_id, subscription.id, event))
-    async with store.refresh_unit("selectel") as unit:
-        await unit.enqueue(alerts, datetime.now(UTC))
+    await enqueue(store, alerts, datetime.now(UTC))
 
 
 def delivered(telegram: FakeTelegram) -> Counter[int]:

@@ -9,8 +9,8 @@ from pathlib import Path
 from bot.app import OUTBOX_KEEP, housekeeping
 from monitor.alerts import Alert
 from storage import Store
-from storage.outbox import enqueue
 from tests.bot.test_e2e_delivery import the_event
+from tests.factories import enqueue
 from tests.polling import eventually
 
 
@@ -19,11 +19,10 @@ async def test_housekeeping_purges_old_rows_at_start_and_stops_at_once(tmp_path:
     try:
         now = datetime.now(UTC)
         old = now - OUTBOX_KEEP - timedelta(days=1)
-        user = await store.ensure_user(1, language="ru", timezone="UTC", now=old)
-        async with store._db.transaction() as connection:
-            await enqueue(connection, [Alert(1, 1, the_event())], {1: user}, old)
-            await enqueue(connection, [Alert(1, 2, the_event())], {1: user}, old)
-            await enqueue(connection, [Alert(1, 3, the_event())], {1: user}, now)
+        await store.ensure_user(1, language="ru", timezone="UTC", now=old)
+        await enqueue(store, [Alert(1, 1, the_event())], old)
+        await enqueue(store, [Alert(1, 2, the_event())], old)
+        await enqueue(store, [Alert(1, 3, the_event())], now)
         first, second, recent = await store.outbox_rows()
         await store.mark_sent([first.id, recent.id], now)
         stop = asyncio.Event()

@@ -75,6 +75,32 @@ async def test_rate_and_burst_bound_every_second(vt: VirtualTime):
     assert (starts[-1] - starts[0]) == pytest.approx((200 - 1.5) / 28, abs=0.02)
 
 
+async def test_three_replicas_sharing_the_budget_stay_under_telegrams_limit(vt: VirtualTime):
+    replicas = [limiter(vt) for _ in range(3)]
+    for each in replicas:
+        each.share(3)
+    starts: list[float] = []
+
+    async def send(shared: Limiter, chat: int) -> None:
+        async with shared.slot(chat):
+            starts.append(vt.now)
+
+    work = [asyncio.ensure_future(send(replicas[chat % 3], chat)) for chat in range(300)]
+    await vt.run(*work)
+    # Together as one process would: 28/s and a burst of 1.5, never over 30 in a second.
+    assert most_in_one_second(starts) <= 30
+    assert len(starts) / (starts[-1] - starts[0]) == pytest.approx(28, rel=0.03)
+    assert replicas[0].shared_by == 3
+
+    # One replica gone: the two left take half each, and together still send at 28/s.
+    starts.clear()
+    for each in replicas[:2]:
+        each.share(2)
+    await vt.run(*(asyncio.ensure_future(send(replicas[c % 2], 1000 + c)) for c in range(200)))
+    assert most_in_one_second(starts) <= 30
+    assert len(starts) / (starts[-1] - starts[0]) == pytest.approx(28, rel=0.03)
+
+
 async def test_a_chat_gets_its_next_message_a_second_after_the_answer(vt: VirtualTime):
     shared = limiter(vt, rate=1000)
     starts: list[float] = []

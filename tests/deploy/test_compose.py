@@ -31,7 +31,6 @@ PREFIX = str(Settings.model_config.get("env_prefix", "")).upper()
 LANDING_WITH_ISSUE_13 = frozenset(
     {
         "GPURADAR_DATABASE_URL",  # postgresql://... selects the PostgreSQL backend
-        "GPURADAR_REPLICA_ID",  # the replica's name in /healthz and the logs
     }
 )
 

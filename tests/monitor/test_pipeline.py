@@ -4,17 +4,19 @@ touches it."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from monitor.offers import Offer, StockState
 from monitor.pipeline import refresh
+from monitor.plan import RefreshState
 from monitor.scrape import HttpStatusError, LayoutError, ScrapeError, ScrapeResult
 from monitor.watchlist import Watchlist
 from storage import Store
-from tests.factories import make_offer
+from tests.factories import FixedSource, make_offer
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -108,3 +110,65 @@ async def test_a_providers_first_snapshot_is_a_baseline_not_news(store: Store):
     )
     second = await refresh(source, store, Watchlist(store), now=lambda: later)
     assert (second.events, second.alerts) == (1, 1)  # "c" appeared: real news
+
+
+async def test_a_subscription_hears_of_a_restock_once_per_cooldown(store: Store):
+    """The stock of one offer flips back and forth; the cooldown spans refreshes."""
+    from monitor.watch_parse import parse_watch
+
+    await store.ensure_user(7, language="ru", timezone="UTC")
+    await store.add_subscription(7, parse_watch("4090"), cooldown_s=3600)
+    source, watchlist = ScriptedSource(), Watchlist(store)
+    alerts = []
+    for minutes in (0, 10, 20, 30, 40, 50, 60, 70, 80):
+        at = T0 + timedelta(minutes=minutes)
+        stock = StockState.OUT_OF_STOCK if minutes % 20 else StockState.IN_STOCK
+        source.next = ScrapeResult("acme", (offer("a", 80.0, stock),), at)
+        outcome = await refresh(source, store, watchlist, now=partial(clock, at))
+        alerts.append(outcome.alerts)
+    # In stock again at 20, 40, 60 and 80 minutes: told at 20, then not before 80.
+    assert alerts == [0, 0, 1, 0, 0, 0, 0, 0, 1]
+
+
+def clock(at: datetime) -> datetime:
+    return at
+
+
+class RacedStore(Store):
+    """Another replica's refresh of the same provider commits while this one decides."""
+
+    rival: ScrapeResult | None = None
+
+    async def load(self, provider: str, now: datetime) -> RefreshState:
+        state = await super().load(provider, now)
+        if self.rival is not None:
+            rival, self.rival = self.rival, None
+            outcome = await refresh(FixedSource(rival), self, Watchlist(self), now=lambda: now)
+            assert outcome.ok
+            assert not outcome.superseded
+        return state
+
+
+async def test_a_refresh_overtaken_by_another_one_writes_nothing(tmp_path: Path):
+    from monitor.watch_parse import parse_watch
+
+    store = await RacedStore.open(tmp_path / "raced.sqlite3")
+    assert isinstance(store, RacedStore)
+    try:
+        await store.ensure_user(7, language="ru", timezone="UTC")
+        await store.add_subscription(7, parse_watch("4090"), cooldown_s=0)
+        source = ScriptedSource()
+        source.next = ScrapeResult("acme", (offer("a", 80.0, StockState.OUT_OF_STOCK),), T0)
+        await refresh(source, store, Watchlist(store), now=lambda: T0)
+        later = T0 + timedelta(minutes=10)
+        # Both see "a" back in stock; each would alert the subscriber once.
+        store.rival = ScrapeResult("acme", (offer("a", 80.0),), later)
+        source.next = ScrapeResult("acme", (offer("a", 80.0), offer("b", 70.0)), later)
+        outcome = await refresh(source, store, Watchlist(store), now=lambda: later)
+        assert outcome.superseded
+        assert outcome.alerts == 0
+        assert [row.event.offer.sku for row in await store.outbox_rows()] == ["a"]
+        assert [o.sku for o in await store.current_offers()] == ["a"]  # the rival's snapshot
+        assert (await store.load("acme", later)).revision == 2  # ours, then the rival's
+    finally:
+        await store.close()

@@ -1,8 +1,8 @@
-from datetime import time
+from datetime import UTC, datetime, time, timedelta
 
 import pytest
 
-from monitor.users import QuietHours, is_known_timezone, parse_quiet_hours
+from monitor.users import QuietHours, is_known_timezone, next_local_time, parse_quiet_hours
 
 
 @pytest.mark.parametrize(
@@ -48,3 +48,21 @@ def test_known_timezones():
     assert is_known_timezone("UTC")
     assert not is_known_timezone("Mars/Olympus")
     assert not is_known_timezone("../etc/passwd")
+
+
+def test_next_local_time():
+    noon = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+    # 12:00 UTC is 15:00 in Moscow: the next 08:00 Moscow is tomorrow 05:00 UTC.
+    assert next_local_time(noon, "Europe/Moscow", 8 * 60) == datetime(2026, 11, 30, 5, tzinfo=UTC)
+    # 02:00 UTC is 05:00 Moscow: 08:00 Moscow is the same day.
+    early = datetime(2026, 11, 29, 2, 0, tzinfo=UTC)
+    assert next_local_time(early, "Europe/Moscow", 8 * 60) == datetime(2026, 11, 29, 5, tzinfo=UTC)
+    # Exactly at the time: the next day's.
+    assert next_local_time(noon, "UTC", 12 * 60) == noon + timedelta(days=1)
+    # An unknown zone reads as Moscow time.
+    assert next_local_time(noon, "Mars/Olympus", 8 * 60) == datetime(2026, 11, 30, 5, tzinfo=UTC)
+    # DST: 08:00 in Berlin is 07:00 UTC in winter and 06:00 UTC in summer.
+    before_change = datetime(2026, 3, 28, 12, 0, tzinfo=UTC)
+    assert next_local_time(before_change, "Europe/Berlin", 8 * 60) == datetime(
+        2026, 3, 29, 6, 0, tzinfo=UTC
+    )

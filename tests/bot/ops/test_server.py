@@ -60,7 +60,7 @@ async def get_json(port: int | None, path: str) -> tuple[int, Any]:
 
 
 async def test_healthz_ok_when_running_without_monitor(telegram: FakeTelegram, db_path: Path):
-    async with running_app(telegram, db_path) as application:
+    async with running_app(telegram, db_path, replica_id="bot-a") as application:
         assert application.ops is not None
         status, body = await get_json(application.ops.port, "/healthz")
     assert status == 200
@@ -70,6 +70,8 @@ async def test_healthz_ok_when_running_without_monitor(telegram: FakeTelegram, d
         "database": "ok",
         "outbox": "ok",
         "scheduler": "disabled",
+        # Alone on its SQLite file, a replica leads from the start.
+        "replica": {"id": "bot-a", "role": "leader"},
         "providers": {},
     }
 
@@ -199,12 +201,11 @@ class Delivery:
 
 async def test_healthz_503_while_the_outbox_is_stuck(store: Store):
     from monitor.alerts import Alert
-    from storage.outbox import enqueue
     from tests.bot.test_e2e_delivery import the_event
+    from tests.factories import enqueue
 
-    user = await store.ensure_user(7, language="ru", timezone="UTC", now=T0)
-    async with store._db.transaction() as connection:
-        await enqueue(connection, [Alert(7, 1, the_event())], {7: user}, T0)
+    await store.ensure_user(7, language="ru", timezone="UTC", now=T0)
+    await enqueue(store, [Alert(7, 1, the_event())], T0)
     clock, delivery, monotonic = Clock(T0), Delivery(), [1000.0]
     health = HealthCheck(
         store,

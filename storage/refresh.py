@@ -1,0 +1,135 @@
+"""The refresh's two calls (monitor.pipeline.PipelineStore): one read, one write transaction.
+
+`load` reads what a refresh of one provider decides on; `commit` writes what it decided, all
+of it or none. Nothing is worked out here beyond which rows to read: the rules are monitor's.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import aiosqlite
+
+from monitor.plan import Healthy, RefreshPlan, RefreshState
+from monitor.queueing import CooldownKey, Hold
+from monitor.users import QuietHours
+from storage.database import Database
+from storage.history import read_tracked, record_change_points, write_tracked
+from storage.offers import mark_healthy, record_failure
+from storage.outbox import insert_alerts, prepare_alerts, to_text
+from storage.parts import read_part_runs, write_part_statuses
+
+
+class RefreshQueries:
+    _db: Database
+
+    async def load(self, provider: str, now: datetime) -> RefreshState:
+        """The provider's snapshot, part runs and live cooldowns, and every held chat."""
+        moment = to_text(now)
+        async with self._db.access() as connection:
+            # The revision first: a refresh that commits while these reads run leaves this
+            # state's revision behind, so its commit is refused instead of applied on top.
+            revision = await _revision(connection, provider)
+            tracked = await read_tracked(connection, provider)
+            runs = await read_part_runs(connection, provider)
+            last_alerts = await _cooling(connection, provider, moment)
+            holds = await _holds(connection, moment)
+        return RefreshState(revision, tracked, runs, last_alerts, holds)
+
+    async def commit(self, provider: str, plan: RefreshPlan) -> int | None:
+        """Write the plan in one transaction; the new outbox rows, or None if superseded."""
+        # Rows are made ready first: the write transaction holds every writer off.
+        alerts = None
+        if plan.queued and plan.queued_at is not None:
+            alerts = prepare_alerts(plan.queued, plan.queued_at)
+        async with self._db.transaction() as connection:
+            if plan.revision is not None and not await _advance(
+                connection, provider, plan.revision
+            ):
+                return None
+            if plan.fetched_at is not None:
+                await write_part_statuses(connection, provider, plan.parts, plan.fetched_at)
+                if plan.tracked is not None:
+                    await write_tracked(connection, provider, plan.tracked, plan.fetched_at)
+                    await record_change_points(connection, plan.offers, plan.fetched_at)
+            queued = 0 if alerts is None else await insert_alerts(connection, alerts)
+            health = plan.health
+            if isinstance(health, Healthy):
+                await mark_healthy(
+                    connection, provider, health.offers, health.duration_s, health.at
+                )
+            else:
+                await record_failure(
+                    connection, provider, health.error, health.at, health.duration_s
+                )
+        return queued
+
+
+async def _revision(connection: aiosqlite.Connection, provider: str) -> int:
+    cursor = await connection.execute(
+        "SELECT revision FROM refresh_revisions WHERE provider = ?", (provider,)
+    )
+    row = await cursor.fetchone()
+    return 0 if row is None else int(row[0])
+
+
+async def _advance(connection: aiosqlite.Connection, provider: str, seen: int) -> bool:
+    """Move the provider's revision from `seen` to the next; False if it is no longer `seen`.
+
+    One statement, so on PostgreSQL two commits racing serialise on the row and the second
+    finds the revision moved.
+    """
+    cursor = await connection.execute(
+        "INSERT INTO refresh_revisions (provider, revision) VALUES (?, ?)"
+        " ON CONFLICT (provider) DO UPDATE SET revision = excluded.revision"
+        " WHERE refresh_revisions.revision = ?",
+        (provider, seen + 1, seen),
+    )
+    return cursor.rowcount == 1
+
+
+async def _cooling(
+    connection: aiosqlite.Connection, provider: str, moment: str
+) -> dict[CooldownKey, datetime]:
+    """The last alert of each key of this provider whose cooldown runs past `moment`.
+
+    Bounded by the cooldowns still running (an index range), not by the outbox's history:
+    every status counts, a dropped row (the chat blocked us) was still an alert made.
+    """
+    cursor = await connection.execute(
+        "SELECT subscription_id, sku, location, kind, max(created_at) FROM outbox"
+        " WHERE provider = ? AND cooling_until > ?"
+        " GROUP BY subscription_id, sku, location, kind",
+        (provider, moment),
+    )
+    return {
+        (row[0], provider, row[1], row[2], row[3]): datetime.fromisoformat(row[4])
+        for row in await cursor.fetchall()
+    }
+
+
+async def _holds(connection: aiosqlite.Connection, moment: str) -> dict[int, Hold]:
+    """Every chat whose alerts may not go at once: blocked, with quiet hours, or snoozed.
+
+    Only those: most users set no quiet hours, and their alerts need no look-up at all.
+    """
+    cursor = await connection.execute(
+        "SELECT chat_id, timezone, quiet_start, quiet_end, blocked FROM users"
+        " WHERE blocked = 1 OR quiet_start IS NOT NULL"
+    )
+    holds = {}
+    for chat_id, timezone, start, end, blocked in await cursor.fetchall():
+        quiet = None if start is None or end is None else QuietHours(start, end)
+        holds[chat_id] = Hold(timezone, quiet, bool(blocked))
+    # Live snoozes only; the table holds one row per chat that ever snoozed, so it stays small.
+    cursor = await connection.execute(
+        "SELECT chat_id, until FROM chat_snooze WHERE until > ?", (moment,)
+    )
+    for chat_id, until in await cursor.fetchall():
+        hold = holds.get(chat_id, Hold())
+        holds[chat_id] = Hold(hold.timezone, hold.quiet_hours, hold.blocked, _moment(until))
+    return holds
+
+
+def _moment(text: str) -> datetime:
+    return datetime.fromisoformat(text)

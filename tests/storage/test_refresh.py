@@ -1,0 +1,178 @@
+"""storage.refresh: a refresh's one read (load) and its one write transaction (commit)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from monitor.alerts import Alert
+from monitor.diff import Tracked
+from monitor.events import Event, EventKind
+from monitor.parts import PartRuns, PartState, PartStatus
+from monitor.plan import Failed, Healthy, RefreshPlan
+from monitor.queueing import Hold, Queued
+from monitor.scrape import NetworkError
+from monitor.users import QuietHours
+from storage import Store
+from storage.database import Database
+from storage.migrations import bundled_migrations, migrate
+from tests.factories import make_offer
+
+T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+HOUR = timedelta(hours=1)
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    opened = await Store.open(tmp_path / "refresh.sqlite3")
+    yield opened
+    await opened.close()
+
+
+def queued(
+    chat: int, sub: int, sku: str, *, at: datetime = T0, cooling: timedelta = HOUR
+) -> Queued:
+    event = Event(EventKind.APPEARED, make_offer(sku, 300.0), at)
+    alert = Alert(chat, sub, event)
+    return Queued(alert, alert.dedupe_key, at, False, at + cooling)
+
+
+def good_plan(
+    revision: int, skus: tuple[str, ...], *rows: Queued, at: datetime = T0
+) -> RefreshPlan:
+    offers = tuple(make_offer(sku, 300.0) for sku in skus)
+    return RefreshPlan(
+        Healthy(len(offers), 1.5, at),
+        revision=revision,
+        fetched_at=at,
+        parts=(PartStatus("", PartState.OK, len(offers), 0, PartRuns()),),
+        tracked={offer.key: Tracked(offer) for offer in offers},
+        offers=offers,
+        queued=rows,
+        queued_at=at,
+    )
+
+
+async def test_a_commit_writes_everything_and_the_next_load_reads_it_back(store: Store):
+    empty = await store.load("acme", T0)
+    assert (empty.revision, empty.tracked, empty.part_runs, empty.last_alerts) == (0, {}, {}, {})
+    assert await store.commit("acme", good_plan(0, ("a", "b"), queued(1, 10, "a"))) == 1
+    state = await store.load("acme", T0)
+    assert state.revision == 1
+    assert sorted(key[1] for key in state.tracked) == ["a", "b"]
+    assert state.part_runs == {"": PartRuns()}
+    assert state.last_alerts == {(10, "acme", "a", "MSK-1", "appeared"): T0}
+    (health,) = await store.provider_health()
+    assert (health.offer_count, health.last_success_at, health.consecutive_failures) == (2, T0, 0)
+    assert [row.event.offer.sku for row in await store.outbox_rows()] == ["a"]
+    assert len(await store.price_series({"RTX 4090"}, T0)) == 2  # the change points
+
+
+async def test_a_commit_from_a_superseded_load_writes_nothing(store: Store):
+    """Two replicas leading at once for a moment: both loaded revision 0, one commits first."""
+    assert await store.commit("acme", good_plan(0, ("a",), queued(1, 10, "a"))) == 1
+    later = T0 + HOUR
+    stale = good_plan(0, ("b",), queued(1, 10, "b", at=later), at=later)
+    assert await store.commit("acme", stale) is None
+    state = await store.load("acme", later)
+    assert state.revision == 1
+    assert [key[1] for key in state.tracked] == ["a"]
+    assert [row.event.offer.sku for row in await store.outbox_rows()] == ["a"]
+    (health,) = await store.provider_health()
+    assert health.last_success_at == T0
+    # The same plan made from the state as it now is goes through; other providers never
+    # held it back.
+    assert await store.commit("acme", good_plan(1, ("b",), at=later)) == 0
+    assert await store.commit("other", good_plan(0, ())) == 0
+    assert (await store.load("acme", later)).revision == 2
+
+
+async def test_a_failed_fetch_counts_without_moving_the_revision(store: Store):
+    await store.commit("acme", good_plan(0, ("a",)))
+    failure = RefreshPlan(Failed(NetworkError("acme", "refused"), 20.0, T0 + HOUR))
+    assert await store.commit("acme", failure) == 0
+    state = await store.load("acme", T0 + HOUR)
+    assert state.revision == 1  # a refresh that loaded before the failure still commits
+    assert [key[1] for key in state.tracked] == ["a"]
+    (health,) = await store.provider_health()
+    assert (health.consecutive_failures, health.last_error_class) == (1, "NetworkError")
+
+
+async def test_load_reads_only_cooldowns_still_running_and_of_this_provider(store: Store):
+    first = (queued(1, 10, "a", cooling=HOUR), queued(1, 10, "b", cooling=3 * HOUR))
+    await store.commit("acme", good_plan(0, ("a", "b"), *first))
+    later = T0 + HOUR
+    second = (
+        queued(1, 11, "b", at=later, cooling=3 * HOUR),
+        queued(1, 10, "b", at=later, cooling=3 * HOUR),
+    )
+    await store.commit("acme", good_plan(1, ("a", "b"), *second, at=later))
+    other = queued(1, 12, "c")
+    other = other._replace(alert=other.alert._replace(event=_elsewhere(other.alert.event)))
+    await store.commit("other", good_plan(0, (), other))
+    # Sub 10 heard of "a" at T0 for an hour: over. Of "b" at T0 for three hours, and again
+    # at T0+1h: the latest is what a cooldown runs from.
+    found = (await store.load("acme", T0 + 2 * HOUR)).last_alerts
+    assert found == {
+        (10, "acme", "b", "MSK-1", "appeared"): later,
+        (11, "acme", "b", "MSK-1", "appeared"): later,
+    }
+    assert (await store.load("acme", T0 + 4 * HOUR)).last_alerts == {}
+
+
+def _elsewhere(event: Event) -> Event:
+    return Event(event.kind, make_offer(event.offer.sku, 300.0, provider="other"), event.at)
+
+
+async def test_load_reads_the_chats_that_may_not_be_alerted_now(store: Store):
+    for chat in (1, 2, 3, 4):
+        await store.ensure_user(chat, language="ru", timezone="Asia/Novosibirsk", now=T0)
+    await store.set_quiet_hours(1, QuietHours(23 * 60, 8 * 60))
+    await store.set_blocked(2, True)
+    await store.defer_chat(3, T0 + 8 * HOUR)
+    await store.defer_chat(4, T0 - HOUR)  # over already
+    await store.defer_chat(5, T0 + HOUR)  # a chat with no user row
+    holds = (await store.load("acme", T0)).holds
+    assert holds == {
+        1: Hold("Asia/Novosibirsk", QuietHours(23 * 60, 8 * 60)),
+        2: Hold("Asia/Novosibirsk", blocked=True),
+        3: Hold(snoozed_until=T0 + 8 * HOUR),
+        5: Hold(snoozed_until=T0 + HOUR),
+    }
+
+
+async def test_rows_queued_before_0010_keep_their_cooldown(tmp_path: Path):
+    """The migration gives old rows their subscription's cooldown (6 h for one deleted)."""
+    database = await Database.open(tmp_path / "before.sqlite3")
+    try:
+        await migrate(database, bundled_migrations()[:9])
+        stamp = T0.isoformat(timespec="microseconds")
+        async with database.transaction() as connection:
+            await connection.execute(
+                "INSERT INTO users (chat_id, language, timezone, created_at, last_seen_at)"
+                " VALUES (1, 'ru', 'UTC', ?, ?)",
+                (stamp, stamp),
+            )
+            await connection.execute(
+                "INSERT INTO subscriptions (id, chat_id, filter, cooldown_s, created_at)"
+                " VALUES (10, 1, '{}', 3600, ?)",
+                (stamp,),
+            )
+            for sub, sku in ((10, "a"), (99, "b")):
+                await connection.execute(
+                    "INSERT INTO outbox (chat_id, subscription_id, dedupe_key, kind, provider,"
+                    " sku, location, payload, created_at, due_at)"
+                    " VALUES (1, ?, ?, 'appeared', 'acme', ?, 'MSK-1', '{}', ?, ?)",
+                    (sub, f"{sub}|{sku}", sku, stamp, stamp),
+                )
+        await migrate(database)
+        migrated = Store(database)
+        a, b = (10, "acme", "a", "MSK-1", "appeared"), (99, "acme", "b", "MSK-1", "appeared")
+        assert (await migrated.load("acme", T0 + HOUR / 2)).last_alerts == {a: T0, b: T0}
+        assert (await migrated.load("acme", T0 + HOUR)).last_alerts == {b: T0}
+        assert (await migrated.load("acme", T0 + 6 * HOUR)).last_alerts == {}
+    finally:
+        await database.close()
