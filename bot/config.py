@@ -11,6 +11,7 @@ import re
 import socket
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
@@ -56,6 +57,9 @@ class Settings(ScraperSettings):
         validation_alias=AliasChoices(f"{ENV_PREFIX}BOT_TOKEN", "BOT_TOKEN"),
     )
     db_path: Path = Path("./data/gpuradar.sqlite3")
+    # PostgreSQL instead of the SQLite file at db_path (postgresql://user:password@host/db):
+    # several replicas can share it. A secret, as it may hold the password.
+    database_url: SecretStr | None = None
     telegram_api_url: str = "https://api.telegram.org"
     admin_ids: Annotated[frozenset[int], NoDecode] = frozenset()
     default_language: Language = "ru"
@@ -68,7 +72,8 @@ class Settings(ScraperSettings):
     # (bench/fanout.py measures 60 and 150 ms); after a kill -9, at most this many alerts
     # may be sent twice.
     send_concurrency: int = Field(default=8, ge=1, le=64)
-    # How long start-up keeps retrying when Telegram cannot be reached, before exit 2.
+    # How long start-up keeps retrying when Telegram (or PostgreSQL) cannot be reached,
+    # before exit 2.
     startup_retry_s: float = Field(default=60.0, ge=0, le=3600)
     # The operations server (/healthz, /metrics, and the webhook in webhook mode).
     # Port 0 means any free port (tests); the bound port is logged.
@@ -90,7 +95,13 @@ class Settings(ScraperSettings):
     replica_id: str = Field(default_factory=default_replica_id, pattern=r"^[A-Za-z0-9_.:-]{1,64}$")
 
     @field_validator(
-        "bot_token", "webhook_secret", "webhook_url", "mode", "log_file", mode="before"
+        "bot_token",
+        "webhook_secret",
+        "webhook_url",
+        "mode",
+        "log_file",
+        "database_url",
+        mode="before",
     )
     @classmethod
     def _blank_token_means_none(cls, value: object) -> object:
@@ -104,6 +115,15 @@ class Settings(ScraperSettings):
         if value is not None and not _TOKEN_SHAPE.match(value.get_secret_value()):
             # The message must never echo the value: it is a secret even when malformed.
             raise ValueError("does not look like a bot token (expected <digits>:<secret>)")
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgresql_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            problem = _postgresql_url_problem(value.get_secret_value())
+            if problem is not None:
+                raise ValueError(problem)  # never the value: it may hold the password
         return value
 
     @field_validator("admin_ids", mode="before")
@@ -230,6 +250,20 @@ def check_mode(settings: Settings) -> None:
             raise ConfigError(
                 f"invalid setting {ENV_PREFIX}{name}: required when {ENV_PREFIX}MODE=webhook"
             )
+
+
+def _postgresql_url_problem(url: str) -> str | None:
+    """Why `url` is not a PostgreSQL URL asyncpg can use, or None. Never quotes the URL."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - urlsplit checks the port only when asked for it
+    except ValueError:
+        return "is not a parsable URL"
+    if parts.scheme not in ("postgresql", "postgres"):  # what libpq and asyncpg accept
+        return "must be a postgresql:// (or postgres://) URL"
+    if not parts.path.strip("/") and "dbname=" not in parts.query:
+        return "names no database (postgresql://user:password@host:5432/database)"
+    return None
 
 
 def _describe(error: ValidationError) -> str:

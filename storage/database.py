@@ -117,6 +117,17 @@ class Database:
         async with self._lock:
             yield self._connection
 
+    async def run_script(self, script: str) -> None:
+        """Several statements that manage their own transaction (a migration): on an error,
+        whatever the script began is rolled back before the error is raised."""
+        async with self._lock:
+            try:
+                await self._connection.executescript(script)
+            except sqlite3.Error:
+                if self._connection.in_transaction:
+                    await self._connection.rollback()
+                raise
+
     async def pragma(self, name: str) -> object:
         async with self.access() as connection:
             cursor = await connection.execute(f"PRAGMA {name}")

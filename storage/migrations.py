@@ -1,20 +1,45 @@
-"""Numbered SQL migrations applied in order and recorded in `PRAGMA user_version`.
+"""One ordered list of numbered SQL migrations for both backends.
 
-Files are `schema/NNNN_name.sql`. Each runs inside its own transaction together with the
-user_version bump (user_version is transactional in SQLite), so a broken file leaves the
+`schema/NNNN_name.sql` is run by both; where the dialects differ, a version has two files,
+`NNNN_name.sqlite.sql` and `NNNN_name.postgresql.sql`, written to leave the same tables.
+
+SQLite records the version in `PRAGMA user_version`. Each file runs in its own transaction
+together with the bump (user_version is transactional in SQLite), so a broken file leaves the
 database exactly as it was before that file.
+
+PostgreSQL records versions in `schema_migrations`. Every pending file runs in ONE transaction
+that first takes `pg_advisory_xact_lock(MIGRATION_LOCK_KEY)`: replicas starting at the same
+moment queue on the lock, and each one after the first finds the work done. A broken file
+rolls the whole run back.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import get_args
+
+import asyncpg
 
 from storage.database import Database
+from storage.leader import MIGRATION_LOCK_KEY
+from storage.postgres import PgDatabase
+from storage.sql import Dialect, scalar
 
-_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+DIALECTS: tuple[Dialect, ...] = get_args(Dialect)
+_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)(?:\.(sqlite|postgresql))?\.sql$")
+
+_SCHEMA_MIGRATIONS = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version     integer     PRIMARY KEY,
+    name        text        NOT NULL,
+    applied_at  timestamptz NOT NULL DEFAULT now()
+)
+"""
 
 
 class MigrationError(Exception):
@@ -24,19 +49,57 @@ class MigrationError(Exception):
 @dataclass(frozen=True)
 class Migration:
     version: int
-    name: str
-    sql: str
+    name: str  # "0005_outbox": the file name without the dialect and .sql
+    scripts: Mapping[Dialect, str]  # what each backend runs
+
+    @classmethod
+    def shared(cls, version: int, name: str, sql: str) -> Migration:
+        """One file for both backends."""
+        return cls(version, name, dict.fromkeys(DIALECTS, sql))
+
+    def script(self, dialect: Dialect) -> str:
+        return self.scripts[dialect]
 
 
 def bundled_migrations() -> list[Migration]:
-    """The migrations shipped in `storage/schema`, checked for gaps and duplicates."""
-    folder = resources.files("storage").joinpath("schema")
-    found = []
+    """The migrations shipped in `storage/schema`, checked for gaps, duplicates and halves."""
+    return read_migrations(resources.files("storage").joinpath("schema"))
+
+
+def read_migrations(folder: Traversable) -> list[Migration]:
+    files: dict[int, dict[str, str]] = {}  # version -> {file name: its text}
     for entry in folder.iterdir():
-        match = _NAME.match(entry.name)
-        if match:
-            found.append(Migration(int(match.group(1)), entry.name, entry.read_text("utf-8")))
-    return check_sequence(found)
+        if _NAME.match(entry.name):
+            version = int(entry.name[:4])
+            files.setdefault(version, {})[entry.name] = entry.read_text("utf-8")
+    return check_sequence([_migration(version, found) for version, found in files.items()])
+
+
+def _migration(version: int, found: dict[str, str]) -> Migration:
+    names: set[str] = set()
+    scripts: dict[Dialect, str] = {}
+    shared: str | None = None
+    for file_name, text in found.items():
+        match = _NAME.match(file_name)
+        assert match is not None
+        names.add(f"{match.group(1)}_{match.group(2)}")
+        dialect = match.group(3)
+        if dialect is None:
+            shared = text
+        else:
+            scripts[dialect] = text  # type: ignore[index]  # the pattern allows only dialects
+    listing = ", ".join(sorted(found))
+    if len(names) > 1:
+        raise MigrationError(f"migration {version:04d} has files of two names: {listing}")
+    (name,) = names
+    if shared is not None:
+        if scripts:
+            raise MigrationError(f"migration {name} is both shared and per dialect: {listing}")
+        return Migration.shared(version, name, shared)
+    missing = [dialect for dialect in DIALECTS if dialect not in scripts]
+    if missing:
+        raise MigrationError(f"migration {name} has no {name}.{missing[0]}.sql (found {listing})")
+    return Migration(version, name, scripts)
 
 
 def check_sequence(migrations: list[Migration]) -> list[Migration]:
@@ -50,31 +113,59 @@ def check_sequence(migrations: list[Migration]) -> list[Migration]:
     return ordered
 
 
-async def migrate(database: Database, migrations: list[Migration] | None = None) -> int:
+async def migrate(
+    database: Database | PgDatabase, migrations: list[Migration] | None = None
+) -> int:
     """Bring the schema up to date; returns the resulting version."""
     pending = bundled_migrations() if migrations is None else check_sequence(migrations)
-    latest = len(pending)
-    current = int(str(await database.pragma("user_version")))
+    if isinstance(database, PgDatabase):
+        await _migrate_postgresql(database, pending)
+    else:
+        await _migrate_sqlite(database, pending)
+    return len(pending)
+
+
+def _check_not_newer(current: int, latest: int) -> None:
     if current > latest:
         raise MigrationError(
             f"database schema is version {current}, newer than this code knows ({latest})"
         )
-    for migration in pending[current:]:
-        await _apply(database, migration)
-    return latest
 
 
-async def _apply(database: Database, migration: Migration) -> None:
-    script = (
-        "BEGIN IMMEDIATE;\n"
-        f"{migration.sql}\n;\n"
-        f"PRAGMA user_version = {migration.version};\n"
-        "COMMIT;\n"
-    )
-    async with database.access() as connection:
+async def _migrate_sqlite(database: Database, migrations: list[Migration]) -> None:
+    current = int(str(await database.pragma("user_version")))
+    _check_not_newer(current, len(migrations))
+    for migration in migrations[current:]:
+        script = (
+            "BEGIN IMMEDIATE;\n"
+            f"{migration.script('sqlite')}\n;\n"
+            f"PRAGMA user_version = {migration.version};\n"
+            "COMMIT;\n"
+        )
         try:
-            await connection.executescript(script)
+            await database.run_script(script)
         except sqlite3.Error as error:
-            if connection.in_transaction:
-                await connection.rollback()
             raise MigrationError(f"migration {migration.name} failed: {error}") from error
+
+
+async def _migrate_postgresql(database: PgDatabase, migrations: list[Migration]) -> None:
+    try:
+        async with database.transaction() as connection:
+            # Before anything else, even the bookkeeping table: a replica that waited here
+            # sees what the one before it committed (each statement reads anew).
+            await connection.execute("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK_KEY,))
+            await connection.script(_SCHEMA_MIGRATIONS)
+            latest = await scalar(connection, "SELECT max(version) FROM schema_migrations")
+            current = 0 if latest is None else int(str(latest))
+            _check_not_newer(current, len(migrations))
+            for migration in migrations[current:]:
+                try:
+                    await connection.script(migration.script("postgresql"))
+                except asyncpg.PostgresError as error:
+                    raise MigrationError(f"migration {migration.name} failed: {error}") from error
+                await connection.execute(
+                    "INSERT INTO schema_migrations (version, name) VALUES (?, ?)",
+                    (migration.version, migration.name),
+                )
+    except asyncpg.PostgresError as error:
+        raise MigrationError(f"migrations failed: {error}") from error

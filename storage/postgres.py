@@ -8,9 +8,11 @@ locks order what several replicas do at once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
-from collections.abc import AsyncIterator, Iterable, Sequence
+import time
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -18,22 +20,49 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from storage.sql import Params, Row, bind, numbered
+from storage.sql import Params, Row, WriteFault, bind, numbered
 
 logger = logging.getLogger(__name__)
 
 # "UPDATE 3", "DELETE 0", "INSERT 0 1": the last number is the rows changed.
 _STATUS_COUNT = re.compile(r"(\d+)$")
+_COMMENT = re.compile(r"--[^\n]*")
 
-# Start-up against a server that is not there yet (a compose stack starting together): try for
-# about this long with exponential backoff before giving up with one line.
-CONNECT_ATTEMPTS = 6
+# Start-up against a server that is not there yet (a compose stack starting together): retry
+# with exponential backoff from 0.5 s, at most 8 s apart, for CONNECT_RETRY_S (the app passes
+# GPURADAR_STARTUP_RETRY_S) before giving up with one line.
+CONNECT_RETRY_S = 15.0
 CONNECT_FIRST_DELAY_S = 0.5
+CONNECT_MAX_DELAY_S = 8.0
 CONNECT_TIMEOUT_S = 5.0
+
+# What says the database cannot take writes now, as opposed to a bug in one statement (a
+# constraint violation, bad SQL): the server gone or restarting, a standby or read-only
+# database, a full disk or no connection slots left.
+UNWRITABLE_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,
+    TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,  # the connection was closed under us
+    asyncpg.ReadOnlySQLTransactionError,
+    asyncpg.InsufficientResourcesError,
+    asyncpg.OperatorInterventionError,
+)
+# Worth another try at start-up: the server is not listening yet, or still starting.
+_RETRIABLE_AT_START = (
+    OSError,
+    TimeoutError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.TooManyConnectionsError,
+)
 
 
 class DatabaseUnavailableError(Exception):
     """The server could not be reached or refused us; the message never holds the password."""
+
+
+class DatabaseReadOnlyError(Exception):
+    """The server takes no writes (a standby, or default_transaction_read_only)."""
 
 
 def redact_url(url: str) -> str:
@@ -83,6 +112,9 @@ class PgConnection:
 
     async def script(self, sql: str) -> None:
         """Several statements with no parameters (a migration file)."""
+        if not _COMMENT.sub("", sql).strip():
+            # Nothing but comments: asyncpg fails on the empty answer such a query gets.
+            return
         await self._raw.execute(sql)
 
 
@@ -90,10 +122,18 @@ class PgDatabase:
     def __init__(self, pool: asyncpg.Pool[asyncpg.Record], url: str) -> None:
         self._pool = pool
         self.url = url
+        # As storage.database.Database: a test's injected failure before every write, and the
+        # last write's failure while no write has succeeded since (UNWRITABLE_ERRORS only).
+        self.write_fault: WriteFault | None = None
+        self._write_error: str | None = None
 
     @property
     def dialect(self) -> Literal["postgresql"]:
         return "postgresql"
+
+    @property
+    def write_error(self) -> str | None:
+        return self._write_error
 
     @classmethod
     async def open(
@@ -101,22 +141,27 @@ class PgDatabase:
         url: str,
         *,
         max_size: int = 10,
-        attempts: int = CONNECT_ATTEMPTS,
+        retry_for_s: float = CONNECT_RETRY_S,
         first_delay_s: float = CONNECT_FIRST_DELAY_S,
     ) -> PgDatabase:
-        """Connect, retrying an unreachable server with backoff; raises DatabaseUnavailableError."""
+        """Connect, retrying an unreachable server with backoff for `retry_for_s`; raises
+        DatabaseUnavailableError with one line that never holds the password."""
+        started = time.monotonic()
         delay = first_delay_s
-        for attempt in range(1, attempts + 1):
+        tries = 0
+        while True:
+            tries += 1
             try:
                 pool = await asyncpg.create_pool(
                     url, min_size=1, max_size=max_size, timeout=CONNECT_TIMEOUT_S
                 )
-            except (OSError, TimeoutError, asyncpg.CannotConnectNowError) as error:
-                reason = _reason(error)
-                if attempt == attempts:
+            except _RETRIABLE_AT_START as error:
+                reason = _reason(error, url)
+                elapsed = time.monotonic() - started
+                if elapsed + delay > retry_for_s:
                     raise DatabaseUnavailableError(
-                        f"cannot reach PostgreSQL at {redact_url(url)} after {attempts} tries:"
-                        f" {reason}"
+                        f"cannot reach PostgreSQL at {redact_url(url)} after {tries} tries"
+                        f" in {elapsed:.0f} s: {reason}"
                     ) from None
                 logger.warning(
                     "PostgreSQL at %s not reachable (%s); retrying in %.1f s",
@@ -125,32 +170,74 @@ class PgDatabase:
                     delay,
                 )
                 await asyncio.sleep(delay)
-                delay *= 2
+                delay = min(delay * 2, CONNECT_MAX_DELAY_S)
             except asyncpg.PostgresError as error:
                 # Wrong password, unknown database, no permission: retrying will not help.
                 raise DatabaseUnavailableError(
-                    f"PostgreSQL at {redact_url(url)} refused us: {_reason(error)}"
+                    f"PostgreSQL at {redact_url(url)} refused us: {_reason(error, url)}"
+                ) from None
+            except (ValueError, asyncpg.InterfaceError) as error:
+                # A URL asyncpg cannot use (an unknown sslmode, ...).
+                raise DatabaseUnavailableError(
+                    f"PostgreSQL URL {redact_url(url)} is not usable: {_reason(error, url)}"
                 ) from None
             else:
                 return cls(pool, url)
-        raise AssertionError("unreachable")  # pragma: no cover
 
     async def close(self) -> None:
         await self._pool.close()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PgConnection]:
-        async with self._pool.acquire() as raw, raw.transaction():
-            yield PgConnection(raw)
+        """A transaction on a pooled connection: committed on success, else rolled back."""
+        with self._watching_writes():
+            async with self._pool.acquire() as raw, raw.transaction():
+                yield PgConnection(raw)
+                self._check_fault()  # at commit, as a full disk shows itself
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[PgConnection]:
+        """A pooled connection for one write statement, atomic on its own (autocommit)."""
+        with self._watching_writes():
+            self._check_fault()
+            async with self._pool.acquire() as raw:
+                yield PgConnection(raw)
 
     @asynccontextmanager
     async def access(self) -> AsyncIterator[PgConnection]:
+        """A pooled connection for reads; each statement commits on its own."""
         async with self._pool.acquire() as raw:
             yield PgConnection(raw)
 
+    async def probe_write(self) -> None:
+        """Raises if the server cannot take writes now: unreachable, or read-only (a standby
+        after a failover, default_transaction_read_only). A full disk only shows on a real
+        write, which `write_error` reports."""
+        self._check_fault()
+        async with self._pool.acquire() as raw:
+            read_only = await raw.fetchval("SELECT current_setting('transaction_read_only')")
+        if read_only == "on":
+            raise DatabaseReadOnlyError("PostgreSQL is read-only (transaction_read_only is on)")
 
-def _reason(error: BaseException) -> str:
-    # asyncpg's messages name the host, user and database, never the password; the class name
-    # says what kind of failure it was when the message is empty.
-    text = str(error).strip()
+    def _check_fault(self) -> None:
+        if self.write_fault is not None:
+            self.write_fault()
+
+    @contextlib.contextmanager
+    def _watching_writes(self) -> Iterator[None]:
+        try:
+            yield
+        except UNWRITABLE_ERRORS as error:
+            self._write_error = _reason(error, self.url)
+            raise
+        self._write_error = None
+
+
+def _reason(error: BaseException, url: str) -> str:
+    """The error's class and first line. asyncpg's messages name the host, user and database,
+    not the password; a message that quotes the URL anyway has the password cut out."""
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    password = urlsplit(url).password
+    if password:
+        text = text.replace(password, "***")
     return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -9,7 +9,7 @@ to asyncpg's `$1, $2, ...` once per distinct statement.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,6 +17,10 @@ from typing import Literal, Protocol
 
 Dialect = Literal["sqlite", "postgresql"]
 Params = Sequence[object] | Mapping[str, object]
+
+# Called before every write; raising makes that write fail as a read-only or full disk would.
+# Tests and the e2e storage-fault checks install one; production never does.
+WriteFault = Callable[[], None]
 
 
 class Row(Protocol):
@@ -42,14 +46,30 @@ class Connection(Protocol):
 
 
 class Database(Protocol):
+    # Raised from before each write and at each commit, while set (tests of storage faults).
+    write_fault: WriteFault | None
+
     @property
     def dialect(self) -> Dialect: ...
+
+    @property
+    def write_error(self) -> str | None:
+        """Why the last write failed, while no write has succeeded since; None if they work.
+
+        Only failures of the database itself count (unwritable, full, gone), never a
+        constraint violation: that is a bug in one query, not an unwritable database."""
 
     def transaction(self) -> AbstractAsyncContextManager[Connection]:
         """A write transaction: committed on success, rolled back on any exception."""
 
+    def write(self) -> AbstractAsyncContextManager[Connection]:
+        """A connection for ONE write statement, atomic on its own: no BEGIN/COMMIT trips."""
+
     def access(self) -> AbstractAsyncContextManager[Connection]:
-        """A connection for reads and single statements (each commits on its own)."""
+        """A connection for reads (each statement commits on its own)."""
+
+    async def probe_write(self) -> None:
+        """Raise if the database cannot take a write now, changing nothing."""
 
     async def close(self) -> None: ...
 

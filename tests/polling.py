@@ -8,11 +8,13 @@ from collections.abc import Awaitable, Callable
 POLL_S = 0.01
 
 
-async def eventually(check: Callable[[], Awaitable[bool] | bool], within: float = 10.0) -> None:
-    """Re-check `check` until it holds; TimeoutError after `within` seconds."""
+async def eventually(
+    check: Callable[[], Awaitable[bool] | bool], within: float = 10.0, *, every: float = POLL_S
+) -> None:
+    """Re-check `check` every `every` seconds until it holds; TimeoutError after `within`."""
     async with asyncio.timeout(within):
         while True:
             result = check()
             if await result if isinstance(result, Awaitable) else result:
                 return
-            await asyncio.sleep(POLL_S)
+            await asyncio.sleep(every)

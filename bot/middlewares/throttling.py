@@ -1,56 +1,27 @@
-"""Per-user flood control: at most one answer per interval, and one notice per flood.
+"""Per-user flood control: at most one answer per interval, and one notice per flood
+(the rule: monitor.flood). Callback queries have their own slot and are answered with a
+toast, never with a message.
 
-A flood is a run of updates from one user that arrive less than `interval` apart. Updates that
-find the user's answer slot still busy are dropped. The first time a flood has dropped
-something, the next free slot is spent on a single notice instead of an answer, so the user
-learns why they are not being answered and never receives more than one message per interval.
-Callback queries have their own slot and are answered with a toast, never with a message.
-
-Replicas that each answer updates (webhook mode) share the flows through the database
-(FlowStore), so a user's flood spread over several replicas is still one flood.
+Replicas that each answer updates (webhook mode, or a takeover) share the flows through
+PostgreSQL (storage.flows), so a user's flood spread over several replicas is still one flood.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from aiogram import BaseMiddleware
 from aiogram.types import CallbackQuery, Message, TelegramObject
 from aiogram.types import User as TelegramUser
 
 from bot.i18n import Translator
+from monitor.flood import FORGET_AFTER_S, Flow, FlowKey, Verdict, judge
 
 Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
-Verdict = Literal["answer", "drop", "notice"]
-FlowKey = tuple[str, int]  # (update kind, user id)
 
-# Forget users who have been quiet this long, so the table does not grow with every user ever.
-FORGET_AFTER_S = 300.0
 _PRUNE_EVERY = 1024
-
-
-@dataclass(frozen=True)
-class Flow:
-    last_arrival: float
-    last_answer: float
-    dropped: int = 0
-    warned: bool = False
-
-
-def judge(flow: Flow | None, now: float, interval: float) -> tuple[Verdict, Flow]:
-    """What to do with an update arriving at `now`, and the user's flow after it."""
-    if flow is None:
-        return "answer", Flow(last_arrival=now, last_answer=now)
-    calm = now - flow.last_arrival >= interval
-    dropped, warned = (0, False) if calm else (flow.dropped, flow.warned)
-    if now - flow.last_answer < interval:
-        return "drop", replace(flow, last_arrival=now, dropped=dropped + 1, warned=warned)
-    if dropped and not warned:
-        return "notice", Flow(now, now, dropped, warned=True)
-    return "answer", Flow(now, now, dropped, warned)
 
 
 class FlowStore(Protocol):

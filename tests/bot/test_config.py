@@ -13,6 +13,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
         "BOT_TOKEN",
         *(f"GPURADAR_{n}" for n in ("BOT_TOKEN", "DB_PATH", "TELEGRAM_API_URL", "ADMIN_IDS")),
         *(f"GPURADAR_{n}" for n in ("DEFAULT_LANGUAGE", "TIMEZONE", "LOG_LEVEL", "MODE")),
+        "GPURADAR_DATABASE_URL",
     ]:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)  # no stray .env from the developer's checkout
@@ -129,3 +130,36 @@ def test_modes_that_cannot_run_are_one_line_errors(
         resolve_mode(load_settings(), interactive=False)
     assert fragment in str(raised.value)
     assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "fragment"),
+    [
+        ("mysql://gpuradar:pw-SECRET@db/gpuradar", "postgresql://"),
+        ("postgresql://gpuradar:pw-SECRET@db:99999/gpuradar", "not a parsable URL"),
+        ("postgresql://gpuradar:pw-SECRET@[::1/gpuradar", "not a parsable URL"),
+        ("postgresql://gpuradar:pw-SECRET@db", "names no database"),
+    ],
+)
+def test_a_malformed_database_url_is_one_line_without_the_password(
+    monkeypatch: pytest.MonkeyPatch, url: str, fragment: str
+):
+    monkeypatch.setenv("GPURADAR_DATABASE_URL", url)
+    with pytest.raises(ConfigError) as raised:
+        load_settings()
+    message = str(raised.value)
+    assert message.startswith("invalid setting GPURADAR_DATABASE_URL: ")
+    assert fragment in message
+    assert "pw-SECRET" not in message
+    assert "\n" not in message
+
+
+def test_a_database_url_is_a_secret(monkeypatch: pytest.MonkeyPatch):
+    url = "postgres://gpuradar:pw-SECRET@db.internal:6432/gpuradar"
+    monkeypatch.setenv("GPURADAR_DATABASE_URL", url)
+    settings = load_settings()
+    assert settings.database_url is not None
+    assert settings.database_url.get_secret_value() == url
+    assert "pw-SECRET" not in repr(settings)
+    monkeypatch.setenv("GPURADAR_DATABASE_URL", " ")
+    assert load_settings().database_url is None  # blank: SQLite

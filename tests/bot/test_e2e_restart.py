@@ -3,10 +3,6 @@ twice apart from at most the ones that were in flight (GPURADAR_SEND_CONCURRENCY
 
 from __future__ import annotations
 
-import asyncio
-import os
-import signal
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -16,8 +12,8 @@ from tests.bot.conftest import TOKEN
 from tests.bot.test_e2e_delivery import seed
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
+from tests.processes import BotProcess, bot_settings
 
-ROOT = Path(__file__).resolve().parents[2]
 CHATS = range(10_000, 10_200)
 
 
@@ -29,31 +25,6 @@ async def seed_fanout(db_path: Path) -> None:
         assert await store.pending_count() == len(CHATS)
     finally:
         await store.close()
-
-
-async def start_bot(telegram: FakeTelegram, db_path: Path) -> asyncio.subprocess.Process:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GPURADAR_")}
-    env.update(
-        {
-            "GPURADAR_BOT_TOKEN": TOKEN,
-            "GPURADAR_TELEGRAM_API_URL": telegram.base_url,
-            "GPURADAR_DB_PATH": str(db_path),
-            "GPURADAR_MONITOR": "false",
-            "GPURADAR_SEND_RATE": "100",
-            "GPURADAR_OPS_PORT": "0",
-            "PYTHONPATH": str(ROOT),
-        }
-    )
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        cwd=db_path.parent,
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
 
 
 def delivered(telegram: FakeTelegram) -> Counter[int]:
@@ -68,22 +39,20 @@ async def test_kill_9_mid_fanout_then_restart_delivers_each_alert_once(tmp_path:
     db_path = tmp_path / "fanout.sqlite3"
     await seed_fanout(db_path)
     async with FakeTelegram(token=TOKEN) as telegram:
-        first = await start_bot(telegram, db_path)
-        try:
+        settings = bot_settings(
+            telegram.base_url, database=db_path, token=TOKEN, GPURADAR_SEND_RATE="100"
+        )
+        async with BotProcess(tmp_path / "bot", settings) as bot:
             await eventually(lambda: sum(delivered(telegram).values()) >= 50, within=60)
-        finally:
-            first.send_signal(signal.SIGKILL)
-            await first.wait()
-        partial = sum(delivered(telegram).values())
-        assert partial < len(CHATS), "the fan-out finished before the kill: nothing tested"
+            bot.kill()
+            partial = sum(delivered(telegram).values())
+            assert partial < len(CHATS), "the fan-out finished before the kill: nothing tested"
 
-        second = await start_bot(telegram, db_path)
-        try:
+            bot.start()
             await eventually(lambda: set(delivered(telegram)) == set(CHATS), within=60)
-        finally:
-            second.send_signal(signal.SIGTERM)
-            await asyncio.wait_for(second.wait(), 30)
         counts = delivered(telegram)
+    assert bot.returncode == 0  # the restarted one stopped cleanly on SIGTERM
+    bot.assert_clean()
     assert set(counts) == set(CHATS)
     repeated = [chat for chat, count in counts.items() if count > 1]
     in_flight = Settings.model_validate({}).send_concurrency

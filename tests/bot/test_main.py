@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import socket
 import subprocess
@@ -16,15 +15,13 @@ import pytest
 from storage import Store
 from tests.bot.conftest import TOKEN
 from tests.fakes.telegram import FakeTelegram
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import ROOT, clean_environ, free_port
 
 
 def run_bot(
     tmp_path: Path, env: dict[str, str], stdin: str = ""
 ) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("GPURADAR_")}
-    clean.pop("BOT_TOKEN", None)
+    clean = clean_environ()
     clean["GPURADAR_DB_PATH"] = str(tmp_path / "data" / "bot.sqlite3")
     clean["GPURADAR_MONITOR"] = "false"  # no scraping of real providers from tests
     clean["GPURADAR_OPS_PORT"] = "0"  # any free port: 8080 may be taken
@@ -88,8 +85,7 @@ NO_TOKEN_LINE = (
 
 def test_without_a_token_or_a_terminal_it_exits_2_saying_a_token_is_needed(tmp_path: Path):
     # A container started without its token: stdin is /dev/null, as under `docker run`.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GPURADAR_")}
-    env.pop("BOT_TOKEN", None)
+    env = clean_environ()
     result = subprocess.run(
         [sys.executable, "-m", "bot"],
         stdin=subprocess.DEVNULL,
@@ -188,8 +184,7 @@ def test_console_buttons_are_pressed_by_number(tmp_path: Path):
 
 
 async def start_bot_process(tmp_path: Path, env: dict[str, str]) -> asyncio.subprocess.Process:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("GPURADAR_")}
-    clean.pop("BOT_TOKEN", None)
+    clean = clean_environ()
     clean.update(
         {
             "GPURADAR_DB_PATH": str(tmp_path / "bot.sqlite3"),
@@ -245,15 +240,6 @@ async def test_a_token_telegram_rejects_exits_2(tmp_path: Path):
     assert process.returncode == 2
     assert lines == ["gpuradar: Telegram rejected GPURADAR_BOT_TOKEN (401 Unauthorized)"]
     assert wrong not in stderr.decode()
-
-
-def free_port() -> int:
-    """A port nothing listens on (bound, then closed again)."""
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.mark.parametrize(

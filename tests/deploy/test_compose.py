@@ -26,14 +26,6 @@ CADDYFILE = DEPLOY / "Caddyfile"
 ENV_EXAMPLE = DEPLOY / ".env.example"
 PREFIX = str(Settings.model_config.get("env_prefix", "")).upper()
 
-# Settings landing with issue 13, not yet fields of Settings at this commit. The check below
-# FAILS once Settings has one of them: then delete it here (and this list when it is empty).
-LANDING_WITH_ISSUE_13 = frozenset(
-    {
-        "GPURADAR_DATABASE_URL",  # postgresql://... selects the PostgreSQL backend
-    }
-)
-
 # ${NAME}, ${NAME:-default}, ${NAME-default}, ${NAME:?error}, ${NAME?error}; $$ is a dollar.
 _INTERPOLATION = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}")
 _ENV_LINE = re.compile(r"^#?\s*([A-Z][A-Z0-9_]*)=(.*)$")
@@ -133,14 +125,6 @@ def bots() -> dict[str, dict[str, Any]]:
 # --- settings ------------------------------------------------------------------------------
 
 
-def test_the_issue_13_allow_list_is_still_needed():
-    landed = sorted(LANDING_WITH_ISSUE_13 & setting_names())
-    assert not landed, (
-        f"{landed} are Settings fields now: remove them from LANDING_WITH_ISSUE_13 in"
-        " tests/deploy/test_compose.py (and the list once it is empty)"
-    )
-
-
 def test_setting_names_come_from_the_model():
     # The reader itself: a field, an alias and the prefix, as pydantic-settings reads them.
     names = setting_names()
@@ -150,7 +134,7 @@ def test_setting_names_come_from_the_model():
 
 
 def test_every_gpuradar_variable_of_the_stack_is_a_setting():
-    known = setting_names() | LANDING_WITH_ISSUE_13
+    known = setting_names()
     used: dict[str, set[str]] = {}
     for name, service in services().items():
         for variable in environment(service):
@@ -334,7 +318,7 @@ def test_the_example_and_the_fixed_values_are_valid_settings(monkeypatch: pytest
     replica = next(iter(bots().values()))
     values = {**example, **environment(replica)}
     for name, value in values.items():
-        if name.startswith(PREFIX) and name not in LANDING_WITH_ISSUE_13:
+        if name.startswith(PREFIX):
             monkeypatch.setenv(name, interpolate(value, example))
     settings = Settings(_env_file=None)
     assert settings.mode == "webhook"

@@ -41,3 +41,7 @@ async def raw_call(
         session.post(f"{api.base_url}/bot{token}/{method}", **kwargs) as response,
     ):
         return response.status, await response.json()
+
+
+async def wait_until_polling(api: FakeBotApi) -> None:
+    await api.wait_until(lambda: True if api.updates.waiting else None, what="a held getUpdates")

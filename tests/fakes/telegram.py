@@ -9,6 +9,11 @@ Typical use (fixtures in ``tests/fakes/conftest.py`` do the first two lines)::
 
 Faults are queued per method and consumed in order; blocked chats and rate limits apply until
 changed.  Rate limits use an injectable clock, so tests advance time instead of sleeping.
+
+Two bot instances polling at once are seen as Telegram sees them: a getUpdates that arrives
+while another is held open makes the older one fail with 409 Conflict (the core fake does that);
+each such answer is kept in :attr:`FakeTelegram.conflicts`, stamped on the same clock, so a test
+can assert that none came after a warm-up.
 """
 
 from __future__ import annotations
@@ -29,11 +34,19 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.types import ErrorEvent
 from aiohttp import web
 
-from bot.fake_telegram import ApiError, ApiRequest, FakeBotApi, InlineButton, SentMessage
+from bot.fake_telegram import (
+    ApiCall,
+    ApiError,
+    ApiRequest,
+    FakeBotApi,
+    InlineButton,
+    SentMessage,
+)
 
 __all__ = [
     "BLOCKED",
     "TOKEN",
+    "Conflict",
     "FakeTelegram",
     "LocalSession",
     "TokenBucket",
@@ -73,6 +86,14 @@ def too_many_requests(retry_after: int) -> ApiError:
 class _Fault:
     error: ApiError | None  # None: reset the connection instead of answering
     times: int
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """One getUpdates answered 409 because a newer one arrived while it was held open."""
+
+    at: float  # FakeTelegram.clock() when the 409 was answered
+    call: ApiCall
 
 
 class _ResetConnectionError(Exception):
@@ -129,6 +150,7 @@ class FakeTelegram(FakeBotApi):
         self.clock = clock
         self.latency = latency
         self.resets = 0  # connections dropped by reset_chat
+        self.conflicts: list[Conflict] = []  # 409s: two pollers overlapped
         self._faults: dict[str, deque[_Fault]] = {}
         self._chat_faults: dict[int, deque[_Fault]] = {}
         self._blocked: dict[int, str] = {}
@@ -254,6 +276,16 @@ class FakeTelegram(FakeBotApi):
         for bucket in buckets:
             bucket.take()
         return None
+
+    def _record(self, request: ApiRequest, status: int, envelope: dict[str, Any]) -> ApiCall:
+        call = super()._record(request, status, envelope)
+        if status == 409 and call.method == "getUpdates":
+            self.conflicts.append(Conflict(self.clock(), call))
+        return call
+
+    def conflicts_since(self, moment: float) -> list[Conflict]:
+        """The 409s answered at or after ``moment`` (on :attr:`clock`), e.g. after a warm-up."""
+        return [conflict for conflict in self.conflicts if conflict.at >= moment]
 
     # --- helpers ---------------------------------------------------------------------------
 

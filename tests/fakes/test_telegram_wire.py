@@ -8,7 +8,6 @@ import aiohttp
 import pytest
 from aiogram import Bot
 from aiogram.exceptions import (
-    TelegramConflictError,
     TelegramServerError,
     TelegramUnauthorizedError,
 )
@@ -16,10 +15,7 @@ from aiogram.types import (
     BufferedInputFile,
 )
 
-from bot.fake_telegram import (
-    FakeBotApi,
-)
-from tests.fakes.helpers import CHAT, raw_call
+from tests.fakes.helpers import CHAT, raw_call, wait_until_polling
 from tests.fakes.telegram import FakeTelegram, make_bot
 
 
@@ -100,10 +96,6 @@ async def test_get_me(bot: Bot) -> None:
     assert (me.id, me.is_bot, me.username) == (123456, True, "gpuradar_test_bot")
 
 
-async def wait_until_polling(api: FakeBotApi) -> None:
-    await api.wait_until(lambda: True if api.updates.waiting else None, what="a held getUpdates")
-
-
 async def test_long_poll_returns_as_soon_as_an_update_arrives() -> None:
     async with FakeTelegram(max_poll_wait=30) as api, make_bot(api) as bot:
         poll = asyncio.create_task(bot.get_updates(timeout=30))
@@ -181,17 +173,6 @@ async def test_drop_pending_updates(tg: FakeTelegram, bot: Bot) -> None:
     tg.push_message(CHAT, "old")
     assert await bot.delete_webhook(drop_pending_updates=True) is True
     assert await bot.get_updates() == []
-
-
-async def test_second_poller_conflicts_the_first() -> None:
-    async with FakeTelegram(max_poll_wait=30) as api, make_bot(api) as bot:
-        first = asyncio.create_task(bot.get_updates(timeout=30))
-        await wait_until_polling(api)
-        second = asyncio.create_task(bot.get_updates(timeout=30))
-        with pytest.raises(TelegramConflictError):
-            await asyncio.wait_for(first, 5)
-        api.push_message(CHAT, "for the second")
-        assert len(await asyncio.wait_for(second, 5)) == 1
 
 
 async def test_stop_is_fast_with_a_pending_long_poll() -> None:

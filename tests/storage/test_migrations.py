@@ -1,97 +1,252 @@
-import sqlite3
+"""storage.migrations: one ordered list of numbered files serving SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
 from storage.database import Database
-from storage.migrations import Migration, MigrationError, bundled_migrations, migrate
+from storage.migrations import (
+    Migration,
+    MigrationError,
+    bundled_migrations,
+    migrate,
+    read_migrations,
+)
+from storage.postgres import PgDatabase
+from tests.postgres import require_postgres, temporary_database
+
+AnyDatabase = Database | PgDatabase
+
+# The SQLite files as every existing database applied them (user_version 1-9). Splitting the
+# schema per dialect renamed them; their text must never change, or databases migrated before
+# and after the change would differ.
+APPLIED_SQLITE = {
+    "0001_users.sqlite.sql": "6488c733efa62ed709a80e38006d0bdf8a634ee4f6894f271259dbf78aaf8aaf",
+    "0002_offers.sqlite.sql": "0d30dcd171fa16aa36c10c55c71760d5c4556599969a45db6f6681dc28375828",
+    "0003_history.sqlite.sql": "20e86a4d38b392d27e7e97cb6a67b37b2e0f2cf0d36c5c2a20acba24fe5f9c33",
+    "0004_subscriptions.sqlite.sql": (
+        "30242c916de7b2fa9cfab5c8db386367e59b510a398c9d6b308eac898ecdd417"
+    ),
+    "0005_outbox.sqlite.sql": "cbaceca17b94372d9a922f4eaaca102111dace86bb9df2de408d08d9908ac54c",
+    "0006_subscription_revision.sqlite.sql": (
+        "c09ae4fa2ce59a93b6d1ebf3b12e6ae8a2e431dea85141f9a7225d8a43f920c4"
+    ),
+    "0007_scrape_parts.sqlite.sql": (
+        "e4f03ad70bded91d9b48d14b4f989a3090993e3c71d71f739d86647b94afba31"
+    ),
+    "0008_delivery.sqlite.sql": "83a42f2c9c76524f42254e951638ac3a78341051b25c69d8a8fe830acac1bfec",
+    "0009_outbox_held.sqlite.sql": (
+        "6552e0f67cd60c4fbe26595173ff312506644cd1c69581408a51c4ddd608be90"
+    ),
+}
 
 
 @pytest.fixture
-async def database(tmp_path: Path):
-    db = await Database.open(tmp_path / "m.sqlite3")
-    yield db
-    await db.close()
+def database(empty_database: AnyDatabase) -> AnyDatabase:
+    return empty_database
 
 
-async def table_names(db: Database) -> set[str]:
-    async with db.access() as connection:
-        cursor = await connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+async def table_names(db: AnyDatabase) -> set[str]:
+    if isinstance(db, PgDatabase):
+        async with db.access() as connection:
+            rows = await connection.fetchall(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+            )
+        return {str(row[0]) for row in rows}
+    async with db.access() as raw:
+        cursor = await raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         return {row[0] for row in await cursor.fetchall()}
 
 
-async def test_pragmas_are_set(database: Database):
+async def columns(db: AnyDatabase, table: str) -> list[str]:
+    if isinstance(db, PgDatabase):
+        async with db.access() as connection:
+            rows = await connection.fetchall(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = ?"
+                " ORDER BY ordinal_position",
+                (table,),
+            )
+        return [str(row[0]) for row in rows]
+    async with db.access() as raw:
+        cursor = await raw.execute(f"PRAGMA table_info({table})")
+        return [row[1] for row in await cursor.fetchall()]
+
+
+async def version(db: AnyDatabase) -> int:
+    if isinstance(db, PgDatabase):
+        async with db.access() as connection:
+            row = await connection.fetchone("SELECT max(version) FROM schema_migrations")
+        return 0 if row is None or row[0] is None else int(str(row[0]))
+    return int(str(await db.pragma("user_version")))
+
+
+# -- the bundled list ---------------------------------------------------------------------
+
+
+def test_every_version_has_sql_for_both_backends():
+    migrations = bundled_migrations()
+    assert [migration.version for migration in migrations] == list(range(1, len(migrations) + 1))
+    for migration in migrations:
+        assert set(migration.scripts) == {"sqlite", "postgresql"}, migration.name
+
+
+def test_applied_sqlite_migrations_are_unchanged():
+    folder = resources.files("storage").joinpath("schema")
+    found = {
+        name: hashlib.sha256(folder.joinpath(name).read_bytes()).hexdigest()
+        for name in APPLIED_SQLITE
+    }
+    assert found == APPLIED_SQLITE
+
+
+def write(folder: Path, files: dict[str, str]) -> Path:
+    folder.mkdir()
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return folder
+
+
+def test_a_shared_file_serves_both_and_dialect_files_pair_up(tmp_path: Path):
+    folder = write(
+        tmp_path / "schema",
+        {
+            "0001_a.sql": "CREATE TABLE a (x integer);",
+            "0002_b.sqlite.sql": "-- sqlite",
+            "0002_b.postgresql.sql": "-- postgresql",
+            "README.md": "not a migration",
+        },
+    )
+    first, second = read_migrations(folder)
+    assert first == Migration.shared(1, "0001_a", "CREATE TABLE a (x integer);")
+    assert (second.name, second.script("sqlite"), second.script("postgresql")) == (
+        "0002_b",
+        "-- sqlite",
+        "-- postgresql",
+    )
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({"0001_a.sqlite.sql": ""}, r"no 0001_a\.postgresql\.sql"),
+        ({"0001_a.sql": "", "0001_a.postgresql.sql": ""}, "both shared and per dialect"),
+        ({"0001_a.sql": "", "0001_b.sql": ""}, "two names"),
+        ({"0001_a.sql": "", "0003_c.sql": ""}, "expected 0002"),
+    ],
+)
+def test_incomplete_or_ambiguous_lists_are_refused(
+    tmp_path: Path, files: dict[str, str], message: str
+):
+    with pytest.raises(MigrationError, match=message):
+        read_migrations(write(tmp_path / "schema", files))
+
+
+# -- applying -----------------------------------------------------------------------------
+
+
+async def test_bundled_migrations_apply_and_are_idempotent(database: AnyDatabase):
+    latest = await migrate(database)
+    assert latest == len(bundled_migrations())
+    assert await version(database) == latest
+    assert {"users", "subscriptions", "outbox", "outbox_events"} <= await table_names(database)
+    assert await migrate(database) == latest
+
+
+async def test_both_backends_end_with_the_same_columns(database: AnyDatabase):
+    await migrate(database)
+    # The column lists the SQLite schema has always had (what the queries are written for).
+    assert await columns(database, "outbox") == [
+        "id",
+        "chat_id",
+        "subscription_id",
+        "dedupe_key",
+        "kind",
+        "provider",
+        "sku",
+        "location",
+        "payload",
+        "created_at",
+        "due_at",
+        "status",
+        "attempts",
+        "last_error",
+        "sent_at",
+        "claimed_until",
+        "event_id",
+        "held",
+        "cooling_until",
+    ]
+    assert "refresh_revisions" in await table_names(database)
+    assert "subscription_revision" not in await table_names(database)
+
+
+async def test_gap_in_numbering_is_rejected(database: AnyDatabase):
+    with pytest.raises(MigrationError, match="expected 0002"):
+        await migrate(
+            database, [Migration.shared(1, "0001_a", ""), Migration.shared(3, "0003_c", "")]
+        )
+
+
+async def test_database_newer_than_code_is_rejected(database: AnyDatabase):
+    await migrate(database, [Migration.shared(1, "0001_a", "CREATE TABLE a (x integer);")])
+    with pytest.raises(MigrationError, match="newer"):
+        await migrate(database, [])
+
+
+@pytest.mark.sqlite_only
+async def test_sqlite_pragmas_are_set(database: AnyDatabase):
+    assert isinstance(database, Database)
     assert await database.pragma("journal_mode") == "wal"
     assert await database.pragma("foreign_keys") == 1
     assert await database.pragma("busy_timeout") == 5000
 
 
-async def test_bundled_migrations_apply_and_are_idempotent(database: Database):
-    version = await migrate(database)
-    assert version == len(bundled_migrations()) >= 1
-    assert await database.pragma("user_version") == version
-    assert "users" in await table_names(database)
-    assert await migrate(database) == version
-
-
-async def test_broken_migration_rolls_back_whole(database: Database):
-    good = Migration(1, "0001_a.sql", "CREATE TABLE a (x INTEGER);")
-    broken = Migration(
-        2, "0002_b.sql", "ALTER TABLE a ADD COLUMN y INTEGER;\nCREATE TABLE b (oops syntax;"
+async def test_a_broken_migration_leaves_the_version_before_it(database: AnyDatabase):
+    good = Migration.shared(1, "0001_a", "CREATE TABLE a (x integer);")
+    broken = Migration.shared(
+        2, "0002_b", "ALTER TABLE a ADD COLUMN y integer;\nCREATE TABLE b (oops syntax;"
     )
     await migrate(database, [good])
-    with pytest.raises(MigrationError, match=r"0002_b\.sql"):
+    with pytest.raises(MigrationError, match="0002_b"):
         await migrate(database, [good, broken])
-    assert await database.pragma("user_version") == 1
-    async with database.access() as connection:
-        cursor = await connection.execute("PRAGMA table_info(a)")
-        columns = [row[1] for row in await cursor.fetchall()]
-        assert not connection.in_transaction
-    assert columns == ["x"]
+    assert await version(database) == 1
+    assert await columns(database, "a") == ["x"]
     assert "b" not in await table_names(database)
+    # The connection is usable afterwards: the failed run left no transaction open.
+    assert await migrate(database, [good]) == 1
 
 
-async def test_gap_in_numbering_is_rejected(database: Database):
-    with pytest.raises(MigrationError, match="expected 0002"):
-        await migrate(database, [Migration(1, "0001_a.sql", ""), Migration(3, "0003_c.sql", "")])
+@pytest.mark.postgresql_only
+async def test_postgresql_runs_every_pending_file_in_one_transaction(database: AnyDatabase):
+    first = Migration.shared(1, "0001_a", "CREATE TABLE a (x integer);")
+    second = Migration.shared(2, "0002_b", "CREATE TABLE b (x integer);")
+    broken = Migration.shared(3, "0003_c", "CREATE TABLE c (oops syntax;")
+    with pytest.raises(MigrationError, match="0003_c"):
+        await migrate(database, [first, second, broken])
+    # Nothing of the run stays, not even its bookkeeping table.
+    assert await table_names(database) == set()
 
 
-async def test_database_newer_than_code_is_rejected(database: Database):
-    async with database.access() as connection:
-        await connection.execute("PRAGMA user_version = 99")
-    with pytest.raises(MigrationError, match="newer"):
-        await migrate(database)
-
-
-async def test_transaction_rolls_back_on_error(database: Database):
-    await migrate(database)
-
-    async def insert_then_fail() -> None:
-        async with database.transaction() as connection:
-            await connection.execute(
-                "INSERT INTO users (chat_id, language, timezone, created_at, last_seen_at)"
-                " VALUES (1, 'ru', 'UTC', 'x', 'x')"
-            )
-            raise RuntimeError("boom")
-
-    with pytest.raises(RuntimeError):
-        await insert_then_fail()
-    async with database.access() as connection:
-        cursor = await connection.execute("SELECT count(*) FROM users")
-        row = await cursor.fetchone()
-        assert row is not None
-        assert row[0] == 0
-
-
-async def test_schema_rejects_invalid_rows(database: Database):
-    await migrate(database)
-
-    async def insert_bad_language() -> None:
-        async with database.transaction() as connection:
-            await connection.execute(
-                "INSERT INTO users (chat_id, language, timezone, quiet_start, created_at,"
-                " last_seen_at) VALUES (1, 'de', 'UTC', NULL, 'x', 'x')"
-            )
-
-    with pytest.raises(sqlite3.IntegrityError):
-        await insert_bad_language()
+@pytest.mark.postgresql_only
+async def test_replicas_migrating_one_empty_database_at_once_make_one_schema(backend: str):
+    require_postgres()
+    async with temporary_database() as url:
+        replicas = [await PgDatabase.open(url, max_size=2) for _ in range(5)]
+        try:
+            versions = await asyncio.gather(*(migrate(replica) for replica in replicas))
+            assert versions == [len(bundled_migrations())] * 5
+            async with replicas[0].access() as connection:
+                rows = await connection.fetchall(
+                    "SELECT version, name FROM schema_migrations ORDER BY version"
+                )
+            assert [(row[0], row[1]) for row in rows] == [
+                (migration.version, migration.name) for migration in bundled_migrations()
+            ]
+        finally:
+            for replica in replicas:
+                await replica.close()

@@ -1,0 +1,2 @@
+-- Nothing on PostgreSQL: the revision counter of 0006_subscription_revision.sqlite.sql was
+-- replaced by the change log of 0008 before PostgreSQL was supported, so it is never made here.

@@ -1,0 +1,72 @@
+"""One `python -m bot` process on SQLite, end to end through the fakes over HTTP: 150 users
+watch the H100, it comes into stock, each gets one alert; after kill -9 and a restart on the
+same data directory the bot answers again and sends no alert twice."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from tests.e2e.watchers import (
+    WATCH,
+    alerts,
+    answered_help,
+    drained,
+    monitored,
+    selectel_success,
+    server_list_fetches,
+    watching,
+)
+from tests.fakes.providers import FakeProviders, all_sites
+from tests.fakes.sites.selectel import H100Control
+from tests.fakes.telegram import FakeTelegram
+from tests.polling import eventually
+from tests.processes import BotProcess, bot_settings
+
+USERS = range(40_000, 40_150)
+REFRESH_S = 10  # the shortest interval the settings allow (GPURADAR_REFRESH_SECONDS)
+# Generous: a loaded two-core machine may run several of these bots at once.
+WITHIN_S = 90.0
+
+
+async def test_a_bot_process_alerts_each_watcher_once_and_answers_after_kill_9(tmp_path: Path):
+    async with FakeProviders(all_sites()) as sites, FakeTelegram() as telegram:
+        h100 = H100Control(count=0)
+        h100.install(sites["selectel"])
+        settings = bot_settings(
+            telegram.base_url,
+            database=tmp_path / "data" / "gpuradar.sqlite3",
+            sites=sites,
+            refresh_s=REFRESH_S,
+        )
+        async with BotProcess(tmp_path / "bot", settings) as bot:
+            await bot.wait_healthy(lambda body: selectel_success(body) is not None)
+            for chat in USERS:
+                telegram.push_message(chat, WATCH)
+            await telegram.wait_until(lambda: watching(telegram, USERS) or None, timeout=WITHIN_S)
+            assert alerts(telegram, USERS) == Counter()
+
+            h100.count = 1
+            await telegram.wait_until(
+                lambda: set(alerts(telegram, USERS)) == set(USERS) or None, timeout=WITHIN_S
+            )
+            # Every send marked in the database: a kill now may not repeat any.
+            await eventually(drained(bot), WITHIN_S, every=0.1)
+            bot.kill()
+            killed_at = telegram.mark()
+            fetches_at_kill = server_list_fetches(sites["selectel"])
+
+            bot.start()
+            telegram.push_message(USERS[0], "/help")
+            await telegram.wait_until(
+                lambda: answered_help(telegram, USERS[0], killed_at) or None, timeout=WITHIN_S
+            )
+            # A whole refresh after the restart, with the H100 still in stock: nothing new.
+            before = selectel_success(await bot.wait_healthy(monitored))
+            assert before is not None  # the snapshot from before the kill
+            await bot.wait_healthy(lambda body: (selectel_success(body) or before) > before)
+            assert server_list_fetches(sites["selectel"]) > fetches_at_kill
+        assert await bot.wait() == 0
+        counts = alerts(telegram, USERS)
+    assert counts == Counter(dict.fromkeys(USERS, 1))
+    bot.assert_clean()
