@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from monitor.alerts import Alert
-from monitor.users import DEFAULT_TIMEZONE, QuietHours, User, quiet_until
+from monitor.users import DEFAULT_TIMEZONE, QuietHours, quiet_until
 
 # What a cooldown is kept per: subscription id, provider, sku, location, EventKind value.
 CooldownKey = tuple[int, str, str, str, str]
@@ -40,10 +40,6 @@ class Hold:
     quiet_hours: QuietHours | None = None
     blocked: bool = False
     snoozed_until: datetime | None = None  # a live snooze ("💤 until morning")
-
-    @classmethod
-    def of(cls, user: User, snoozed_until: datetime | None = None) -> Hold:
-        return cls(user.timezone, user.quiet_hours, user.blocked, snoozed_until)
 
     def due(self, now: datetime) -> datetime:
         """When an alert made `now` may go: after the snooze, and outside quiet hours (a

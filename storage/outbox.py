@@ -150,7 +150,8 @@ async def insert_alerts(connection: aiosqlite.Connection, prepared: PreparedAler
     if not prepared.rows:
         return 0
     # Explicit ids, so one executemany stores every payload and the rows know theirs: the
-    # caller's write transaction keeps anyone else from taking the same ids meanwhile.
+    # caller's write transaction keeps anyone else from taking the same ids meanwhile (SQLite
+    # has one writer at a time; on PostgreSQL the ids must come from the table's sequence).
     cursor = await connection.execute("SELECT coalesce(max(id), 0) + 1 FROM outbox_events")
     row = await cursor.fetchone()
     first = 1 if row is None else int(row[0])

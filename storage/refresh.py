@@ -11,7 +11,7 @@ from datetime import datetime
 import aiosqlite
 
 from monitor.plan import Healthy, RefreshPlan, RefreshState
-from monitor.queueing import CooldownKey, Hold
+from monitor.queueing import Hold
 from monitor.users import QuietHours
 from storage.database import Database
 from storage.history import read_tracked, record_change_points, write_tracked
@@ -32,8 +32,13 @@ class RefreshQueries:
             revision = await _revision(connection, provider)
             tracked = await read_tracked(connection, provider)
             runs = await read_part_runs(connection, provider)
-            last_alerts = await _cooling(connection, provider, moment)
+            cooling = await _cooling(connection, provider, moment)
             holds = await _holds(connection, moment)
+        # Turned into values once the connection is free: 20k cooling rows after a big refresh.
+        last_alerts = {
+            (sub, provider, sku, location, kind): datetime.fromisoformat(at)
+            for sub, sku, location, kind, at in cooling
+        }
         return RefreshState(revision, tracked, runs, last_alerts, holds)
 
     async def commit(self, provider: str, plan: RefreshPlan) -> int | None:
@@ -90,8 +95,9 @@ async def _advance(connection: aiosqlite.Connection, provider: str, seen: int) -
 
 async def _cooling(
     connection: aiosqlite.Connection, provider: str, moment: str
-) -> dict[CooldownKey, datetime]:
-    """The last alert of each key of this provider whose cooldown runs past `moment`.
+) -> list[tuple[int, str, str, str, str]]:
+    """(subscription, sku, location, kind, last alert) of each key of this provider whose
+    cooldown runs past `moment`.
 
     Bounded by the cooldowns still running (an index range), not by the outbox's history:
     every status counts, a dropped row (the chat blocked us) was still an alert made.
@@ -102,10 +108,7 @@ async def _cooling(
         " GROUP BY subscription_id, sku, location, kind",
         (provider, moment),
     )
-    return {
-        (row[0], provider, row[1], row[2], row[3]): datetime.fromisoformat(row[4])
-        for row in await cursor.fetchall()
-    }
+    return [(row[0], row[1], row[2], row[3], row[4]) for row in await cursor.fetchall()]
 
 
 async def _holds(connection: aiosqlite.Connection, moment: str) -> dict[int, Hold]:

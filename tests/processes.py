@@ -198,6 +198,12 @@ class BotProcess:
         answer = await self._get("/healthz")
         return None if answer is None else (answer[0], json.loads(answer[1]))
 
+    async def role(self) -> str | None:
+        """ "leader" or "follower" as /healthz says; None without an answer or a role."""
+        health = await self.health()
+        replica = None if health is None else health[1].get("replica")
+        return replica.get("role") if isinstance(replica, dict) else None
+
     async def metric(self, sample: str) -> float | None:
         """The value of one /metrics sample, named as the page writes it
         (`gpuradar_outbox_pending`, `gpuradar_leader`, `name{label="x"}`); None when the page

@@ -195,6 +195,12 @@ class Sender:
         self._flood_cap = flood_cap
         self._idle_interval = idle_interval
         self._stop_grace = stop_grace
+        # Sends that reached Telegram (granted a slot) and are not settled yet: what a stop
+        # waits for. Workers still waiting for a slot send nothing, so a stop cancels them at
+        # once rather than spending the grace in a flood pause.
+        self._on_wire = 0
+        self._wire_idle = asyncio.Event()
+        self._wire_idle.set()
         self._default_language = default_language
         self._sleep = sleep
         self._clock = clock
@@ -323,8 +329,9 @@ class Sender:
                 if any(w.exception() for w in failed):
                     break
                 if stopping.done():
-                    if running:
-                        await asyncio.wait(running, timeout=self._stop_grace)
+                    if running and self._on_wire:
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(self._wire_idle.wait(), self._stop_grace)
                     break
         finally:
             stopping.cancel()
@@ -358,64 +365,89 @@ class Sender:
         unsent: set[int],
     ) -> bool:
         ids = message.row_ids
-        while True:
-            try:
-                async with self._limiter.slot(chat_id):
-                    await self._bot.send_message(
-                        chat_id,
-                        message.text,
-                        parse_mode=ParseMode.HTML,
-                        reply_markup=message.markup,
-                    )
-            except TelegramRetryAfter as error:
-                self._count("flood_wait")
-                if self._flood(chat_id, error.retry_after):
-                    continue  # bot-wide and within the cap: the same message, after the pause
+        on_wire = False
+        try:
+            while True:
+                try:
+                    async with self._limiter.slot(chat_id):
+                        if not on_wire:
+                            on_wire = True
+                            self._on_wire += 1
+                            self._wire_idle.clear()
+                        await self._bot.send_message(
+                            chat_id,
+                            message.text,
+                            parse_mode=ParseMode.HTML,
+                            reply_markup=message.markup,
+                        )
+                except TelegramRetryAfter as error:
+                    self._count("flood_wait")
+                    if self._flood(chat_id, error.retry_after):
+                        # Bot-wide and within the cap: the same message, after the pause. It
+                        # was refused, so a stop meanwhile has nothing of it to wait for.
+                        on_wire = self._off_wire(on_wire)
+                        continue
+                    self._settle(unsent, ids)
+                    reason = f"429: retry after {error.retry_after} s"
+                    await self._retry_later(chat_id, ids, error.retry_after, reason, failed=False)
+                    return False
+                except TelegramForbiddenError as error:
+                    self._count("blocked_403")
+                    self._settle(unsent, [row.id for row in rows])
+                    await self._blocked(chat_id, error.message)
+                    return False
+                except TelegramBadRequest as error:
+                    if TOO_LONG in error.message and not message.shortened:
+                        # Telegram counts differently from us, or a block is huge: say less.
+                        logger.warning("chat %s: message too long, sending a summary", chat_id)
+                        self.stats.shortened += 1
+                        message = summary_message(message, rows, i18n)
+                        continue
+                    logger.error("chat %s refused alert rows %s: %s", chat_id, ids, error.message)
+                    self._count("dropped_400")
+                    self.stats.dropped += 1
+                    self._settle(unsent, ids)
+                    reason = f"400: {error.message}"
+                    await self._write_or_hold(partial(self._store.mark_dropped, ids, reason))
+                    return False
+                except (
+                    TelegramServerError,
+                    TelegramNetworkError,
+                    TelegramUnauthorizedError,
+                ) as error:
+                    self._count("retry")
+                    self.stats.retries += 1
+                    if self._telegram_down(chat_id, error):
+                        # Everything paused; this message goes first after the pause.
+                        on_wire = self._off_wire(on_wire)
+                        continue
+                    await self._failed(chat_id, ids, attempts, error, unsent)
+                    return False
+                except TelegramAPIError as error:
+                    # 409, a migrated chat...: nothing this message can fix, and nothing that
+                    # proves it undeliverable. Retry later; max_attempts ends it.
+                    logger.error("chat %s: unexpected Telegram error: %s", chat_id, error)
+                    self._count("api_error")
+                    await self._failed(chat_id, ids, attempts, error, unsent)
+                    return False
                 self._settle(unsent, ids)
-                reason = f"429: retry after {error.retry_after} s"
-                await self._retry_later(chat_id, ids, error.retry_after, reason, failed=False)
-                return False
-            except TelegramForbiddenError as error:
-                self._count("blocked_403")
-                self._settle(unsent, [row.id for row in rows])
-                await self._blocked(chat_id, error.message)
-                return False
-            except TelegramBadRequest as error:
-                if TOO_LONG in error.message and not message.shortened:
-                    # Telegram counts differently from us, or a block is huge: say less.
-                    logger.warning("chat %s: message too long, sending a summary", chat_id)
-                    self.stats.shortened += 1
-                    message = summary_message(message, rows, i18n)
-                    continue
-                logger.error("chat %s refused alert rows %s: %s", chat_id, ids, error.message)
-                self._count("dropped_400")
-                self.stats.dropped += 1
-                self._settle(unsent, ids)
-                reason = f"400: {error.message}"
-                await self._write_or_hold(partial(self._store.mark_dropped, ids, reason))
-                return False
-            except (TelegramServerError, TelegramNetworkError, TelegramUnauthorizedError) as error:
-                self._count("retry")
-                self.stats.retries += 1
-                if self._telegram_down(chat_id, error):
-                    continue  # everything paused; this message goes first after the pause
-                await self._failed(chat_id, ids, attempts, error, unsent)
-                return False
-            except TelegramAPIError as error:
-                # 409, a migrated chat...: nothing this message can fix, and nothing that
-                # proves it undeliverable. Retry later; max_attempts ends it.
-                logger.error("chat %s: unexpected Telegram error: %s", chat_id, error)
-                self._count("api_error")
-                await self._failed(chat_id, ids, attempts, error, unsent)
-                return False
-            self._settle(unsent, ids)
-            self._transport_failed.clear()
-            self._outage_failures = 0
-            self.last_sent_at = self._clock()
-            await self._record_sent(ids)
-            self.stats.sent += 1
-            self._count("sent")
-            return True
+                self._transport_failed.clear()
+                self._outage_failures = 0
+                self.last_sent_at = self._clock()
+                await self._record_sent(ids)
+                self.stats.sent += 1
+                self._count("sent")
+                return True
+        finally:
+            self._off_wire(on_wire)
+
+    def _off_wire(self, on_wire: bool) -> bool:
+        """This send no longer reached Telegram unsettled; returns the send's new flag."""
+        if on_wire:
+            self._on_wire -= 1
+            if not self._on_wire:
+                self._wire_idle.set()
+        return False
 
     async def _failed(
         self,

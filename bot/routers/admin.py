@@ -7,6 +7,7 @@ answers it like any other unknown command, so the command's existence is not rev
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 from aiogram import Router
 from aiogram.enums import ChatType
@@ -18,10 +19,26 @@ from bot.i18n import Html, Translator
 from bot.views.prices import PROVIDER_NAMES
 from bot.views.provider_health import admin_part_state
 from monitor.health import PartHealth, ProviderHealth
-from storage import Store
+from storage.admin import SubscriptionCounts
 
 # A provider's error text is scraped or exception text: long ones are trimmed for the table.
 MAX_ERROR_CHARS = 200
+
+
+class AdminStore(Protocol):
+    """What /admin counts (storage.admin.AdminQueries and a few of the Store's own)."""
+
+    async def subscription_counts(self) -> SubscriptionCounts: ...
+
+    async def count_users(self) -> int: ...
+
+    async def blocked_user_count(self) -> int: ...
+
+    async def offer_count(self) -> int: ...
+
+    async def pending_count(self) -> int: ...
+
+    async def provider_health(self) -> list[ProviderHealth]: ...
 
 
 class IsAdmin(Filter):
@@ -42,11 +59,11 @@ def create_router() -> Router:
     return router
 
 
-async def on_admin(message: Message, i18n: Translator, store: Store) -> None:
+async def on_admin(message: Message, i18n: Translator, store: AdminStore) -> None:
     await message.answer(await admin_text(store, i18n, datetime.now(UTC)))
 
 
-async def admin_text(store: Store, i18n: Translator, now: datetime) -> str:
+async def admin_text(store: AdminStore, i18n: Translator, now: datetime) -> str:
     subscriptions = await store.subscription_counts()
     lines = [
         i18n("admin-title"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Protocol
 
 from aiogram import F, Router
 from aiogram.types import Message
@@ -22,7 +23,7 @@ from estimator.query import FitQuery, Method
 from estimator.render import rubles
 from estimator.specs import GpuSpec
 from estimator.timing import tokens_per_second
-from storage import Store
+from monitor.offers import Offer
 
 MAX_TEXT = 300
 SHOWN = 3
@@ -39,13 +40,19 @@ _SIZE = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s*[bб](?!\w)", re.I)
 REFERENCE_RUN = FitQuery(model="Llama-3.1-8B", method=Method.LORA, ctx=2048, micro_batch=4)
 
 
+class AskStore(Protocol):
+    """What a free-text question reads: the live prices its answer quotes."""
+
+    async def current_offers(self) -> list[Offer]: ...
+
+
 def create_router() -> Router:
     router = Router(name="ask")
     router.message.register(on_text, F.text, ~F.text.startswith("/"))
     return router
 
 
-async def on_text(message: Message, translators: dict[str, Translator], store: Store) -> None:
+async def on_text(message: Message, translators: dict[str, Translator], store: AskStore) -> None:
     text = (message.text or "")[:MAX_TEXT]
     language = language_of(text)
     i18n = translators.get(language) or next(iter(translators.values()))

@@ -19,7 +19,7 @@ from bot.callbacks import FitDetailsCallback, FitWatchCallback, FitWizardCallbac
 from bot.i18n import Translator
 from bot.quotes import quotes_from
 from bot.replies import show
-from bot.routers.watch import subscribe
+from bot.routers.watch import SubscribeStore, subscribe
 from estimator.answer import FitAnswer, build_answer
 from estimator.ask import command_for, understand
 from estimator.cost import PriceQuote
@@ -29,7 +29,6 @@ from estimator.parsing.text import language_of
 from estimator.query import Method
 from estimator.render import render_compare, render_details, render_short
 from monitor.users import User
-from storage import Store
 
 # Wizard choices: (button label, value put into the command).
 SIZES = (("1–3B", "3b"), ("7–8B", "8b"), ("13–14B", "13b"), ("32–34B", "32b"), ("70B", "70b"))
@@ -60,11 +59,11 @@ def create_router() -> Router:
     return router
 
 
-async def live_quotes(store: Store) -> list[PriceQuote]:
+async def live_quotes(store: SubscribeStore) -> list[PriceQuote]:
     return quotes_from(await store.current_offers())
 
 
-async def build(parsed: ParsedQuery, store: Store) -> FitAnswer:
+async def build(parsed: ParsedQuery, store: SubscribeStore) -> FitAnswer:
     return build_answer(parsed, load_gpus(), await live_quotes(store))
 
 
@@ -106,7 +105,7 @@ def _packs(data: FitDetailsCallback | FitWatchCallback) -> bool:
 
 
 async def reply_with_answer(
-    message: Message, parsed: ParsedQuery, language: str, i18n: Translator, store: Store
+    message: Message, parsed: ParsedQuery, language: str, i18n: Translator, store: SubscribeStore
 ) -> None:
     answer = await build(parsed, store)
     keyboard = answer_keyboard(parsed, i18n, language)
@@ -120,7 +119,10 @@ async def reply_with_answer(
 
 
 async def on_fit_watch(
-    callback: CallbackQuery, callback_data: FitWatchCallback, i18n: Translator, store: Store
+    callback: CallbackQuery,
+    callback_data: FitWatchCallback,
+    i18n: Translator,
+    store: SubscribeStore,
 ) -> None:
     await callback.answer()
     assert callback.message is not None
@@ -136,7 +138,7 @@ async def on_details(
     callback_data: FitDetailsCallback,
     translators: dict[str, Translator],
     i18n: Translator,
-    store: Store,
+    store: SubscribeStore,
 ) -> None:
     """Rebuild the answer from the button's command at today's prices, in the question's
     language, and switch the message between the short and the detailed view."""
@@ -162,7 +164,7 @@ async def on_fit(
     i18n: Translator,
     translators: dict[str, Translator],
     user: User,
-    store: Store,
+    store: SubscribeStore,
 ) -> None:
     if not command.args:
         await message.answer(i18n("fit-wizard-size"), reply_markup=size_keyboard())
@@ -195,7 +197,7 @@ def _command_language(args: str, setting: str) -> str:
 
 
 async def on_compare(
-    message: Message, args: str, i18n: Translator, user: User, store: Store
+    message: Message, args: str, i18n: Translator, user: User, store: SubscribeStore
 ) -> None:
     """/fit compare 13b: full, LoRA and QLoRA of the same run in one table."""
     base = args.strip() or "8b"
@@ -227,7 +229,7 @@ async def on_question(
     parsed: ParsedQuery,
     translators: dict[str, Translator],
     i18n: Translator,
-    store: Store,
+    store: SubscribeStore,
 ) -> None:
     # A free question is answered in its own language, whatever the user's setting.
     language = language_of(message.text or "")
@@ -254,7 +256,7 @@ async def on_wizard(
     callback_data: FitWizardCallback,
     i18n: Translator,
     user: User,
-    store: Store,
+    store: SubscribeStore,
 ) -> None:
     await callback.answer()
     size, method, ctx = callback_data.size, callback_data.method, callback_data.ctx

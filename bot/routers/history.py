@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
@@ -12,9 +14,21 @@ from bot.chart_pool import ChartBusyError, ChartPool
 from bot.i18n import Translator
 from bot.routers.prices import MAX_FILTER, gpu_filter
 from estimator.render import rubles
-from storage import Store
+from storage.history import HistoryPoint
 
 WINDOW = timedelta(days=30)
+
+
+class HistoryStore(Protocol):
+    """What /history reads (storage.history.HistoryQueries)."""
+
+    async def price_series(
+        self, gpu_ids: Collection[str], since: datetime, /
+    ) -> list[HistoryPoint]: ...
+
+    async def lowest_price(
+        self, gpu_ids: Collection[str], since: datetime, /
+    ) -> HistoryPoint | None: ...
 
 
 def create_router() -> Router:
@@ -24,7 +38,11 @@ def create_router() -> Router:
 
 
 async def on_history(
-    message: Message, command: CommandObject, i18n: Translator, store: Store, charts: ChartPool
+    message: Message,
+    command: CommandObject,
+    i18n: Translator,
+    store: HistoryStore,
+    charts: ChartPool,
 ) -> None:
     wanted = (command.args or "").strip()
     if len(wanted) > MAX_FILTER:

@@ -7,6 +7,7 @@ Filters are /watch's words plus a billing kind (bot.price_query): `/prices 80gb`
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Protocol
 
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
@@ -18,13 +19,21 @@ from bot.price_query import PriceQuery, parse_price_query
 from bot.replies import show
 from bot.views.prices import prices_keyboard, prices_text
 from estimator.gpus import family_members, family_of, resolve_for_sizing
-from monitor.offers import StockState
+from monitor.health import ProviderHealth
+from monitor.offers import Offer, StockState
 from monitor.watch_parse import WatchError
-from storage import Store
 
 # A GPU name or family plus a few filters; longer arguments are refused, not silently cut.
 MAX_FILTER = 80
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+
+class PricesStore(Protocol):
+    """What /prices and /stock read (storage.offers.OfferQueries)."""
+
+    async def current_offers(self) -> list[Offer]: ...
+
+    async def provider_health(self) -> list[ProviderHealth]: ...
 
 
 def create_router() -> Router:
@@ -46,7 +55,7 @@ def gpu_filter(text: str) -> tuple[str, set[str]] | None:
 
 
 async def render_page(
-    store: Store, i18n: Translator, page: int, query: PriceQuery, in_stock_only: bool = False
+    store: PricesStore, i18n: Translator, page: int, query: PriceQuery, in_stock_only: bool = False
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     offers = [offer for offer in await store.current_offers() if query.accepts(offer)]
     if in_stock_only:
@@ -66,7 +75,7 @@ async def render_page(
 
 
 async def on_prices(
-    message: Message, command: CommandObject, i18n: Translator, store: Store
+    message: Message, command: CommandObject, i18n: Translator, store: PricesStore
 ) -> None:
     wanted = (command.args or "").strip()
     if len(wanted) > MAX_FILTER:
@@ -84,7 +93,7 @@ async def on_prices(
 
 
 async def on_page(
-    callback: CallbackQuery, callback_data: PricesCallback, i18n: Translator, store: Store
+    callback: CallbackQuery, callback_data: PricesCallback, i18n: Translator, store: PricesStore
 ) -> None:
     await callback.answer()
     try:

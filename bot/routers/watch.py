@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Protocol
 
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
@@ -13,10 +14,11 @@ from bot.callbacks import SubsCallback, WatchWizardCallback
 from bot.i18n import Html, Translator
 from bot.replies import show
 from bot.views.prices import money, offer_brief, provider_ages
+from monitor.health import ProviderHealth
+from monitor.offers import Offer
 from monitor.subscriptions import AlertKind, Subscription, WatchFilter, offer_matches
 from monitor.users import DEFAULT_TIMEZONE, User, zone
 from monitor.watch_parse import WatchError, describe, parse_watch, short_label
-from storage import Store
 from storage.subscriptions import MAX_SUBSCRIPTIONS, SubscriptionLimitError
 
 # The button flow offers the families people rent most; anything else can be typed.
@@ -26,6 +28,34 @@ EDIT_PRICES = ("", "100", "150", "200", "250", "300", "400", "600")
 MAX_ARGS = 200
 # How many of the offers that already match a new watch its first answer lists.
 SHOWN_MATCHES = 3
+
+
+class SubscribeStore(Protocol):
+    """What a new watch needs (/watch, its buttons, a fit answer's watch button): the
+    subscription, and the live offers it is shown against."""
+
+    async def add_subscription(self, chat_id: int, watch: WatchFilter, /) -> Subscription: ...
+
+    async def current_offers(self) -> list[Offer]: ...
+
+    async def provider_health(self) -> list[ProviderHealth]: ...
+
+
+class SubsStore(Protocol):
+    """What /subs and its buttons need (storage.subscriptions, and the outbox for a delete)."""
+
+    async def subscriptions_of(self, chat_id: int, /) -> list[Subscription]: ...
+
+    async def set_paused(self, chat_id: int, sub_id: int, paused: bool, /) -> bool: ...
+
+    async def delete_subscription(self, chat_id: int, sub_id: int, /) -> bool: ...
+
+    async def drop_subscription(self, chat_id: int, subscription_id: int, reason: str, /) -> int:
+        """Drop its alerts still queued."""
+
+    async def update_max_price(
+        self, chat_id: int, sub_id: int, value: float | None, /
+    ) -> Subscription | None: ...
 
 
 def create_router() -> Router:
@@ -38,7 +68,7 @@ def create_router() -> Router:
 
 
 async def on_watch(
-    message: Message, command: CommandObject, i18n: Translator, store: Store
+    message: Message, command: CommandObject, i18n: Translator, store: SubscribeStore
 ) -> None:
     if not command.args:
         await message.answer(i18n("watch-wizard-gpu"), reply_markup=family_keyboard())
@@ -50,7 +80,7 @@ async def on_watch(
     await message.answer(await subscribe(store, i18n, message.chat.id, command.args))
 
 
-async def subscribe(store: Store, i18n: Translator, chat_id: int, text: str) -> str:
+async def subscribe(store: SubscribeStore, i18n: Translator, chat_id: int, text: str) -> str:
     try:
         watch = parse_watch(text)
     except WatchError as error:
@@ -63,7 +93,7 @@ async def subscribe(store: Store, i18n: Translator, chat_id: int, text: str) -> 
     return await created_text(store, i18n, subscription.filter)
 
 
-async def created_text(store: Store, i18n: Translator, watch: WatchFilter) -> str:
+async def created_text(store: SubscribeStore, i18n: Translator, watch: WatchFilter) -> str:
     """The new watch, what already matches it (the best few), and what will count as new.
 
     What matches now is shown at once because it will not make an alert: an alert is a
@@ -107,7 +137,10 @@ def new_means(i18n: Translator, watch: WatchFilter) -> str:
 
 
 async def on_wizard(
-    callback: CallbackQuery, callback_data: WatchWizardCallback, i18n: Translator, store: Store
+    callback: CallbackQuery,
+    callback_data: WatchWizardCallback,
+    i18n: Translator,
+    store: SubscribeStore,
 ) -> None:
     await callback.answer()
     family = callback_data.family
@@ -143,14 +176,14 @@ def price_keyboard(family: str) -> InlineKeyboardMarkup:
 # --- /subs -----------------------------------------------------------------------------
 
 
-async def on_subs(message: Message, i18n: Translator, store: Store, user: User) -> None:
+async def on_subs(message: Message, i18n: Translator, store: SubsStore, user: User) -> None:
     assert message.chat is not None
     text, keyboard = await subs_view(store, i18n, message.chat.id, user.timezone)
     await message.answer(text, reply_markup=keyboard)
 
 
 async def subs_view(
-    store: Store, i18n: Translator, chat_id: int, timezone: str = DEFAULT_TIMEZONE
+    store: SubsStore, i18n: Translator, chat_id: int, timezone: str = DEFAULT_TIMEZONE
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     subscriptions = await store.subscriptions_of(chat_id)
     if not subscriptions:
@@ -189,7 +222,7 @@ async def on_subs_button(
     callback: CallbackQuery,
     callback_data: SubsCallback,
     i18n: Translator,
-    store: Store,
+    store: SubsStore,
     user: User,
 ) -> None:
     assert callback.message is not None

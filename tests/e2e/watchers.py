@@ -36,8 +36,9 @@ def alerts(telegram: FakeTelegram, chats: range) -> Counter[int]:
     return Counter({chat: n for chat, n in delivered(telegram).items() if chat in chats})
 
 
-def server_list_fetches(selectel: FakeSite) -> int:
-    return sum(1 for request in selectel.requests if request.path == SERVER_LIST)
+def server_list_fetches(selectel: FakeSite) -> list[float]:
+    """When (time.monotonic()) each Selectel refresh fetched the server list."""
+    return [request.at for request in selectel.requests if request.path == SERVER_LIST]
 
 
 def selectel_success(body: dict[str, Any]) -> datetime | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -55,6 +56,8 @@ class SiteRequest:
     path: str
     query: dict[str, str]
     form: dict[str, str]
+    # time.monotonic() on arrival: how often a provider is scraped (one refresher, or three?)
+    at: float = field(default_factory=time.monotonic)
 
 
 # What a provider's site module supplies: (method, path) -> handler(request, mode).

@@ -13,7 +13,9 @@ changed.  Rate limits use an injectable clock, so tests advance time instead of 
 Two bot instances polling at once are seen as Telegram sees them: a getUpdates that arrives
 while another is held open makes the older one fail with 409 Conflict (the core fake does that);
 each such answer is kept in :attr:`FakeTelegram.conflicts`, stamped on the same clock, so a test
-can assert that none came after a warm-up.
+can assert that none came after a warm-up.  A 409 answered to a client that had already gone
+(a bot killed while its poll was held) reached nobody: it is kept, marked, and left out of
+:meth:`FakeTelegram.conflicts_since`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,6 +97,12 @@ class Conflict:
 
     at: float  # FakeTelegram.clock() when the 409 was answered
     call: ApiCall
+    heard: bool  # the client was still connected to receive it
+
+
+# The HTTP request being answered, for _record (called deep inside the core's _handle, in the
+# same task): whether its client is still connected.
+_ANSWERING: ContextVar[web.Request | None] = ContextVar("fake_telegram_answering", default=None)
 
 
 class _ResetConnectionError(Exception):
@@ -230,6 +239,7 @@ class FakeTelegram(FakeBotApi):
     async def _handle(self, http: web.Request) -> web.Response:
         if self.latency:
             await asyncio.sleep(self.latency / 2)
+        answering = _ANSWERING.set(http)
         try:
             response = await super()._handle(http)
         except _ResetConnectionError:
@@ -237,6 +247,8 @@ class FakeTelegram(FakeBotApi):
             if http.transport is not None:
                 http.transport.abort()
             return web.Response(status=500)  # never reaches the client
+        finally:
+            _ANSWERING.reset(answering)
         if self.latency:
             await asyncio.sleep(self.latency / 2)
         return response
@@ -280,12 +292,22 @@ class FakeTelegram(FakeBotApi):
     def _record(self, request: ApiRequest, status: int, envelope: dict[str, Any]) -> ApiCall:
         call = super()._record(request, status, envelope)
         if status == 409 and call.method == "getUpdates":
-            self.conflicts.append(Conflict(self.clock(), call))
+            http = _ANSWERING.get()
+            heard = http is None or (http.transport is not None and not http.transport.is_closing())
+            self.conflicts.append(Conflict(self.clock(), call, heard))
         return call
 
     def conflicts_since(self, moment: float) -> list[Conflict]:
-        """The 409s answered at or after ``moment`` (on :attr:`clock`), e.g. after a warm-up."""
-        return [conflict for conflict in self.conflicts if conflict.at >= moment]
+        """The 409s a client received at or after ``moment`` (on :attr:`clock`), e.g. after a
+        warm-up; those answered to a client already gone are left out."""
+        return [c for c in self.conflicts if c.at >= moment and c.heard]
+
+    @property
+    def connected_clients(self) -> int:
+        """Client connections open now (a killed client's closes once the server notices)."""
+        server = None if self._runner is None else self._runner.server
+        handlers = [] if server is None else server.connections
+        return sum(1 for handler in handlers if handler.transport is not None)
 
     # --- helpers ---------------------------------------------------------------------------
 

@@ -7,8 +7,9 @@ from aiogram import Dispatcher
 from aiogram.exceptions import TelegramConflictError
 
 from bot.fake_telegram import ApiCall
-from tests.fakes.helpers import CHAT, FakeClock, wait_until_polling
+from tests.fakes.helpers import CHAT, FakeClock, raw_call, wait_until_polling
 from tests.fakes.telegram import FakeTelegram, make_bot, polling
+from tests.polling import eventually
 
 # Telegram's own words (Bot API, answered to the older of two overlapping getUpdates).
 CONFLICT = (
@@ -30,8 +31,26 @@ async def test_a_second_poll_fails_the_older_waiting_one_with_409_and_counts_it(
         assert len(await asyncio.wait_for(second, 5)) == 1  # the newer poll is served
     (conflict,) = api.conflicts
     assert conflict.at == 1002.5
+    assert conflict.heard
     assert (conflict.call.method, conflict.call.status) == ("getUpdates", 409)
     assert conflict.call.response == {"ok": False, "error_code": 409, "description": CONFLICT}
+
+
+async def test_a_409_answered_to_a_client_already_gone_is_kept_but_not_counted() -> None:
+    async with FakeTelegram(max_poll_wait=30) as api:
+        doomed = asyncio.create_task(raw_call(api, "getUpdates", data={"timeout": "30"}))
+        await wait_until_polling(api)
+        doomed.cancel()  # a bot killed while its long poll is held: its connection closes
+        await asyncio.gather(doomed, return_exceptions=True)
+        await eventually(lambda: api.connected_clients == 0)
+        async with make_bot(api) as bot:
+            successor = asyncio.create_task(bot.get_updates(timeout=30))
+            await api.wait_until(lambda: api.conflicts or None)  # the held poll is failed
+            api.push_message(CHAT, "for the successor")
+            assert len(await asyncio.wait_for(successor, 5)) == 1
+    (conflict,) = api.conflicts
+    assert not conflict.heard
+    assert api.conflicts_since(0.0) == []
 
 
 async def test_polls_one_after_another_never_conflict() -> None:
