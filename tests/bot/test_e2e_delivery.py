@@ -121,11 +121,12 @@ async def test_a_blocked_user_who_comes_back_gets_only_the_blocks_pauses_undone(
         await seed(store, CHATS[:1])
 
         async def blocked() -> bool:
+            # The sender marks the user, then pauses their subscriptions: two writes.
             user = await store.get_user(chat)
-            return user is not None and user.blocked
+            subs = await store.subscriptions_of(chat)
+            return user is not None and user.blocked and all(sub.paused for sub in subs)
 
         await eventually(blocked)
-        assert all(sub.paused for sub in await store.subscriptions_of(chat))
 
         telegram.unblock_chat(chat)
         after = telegram.mark()
