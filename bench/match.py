@@ -39,8 +39,6 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 
-import aiosqlite
-
 from estimator.gpus import get, load_gpus
 from estimator.specs import GpuSpec
 from monitor.alerts import Alert
@@ -59,7 +57,7 @@ from monitor.subscriptions import (
 from monitor.watch_parse import parse_watch
 from monitor.watchlist import Watchlist
 from storage import Store
-from storage.database import Database
+from storage.database import SqliteConnection, SqliteDatabase
 from storage.migrations import migrate
 from storage.subscriptions import filter_to_json
 from tests.factories import FixedSource
@@ -251,13 +249,13 @@ def main(n_events: int, seed: int, runs: int) -> None:
 PROVIDER = "selectel"
 
 
-class TimedDatabase(Database):
+class TimedDatabase(SqliteDatabase):
     """The real database, timing each write transaction from BEGIN to COMMIT."""
 
     held_ms: list[float]
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+    async def transaction(self) -> AsyncIterator[SqliteConnection]:
         started = time.perf_counter()
         async with super().transaction() as connection:
             yield connection

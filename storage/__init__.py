@@ -1,7 +1,7 @@
-"""SQLite persistence: connection, numbered migrations and the typed Store."""
+"""Persistence on SQLite or PostgreSQL: one connection interface, numbered migrations, the
+typed Store."""
 
-from storage.database import Database
 from storage.migrations import MigrationError, migrate
 from storage.store import Store
 
-__all__ = ["Database", "MigrationError", "Store", "migrate"]
+__all__ = ["MigrationError", "Store", "migrate"]

@@ -1,4 +1,4 @@
-"""One aiosqlite connection for the whole process, with its pragmas and a transaction helper.
+"""SQLite behind the `storage.sql` interface: one aiosqlite connection for the whole process.
 
 SQLite allows one writer at a time, and a single aiosqlite connection cannot hold two
 transactions at once: a second coroutine's BEGIN would fail, and one coroutine's COMMIT would
@@ -10,23 +10,50 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Literal
 
 import aiosqlite
+
+from storage.sql import Params, Row, WriteFault
 
 BUSY_TIMEOUT_MS = 5000
 CACHE_KIB = 32 * 1024
 
-# Called before every write; raising makes that write fail as a read-only or full disk would.
-# Tests and the e2e storage-fault checks install one; production never does.
-WriteFault = Callable[[], None]
+
+class SqliteConnection:
+    """The one connection, as `storage.sql.Connection`: `?` and `:name` are SQLite's own."""
+
+    def __init__(self, raw: aiosqlite.Connection) -> None:
+        self._raw = raw
+
+    @property
+    def dialect(self) -> Literal["sqlite"]:
+        return "sqlite"
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        cursor = await self._raw.execute(sql, params)
+        return cursor.rowcount
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
+        await self._raw.executemany(sql, rows)
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        # One trip to aiosqlite's thread rather than two (execute, then fetchall).
+        return list(await self._raw.execute_fetchall(sql, params))
+
+    async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
+        cursor = await self._raw.execute(sql, params)
+        row: Row | None = await cursor.fetchone()
+        return row
 
 
-class Database:
+class SqliteDatabase:
     def __init__(self, connection: aiosqlite.Connection) -> None:
-        self._connection = connection
+        self._raw = connection
+        self._connection = SqliteConnection(connection)
         self._lock = asyncio.Lock()
         self.write_fault: WriteFault | None = None
         # The last write's failure while no write has succeeded since (None: writes work).
@@ -34,8 +61,12 @@ class Database:
         # a constraint violation is a bug in one query, not an unwritable database.
         self.write_error: str | None = None
 
+    @property
+    def dialect(self) -> Literal["sqlite"]:
+        return "sqlite"
+
     @classmethod
-    async def open(cls, path: Path) -> Database:
+    async def open(cls, path: Path) -> SqliteDatabase:
         path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: autocommit, so transactions are exactly the ones we BEGIN.
         connection = await aiosqlite.connect(path, isolation_level=None)
@@ -57,24 +88,24 @@ class Database:
 
     async def close(self) -> None:
         async with self._lock:
-            await self._connection.close()
+            await self._raw.close()
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+    async def transaction(self) -> AsyncIterator[SqliteConnection]:
         """Serialised write transaction: committed on success, rolled back on any exception."""
         async with self._lock:
             with self._watching_writes():
-                await self._connection.execute("BEGIN IMMEDIATE")
+                await self._raw.execute("BEGIN IMMEDIATE")
                 try:
                     yield self._connection
                     self._check_fault()  # at commit, as a full disk shows itself
                 except BaseException:
-                    await self._connection.rollback()
+                    await self._raw.rollback()
                     raise
-                await self._connection.commit()
+                await self._raw.commit()
 
     @asynccontextmanager
-    async def write(self) -> AsyncIterator[aiosqlite.Connection]:
+    async def write(self) -> AsyncIterator[SqliteConnection]:
         """Serialised access for one autocommit write statement (atomic on its own).
 
         Saves the BEGIN and COMMIT trips of `transaction()` where a single UPDATE is all.
@@ -84,6 +115,15 @@ class Database:
                 self._check_fault()
                 yield self._connection
 
+    @asynccontextmanager
+    async def access(self) -> AsyncIterator[SqliteConnection]:
+        """Serialised access without a transaction, for reads.
+
+        Holding the lock means a read never sees another coroutine's uncommitted writes.
+        """
+        async with self._lock:
+            yield self._connection
+
     async def probe_write(self) -> None:
         """Take the write lock and let go without changing anything: raises if writes fail.
 
@@ -92,8 +132,8 @@ class Database:
         """
         async with self._lock:
             self._check_fault()
-            await self._connection.execute("BEGIN IMMEDIATE")
-            await self._connection.rollback()
+            await self._raw.execute("BEGIN IMMEDIATE")
+            await self._raw.rollback()
 
     def _check_fault(self) -> None:
         if self.write_fault is not None:
@@ -108,28 +148,19 @@ class Database:
             raise
         self.write_error = None
 
-    @asynccontextmanager
-    async def access(self) -> AsyncIterator[aiosqlite.Connection]:
-        """Serialised access without a transaction: reads, and scripts that manage their own.
-
-        Holding the lock means a read never sees another coroutine's uncommitted writes.
-        """
-        async with self._lock:
-            yield self._connection
-
     async def run_script(self, script: str) -> None:
         """Several statements that manage their own transaction (a migration): on an error,
         whatever the script began is rolled back before the error is raised."""
         async with self._lock:
             try:
-                await self._connection.executescript(script)
+                await self._raw.executescript(script)
             except sqlite3.Error:
-                if self._connection.in_transaction:
-                    await self._connection.rollback()
+                if self._raw.in_transaction:
+                    await self._raw.rollback()
                 raise
 
     async def pragma(self, name: str) -> object:
-        async with self.access() as connection:
-            cursor = await connection.execute(f"PRAGMA {name}")
+        async with self._lock:
+            cursor = await self._raw.execute(f"PRAGMA {name}")
             row = await cursor.fetchone()
             return None if row is None else row[0]

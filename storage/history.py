@@ -14,15 +14,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-import aiosqlite
-
 from monitor.diff import Tracked
 from monitor.offers import Offer, StockState
-from storage.database import Database
 
 # One stored row layout for offers lives in storage.offers; reusing it keeps the two writers
 # of the offers table from drifting apart.
-from storage.offers import _COLUMNS, _offer, _row, _text
+from storage.offers import _COLUMNS, _offer, _row
+from storage.sql import Connection, Database, Dialect, Row, moment_of, moment_value
 
 OfferKey = tuple[str, str, str]
 
@@ -30,7 +28,8 @@ OfferKey = tuple[str, str, str]
 # also keeps offers that are missing from the latest snapshot until diff removes them.
 LISTED_OFFERS_FILTER: Final = "missing_runs = 0"
 
-# Keys per latest-points query: 3 bound values each stays far below SQLite's variable limit.
+# Keys per latest-points query: 3 bound values each stays far below SQLite's variable limit
+# (32766 since 3.32) and PostgreSQL's (65535).
 _KEYS_PER_QUERY = 300
 
 _POINT_COLUMNS = "provider, sku, location, gpu, gpu_count, at, price_hour, stock, stock_count"
@@ -55,7 +54,7 @@ carried AS (
             WHERE o.provider = h.provider AND o.sku = h.sku AND o.location = h.location
               AND o.gpu = h.gpu
         )
-    ) WHERE newest = 1
+    ) AS ranked WHERE newest = 1
 ),
 points AS (
     SELECT * FROM scoped WHERE at >= ? OR id IN (SELECT id FROM carried)
@@ -98,15 +97,14 @@ class HistoryQueries:
         """
         if not gpu_ids:
             return None
-        query, params = _points_since(gpu_ids, since)
+        query, params = _points_since(self._db.dialect, gpu_ids, since)
         query += (
             f"SELECT {_POINT_COLUMNS} FROM points"  # noqa: S608 - fixed columns
             " WHERE stock IN ('in_stock', 'unknown')"
             " ORDER BY price_hour / gpu_count, at DESC, provider, sku, location LIMIT 1"
         )
         async with self._db.access() as connection:
-            cursor = await connection.execute(query, params)
-            row = await cursor.fetchone()
+            row = await connection.fetchone(query, params)
         return None if row is None else _point(row)
 
     async def price_series(self, gpu_ids: Collection[str], since: datetime) -> list[HistoryPoint]:
@@ -117,28 +115,26 @@ class HistoryQueries:
         """
         if not gpu_ids:
             return []
-        query, params = _points_since(gpu_ids, since)
+        query, params = _points_since(self._db.dialect, gpu_ids, since)
         query += f"SELECT {_POINT_COLUMNS} FROM points ORDER BY at, provider, sku, location, id"  # noqa: S608
         async with self._db.access() as connection:
-            cursor = await connection.execute(query, params)
-            rows = await cursor.fetchall()
+            rows = await connection.fetchall(query, params)
         return [_point(row) for row in rows]
 
 
-async def read_tracked(connection: aiosqlite.Connection, provider: str) -> dict[OfferKey, Tracked]:
+async def read_tracked(connection: Connection, provider: str) -> dict[OfferKey, Tracked]:
     """`HistoryQueries.load_tracked` on a connection the caller holds (e.g. in its transaction)."""
-    cursor = await connection.execute(
+    rows = await connection.fetchall(
         f"SELECT {_COLUMNS}, missing_runs, part FROM offers WHERE provider = ?"  # noqa: S608
         " ORDER BY sku, location",
         (provider,),
     )
-    rows = await cursor.fetchall()
     tracked = (Tracked(_offer(row), row["missing_runs"], row["part"]) for row in rows)
     return {entry.offer.key: entry for entry in tracked}
 
 
 async def write_tracked(
-    connection: aiosqlite.Connection,
+    connection: Connection,
     provider: str,
     tracked: Mapping[OfferKey, Tracked],
     fetched_at: datetime,
@@ -151,7 +147,7 @@ async def write_tracked(
     for key, entry in tracked.items():
         if key != entry.offer.key or key[0] != provider:
             raise ValueError(f"tracked entry {key} does not belong to {provider}")
-    fetched = _text(fetched_at)
+    fetched = moment_value(connection.dialect, fetched_at)
     await connection.execute("DELETE FROM offers WHERE provider = ?", (provider,))
     await connection.executemany(
         f"INSERT INTO offers ({_COLUMNS}, missing_runs, part)"  # noqa: S608 - fixed columns
@@ -164,7 +160,7 @@ async def write_tracked(
 
 
 async def record_change_points(
-    connection: aiosqlite.Connection, offers: Iterable[Offer], at: datetime
+    connection: Connection, offers: Iterable[Offer], at: datetime
 ) -> int:
     """Write a history row for each offer that changed since its latest row (or has none).
 
@@ -174,7 +170,7 @@ async def record_change_points(
     by_key = {offer.key: offer for offer in offers}
     latest = await _latest_states(connection, list(by_key))
     changed = [offer for key, offer in by_key.items() if latest.get(key) != _state(offer)]
-    when = _text(at)
+    when = moment_value(connection.dialect, at)
     await connection.executemany(
         f"INSERT INTO offer_history ({_POINT_COLUMNS}) VALUES ({', '.join('?' * 9)})",  # noqa: S608
         [_history_row(offer, when) for offer in changed],
@@ -197,14 +193,14 @@ def _state(offer: Offer) -> _State:
 
 
 async def _latest_states(
-    connection: aiosqlite.Connection, keys: Sequence[OfferKey]
+    connection: Connection, keys: Sequence[OfferKey]
 ) -> dict[OfferKey, _State]:
     """The latest history state of each key: one indexed look-up per key, in few queries."""
     found: dict[OfferKey, _State] = {}
     for start in range(0, len(keys), _KEYS_PER_QUERY):
         chunk = keys[start : start + _KEYS_PER_QUERY]
         values = ", ".join(["(?, ?, ?)"] * len(chunk))
-        cursor = await connection.execute(
+        rows = await connection.fetchall(
             f"WITH wanted (provider, sku, location) AS (VALUES {values})"  # noqa: S608
             " SELECT h.provider, h.sku, h.location, h.gpu, h.gpu_count, h.price_hour, h.stock,"
             " h.stock_count FROM wanted AS w JOIN offer_history AS h ON h.id = ("
@@ -213,12 +209,12 @@ async def _latest_states(
             "  ORDER BY x.at DESC, x.id DESC LIMIT 1)",
             [part for key in chunk for part in key],
         )
-        for row in await cursor.fetchall():
+        for row in rows:
             found[(row[0], row[1], row[2])] = (row[3], row[4], row[5], row[6], row[7])
     return found
 
 
-def _history_row(offer: Offer, when: str) -> tuple[object, ...]:
+def _history_row(offer: Offer, when: object) -> tuple[object, ...]:
     return (
         offer.provider,
         offer.sku,
@@ -232,21 +228,23 @@ def _history_row(offer: Offer, when: str) -> tuple[object, ...]:
     )
 
 
-def _points_since(gpu_ids: Collection[str], since: datetime) -> tuple[str, list[str]]:
+def _points_since(
+    dialect: Dialect, gpu_ids: Collection[str], since: datetime
+) -> tuple[str, list[object]]:
     wanted = sorted(set(gpu_ids))
     marks = ", ".join("?" * len(wanted))
-    moment = _text(since)
+    moment = moment_value(dialect, since)
     return _POINTS_SINCE.format(columns=_POINT_COLUMNS, marks=marks), [*wanted, moment, moment]
 
 
-def _point(row: aiosqlite.Row) -> HistoryPoint:
+def _point(row: Row) -> HistoryPoint:
     return HistoryPoint(
         provider=row["provider"],
         sku=row["sku"],
         location=row["location"],
         gpu=row["gpu"],
         gpu_count=row["gpu_count"],
-        at=datetime.fromisoformat(row["at"]),
+        at=moment_of(row["at"]),
         price_hour=row["price_hour"],
         stock=StockState(row["stock"]),
         stock_count=row["stock_count"],

@@ -25,7 +25,7 @@ from typing import get_args
 
 import asyncpg
 
-from storage.database import Database
+from storage.database import SqliteDatabase
 from storage.leader import MIGRATION_LOCK_KEY
 from storage.postgres import PgDatabase
 from storage.sql import Dialect, scalar
@@ -114,7 +114,7 @@ def check_sequence(migrations: list[Migration]) -> list[Migration]:
 
 
 async def migrate(
-    database: Database | PgDatabase, migrations: list[Migration] | None = None
+    database: SqliteDatabase | PgDatabase, migrations: list[Migration] | None = None
 ) -> int:
     """Bring the schema up to date; returns the resulting version."""
     pending = bundled_migrations() if migrations is None else check_sequence(migrations)
@@ -132,7 +132,7 @@ def _check_not_newer(current: int, latest: int) -> None:
         )
 
 
-async def _migrate_sqlite(database: Database, migrations: list[Migration]) -> None:
+async def _migrate_sqlite(database: SqliteDatabase, migrations: list[Migration]) -> None:
     current = int(str(await database.pragma("user_version")))
     _check_not_newer(current, len(migrations))
     for migration in migrations[current:]:

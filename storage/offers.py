@@ -3,29 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
-
-import aiosqlite
+from datetime import datetime
 
 from monitor.health import PartHealth, ProviderHealth
 from monitor.offers import Offer, Price, StockState, Vat
 from monitor.scrape import ScrapeError
-from storage.database import Database
 from storage.parts import read_part_health
+from storage.sql import (
+    Connection,
+    Database,
+    Row,
+    in_list,
+    list_value,
+    moment_of,
+    moment_value,
+    optional_moment,
+)
 
 _COLUMNS = (
     "provider, sku, location, gpu, gpu_raw, gpu_known, gpu_count, vram_gb, price_hour,"
     " price_month, price_source, price_period, converted, vat, stock, stock_count, vcpu,"
     " ram_gb, disk_gb, url, title, note, fetched_at"
 )
-
-
-def _text(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds")
-
-
-def _moment(text: str | None) -> datetime | None:
-    return None if text is None else datetime.fromisoformat(text)
 
 
 class OfferQueries:
@@ -40,35 +39,33 @@ class OfferQueries:
 
     async def current_offers(self, gpus: Iterable[str] | None = None) -> list[Offer]:
         """The last good snapshot of every provider (optionally only these GPU ids)."""
-        wanted = sorted(set(gpus)) if gpus is not None else None
+        dialect = self._db.dialect
         # Offers missing from the latest snapshot are kept (to diff against) but not shown.
         query = f"SELECT {_COLUMNS} FROM offers WHERE missing_runs = 0"  # noqa: S608
-        params: tuple[str, ...] = ()
-        if wanted is not None:
-            query += f" AND gpu IN ({', '.join('?' * len(wanted))})"
-            params = tuple(wanted)
+        params: tuple[object, ...] = ()
+        if gpus is not None:
+            query += f" AND gpu {in_list(dialect, element='text')}"
+            params = (list_value(dialect, sorted(set(gpus))),)
         async with self._db.access() as connection:
-            cursor = await connection.execute(query, params)
-            rows = await cursor.fetchall()
+            rows = await connection.fetchall(query, params)
         return [_offer(row) for row in rows]
 
     async def provider_health(self) -> list[ProviderHealth]:
         async with self._db.access() as connection:
-            cursor = await connection.execute("SELECT * FROM provider_health ORDER BY provider")
-            rows = await cursor.fetchall()
+            rows = await connection.fetchall("SELECT * FROM provider_health ORDER BY provider")
             parts = await read_part_health(connection)
         return [_health(row, parts.get(row["provider"], ())) for row in rows]
 
 
 async def record_failure(
-    connection: aiosqlite.Connection,
+    connection: Connection,
     provider: str,
     error: ScrapeError,
     at: datetime,
     duration_s: float,
 ) -> None:
     """A failed run (the whole scrape, or every part of it), inside the caller's transaction."""
-    when = _text(at)
+    when = moment_value(connection.dialect, at)
     await connection.execute(
         "INSERT INTO provider_health (provider, last_attempt_at, last_error_at,"
         " last_error_class, last_error, consecutive_failures, last_duration_s)"
@@ -83,14 +80,14 @@ async def record_failure(
 
 
 async def mark_healthy(
-    connection: aiosqlite.Connection,
+    connection: Connection,
     provider: str,
     offers: int,
     duration_s: float,
     at: datetime,
 ) -> None:
     """A successful run: reset the failure count, inside the caller's transaction."""
-    when = _text(at)
+    when = moment_value(connection.dialect, at)
     await connection.execute(
         "INSERT INTO provider_health (provider, last_success_at, last_attempt_at,"
         " consecutive_failures, last_duration_s, offer_count)"
@@ -102,7 +99,7 @@ async def mark_healthy(
     )
 
 
-def _row(offer: Offer, fetched: str) -> tuple[object, ...]:
+def _row(offer: Offer, fetched: object) -> tuple[object, ...]:
     return (
         offer.provider,
         offer.sku,
@@ -130,7 +127,7 @@ def _row(offer: Offer, fetched: str) -> tuple[object, ...]:
     )
 
 
-def _offer(row: aiosqlite.Row) -> Offer:
+def _offer(row: Row) -> Offer:
     return Offer(
         provider=row["provider"],
         sku=row["sku"],
@@ -159,14 +156,12 @@ def _offer(row: aiosqlite.Row) -> Offer:
     )
 
 
-def _health(row: aiosqlite.Row, parts: tuple[PartHealth, ...]) -> ProviderHealth:
-    attempt = _moment(row["last_attempt_at"])
-    assert attempt is not None
+def _health(row: Row, parts: tuple[PartHealth, ...]) -> ProviderHealth:
     return ProviderHealth(
         provider=row["provider"],
-        last_attempt_at=attempt,
-        last_success_at=_moment(row["last_success_at"]),
-        last_error_at=_moment(row["last_error_at"]),
+        last_attempt_at=moment_of(row["last_attempt_at"]),
+        last_success_at=optional_moment(row["last_success_at"]),
+        last_error_at=optional_moment(row["last_error_at"]),
         last_error_class=row["last_error_class"],
         last_error=row["last_error"],
         consecutive_failures=row["consecutive_failures"],

@@ -12,36 +12,51 @@ import dataclasses
 import functools
 import json
 import operator
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, cast
-
-import aiosqlite
 
 from monitor.events import Event, EventKind
 from monitor.offers import Offer, Price, StockState, Vat
 from monitor.queueing import Queued
 from monitor.subscriptions import WatchFilter
 from monitor.users import Language
-from storage.database import Database
+from storage.sql import (
+    Connection,
+    Database,
+    Dialect,
+    Row,
+    greatest,
+    in_list,
+    list_value,
+    moment_of,
+    moment_value,
+    not_in_list,
+    scalar,
+)
 from storage.subscriptions import filter_from_json
 
 OutboxStatus = Literal["pending", "sent", "dropped"]
 OfferKey = tuple[str, str, str]
 
 PAYLOAD_VERSION = 1
-# Well under SQLite's host-parameter limit, for `id IN (...)` lists.
-_CHUNK = 500
+# Telegram: "avoid sending more than one message per second" to one chat
+# (core.telegram.org/bots/faq, "My bot is hitting limits"). Replicas sharing PostgreSQL pace
+# chats through the database: a chat messaged this recently is not claimed.
+CHAT_GAP = timedelta(seconds=1)
 
 
 def to_text(moment: datetime) -> str:
-    """UTC with microseconds always present: fixed width, so text order is time order."""
+    """UTC with microseconds always present: fixed width, so text order is time order.
+
+    SQLite's form of the outbox's times (storage.sql.moment_value at microseconds)."""
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def _from_text(text: str) -> datetime:
-    return datetime.fromisoformat(text)
+def _moment(dialect: Dialect, moment: datetime) -> object:
+    # The outbox keeps microseconds: rows made within one second keep their order.
+    return moment_value(dialect, moment, "microseconds")
 
 
 # --- payload -------------------------------------------------------------------------------
@@ -103,6 +118,8 @@ class PreparedAlerts:
 
     payloads: tuple[str, ...]
     rows: tuple[tuple[Any, ...], ...]
+    # Each time in the rows, text (SQLite's form) -> the moment (PostgreSQL's form).
+    moments: Mapping[str, datetime]
 
 
 def prepare_alerts(queued: Iterable[Queued], created_at: datetime) -> PreparedAlerts:
@@ -141,33 +158,69 @@ def prepare_alerts(queued: Iterable[Queued], created_at: datetime) -> PreparedAl
     # In index order: inserting 20k rows into the unique key's b-tree in order touches each
     # page once instead of at random (a third less time here).
     rows.sort(key=operator.itemgetter(2))
-    return PreparedAlerts(tuple(payloads), tuple(rows))
+    return PreparedAlerts(
+        tuple(payloads), tuple(rows), {text: moment for moment, text in texts.items()}
+    )
 
 
-async def insert_alerts(connection: aiosqlite.Connection, prepared: PreparedAlerts) -> int:
+async def insert_alerts(connection: Connection, prepared: PreparedAlerts) -> int:
     """Write the rows; returns how many were new (an alert already queued by an earlier
     refresh, the same dedupe key, is left as it is). Call inside the caller's transaction."""
     if not prepared.rows:
         return 0
+    if connection.dialect == "postgresql":
+        return await _insert_alerts_postgresql(connection, prepared)
     # Explicit ids, so one executemany stores every payload and the rows know theirs: the
     # caller's write transaction keeps anyone else from taking the same ids meanwhile (SQLite
-    # has one writer at a time; on PostgreSQL the ids must come from the table's sequence).
-    cursor = await connection.execute("SELECT coalesce(max(id), 0) + 1 FROM outbox_events")
-    row = await cursor.fetchone()
-    first = 1 if row is None else int(row[0])
+    # has one writer at a time).
+    first = int(await scalar(connection, "SELECT coalesce(max(id), 0) + 1 FROM outbox_events"))
     await connection.executemany(
         "INSERT INTO outbox_events (id, payload) VALUES (?, ?)",
         [(first + number, payload) for number, payload in enumerate(prepared.payloads)],
     )
-    cursor = await connection.executemany(
+    before = await scalar(connection, "SELECT total_changes()")
+    await connection.executemany(
         "INSERT INTO outbox (chat_id, subscription_id, dedupe_key, kind, provider, sku,"
         " location, created_at, due_at, held, cooling_until, event_id, payload)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '')"
         " ON CONFLICT (dedupe_key) DO NOTHING",
         [(*row[:-1], first + row[-1]) for row in prepared.rows],
     )
-    # executemany sums the changes; skipped duplicates count zero.
-    return max(0, cursor.rowcount)
+    # Rows the unique key turned away change nothing, so they are not counted.
+    return int(await scalar(connection, "SELECT total_changes()")) - int(before)
+
+
+async def _insert_alerts_postgresql(connection: Connection, prepared: PreparedAlerts) -> int:
+    """The payloads under ids from their sequence, then every row in ONE statement over
+    column arrays: 20k rows in one trip (asyncpg's executemany makes one per row), and the
+    status line counts the rows the unique key let in."""
+    found = await connection.fetchall(
+        "SELECT nextval(pg_get_serial_sequence('outbox_events', 'id')) FROM generate_series(1, ?)",
+        (len(prepared.payloads),),
+    )
+    ids = [row[0] for row in found]
+    await connection.execute(
+        "INSERT INTO outbox_events (id, payload)"
+        " SELECT * FROM unnest(CAST(? AS bigint[]), CAST(? AS text[]))",
+        (ids, list(prepared.payloads)),
+    )
+    columns = [list(column) for column in zip(*prepared.rows, strict=True)]
+    moments = prepared.moments
+    for time_column in (7, 8, 10):  # created_at, due_at, cooling_until
+        columns[time_column] = [moments[text] for text in columns[time_column]]
+    columns[11] = [ids[number] for number in columns[11]]  # event numbers -> ids
+    return await connection.execute(_INSERT_OUTBOX_ARRAYS, columns)
+
+
+_INSERT_OUTBOX_ARRAYS = (
+    "INSERT INTO outbox (chat_id, subscription_id, dedupe_key, kind, provider, sku, location,"
+    " created_at, due_at, held, cooling_until, event_id, payload)"
+    " SELECT *, '' FROM unnest(CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS text[]),"
+    " CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]),"
+    " CAST(? AS timestamptz[]), CAST(? AS timestamptz[]), CAST(? AS integer[]),"
+    " CAST(? AS timestamptz[]), CAST(? AS bigint[]))"
+    " ON CONFLICT (dedupe_key) DO NOTHING"
+)
 
 
 # --- the sender's side ---------------------------------------------------------------------
@@ -197,9 +250,17 @@ class OutboxRow:
 class OutboxQueries:
     """The sender's side: claim a fair batch with a lease, then mark sent, release or drop.
 
-    The shape is PostgreSQL's (a claim is FOR UPDATE SKIP LOCKED plus a lease, so several
-    senders never take the same row); with SQLite one process holds the database (bot.app
-    locks the file), so there is one claimer and `release_claims()` at start is safe.
+    A claim leases rows to one sender until `claimed_until`. On PostgreSQL several replicas
+    claim from one outbox at once: each claims whole chats, under a transaction lock per chat
+    and FOR UPDATE SKIP LOCKED per row, so no row and no chat is ever held by two senders,
+    and a chat's messages keep their order.
+
+    The duplicate bound: a row claimed by a replica that dies (kill -9, a lost host) is
+    claimed again once its lease ends. If the dead replica had already sent it and had not
+    yet marked it sent, the user gets it twice. At most the messages a sender had in flight
+    when it died come twice (GPURADAR_SEND_CONCURRENCY chats, one message each); nothing is
+    lost. With SQLite one process holds the database (bot.app locks the file), so there is one
+    claimer, and `release_claims()` at its start gives the dead process's claims back at once.
     """
 
     _db: Database
@@ -216,41 +277,15 @@ class OutboxQueries:
         """Claim up to `limit` due pending rows, at most `per_chat` of any one chat, until
         `now + lease`; oldest first. Rows claimed by someone else (a live lease) are skipped,
         and so are the chats in `skip_chats` (messaged a moment ago: pacing).
+
+        On PostgreSQL a chat with any row under a live lease is skipped whole, and so is a
+        chat messaged less than CHAT_GAP before `now` (by any replica).
         """
-        moment = to_text(now)
         async with self._db.transaction() as connection:
-            cursor = await connection.execute(
-                "WITH ranked AS (SELECT id, due_at, row_number() OVER"
-                "  (PARTITION BY chat_id ORDER BY due_at, id) AS n FROM outbox"
-                "  WHERE status = 'pending' AND due_at <= :now"
-                "  AND (claimed_until IS NULL OR claimed_until <= :now)"
-                "  AND chat_id NOT IN (SELECT value FROM json_each(:skip)))"
-                " SELECT id FROM ranked WHERE n <= :per_chat ORDER BY due_at, id LIMIT :limit",
-                {
-                    "now": moment,
-                    "skip": json.dumps(sorted(skip_chats)),
-                    "per_chat": per_chat,
-                    "limit": limit,
-                },
-            )
-            found = [row[0] for row in await cursor.fetchall()]
-            if not found:
-                return []
-            ids = json.dumps(found)
-            await connection.execute(
-                "UPDATE outbox SET claimed_until = ? WHERE id IN (SELECT value FROM json_each(?))",
-                (to_text(now + lease), ids),
-            )
-            cursor = await connection.execute(
-                f"SELECT {_ROW_COLUMNS}, users.language AS language,"  # noqa: S608
-                f" subscriptions.filter AS watch FROM {_ROW_TABLES}"
-                " LEFT JOIN users ON users.chat_id = outbox.chat_id"
-                " LEFT JOIN subscriptions ON subscriptions.id = outbox.subscription_id"
-                " WHERE outbox.id IN (SELECT value FROM json_each(?))"
-                " ORDER BY outbox.due_at, outbox.id",
-                (ids,),
-            )
-            rows = await cursor.fetchall()
+            if connection.dialect == "postgresql":
+                rows = await _claim_chats(connection, now, limit, per_chat, lease, skip_chats)
+            else:
+                rows = await _claim_rows(connection, now, limit, per_chat, lease, skip_chats)
         return _outbox_rows(rows)
 
     async def release(
@@ -265,10 +300,11 @@ class OutboxQueries:
 
         `failed` counts a try in `attempts` and keeps `error` as the last one.
         """
+        due = None if due_at is None else _moment(self._db.dialect, due_at)
         return await self._update_ids(
             "claimed_until = NULL, due_at = coalesce(?, due_at),"
             " attempts = attempts + ?, last_error = coalesce(?, last_error)",
-            (None if due_at is None else to_text(due_at), int(failed), _reason(error)),
+            (due, int(failed), _reason(error)),
             ids,
         )
 
@@ -282,35 +318,38 @@ class OutboxQueries:
         takes rows by due time). Returns how many of the chat's rows moved.
         """
         async with self._db.transaction() as connection:
+            dialect = connection.dialect
             await connection.execute(
-                "UPDATE outbox SET attempts = attempts + ?, last_error = ?"
-                " WHERE status = 'pending' AND id IN (SELECT value FROM json_each(?))",
-                (int(failed), _reason(error), json.dumps(list(ids))),
+                "UPDATE outbox SET attempts = attempts + ?, last_error = ?"  # noqa: S608
+                f" WHERE status = 'pending' AND id {in_list(dialect)}",
+                (int(failed), _reason(error), list_value(dialect, ids)),
             )
-            cursor = await connection.execute(
-                "UPDATE outbox SET due_at = max(due_at, ?), claimed_until = NULL"
-                " WHERE chat_id = ? AND status = 'pending'",
-                (to_text(due_at), chat_id),
+            return await connection.execute(
+                f"UPDATE outbox SET due_at = {greatest(dialect, 'due_at', '?')},"  # noqa: S608
+                " claimed_until = NULL WHERE chat_id = ? AND status = 'pending'",
+                (_moment(dialect, due_at), chat_id),
             )
-        return cursor.rowcount
 
     async def release_claims(self) -> int:
-        """Release every claim: at start-up, when no other sender can hold one (SQLite)."""
+        """Release every claim: at start-up, when no other sender can hold one. Only SQLite
+        (one process per database) can know that; replicas sharing PostgreSQL leave a dead
+        one's claims to their leases, and asking here is a bug."""
+        if self._db.dialect != "sqlite":
+            raise RuntimeError("release_claims() is for SQLite: on PostgreSQL leases expire")
         async with self._db.transaction() as connection:
-            cursor = await connection.execute(
+            return await connection.execute(
                 "UPDATE outbox SET claimed_until = NULL WHERE claimed_until IS NOT NULL"
             )
-        return cursor.rowcount
 
     async def oldest_due(self, now: datetime) -> datetime | None:
         """When the longest-waiting due pending row became due (for "outbox stuck")."""
         async with self._db.access() as connection:
-            cursor = await connection.execute(
+            found = await scalar(
+                connection,
                 "SELECT min(due_at) FROM outbox WHERE status = 'pending' AND due_at <= ?",
-                (to_text(now),),
+                (_moment(connection.dialect, now),),
             )
-            row = await cursor.fetchone()
-        return None if row is None or row[0] is None else _from_text(row[0])
+        return None if found is None else moment_of(found)
 
     async def outbox_rows(self, chat_id: int | None = None) -> list[OutboxRow]:
         """Every row (any status) in insertion order; for inspection, not for the hot path."""
@@ -320,15 +359,14 @@ class OutboxQueries:
             query += " WHERE outbox.chat_id = ?"
             params = (chat_id,)
         async with self._db.access() as connection:
-            cursor = await connection.execute(query + " ORDER BY outbox.id", params)
-            rows = await cursor.fetchall()
+            rows = await connection.fetchall(query + " ORDER BY outbox.id", params)
         return _outbox_rows(rows)
 
     async def mark_sent(self, ids: Sequence[int], at: datetime) -> int:
         """Telegram accepted these; only pending rows change, so a late mark is harmless."""
         return await self._update_ids(
             "status = 'sent', sent_at = ?, attempts = attempts + 1, claimed_until = NULL",
-            (to_text(at),),
+            (_moment(self._db.dialect, at),),
             ids,
         )
 
@@ -344,78 +382,70 @@ class OutboxQueries:
 
     async def pending_count(self) -> int:
         async with self._db.access() as connection:
-            cursor = await connection.execute(
-                "SELECT count(*) FROM outbox WHERE status = 'pending'"
-            )
-            row = await cursor.fetchone()
-        return 0 if row is None else int(row[0])
+            found = await scalar(connection, "SELECT count(*) FROM outbox WHERE status = 'pending'")
+        return int(found)
 
     async def drop_chat(self, chat_id: int, reason: str) -> int:
         """Drop everything pending for a chat (403: the user blocked the bot)."""
         async with self._db.transaction() as connection:
-            cursor = await connection.execute(
+            return await connection.execute(
                 "UPDATE outbox SET status = 'dropped', last_error = ?"
                 " WHERE chat_id = ? AND status = 'pending'",
                 (reason[:500], chat_id),
             )
-        return cursor.rowcount
 
     async def drop_subscription(self, chat_id: int, subscription_id: int, reason: str) -> int:
         """Drop a subscription's pending rows (it was muted or deleted from an alert)."""
         async with self._db.transaction() as connection:
-            cursor = await connection.execute(
+            return await connection.execute(
                 "UPDATE outbox SET status = 'dropped', last_error = ?"
                 " WHERE chat_id = ? AND subscription_id = ? AND status = 'pending'",
                 (reason[:500], chat_id, subscription_id),
             )
-        return cursor.rowcount
 
     async def defer_chat(self, chat_id: int, until: datetime) -> int:
         """Snooze a chat: nothing is due before `until`, including alerts queued meanwhile.
 
         Returns how many pending rows were pushed back.
         """
-        moment = to_text(until)
         async with self._db.transaction() as connection:
+            moment = _moment(connection.dialect, until)
             await connection.execute(
                 "INSERT INTO chat_snooze (chat_id, until) VALUES (?, ?)"
                 " ON CONFLICT (chat_id) DO UPDATE SET until = excluded.until",
                 (chat_id, moment),
             )
-            cursor = await connection.execute(
+            return await connection.execute(
                 "UPDATE outbox SET due_at = ?, held = 1 WHERE chat_id = ? AND status = 'pending'"
                 " AND due_at < ?",
                 (moment, chat_id, moment),
             )
-        return cursor.rowcount
 
     async def snoozed_until(self, chat_id: int, now: datetime) -> datetime | None:
         async with self._db.access() as connection:
-            cursor = await connection.execute(
+            found = await scalar(
+                connection,
                 "SELECT until FROM chat_snooze WHERE chat_id = ? AND until > ?",
-                (chat_id, to_text(now)),
+                (chat_id, _moment(connection.dialect, now)),
             )
-            row = await cursor.fetchone()
-        return None if row is None else _from_text(row[0])
+        return None if found is None else moment_of(found)
 
     async def end_snooze(self, chat_id: int, due_at: datetime) -> int:
         """Lift the chat's snooze: what it held is due at `due_at` (now, or when the user's
         quiet hours end: monitor.users.due_time). Returns how many rows were brought forward.
         """
-        due = to_text(due_at)
         async with self._db.transaction() as connection:
-            cursor = await connection.execute(
+            due = _moment(connection.dialect, due_at)
+            row = await connection.fetchone(
                 "DELETE FROM chat_snooze WHERE chat_id = ? RETURNING until", (chat_id,)
             )
-            row = await cursor.fetchone()
             if row is None:
                 return 0
-            cursor = await connection.execute(
+            return await connection.execute(
                 "UPDATE outbox SET due_at = ? WHERE chat_id = ? AND status = 'pending'"
                 " AND due_at <= ? AND due_at > ?",
                 (due, chat_id, row[0], due),
             )
-        return cursor.rowcount
 
     async def purge_outbox(self, before: datetime) -> int:
         """Forget delivered and dropped rows created before `before`.
@@ -424,46 +454,153 @@ class OutboxQueries:
         and the unique key stops a re-derived old event only while its row exists.
         """
         async with self._db.transaction() as connection:
-            cursor = await connection.execute(
+            purged = await connection.execute(
                 "DELETE FROM outbox WHERE status != 'pending' AND created_at < ?",
-                (to_text(before),),
+                (_moment(connection.dialect, before),),
             )
             await connection.execute(
                 "DELETE FROM outbox_events WHERE id NOT IN"
                 " (SELECT event_id FROM outbox WHERE event_id IS NOT NULL)"
             )
-        return cursor.rowcount
+        return purged
 
     async def _update_ids(
         self, assignments: str, values: tuple[object, ...], ids: Sequence[int]
     ) -> int:
+        """One UPDATE of the pending rows among `ids` (a single list parameter, any length).
+
+        The sender marks every message: one statement is atomic on its own (autocommit),
+        and skipping BEGIN/COMMIT saves two of three trips to the database.
+        """
         if not ids:
             return 0
-        if len(ids) <= _CHUNK:
-            # The sender marks every message: one statement is atomic on its own (autocommit),
-            # and skipping BEGIN/COMMIT saves two of three trips to the database thread.
-            async with self._db.write() as connection:
-                return await _update_chunk(connection, assignments, values, ids)
-        changed = 0
-        async with self._db.transaction() as connection:
-            for start in range(0, len(ids), _CHUNK):
-                chunk = ids[start : start + _CHUNK]
-                changed += await _update_chunk(connection, assignments, values, chunk)
-        return changed
+        async with self._db.write() as connection:
+            dialect = connection.dialect
+            return await connection.execute(
+                f"UPDATE outbox SET {assignments}"  # noqa: S608 - fixed assignments
+                f" WHERE status = 'pending' AND id {in_list(dialect)}",
+                (*values, list_value(dialect, ids)),
+            )
 
 
-async def _update_chunk(
-    connection: aiosqlite.Connection,
-    assignments: str,
-    values: tuple[object, ...],
-    ids: Sequence[int],
-) -> int:
-    cursor = await connection.execute(
-        f"UPDATE outbox SET {assignments}"  # noqa: S608 - fixed assignments
-        f" WHERE status = 'pending' AND id IN ({', '.join('?' * len(ids))})",
-        (*values, *ids),
+async def _claim_rows(
+    connection: Connection,
+    now: datetime,
+    limit: int,
+    per_chat: int,
+    lease: timedelta,
+    skip_chats: Collection[int],
+) -> list[Row]:
+    """SQLite's claim: the one sender, inside the write transaction that the one writer holds."""
+    dialect = connection.dialect
+    moment = _moment(dialect, now)
+    found = await connection.fetchall(
+        "WITH ranked AS (SELECT id, due_at, row_number() OVER"  # noqa: S608
+        "  (PARTITION BY chat_id ORDER BY due_at, id) AS n FROM outbox"
+        "  WHERE status = 'pending' AND due_at <= :now"
+        "  AND (claimed_until IS NULL OR claimed_until <= :now)"
+        f"  AND chat_id {not_in_list(dialect, ':skip')})"
+        " SELECT id FROM ranked WHERE n <= :per_chat ORDER BY due_at, id LIMIT :limit",
+        {
+            "now": moment,
+            "skip": list_value(dialect, sorted(skip_chats)),
+            "per_chat": per_chat,
+            "limit": limit,
+        },
     )
-    return cursor.rowcount
+    if not found:
+        return []
+    ids = list_value(dialect, [row[0] for row in found])
+    await connection.execute(
+        f"UPDATE outbox SET claimed_until = ? WHERE id {in_list(dialect)}",  # noqa: S608
+        (_moment(dialect, now + lease), ids),
+    )
+    return await connection.fetchall(
+        f"SELECT {_ROW_COLUMNS}, users.language AS language,"  # noqa: S608
+        f" subscriptions.filter AS watch FROM {_ROW_TABLES}"
+        " LEFT JOIN users ON users.chat_id = outbox.chat_id"
+        " LEFT JOIN subscriptions ON subscriptions.id = outbox.subscription_id"
+        f" WHERE outbox.id {in_list(dialect)} ORDER BY outbox.due_at, outbox.id",
+        (ids,),
+    )
+
+
+async def _claim_chats(
+    connection: Connection,
+    now: datetime,
+    limit: int,
+    per_chat: int,
+    lease: timedelta,
+    skip_chats: Collection[int],
+) -> list[Row]:
+    """PostgreSQL's claim, for several replicas at once, in three statements:
+
+    1. the chats with due rows, none under a live lease, none messaged within CHAT_GAP, the
+       longest-waiting first;
+    2. of those, the ones this transaction can lock (pg_try_advisory_xact_lock on the chat
+       id): another replica claiming the same chat right now holds its lock, and we skip it;
+    3. with the chats locked, the same conditions read again (a new snapshot: a claim
+       another replica committed before we took a lock shows now), then their first rows
+       leased, FOR UPDATE SKIP LOCKED, and returned with what the message needs.
+
+    The advisory keys are the chat ids; the fixed keys of storage.leader are above 2^62, far
+    from any Telegram chat id (at most 52 bits).
+    """
+    params = {
+        "now": now,
+        "paced": now - CHAT_GAP,
+        "skip": sorted(skip_chats),
+        "limit": limit,
+    }
+    chats = await connection.fetchall(
+        f"SELECT chat_id FROM outbox WHERE {_CLAIMABLE} AND chat_id <> ALL(CAST(:skip AS bigint[]))"  # noqa: S608
+        " GROUP BY chat_id ORDER BY min(due_at), min(id) LIMIT :limit",
+        params,
+    )
+    if not chats:
+        return []
+    locked = await connection.fetchall(
+        "SELECT chat FROM unnest(CAST(? AS bigint[])) AS candidates (chat)"
+        " WHERE pg_try_advisory_xact_lock(chat)",
+        ([row[0] for row in chats],),
+    )
+    if not locked:
+        return []
+    return await connection.fetchall(
+        "WITH ranked AS (SELECT id, due_at, row_number() OVER"  # noqa: S608
+        "  (PARTITION BY chat_id ORDER BY due_at, id) AS n FROM outbox"
+        f"  WHERE {_CLAIMABLE} AND chat_id = ANY(CAST(:chats AS bigint[]))),"
+        " picked AS (SELECT id FROM outbox WHERE id IN (SELECT id FROM ranked"
+        "  WHERE n <= :per_chat ORDER BY due_at, id LIMIT :limit) FOR UPDATE SKIP LOCKED),"
+        " claimed AS (UPDATE outbox SET claimed_until = :until"
+        "  WHERE id IN (SELECT id FROM picked) RETURNING *)"
+        " SELECT claimed.*, coalesce(outbox_events.payload, claimed.payload) AS event_payload,"
+        " users.language AS language, subscriptions.filter AS watch FROM claimed"
+        " LEFT JOIN outbox_events ON outbox_events.id = claimed.event_id"
+        " LEFT JOIN users ON users.chat_id = claimed.chat_id"
+        " LEFT JOIN subscriptions ON subscriptions.id = claimed.subscription_id"
+        " ORDER BY claimed.due_at, claimed.id",
+        {
+            "now": now,
+            "paced": now - CHAT_GAP,
+            "chats": [row[0] for row in locked],
+            "per_chat": per_chat,
+            "limit": limit,
+            "until": now + lease,
+        },
+    )
+
+
+# The rows a PostgreSQL claim may take: due and pending, in a chat that no sender holds (no
+# pending row under a live lease) and that no replica messaged within CHAT_GAP (the partial
+# index outbox_recent_sent finds the few rows sent that recently).
+_CLAIMABLE = (
+    "status = 'pending' AND due_at <= :now"
+    " AND NOT EXISTS (SELECT 1 FROM outbox AS held WHERE held.chat_id = outbox.chat_id"
+    "  AND held.status = 'pending' AND held.claimed_until > :now)"
+    " AND chat_id NOT IN (SELECT sent.chat_id FROM outbox AS sent"
+    "  WHERE sent.status = 'sent' AND sent.sent_at > :paced)"
+)
 
 
 def _reason(text: str | None) -> str | None:
@@ -475,12 +612,12 @@ _ROW_COLUMNS = "outbox.*, coalesce(outbox_events.payload, outbox.payload) AS eve
 _ROW_TABLES = "outbox LEFT JOIN outbox_events ON outbox_events.id = outbox.event_id"
 
 
-def _outbox_rows(rows: Iterable[aiosqlite.Row]) -> list[OutboxRow]:
+def _outbox_rows(rows: Iterable[Row]) -> list[OutboxRow]:
     events: dict[str, Event] = {}  # a fan-out's rows share one payload: parse it once
     return [_outbox_row(row, events) for row in rows]
 
 
-def _outbox_row(row: aiosqlite.Row, events: dict[str, Event]) -> OutboxRow:
+def _outbox_row(row: Row, events: dict[str, Event]) -> OutboxRow:
     sent_at = row["sent_at"]
     columns = row.keys()
     language = row["language"] if "language" in columns else None
@@ -494,12 +631,12 @@ def _outbox_row(row: aiosqlite.Row, events: dict[str, Event]) -> OutboxRow:
         chat_id=row["chat_id"],
         subscription_id=row["subscription_id"],
         event=event,
-        created_at=_from_text(row["created_at"]),
-        due_at=_from_text(row["due_at"]),
+        created_at=moment_of(row["created_at"]),
+        due_at=moment_of(row["due_at"]),
         status=cast(OutboxStatus, row["status"]),
         attempts=row["attempts"],
         last_error=row["last_error"],
-        sent_at=None if sent_at is None else _from_text(sent_at),
+        sent_at=None if sent_at is None else moment_of(sent_at),
         language=cast("Language | None", language),
         watch=None if watch is None else _watch_from_json(watch),
         held=bool(row["held"]),

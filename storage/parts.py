@@ -3,43 +3,39 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
-
-import aiosqlite
+from datetime import datetime
 
 from monitor.health import PartHealth
 from monitor.parts import PartRuns, PartState, PartStatus
+from storage.sql import Connection, list_value, moment_value, not_in_list, optional_moment
 
 # An error text is provider garbage or exception text: stored trimmed.
 MAX_ERROR_CHARS = 500
 
 
-def _text(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds")
-
-
-async def read_part_runs(connection: aiosqlite.Connection, provider: str) -> dict[str, PartRuns]:
-    cursor = await connection.execute(
+async def read_part_runs(connection: Connection, provider: str) -> dict[str, PartRuns]:
+    rows = await connection.fetchall(
         "SELECT part, consecutive_failures, suspect_runs FROM provider_parts WHERE provider = ?",
         (provider,),
     )
-    return {row[0]: PartRuns(row[1], row[2]) for row in await cursor.fetchall()}
+    return {row[0]: PartRuns(row[1], row[2]) for row in rows}
 
 
 async def write_part_statuses(
-    connection: aiosqlite.Connection,
+    connection: Connection,
     provider: str,
     statuses: Sequence[PartStatus],
     at: datetime,
 ) -> None:
     """Replace the provider's part rows with this scrape's statuses, inside the caller's
     transaction. A part that is gone from the scrape and keeps nothing has no row any more."""
-    when = _text(at)
+    dialect = connection.dialect
+    when = moment_value(dialect, at)
     names = [status.part for status in statuses]
-    marks = ", ".join("?" * len(names))
     await connection.execute(
-        f"DELETE FROM provider_parts WHERE provider = ? AND part NOT IN ({marks})",  # noqa: S608
-        (provider, *names),
+        "DELETE FROM provider_parts WHERE provider = ?"  # noqa: S608 - fixed fragment
+        f" AND part {not_in_list(dialect, element='text')}",
+        (provider, list_value(dialect, names)),
     )
     await connection.executemany(
         "INSERT INTO provider_parts (provider, part, state, offers, kept, consecutive_failures,"
@@ -55,7 +51,7 @@ async def write_part_statuses(
     )
 
 
-def _row(provider: str, status: PartStatus, when: str) -> tuple[object, ...]:
+def _row(provider: str, status: PartStatus, when: object) -> tuple[object, ...]:
     error = status.error
     detail = error.detail if error is not None else status.note or None
     return (
@@ -73,11 +69,10 @@ def _row(provider: str, status: PartStatus, when: str) -> tuple[object, ...]:
     )
 
 
-async def read_part_health(connection: aiosqlite.Connection) -> dict[str, tuple[PartHealth, ...]]:
+async def read_part_health(connection: Connection) -> dict[str, tuple[PartHealth, ...]]:
     """Every provider's parts, by provider, in part order."""
-    cursor = await connection.execute("SELECT * FROM provider_parts ORDER BY provider, part")
     found: dict[str, list[PartHealth]] = {}
-    for row in await cursor.fetchall():
+    for row in await connection.fetchall("SELECT * FROM provider_parts ORDER BY provider, part"):
         found.setdefault(row["provider"], []).append(
             PartHealth(
                 part=row["part"],
@@ -88,9 +83,7 @@ async def read_part_health(connection: aiosqlite.Connection) -> dict[str, tuple[
                 suspect_runs=row["suspect_runs"],
                 error_class=row["error_class"],
                 error=row["error"],
-                last_success_at=None
-                if row["last_success_at"] is None
-                else datetime.fromisoformat(row["last_success_at"]),
+                last_success_at=optional_moment(row["last_success_at"]),
             )
         )
     return {provider: tuple(parts) for provider, parts in found.items()}

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import aiosqlite
-
 from monitor.plan import Healthy, RefreshPlan, RefreshState
 from monitor.queueing import Hold
 from monitor.users import QuietHours
-from storage.database import Database
 from storage.history import read_tracked, record_change_points, write_tracked
 from storage.offers import mark_healthy, record_failure
-from storage.outbox import insert_alerts, prepare_alerts, to_text
+from storage.outbox import insert_alerts, prepare_alerts
 from storage.parts import read_part_runs, write_part_statuses
+from storage.sql import Connection, Database, moment_of, moment_value, scalar
 
 
 class RefreshQueries:
@@ -25,7 +23,7 @@ class RefreshQueries:
 
     async def load(self, provider: str, now: datetime) -> RefreshState:
         """The provider's snapshot, part runs and live cooldowns, and every held chat."""
-        moment = to_text(now)
+        moment = moment_value(self._db.dialect, now, "microseconds")
         async with self._db.access() as connection:
             # The revision first: a refresh that commits while these reads run leaves this
             # state's revision behind, so its commit is refused instead of applied on top.
@@ -36,7 +34,7 @@ class RefreshQueries:
             holds = await _holds(connection, moment)
         # Turned into values once the connection is free: 20k cooling rows after a big refresh.
         last_alerts = {
-            (sub, provider, sku, location, kind): datetime.fromisoformat(at)
+            (sub, provider, sku, location, kind): moment_of(at)
             for sub, sku, location, kind, at in cooling
         }
         return RefreshState(revision, tracked, runs, last_alerts, holds)
@@ -70,69 +68,64 @@ class RefreshQueries:
         return queued
 
 
-async def _revision(connection: aiosqlite.Connection, provider: str) -> int:
-    cursor = await connection.execute(
-        "SELECT revision FROM refresh_revisions WHERE provider = ?", (provider,)
+async def _revision(connection: Connection, provider: str) -> int:
+    found = await scalar(
+        connection, "SELECT revision FROM refresh_revisions WHERE provider = ?", (provider,)
     )
-    row = await cursor.fetchone()
-    return 0 if row is None else int(row[0])
+    return 0 if found is None else int(found)
 
 
-async def _advance(connection: aiosqlite.Connection, provider: str, seen: int) -> bool:
+async def _advance(connection: Connection, provider: str, seen: int) -> bool:
     """Move the provider's revision from `seen` to the next; False if it is no longer `seen`.
 
     One statement, so on PostgreSQL two commits racing serialise on the row and the second
     finds the revision moved.
     """
-    cursor = await connection.execute(
+    changed = await connection.execute(
         "INSERT INTO refresh_revisions (provider, revision) VALUES (?, ?)"
         " ON CONFLICT (provider) DO UPDATE SET revision = excluded.revision"
         " WHERE refresh_revisions.revision = ?",
         (provider, seen + 1, seen),
     )
-    return cursor.rowcount == 1
+    return changed == 1
 
 
 async def _cooling(
-    connection: aiosqlite.Connection, provider: str, moment: str
-) -> list[tuple[int, str, str, str, str]]:
+    connection: Connection, provider: str, moment: object
+) -> list[tuple[int, str, str, str, object]]:
     """(subscription, sku, location, kind, last alert) of each key of this provider whose
     cooldown runs past `moment`.
 
     Bounded by the cooldowns still running (an index range), not by the outbox's history:
     every status counts, a dropped row (the chat blocked us) was still an alert made.
     """
-    cursor = await connection.execute(
+    rows = await connection.fetchall(
         "SELECT subscription_id, sku, location, kind, max(created_at) FROM outbox"
         " WHERE provider = ? AND cooling_until > ?"
         " GROUP BY subscription_id, sku, location, kind",
         (provider, moment),
     )
-    return [(row[0], row[1], row[2], row[3], row[4]) for row in await cursor.fetchall()]
+    return [(row[0], row[1], row[2], row[3], row[4]) for row in rows]
 
 
-async def _holds(connection: aiosqlite.Connection, moment: str) -> dict[int, Hold]:
+async def _holds(connection: Connection, moment: object) -> dict[int, Hold]:
     """Every chat whose alerts may not go at once: blocked, with quiet hours, or snoozed.
 
     Only those: most users set no quiet hours, and their alerts need no look-up at all.
     """
-    cursor = await connection.execute(
+    rows = await connection.fetchall(
         "SELECT chat_id, timezone, quiet_start, quiet_end, blocked FROM users"
         " WHERE blocked = 1 OR quiet_start IS NOT NULL"
     )
     holds = {}
-    for chat_id, timezone, start, end, blocked in await cursor.fetchall():
+    for chat_id, timezone, start, end, blocked in rows:
         quiet = None if start is None or end is None else QuietHours(start, end)
         holds[chat_id] = Hold(timezone, quiet, bool(blocked))
     # Live snoozes only; the table holds one row per chat that ever snoozed, so it stays small.
-    cursor = await connection.execute(
+    rows = await connection.fetchall(
         "SELECT chat_id, until FROM chat_snooze WHERE until > ?", (moment,)
     )
-    for chat_id, until in await cursor.fetchall():
+    for chat_id, until in rows:
         hold = holds.get(chat_id, Hold())
-        holds[chat_id] = Hold(hold.timezone, hold.quiet_hours, hold.blocked, _moment(until))
+        holds[chat_id] = Hold(hold.timezone, hold.quiet_hours, hold.blocked, moment_of(until))
     return holds
-
-
-def _moment(text: str) -> datetime:
-    return datetime.fromisoformat(text)

@@ -8,12 +8,14 @@ to asyncpg's `$1, $2, ...` once per distinct statement.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 Dialect = Literal["sqlite", "postgresql"]
 Params = Sequence[object] | Mapping[str, object]
@@ -24,9 +26,14 @@ WriteFault = Callable[[], None]
 
 
 class Row(Protocol):
-    """aiosqlite.Row and asyncpg.Record both read by position and by column name."""
+    """aiosqlite.Row and asyncpg.Record both read by position and by column name.
 
-    def __getitem__(self, key: int | str, /) -> object: ...
+    A value is Any, as both libraries type it: the column's type is the query's to know.
+    """
+
+    def __getitem__(self, key: int | str, /) -> Any: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
 
     def keys(self) -> Iterable[str]: ...
 
@@ -74,10 +81,69 @@ class Database(Protocol):
     async def close(self) -> None: ...
 
 
-async def scalar(connection: Connection, sql: str, params: Params = ()) -> object:
+async def scalar(connection: Connection, sql: str, params: Params = ()) -> Any:
     """The first column of the first row, or None when there is no row."""
     row = await connection.fetchone(sql, params)
     return None if row is None else row[0]
+
+
+# --- what the dialects store differently ---------------------------------------------------
+
+# How finely a column keeps time. SQLite stores ISO 8601 text in UTC at one fixed width per
+# column, so that text order is time order; PostgreSQL a timestamptz cut to the same
+# precision, so both backends hand back the same values.
+Precision = Literal["seconds", "microseconds"]
+
+
+def moment_value(dialect: Dialect, moment: datetime, precision: Precision = "seconds") -> object:
+    """`moment` as a parameter for a time column."""
+    utc = moment.astimezone(UTC)
+    if precision == "seconds":
+        utc = utc.replace(microsecond=0)
+    return utc if dialect == "postgresql" else utc.isoformat(timespec=precision)
+
+
+def moment_of(value: object) -> datetime:
+    """A time column's value as an aware datetime in UTC."""
+    if isinstance(value, datetime):
+        return value.astimezone(UTC)
+    return datetime.fromisoformat(str(value))
+
+
+def optional_moment(value: object) -> datetime | None:
+    return None if value is None else moment_of(value)
+
+
+# One bound parameter holding a whole list, whatever its length: SQLite reads a JSON array
+# with json_each, PostgreSQL takes an array. `IN (?, ?, ...)` would make one statement per
+# length (and PostgreSQL refuses an empty `IN ()`).
+ListType = Literal["bigint", "text"]
+
+
+def in_list(dialect: Dialect, placeholder: str = "?", element: ListType = "bigint") -> str:
+    """`IN <the list bound at placeholder>`, for after a column."""
+    if dialect == "postgresql":
+        return f"= ANY(CAST({placeholder} AS {element}[]))"
+    return f"IN (SELECT value FROM json_each({placeholder}))"  # noqa: S608 - a placeholder
+
+
+def not_in_list(dialect: Dialect, placeholder: str = "?", element: ListType = "bigint") -> str:
+    """`NOT IN <the list bound at placeholder>` (true for an empty list)."""
+    if dialect == "postgresql":
+        return f"<> ALL(CAST({placeholder} AS {element}[]))"
+    return f"NOT IN (SELECT value FROM json_each({placeholder}))"  # noqa: S608 - a placeholder
+
+
+def list_value(dialect: Dialect, values: Iterable[int] | Iterable[str]) -> object:
+    """The parameter for `in_list` / `not_in_list`."""
+    items = list(values)
+    return items if dialect == "postgresql" else json.dumps(items)
+
+
+def greatest(dialect: Dialect, *terms: str) -> str:
+    """The larger of the terms: SQLite's scalar max() is PostgreSQL's GREATEST()."""
+    function = "GREATEST" if dialect == "postgresql" else "max"
+    return f"{function}({', '.join(terms)})"
 
 
 # --- placeholders --------------------------------------------------------------------------

@@ -7,12 +7,14 @@ from pathlib import Path
 
 from monitor.users import Language, QuietHours, User
 from storage.admin import AdminQueries
-from storage.database import Database, WriteFault
+from storage.database import SqliteDatabase
 from storage.history import HistoryQueries
 from storage.migrations import migrate
 from storage.offers import OfferQueries
 from storage.outbox import OutboxQueries
+from storage.postgres import CONNECT_RETRY_S, PgDatabase
 from storage.refresh import RefreshQueries
+from storage.sql import Database, Dialect, WriteFault, moment_value, scalar
 from storage.subscriptions import PAUSE_FOR_BLOCK, RESUME_AFTER_BLOCK, SubscriptionQueries
 from storage.users import user_from_row
 
@@ -25,14 +27,6 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _to_text(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds")
-
-
-def _from_text(text: str) -> datetime:
-    return datetime.fromisoformat(text)
-
-
 class Store(
     OfferQueries, HistoryQueries, SubscriptionQueries, OutboxQueries, RefreshQueries, AdminQueries
 ):
@@ -43,8 +37,21 @@ class Store(
 
     @classmethod
     async def open(cls, path: Path) -> Store:
-        """Open (creating if needed) and migrate the database file at `path`."""
-        database = await Database.open(path)
+        """Open (creating if needed) and migrate the SQLite database file at `path`."""
+        return await cls._migrated(await SqliteDatabase.open(path))
+
+    @classmethod
+    async def connect(
+        cls, url: str, *, retry_for_s: float = CONNECT_RETRY_S, max_size: int = 10
+    ) -> Store:
+        """Connect to PostgreSQL at `url` and create or migrate the schema (under a lock:
+        replicas may start together). An unreachable server is retried for `retry_for_s`,
+        then DatabaseUnavailableError; nothing is written to the local disk."""
+        database = await PgDatabase.open(url, retry_for_s=retry_for_s, max_size=max_size)
+        return await cls._migrated(database)
+
+    @classmethod
+    async def _migrated(cls, database: SqliteDatabase | PgDatabase) -> Store:
         try:
             await migrate(database)
         except BaseException:
@@ -52,11 +59,16 @@ class Store(
             raise
         return cls(database)
 
+    @property
+    def dialect(self) -> Dialect:
+        return self._db.dialect
+
     async def close(self) -> None:
         await self._db.close()
 
     async def ping(self) -> bool:
-        return await self._db.pragma("user_version") is not None
+        async with self._db.access() as connection:
+            return bool(await scalar(connection, "SELECT 1") == 1)
 
     async def probe_write(self) -> None:
         """Raises if the database cannot take a write lock now (see Database.probe_write)."""
@@ -75,8 +87,7 @@ class Store(
 
     async def get_user(self, chat_id: int) -> User | None:
         async with self._db.access() as connection:
-            cursor = await connection.execute("SELECT * FROM users WHERE chat_id = ?", (chat_id,))
-            row = await cursor.fetchone()
+            row = await connection.fetchone("SELECT * FROM users WHERE chat_id = ?", (chat_id,))
         return None if row is None else user_from_row(row)
 
     async def ensure_user(
@@ -99,16 +110,16 @@ class Store(
             async with self._db.transaction() as connection:
                 await connection.execute(
                     "UPDATE users SET last_seen_at = ? WHERE chat_id = ?",
-                    (_to_text(moment), chat_id),
+                    (moment_value(connection.dialect, moment), chat_id),
                 )
             return await self._require_user(chat_id)
         async with self._db.transaction() as connection:
-            # OR IGNORE: two first updates from one user racing must not fail either one.
+            seen = moment_value(connection.dialect, moment)
+            # DO NOTHING: two first updates from one user racing must not fail either one.
             await connection.execute(
-                "INSERT OR IGNORE INTO users"
-                " (chat_id, language, timezone, created_at, last_seen_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (chat_id, language, timezone, _to_text(moment), _to_text(moment)),
+                "INSERT INTO users (chat_id, language, timezone, created_at, last_seen_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO NOTHING",
+                (chat_id, language, timezone, seen, seen),
             )
         return await self._require_user(chat_id)
 
@@ -130,13 +141,11 @@ class Store(
         """The user blocked the bot: mark them, and pause their subscriptions as a 403 does
         (SubscriptionQueries.pause_all), in one transaction. Returns how many paused."""
         async with self._db.transaction() as connection:
-            cursor = await connection.execute(
+            if not await connection.execute(
                 "UPDATE users SET blocked = 1 WHERE chat_id = ?", (chat_id,)
-            )
-            if cursor.rowcount == 0:
+            ):
                 raise LookupError(f"no user with chat id {chat_id}")
-            cursor = await connection.execute(PAUSE_FOR_BLOCK, (chat_id,))
-        return cursor.rowcount
+            return await connection.execute(PAUSE_FOR_BLOCK, (chat_id,))
 
     async def unblock(self, chat_id: int) -> int:
         """The user is back (any update from them): clear the block and resume what the 403
@@ -144,24 +153,21 @@ class Store(
         Returns how many subscriptions resumed."""
         async with self._db.transaction() as connection:
             await connection.execute("UPDATE users SET blocked = 0 WHERE chat_id = ?", (chat_id,))
-            cursor = await connection.execute(RESUME_AFTER_BLOCK, (chat_id,))
-        return cursor.rowcount
+            return await connection.execute(RESUME_AFTER_BLOCK, (chat_id,))
 
     async def count_users(self) -> int:
         async with self._db.access() as connection:
-            cursor = await connection.execute("SELECT count(*) FROM users")
-            row = await cursor.fetchone()
-        return 0 if row is None else int(row[0])
+            return int(await scalar(connection, "SELECT count(*) FROM users") or 0)
 
     async def _update_user(
         self, chat_id: int, assignments: str, values: tuple[object, ...]
     ) -> User:
         async with self._db.transaction() as connection:
-            cursor = await connection.execute(
+            changed = await connection.execute(
                 f"UPDATE users SET {assignments} WHERE chat_id = ?",  # noqa: S608 - fixed columns
                 (*values, chat_id),
             )
-            if cursor.rowcount == 0:
+            if not changed:
                 raise LookupError(f"no user with chat id {chat_id}")
         return await self._require_user(chat_id)
 

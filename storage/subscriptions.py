@@ -12,8 +12,6 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-import aiosqlite
-
 from monitor.subscriptions import (
     DEFAULT_COOLDOWN_S,
     AlertKind,
@@ -21,7 +19,7 @@ from monitor.subscriptions import (
     WatchFilter,
     with_max_price,
 )
-from storage.database import Database
+from storage.sql import Database, Row, in_list, list_value, moment_value, optional_moment, scalar
 
 MAX_SUBSCRIPTIONS = 20
 _FORMAT = 1  # bumped if the JSON shape ever changes incompatibly
@@ -81,19 +79,14 @@ def filter_from_json(text: str) -> WatchFilter:
     )
 
 
-def _text(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds")
-
-
-def _from_row(row: aiosqlite.Row) -> Subscription:
-    muted = row["muted_until"]
+def _from_row(row: Row) -> Subscription:
     return Subscription(
         id=row["id"],
         chat_id=row["chat_id"],
         filter=filter_from_json(row["filter"]),
         cooldown_s=row["cooldown_s"],
         paused=bool(row["paused"]),
-        muted_until=None if muted is None else datetime.fromisoformat(muted),
+        muted_until=optional_moment(row["muted_until"]),
     )
 
 
@@ -113,22 +106,26 @@ class SubscriptionQueries:
         cooldown = next(
             c for c in (cooldown_s, watch.cooldown_s, DEFAULT_COOLDOWN_S) if c is not None
         )
-        created = _text(now or datetime.now(UTC))
         # Count and insert in one write transaction, so two quick /watch can't both squeeze in.
         async with self._db.transaction() as connection:
-            cursor = await connection.execute(
-                "SELECT count(*) FROM subscriptions WHERE chat_id = ?", (chat_id,)
+            if connection.dialect == "postgresql":
+                # Two replicas' transactions would both count 19 and both insert: the user's
+                # row lock orders them (SQLite's one writer already does).
+                await connection.execute(
+                    "SELECT 1 FROM users WHERE chat_id = ? FOR UPDATE", (chat_id,)
+                )
+            count = await scalar(
+                connection, "SELECT count(*) FROM subscriptions WHERE chat_id = ?", (chat_id,)
             )
-            row = await cursor.fetchone()
-            if row is not None and row[0] >= MAX_SUBSCRIPTIONS:
-                raise SubscriptionLimitError(f"chat {chat_id} has {row[0]} subscriptions")
-            cursor = await connection.execute(
+            if count >= MAX_SUBSCRIPTIONS:
+                raise SubscriptionLimitError(f"chat {chat_id} has {count} subscriptions")
+            created = moment_value(connection.dialect, now or datetime.now(UTC))
+            sub_id = await scalar(
+                connection,
                 "INSERT INTO subscriptions (chat_id, gpu, family, filter, cooldown_s, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+                " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
                 (chat_id, watch.gpu, watch.family, filter_to_json(watch), cooldown, created),
             )
-            sub_id = cursor.lastrowid
-        assert sub_id is not None
         return Subscription(sub_id, chat_id, watch, cooldown_s=cooldown)
 
     async def subscriptions_of(self, chat_id: int) -> list[Subscription]:
@@ -146,9 +143,10 @@ class SubscriptionQueries:
 
     async def active_subscriptions_among(self, ids: Collection[int]) -> list[Subscription]:
         """The active ones (as `active_subscriptions` means it) of these ids."""
+        dialect = self._db.dialect
         return await self._select(
-            f"WHERE {_ACTIVE} AND id IN (SELECT value FROM json_each(?)) ORDER BY id",  # noqa: S608
-            (json.dumps(sorted(ids)),),
+            f"WHERE {_ACTIVE} AND id {in_list(dialect)} ORDER BY id",
+            (list_value(dialect, sorted(ids)),),
         )
 
     async def subscription_changes(self, after: int | None) -> tuple[int, set[int] | None]:
@@ -161,30 +159,27 @@ class SubscriptionQueries:
         async with self._db.access() as connection:
             # Two subqueries: SQLite answers a lone max() or min() from the key's ends, but
             # both in one SELECT scan the whole log.
-            cursor = await connection.execute(
+            row = await connection.fetchone(
                 "SELECT coalesce((SELECT max(seq) FROM subscription_changes), 0),"
                 " (SELECT min(seq) FROM subscription_changes)"
             )
-            row = await cursor.fetchone()
             latest, oldest = (0, None) if row is None else (int(row[0]), row[1])
             if after is None or after > latest or (oldest is not None and oldest > after + 1):
                 return latest, None
-            cursor = await connection.execute(
+            rows = await connection.fetchall(
                 "SELECT DISTINCT subscription_id FROM subscription_changes WHERE seq > ?",
                 (after,),
             )
-            changed = {int(item[0]) for item in await cursor.fetchall()}
-        return latest, changed
+        return latest, {int(row[0]) for row in rows}
 
     async def prune_subscription_changes(self, keep: int = 10_000) -> int:
         """Forget all but the last `keep` changes (a reader further behind reloads)."""
         async with self._db.transaction() as connection:
-            cursor = await connection.execute(
+            return await connection.execute(
                 "DELETE FROM subscription_changes"
                 " WHERE seq <= (SELECT max(seq) FROM subscription_changes) - ?",
                 (keep,),
             )
-        return cursor.rowcount
 
     async def delete_subscription(self, chat_id: int, sub_id: int) -> bool:
         return await self._change("DELETE FROM subscriptions", chat_id, sub_id, ())
@@ -200,7 +195,7 @@ class SubscriptionQueries:
 
     async def mute(self, chat_id: int, sub_id: int, until: datetime | None) -> bool:
         """Silence one subscription until `until` (None lifts a mute)."""
-        value = None if until is None else _text(until)
+        value = None if until is None else moment_value(self._db.dialect, until)
         return await self._change(
             "UPDATE subscriptions SET muted_until = ?", chat_id, sub_id, (value,)
         )
@@ -211,19 +206,20 @@ class SubscriptionQueries:
         Marked as paused by the block, so `Store.unblock` resumes exactly these.
         """
         async with self._db.transaction() as connection:
-            cursor = await connection.execute(PAUSE_FOR_BLOCK, (chat_id,))
-            return cursor.rowcount
+            return await connection.execute(PAUSE_FOR_BLOCK, (chat_id,))
 
     async def update_max_price(
         self, chat_id: int, sub_id: int, value: float | None
     ) -> Subscription | None:
         """Set or clear the price cap; None when the subscription is not this user's."""
         async with self._db.transaction() as connection:
-            cursor = await connection.execute(
-                f"SELECT {_COLUMNS} FROM subscriptions WHERE id = ? AND chat_id = ?",  # noqa: S608
+            # Read, change, write: on PostgreSQL the row is locked so that two replicas'
+            # edits cannot both start from the old filter (SQLite's one writer orders them).
+            lock = " FOR UPDATE" if connection.dialect == "postgresql" else ""
+            row = await connection.fetchone(
+                f"SELECT {_COLUMNS} FROM subscriptions WHERE id = ? AND chat_id = ?{lock}",  # noqa: S608
                 (sub_id, chat_id),
             )
-            row = await cursor.fetchone()
             if row is None:
                 return None
             sub = _from_row(row)
@@ -236,11 +232,10 @@ class SubscriptionQueries:
 
     async def _select(self, where: str, params: tuple[object, ...]) -> list[Subscription]:
         async with self._db.access() as connection:
-            cursor = await connection.execute(
+            rows = await connection.fetchall(
                 f"SELECT {_COLUMNS} FROM subscriptions {where}",  # noqa: S608 - fixed clauses
                 params,
             )
-            rows = await cursor.fetchall()
         return [_from_row(row) for row in rows]
 
     async def _change(
@@ -248,8 +243,8 @@ class SubscriptionQueries:
     ) -> bool:
         """Run `statement` on one subscription of this user; False when there is none."""
         async with self._db.transaction() as connection:
-            cursor = await connection.execute(
+            changed = await connection.execute(
                 f"{statement} WHERE id = ? AND chat_id = ?",
                 (*values, sub_id, chat_id),
             )
-            return cursor.rowcount > 0
+        return changed > 0

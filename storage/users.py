@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from datetime import datetime
-
-import aiosqlite
 
 from monitor.users import QuietHours, User
+from storage.sql import Connection, Row, in_list, list_value, moment_of
 
 
-async def read_users(
-    connection: aiosqlite.Connection, chat_ids: Collection[int]
-) -> dict[int, User]:
-    ids = sorted(chat_ids)
-    if not ids:
+async def read_users(connection: Connection, chat_ids: Collection[int]) -> dict[int, User]:
+    if not chat_ids:
         return {}
-    cursor = await connection.execute(
-        f"SELECT * FROM users WHERE chat_id IN ({', '.join('?' * len(ids))})",  # noqa: S608
-        ids,
+    rows = await connection.fetchall(
+        f"SELECT * FROM users WHERE chat_id {in_list(connection.dialect)}",  # noqa: S608
+        (list_value(connection.dialect, sorted(chat_ids)),),
     )
-    return {row["chat_id"]: user_from_row(row) for row in await cursor.fetchall()}
+    return {row["chat_id"]: user_from_row(row) for row in rows}
 
 
-def user_from_row(row: aiosqlite.Row) -> User:
+def user_from_row(row: Row) -> User:
     quiet = None
     if row["quiet_start"] is not None and row["quiet_end"] is not None:
         quiet = QuietHours(row["quiet_start"], row["quiet_end"])
@@ -33,6 +28,6 @@ def user_from_row(row: aiosqlite.Row) -> User:
         timezone=row["timezone"],
         quiet_hours=quiet,
         blocked=bool(row["blocked"]),
-        created_at=datetime.fromisoformat(row["created_at"]),
-        last_seen_at=datetime.fromisoformat(row["last_seen_at"]),
+        created_at=moment_of(row["created_at"]),
+        last_seen_at=moment_of(row["last_seen_at"]),
     )

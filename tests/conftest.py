@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.postgres import ADMIN_URL, in_ci, unreachable_reason
+from tests.postgres import ADMIN_URL, drop_templates, in_ci, unreachable_reason
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -22,3 +22,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(
             f"PostgreSQL not reachable at {ADMIN_URL}: the PostgreSQL half was skipped"
         )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    drop_templates()

@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from functools import cache
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
@@ -46,11 +47,65 @@ def unreachable_reason() -> str | None:
         await connection.close()
 
     try:
-        with ThreadPoolExecutor(1) as pool:
-            pool.submit(asyncio.run, probe()).result()
+        _in_a_thread(probe)
     except (OSError, TimeoutError, asyncpg.PostgresError) as error:
         return f"{type(error).__name__}: {error}"
     return None
+
+
+def _in_a_thread(work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    # Its own event loop in a thread: the caller may be inside a test's loop, and a loop's
+    # connections cannot outlive it.
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(lambda: asyncio.run(work())).result()
+
+
+@cache
+def migrated_template() -> str:
+    """The name of this session's template database with the bundled schema (made once)."""
+    from storage.migrations import migrate
+    from storage.postgres import PgDatabase
+
+    name = f"{PREFIX}template_{secrets.token_hex(4)}"
+
+    async def build() -> None:
+        admin = await asyncpg.connect(ADMIN_URL, timeout=5)
+        try:
+            await admin.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await admin.close()
+        database = await PgDatabase.open(url_for(name), max_size=1)
+        try:
+            await migrate(database)
+        finally:
+            await database.close()  # a template must have no sessions when it is copied
+
+    _templates.append(name)
+    try:
+        _in_a_thread(build)
+    except BaseException:
+        drop_templates()
+        raise
+    return name
+
+
+_templates: list[str] = []
+
+
+def drop_templates() -> None:
+    """Drop the templates this session made (tests/conftest.py, at the session's end)."""
+
+    async def drop() -> None:
+        admin = await asyncpg.connect(ADMIN_URL, timeout=5)
+        try:
+            while _templates:
+                name = _templates.pop()
+                await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()
+
+    if _templates:
+        _in_a_thread(drop)
 
 
 def require_postgres() -> None:
@@ -65,12 +120,17 @@ def require_postgres() -> None:
 
 
 @asynccontextmanager
-async def temporary_database() -> AsyncIterator[str]:
-    """Create an empty database with a unique name; yield its URL; drop it afterwards."""
+async def temporary_database(*, migrated: bool = False) -> AsyncIterator[str]:
+    """Create a database with a unique name; yield its URL; drop it afterwards.
+
+    Empty, or `migrated`: a copy of a template that has the bundled schema, migrated once per
+    test session (copying it is several times faster than running the migrations).
+    """
     name = PREFIX + secrets.token_hex(6)
+    template = f' TEMPLATE "{migrated_template()}"' if migrated else ""
     admin = await asyncpg.connect(ADMIN_URL, timeout=5)
     try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
+        await admin.execute(f'CREATE DATABASE "{name}"{template}')
     finally:
         await admin.close()
     try:

@@ -1,10 +1,11 @@
--- PostgreSQL's side of 0002_offers.sqlite.sql.
+-- PostgreSQL's side of 0002_offers.sqlite.sql. Identifiers sort by their bytes (COLLATE "C"),
+-- as SQLite sorts them, whatever locale the database was created with.
 -- The last good snapshot of each provider's offers. A failed scrape never touches it.
 CREATE TABLE offers (
-    provider      text             NOT NULL,
-    sku           text             NOT NULL,
-    location      text             NOT NULL,
-    gpu           text             NOT NULL,
+    provider      text COLLATE "C" NOT NULL,
+    sku           text COLLATE "C" NOT NULL,
+    location      text COLLATE "C" NOT NULL,
+    gpu           text COLLATE "C" NOT NULL,
     gpu_raw       text             NOT NULL,
     gpu_known     integer          NOT NULL CHECK (gpu_known IN (0, 1)),
     gpu_count     integer          NOT NULL CHECK (gpu_count >= 1),
@@ -32,7 +33,7 @@ CREATE INDEX offers_by_gpu ON offers (gpu);
 
 -- One row per provider: how its last runs went.
 CREATE TABLE provider_health (
-    provider              text             PRIMARY KEY,
+    provider              text COLLATE "C" PRIMARY KEY,
     last_success_at       timestamptz,
     last_attempt_at       timestamptz      NOT NULL,
     last_error_at         timestamptz,

@@ -1,9 +1,9 @@
 -- PostgreSQL's side of 0007_scrape_parts.sqlite.sql (the comments there say what each part is for).
-ALTER TABLE offers ADD COLUMN part text NOT NULL DEFAULT '';
+ALTER TABLE offers ADD COLUMN part text COLLATE "C" NOT NULL DEFAULT '';
 
 CREATE TABLE provider_parts (
-    provider              text        NOT NULL,
-    part                  text        NOT NULL,
+    provider              text COLLATE "C" NOT NULL,
+    part                  text COLLATE "C" NOT NULL,
     state                 text        NOT NULL CHECK (state IN ('ok', 'failed', 'empty', 'suspect')),
     offers                integer     NOT NULL DEFAULT 0 CHECK (offers >= 0),
     kept                  integer     NOT NULL DEFAULT 0 CHECK (kept >= 0),

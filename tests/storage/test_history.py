@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 from monitor.diff import OfferKey, Tracked
 from monitor.offers import Offer, StockState
-from storage.database import Database
+from storage import Store
 from storage.history import (
     LISTED_OFFERS_FILTER,
     HistoryPoint,
-    HistoryQueries,
     record_change_points,
     write_tracked,
 )
-from storage.migrations import migrate
-from storage.offers import OfferQueries
+from storage.sql import moment_of
 from tests.factories import make_offer
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -33,37 +30,24 @@ IN, OUT, PRE, UNK = (
 )
 
 
-class _Store(OfferQueries, HistoryQueries):
-    def __init__(self, database: Database) -> None:
-        self._db = database
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[_Store]:
-    database = await Database.open(tmp_path / "h.sqlite3")
-    await migrate(database)
-    yield _Store(database)
-    await database.close()
-
-
-async def record(store: _Store, offers: Iterable[Offer], at: datetime) -> int:
+async def record(store: Store, offers: Iterable[Offer], at: datetime) -> int:
     async with store._db.transaction() as connection:
         return await record_change_points(connection, offers, at)
 
 
 async def track(
-    store: _Store, provider: str, tracked: Mapping[OfferKey, Tracked], at: datetime = NOW
+    store: Store, provider: str, tracked: Mapping[OfferKey, Tracked], at: datetime = NOW
 ) -> None:
     async with store._db.transaction() as connection:
         await write_tracked(connection, provider, tracked, at)
 
 
-async def history_rows(store: _Store) -> list[tuple[object, ...]]:
+async def history_rows(store: Store) -> list[tuple[object, ...]]:
     async with store._db.access() as connection:
-        cursor = await connection.execute(
+        rows = await connection.fetchall(
             "SELECT sku, at, price_hour, stock, stock_count FROM offer_history ORDER BY id"
         )
-        return [tuple(row) for row in await cursor.fetchall()]
+    return [(row[0], moment_of(row[1]), row[2], row[3], row[4]) for row in rows]
 
 
 def days_ago(days: float) -> datetime:
@@ -73,23 +57,23 @@ def days_ago(days: float) -> datetime:
 # -- change points ----------------------------------------------------------------------
 
 
-async def test_the_same_offers_scraped_ten_times_give_one_row_each(store: _Store):
+async def test_the_same_offers_scraped_ten_times_give_one_row_each(store: Store):
     offers = [make_offer("a", 100), make_offer("b", 200, OUT)]
     written = [await record(store, offers, NOW + timedelta(minutes=i)) for i in range(10)]
     assert written == [2] + [0] * 9
     assert [row[0] for row in await history_rows(store)] == ["a", "b"]
 
 
-async def test_a_price_change_writes_a_new_row(store: _Store):
+async def test_a_price_change_writes_a_new_row(store: Store):
     await record(store, [make_offer("a", 100), make_offer("b", 200)], days_ago(2))
     assert await record(store, [make_offer("a", 90), make_offer("b", 200)], days_ago(1)) == 1
     assert await record(store, [make_offer("a", 90), make_offer("b", 200)], NOW) == 0
     rows = await history_rows(store)
     assert [(sku, price) for sku, _, price, _, _ in rows] == [("a", 100), ("b", 200), ("a", 90)]
-    assert rows[2][1] == days_ago(1).isoformat(timespec="seconds")
+    assert rows[2][1] == days_ago(1)
 
 
-async def test_stock_and_stock_count_changes_write_rows(store: _Store):
+async def test_stock_and_stock_count_changes_write_rows(store: Store):
     offer = make_offer("a", 100)
     await record(store, [offer], days_ago(3))
     assert await record(store, [replace(offer, stock_count=1)], days_ago(2)) == 1
@@ -102,38 +86,39 @@ async def test_stock_and_stock_count_changes_write_rows(store: _Store):
     ]
 
 
-async def test_a_change_back_is_compared_with_the_latest_row(store: _Store):
+async def test_a_change_back_is_compared_with_the_latest_row(store: Store):
     for price, day in [(100, 3), (90, 2), (100, 1)]:
         assert await record(store, [make_offer("a", price)], days_ago(day)) == 1
 
 
-async def test_a_gpu_count_change_writes_a_row_so_per_gpu_prices_stay_right(store: _Store):
+async def test_a_gpu_count_change_writes_a_row_so_per_gpu_prices_stay_right(store: Store):
     await record(store, [make_offer("a", 800, gpu_count=8)], days_ago(2))
     assert await record(store, [make_offer("a", 800, gpu_count=4)], days_ago(1)) == 1
 
 
-async def test_equal_timestamps_take_the_later_row_as_latest(store: _Store):
+async def test_equal_timestamps_take_the_later_row_as_latest(store: Store):
     # Two scrapes within one second store the same `at`; insertion order decides.
     await record(store, [make_offer("a", 100)], NOW)
     await record(store, [make_offer("a", 90)], NOW)
     assert await record(store, [make_offer("a", 90)], NOW) == 0
 
 
-async def test_many_offers_are_handled_in_chunks(store: _Store):
+async def test_many_offers_are_handled_in_chunks(store: Store):
     offers = [make_offer(f"sku-{i:04d}", 100 + i) for i in range(700)]
     assert await record(store, offers, days_ago(1)) == 700
     changed = [replace(o, stock=OUT) if i % 100 == 0 else o for i, o in enumerate(offers)]
     assert await record(store, changed, NOW) == 7
 
 
-async def test_latest_point_look_up_uses_the_offer_index(store: _Store):
+@pytest.mark.sqlite_only
+async def test_latest_point_look_up_uses_the_offer_index(store: Store):
     async with store._db.access() as connection:
-        cursor = await connection.execute(
+        rows = await connection.fetchall(
             "EXPLAIN QUERY PLAN SELECT id FROM offer_history WHERE provider = ? AND sku = ?"
             " AND location = ? ORDER BY at DESC, id DESC LIMIT 1",
             ("acme", "a", "MSK-1"),
         )
-        plan = " ".join(str(row[3]) for row in await cursor.fetchall())
+        plan = " ".join(str(row[3]) for row in rows)
     assert "offer_history_by_offer" in plan
     assert "TEMP B-TREE" not in plan
 
@@ -141,7 +126,7 @@ async def test_latest_point_look_up_uses_the_offer_index(store: _Store):
 # -- lowest price -----------------------------------------------------------------------
 
 
-async def test_lowest_price_in_30_days_per_gpu_hour(store: _Store):
+async def test_lowest_price_in_30_days_per_gpu_hour(store: Store):
     await record(store, [make_offer("one", 120)], days_ago(10))
     await record(store, [make_offer("eight", 800, gpu_count=8)], days_ago(5))  # 100 per GPU
     await record(store, [make_offer("h100", 50, gpu="H100")], days_ago(5))  # another GPU
@@ -152,7 +137,7 @@ async def test_lowest_price_in_30_days_per_gpu_hour(store: _Store):
     assert lowest.at == days_ago(5)
 
 
-async def test_lowest_price_counts_only_rentable_points(store: _Store):
+async def test_lowest_price_counts_only_rentable_points(store: Store):
     await record(store, [make_offer("a", 150, IN)], days_ago(20))
     await record(store, [make_offer("b", 130, UNK)], days_ago(20))
     await record(store, [make_offer("c", 50, OUT)], days_ago(20))
@@ -162,7 +147,7 @@ async def test_lowest_price_counts_only_rentable_points(store: _Store):
     assert (lowest.sku, lowest.stock) == ("b", UNK)
 
 
-async def test_lowest_price_includes_superseded_points_in_the_window(store: _Store):
+async def test_lowest_price_includes_superseded_points_in_the_window(store: Store):
     await record(store, [make_offer("a", 80)], days_ago(20))  # the low, since raised
     await record(store, [make_offer("a", 140)], days_ago(2))
     lowest = await store.lowest_price(["RTX 4090"], MONTH_AGO)
@@ -170,7 +155,7 @@ async def test_lowest_price_includes_superseded_points_in_the_window(store: _Sto
     assert (lowest.price_hour, lowest.at) == (80, days_ago(20))
 
 
-async def test_lowest_price_ignores_points_before_the_window_once_changed(store: _Store):
+async def test_lowest_price_ignores_points_before_the_window_once_changed(store: Store):
     await track(store, "acme", {("acme", "a", "MSK-1"): Tracked(make_offer("a", 140))})
     await record(store, [make_offer("a", 60)], days_ago(45))
     await record(store, [make_offer("a", 140)], days_ago(31))
@@ -179,7 +164,7 @@ async def test_lowest_price_ignores_points_before_the_window_once_changed(store:
     assert lowest.price_hour == 140  # in effect at the start of the window
 
 
-async def test_an_unchanged_price_of_a_tracked_offer_still_counts(store: _Store):
+async def test_an_unchanged_price_of_a_tracked_offer_still_counts(store: Store):
     # The only point is 40 days old, but the offer is still tracked at that price.
     offer = make_offer("a", 95)
     await track(store, "acme", {offer.key: Tracked(offer)})
@@ -189,12 +174,12 @@ async def test_an_unchanged_price_of_a_tracked_offer_still_counts(store: _Store)
     assert (lowest.price_hour, lowest.at) == (95, days_ago(40))
 
 
-async def test_an_old_point_of_an_offer_no_longer_tracked_does_not_count(store: _Store):
+async def test_an_old_point_of_an_offer_no_longer_tracked_does_not_count(store: Store):
     await record(store, [make_offer("gone", 10)], days_ago(40))
     assert await store.lowest_price(["RTX 4090"], MONTH_AGO) is None
 
 
-async def test_lowest_price_without_data(store: _Store):
+async def test_lowest_price_without_data(store: Store):
     assert await store.lowest_price(["RTX 4090"], MONTH_AGO) is None
     assert await store.lowest_price([], MONTH_AGO) is None
 
@@ -202,7 +187,7 @@ async def test_lowest_price_without_data(store: _Store):
 # -- price series -----------------------------------------------------------------------
 
 
-async def test_price_series_is_every_change_point_in_time_order(store: _Store):
+async def test_price_series_is_every_change_point_in_time_order(store: Store):
     b = make_offer("b", 200, gpu="A100 80GB")
     await track(store, "acme", {b.key: Tracked(b)})
     await record(store, [b], days_ago(60))  # carried in: in effect at the window's start
@@ -225,7 +210,7 @@ async def test_price_series_is_every_change_point_in_time_order(store: _Store):
 # -- tracked offers ---------------------------------------------------------------------
 
 
-async def test_write_and_load_tracked_round_trip_with_missing_runs(store: _Store):
+async def test_write_and_load_tracked_round_trip_with_missing_runs(store: Store):
     here = make_offer("a", 100)
     missing = replace(make_offer("b", 200, OUT, monthly=True), vcpu=16, ram_gb=64.0, title="b")
     tracked = {here.key: Tracked(here), missing.key: Tracked(missing, 1)}
@@ -234,7 +219,7 @@ async def test_write_and_load_tracked_round_trip_with_missing_runs(store: _Store
     assert await store.load_tracked("other") == {}
 
 
-async def test_write_tracked_replaces_only_that_provider(store: _Store):
+async def test_write_tracked_replaces_only_that_provider(store: Store):
     ours, theirs = make_offer("a", 100), make_offer("x", 100, provider="other")
     await track(store, "other", {theirs.key: Tracked(theirs)})
     await track(store, "acme", {ours.key: Tracked(ours, 1)})
@@ -243,17 +228,17 @@ async def test_write_tracked_replaces_only_that_provider(store: _Store):
     assert await store.load_tracked("other") == {theirs.key: Tracked(theirs)}
 
 
-async def test_write_tracked_rejects_entries_of_another_provider(store: _Store):
+async def test_write_tracked_rejects_entries_of_another_provider(store: Store):
     theirs = make_offer("x", 100, provider="other")
     with pytest.raises(ValueError, match="acme"):
         await track(store, "acme", {theirs.key: Tracked(theirs)})
 
 
-async def test_listed_offers_filter_hides_missing_offers(store: _Store):
+async def test_listed_offers_filter_hides_missing_offers(store: Store):
     here, missing = make_offer("a", 100), make_offer("b", 100)
     await track(store, "acme", {here.key: Tracked(here), missing.key: Tracked(missing, 1)})
     async with store._db.access() as connection:
-        cursor = await connection.execute(
+        rows = await connection.fetchall(
             f"SELECT sku FROM offers WHERE {LISTED_OFFERS_FILTER}"  # noqa: S608
         )
-        assert [row[0] for row in await cursor.fetchall()] == ["a"]
+    assert [row[0] for row in rows] == ["a"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from storage.database import Database
+from storage.database import SqliteDatabase
 from storage.migrations import (
     Migration,
     MigrationError,
@@ -18,9 +18,10 @@ from storage.migrations import (
     read_migrations,
 )
 from storage.postgres import PgDatabase
+from storage.sql import scalar
 from tests.postgres import require_postgres, temporary_database
 
-AnyDatabase = Database | PgDatabase
+AnyDatabase = SqliteDatabase | PgDatabase
 
 # The SQLite files as every existing database applied them (user_version 1-9). Splitting the
 # schema per dialect renamed them; their text must never change, or databases migrated before
@@ -52,36 +53,32 @@ def database(empty_database: AnyDatabase) -> AnyDatabase:
 
 
 async def table_names(db: AnyDatabase) -> set[str]:
-    if isinstance(db, PgDatabase):
-        async with db.access() as connection:
-            rows = await connection.fetchall(
-                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
-            )
-        return {str(row[0]) for row in rows}
-    async with db.access() as raw:
-        cursor = await raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        return {row[0] for row in await cursor.fetchall()}
+    query = (
+        "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+        if db.dialect == "postgresql"
+        else "SELECT name FROM sqlite_master WHERE type = 'table'"
+    )
+    async with db.access() as connection:
+        return {row[0] for row in await connection.fetchall(query)}
 
 
 async def columns(db: AnyDatabase, table: str) -> list[str]:
-    if isinstance(db, PgDatabase):
-        async with db.access() as connection:
+    async with db.access() as connection:
+        if db.dialect == "postgresql":
             rows = await connection.fetchall(
                 "SELECT column_name FROM information_schema.columns WHERE table_name = ?"
                 " ORDER BY ordinal_position",
                 (table,),
             )
-        return [str(row[0]) for row in rows]
-    async with db.access() as raw:
-        cursor = await raw.execute(f"PRAGMA table_info({table})")
-        return [row[1] for row in await cursor.fetchall()]
+            return [row[0] for row in rows]
+        return [row[1] for row in await connection.fetchall(f"PRAGMA table_info({table})")]
 
 
 async def version(db: AnyDatabase) -> int:
     if isinstance(db, PgDatabase):
         async with db.access() as connection:
-            row = await connection.fetchone("SELECT max(version) FROM schema_migrations")
-        return 0 if row is None or row[0] is None else int(str(row[0]))
+            found = await scalar(connection, "SELECT max(version) FROM schema_migrations")
+        return 0 if found is None else int(found)
     return int(str(await db.pragma("user_version")))
 
 
@@ -200,7 +197,7 @@ async def test_database_newer_than_code_is_rejected(database: AnyDatabase):
 
 @pytest.mark.sqlite_only
 async def test_sqlite_pragmas_are_set(database: AnyDatabase):
-    assert isinstance(database, Database)
+    assert isinstance(database, SqliteDatabase)
     assert await database.pragma("journal_mode") == "wal"
     assert await database.pragma("foreign_keys") == 1
     assert await database.pragma("busy_timeout") == 5000

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-
-import pytest
 
 from monitor.alerts import Alert
 from monitor.diff import Tracked
@@ -17,19 +13,14 @@ from monitor.queueing import Hold, Queued
 from monitor.scrape import NetworkError
 from monitor.users import QuietHours
 from storage import Store
-from storage.database import Database
+from storage.database import SqliteDatabase
 from storage.migrations import bundled_migrations, migrate
+from storage.postgres import PgDatabase
+from storage.sql import moment_value
 from tests.factories import make_offer
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    opened = await Store.open(tmp_path / "refresh.sqlite3")
-    yield opened
-    await opened.close()
 
 
 def queued(
@@ -144,35 +135,34 @@ async def test_load_reads_the_chats_that_may_not_be_alerted_now(store: Store):
     }
 
 
-async def test_rows_queued_before_0010_keep_their_cooldown(tmp_path: Path):
+async def test_rows_queued_before_0010_keep_their_cooldown(
+    empty_database: SqliteDatabase | PgDatabase,
+):
     """The migration gives old rows their subscription's cooldown (6 h for one deleted)."""
-    database = await Database.open(tmp_path / "before.sqlite3")
-    try:
-        await migrate(database, bundled_migrations()[:9])
-        stamp = T0.isoformat(timespec="microseconds")
-        async with database.transaction() as connection:
+    database = empty_database
+    await migrate(database, bundled_migrations()[:9])
+    stamp = moment_value(database.dialect, T0, "microseconds")
+    async with database.transaction() as connection:
+        await connection.execute(
+            "INSERT INTO users (chat_id, language, timezone, created_at, last_seen_at)"
+            " VALUES (1, 'ru', 'UTC', ?, ?)",
+            (stamp, stamp),
+        )
+        await connection.execute(
+            "INSERT INTO subscriptions (id, chat_id, filter, cooldown_s, created_at)"
+            " VALUES (10, 1, '{}', 3600, ?)",
+            (stamp,),
+        )
+        for sub, sku in ((10, "a"), (99, "b")):
             await connection.execute(
-                "INSERT INTO users (chat_id, language, timezone, created_at, last_seen_at)"
-                " VALUES (1, 'ru', 'UTC', ?, ?)",
-                (stamp, stamp),
+                "INSERT INTO outbox (chat_id, subscription_id, dedupe_key, kind, provider,"
+                " sku, location, payload, created_at, due_at)"
+                " VALUES (1, ?, ?, 'appeared', 'acme', ?, 'MSK-1', '{}', ?, ?)",
+                (sub, f"{sub}|{sku}", sku, stamp, stamp),
             )
-            await connection.execute(
-                "INSERT INTO subscriptions (id, chat_id, filter, cooldown_s, created_at)"
-                " VALUES (10, 1, '{}', 3600, ?)",
-                (stamp,),
-            )
-            for sub, sku in ((10, "a"), (99, "b")):
-                await connection.execute(
-                    "INSERT INTO outbox (chat_id, subscription_id, dedupe_key, kind, provider,"
-                    " sku, location, payload, created_at, due_at)"
-                    " VALUES (1, ?, ?, 'appeared', 'acme', ?, 'MSK-1', '{}', ?, ?)",
-                    (sub, f"{sub}|{sku}", sku, stamp, stamp),
-                )
-        await migrate(database)
-        migrated = Store(database)
-        a, b = (10, "acme", "a", "MSK-1", "appeared"), (99, "acme", "b", "MSK-1", "appeared")
-        assert (await migrated.load("acme", T0 + HOUR / 2)).last_alerts == {a: T0, b: T0}
-        assert (await migrated.load("acme", T0 + HOUR)).last_alerts == {b: T0}
-        assert (await migrated.load("acme", T0 + 6 * HOUR)).last_alerts == {}
-    finally:
-        await database.close()
+    await migrate(database)
+    migrated = Store(database)
+    a, b = (10, "acme", "a", "MSK-1", "appeared"), (99, "acme", "b", "MSK-1", "appeared")
+    assert (await migrated.load("acme", T0 + HOUR / 2)).last_alerts == {a: T0, b: T0}
+    assert (await migrated.load("acme", T0 + HOUR)).last_alerts == {b: T0}
+    assert (await migrated.load("acme", T0 + 6 * HOUR)).last_alerts == {}

@@ -1,20 +1,15 @@
 import asyncio
+import sqlite3
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
+import asyncpg
 import pytest
 
 from monitor.users import QuietHours
 from storage import Store
+from tests.storage.conftest import Place
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-async def store(tmp_path: Path):
-    opened = await Store.open(tmp_path / "s.sqlite3")
-    yield opened
-    await opened.close()
 
 
 async def test_ensure_user_creates_once_and_keeps_settings(store: Store):
@@ -40,9 +35,8 @@ async def test_last_seen_refreshes_only_when_stale(store: Store):
     assert stale.created_at == T0
 
 
-async def test_setters_persist_across_reopen(tmp_path: Path):
-    path = tmp_path / "p.sqlite3"
-    store = await Store.open(path)
+async def test_setters_persist_across_reopen(place: Place):
+    store = await place.open()
     await store.ensure_user(5, language="ru", timezone="Europe/Moscow")
     await store.set_language(5, "en")
     await store.set_timezone(5, "Asia/Vladivostok")
@@ -50,7 +44,7 @@ async def test_setters_persist_across_reopen(tmp_path: Path):
     await store.set_blocked(5, True)
     await store.close()
 
-    reopened = await Store.open(path)
+    reopened = await place.open()
     try:
         user = await reopened.get_user(5)
         assert user is not None
@@ -99,20 +93,32 @@ async def test_unblock_resumes_only_what_the_block_paused(store: Store):
     assert await store.unblock(5) == 0
 
 
-async def test_write_faults_fail_writes_and_are_reported_until_a_write_succeeds(store: Store):
-    import sqlite3
+# What each backend raises when the database cannot be written (the fault a test injects).
+UNWRITABLE: dict[str, type[Exception]] = {
+    "sqlite": sqlite3.OperationalError,
+    "postgresql": asyncpg.ReadOnlySQLTransactionError,
+}
+
+
+async def test_write_faults_fail_writes_and_are_reported_until_a_write_succeeds(
+    store: Store, backend: str
+):
+    unwritable = UNWRITABLE[backend]
 
     def read_only() -> None:
-        raise sqlite3.OperationalError("attempt to write a readonly database")
+        raise unwritable("attempt to write a readonly database")
 
     await store.ensure_user(5, language="ru", timezone="UTC")
     store.set_write_fault(read_only)
-    with pytest.raises(sqlite3.OperationalError):
+    with pytest.raises(unwritable):
         await store.set_language(5, "en")
-    with pytest.raises(sqlite3.OperationalError):
+    with pytest.raises(unwritable):
         await store.probe_write()
-    assert store.write_error == "attempt to write a readonly database"
-    assert (await store.get_user(5)) is not None  # reads still work
+    assert store.write_error is not None
+    assert "attempt to write a readonly database" in store.write_error
+    user = await store.get_user(5)
+    assert user is not None
+    assert user.language == "ru"  # the failed write left nothing
     store.set_write_fault(None)
     await store.probe_write()  # a probe proves nothing about a full disk: the error stays
     assert store.write_error is not None

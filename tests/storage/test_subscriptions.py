@@ -2,55 +2,39 @@
 
 from __future__ import annotations
 
-import sqlite3
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 from monitor.subscriptions import DEFAULT_COOLDOWN_S, AlertKind, WatchFilter
 from monitor.watch_parse import parse_watch
-from storage.database import Database
-from storage.migrations import migrate
+from storage import Store
 from storage.subscriptions import (
     MAX_SUBSCRIPTIONS,
     SubscriptionLimitError,
-    SubscriptionQueries,
     filter_from_json,
     filter_to_json,
 )
+from tests.storage.conftest import INTEGRITY_ERRORS, Place
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 ALICE, BOB = 101, 202
 
 
-class _Store(SubscriptionQueries):
-    def __init__(self, database: Database) -> None:
-        self._db = database
-
-
-async def add_user(database: Database, chat_id: int, *, blocked: bool = False) -> None:
-    async with database.transaction() as connection:
-        await connection.execute(
-            "INSERT INTO users (chat_id, language, timezone, blocked, created_at, last_seen_at)"
-            " VALUES (?, 'ru', 'Europe/Moscow', ?, ?, ?)",
-            (chat_id, int(blocked), T0.isoformat(), T0.isoformat()),
-        )
+async def add_user(store: Store, chat_id: int, *, blocked: bool = False) -> None:
+    await store.ensure_user(chat_id, language="ru", timezone="Europe/Moscow", now=T0)
+    if blocked:
+        await store.set_blocked(chat_id, True)
 
 
 @pytest.fixture
-async def database(tmp_path: Path):
-    db = await Database.open(tmp_path / "subs.sqlite3")
-    await migrate(db)
-    await add_user(db, ALICE)
-    await add_user(db, BOB)
-    yield db
-    await db.close()
-
-
-@pytest.fixture
-def store(database: Database) -> _Store:
-    return _Store(database)
+async def store(place: Place) -> AsyncIterator[Store]:
+    opened = await place.open()
+    await add_user(opened, ALICE)
+    await add_user(opened, BOB)
+    yield opened
+    await opened.close()
 
 
 H100 = WatchFilter(family="H100")
@@ -76,7 +60,7 @@ def test_json_is_readable_and_versioned():
         filter_from_json('{"v": 99}')
 
 
-async def test_add_list_get(store: _Store):
+async def test_add_list_get(store: Store):
     first = await store.add_subscription(ALICE, H100, now=T0)
     second = await store.add_subscription(ALICE, parse_watch("4090 max=90"), cooldown_s=60)
     assert first.cooldown_s == DEFAULT_COOLDOWN_S
@@ -87,13 +71,13 @@ async def test_add_list_get(store: _Store):
     assert await store.get_subscription(9999) is None
 
 
-async def test_cooldown_from_the_filter(store: _Store):
+async def test_cooldown_from_the_filter(store: Store):
     sub = await store.add_subscription(ALICE, parse_watch("h100 cooldown=30m"))
     assert sub.cooldown_s == 1800
     assert (await store.get_subscription(sub.id)) == sub
 
 
-async def test_limit_is_per_user(store: _Store):
+async def test_limit_is_per_user(store: Store):
     for _ in range(MAX_SUBSCRIPTIONS):
         await store.add_subscription(ALICE, H100)
     with pytest.raises(SubscriptionLimitError):
@@ -105,7 +89,7 @@ async def test_limit_is_per_user(store: _Store):
     await store.add_subscription(ALICE, H100)  # room again
 
 
-async def test_only_the_owner_changes_a_subscription(store: _Store):
+async def test_only_the_owner_changes_a_subscription(store: Store):
     sub = await store.add_subscription(ALICE, H100)
     assert not await store.delete_subscription(BOB, sub.id)
     assert not await store.set_paused(BOB, sub.id, True)
@@ -117,7 +101,7 @@ async def test_only_the_owner_changes_a_subscription(store: _Store):
     assert not await store.delete_subscription(ALICE, sub.id)
 
 
-async def test_pause_mute_and_active(store: _Store, database: Database):
+async def test_pause_mute_and_active(store: Store):
     a = await store.add_subscription(ALICE, H100)
     b = await store.add_subscription(ALICE, H100)
     c = await store.add_subscription(BOB, H100)
@@ -133,12 +117,12 @@ async def test_pause_mute_and_active(store: _Store, database: Database):
     assert await store.mute(ALICE, b.id, None)
     assert [s.id for s in await store.active_subscriptions()] == [a.id, b.id, c.id]
 
-    await add_user(database, 303, blocked=True)
+    await add_user(store, 303, blocked=True)
     await store.add_subscription(303, H100)
     assert len(await store.active_subscriptions()) == 3  # a blocked user gets nothing
 
 
-async def test_pause_all(store: _Store):
+async def test_pause_all(store: Store):
     for _ in range(3):
         await store.add_subscription(ALICE, H100)
     await store.add_subscription(BOB, H100)
@@ -148,7 +132,7 @@ async def test_pause_all(store: _Store):
     assert [s.chat_id for s in await store.active_subscriptions()] == [BOB]
 
 
-async def test_update_max_price(store: _Store):
+async def test_update_max_price(store: Store):
     sub = await store.add_subscription(ALICE, H100)
     capped = await store.update_max_price(ALICE, sub.id, 250)
     assert capped is not None
@@ -160,19 +144,19 @@ async def test_update_max_price(store: _Store):
     assert cleared.filter == H100
 
 
-async def test_deleting_the_user_deletes_their_subscriptions(store: _Store, database: Database):
+async def test_deleting_the_user_deletes_their_subscriptions(store: Store):
     await store.add_subscription(ALICE, H100)
-    async with database.transaction() as connection:
+    async with store._db.transaction() as connection:
         await connection.execute("DELETE FROM users WHERE chat_id = ?", (ALICE,))
     assert await store.subscriptions_of(ALICE) == []
 
 
-async def test_a_subscription_needs_a_user(store: _Store):
-    with pytest.raises(sqlite3.IntegrityError):
+async def test_a_subscription_needs_a_user(store: Store):
+    with pytest.raises(INTEGRITY_ERRORS):
         await store.add_subscription(999, H100)
 
 
-async def test_every_writer_logs_the_subscriptions_it_changed(store: _Store, database: Database):
+async def test_every_writer_logs_the_subscriptions_it_changed(store: Store):
     latest, changed = await store.subscription_changes(None)
     assert (latest, changed) == (0, None)  # no reader state: reload everything
     assert await store.subscription_changes(0) == (0, set())
@@ -185,7 +169,7 @@ async def test_every_writer_logs_the_subscriptions_it_changed(store: _Store, dat
     latest, changed = await store.subscription_changes(after_adds)
     assert changed == {a.id, b.id}
     # Blocking a user changes no subscription row, but takes them out of the index.
-    async with database.transaction() as connection:
+    async with store._db.transaction() as connection:
         await connection.execute("UPDATE users SET blocked = 1 WHERE chat_id = ?", (ALICE,))
     after_block, changed = await store.subscription_changes(latest)
     assert changed == {a.id}

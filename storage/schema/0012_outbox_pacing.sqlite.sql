@@ -1,0 +1,2 @@
+-- Nothing on SQLite: one process sends from the file, and its limiter paces each chat in
+-- memory (bot.delivery.limiter).
