@@ -35,12 +35,13 @@ from bot.delivery.limiter import Limiter
 from bot.delivery.sender import Sender
 from bot.delivery.session import SharedLimitMiddleware
 from bot.i18n import Translator, load_translators
-from bot.middlewares.throttling import LocalFlows, ThrottlingMiddleware
+from bot.logging_setup import one_line
+from bot.middlewares.throttling import FlowStore, LocalFlows, ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
 from bot.ops.latency import LatencyMiddleware
 from bot.ops.metrics import Metrics
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
-from bot.replica import Duty, ElectionFactory, Replica, Role
+from bot.replica import Duty, ElectionFactory, Hook, Replica, Role
 from bot.routers import create_routers
 from bot.scheduler import create_scheduler, outcome_hooks
 from monitor.users import Language
@@ -49,7 +50,11 @@ from scrapers.http import Http
 from scrapers.registry import create_scrapers
 from scrapers.source import BoundSource
 from storage import MigrationError, Store
+from storage.flows import SharedFlows
+from storage.leader import LeaderElection
 from storage.lock import DatabaseInUseError, DatabaseLock
+from storage.postgres import DatabaseUnavailableError, PgDatabase, redact_url
+from storage.replicas import BEAT_INTERVAL_S, ReplicaRegistry
 
 logger = logging.getLogger("gpuradar")
 
@@ -92,6 +97,7 @@ def create_dispatcher(
     throttle_interval: float = 1.0,
     clock: Callable[[], float] = time.monotonic,
     charts: ChartPool | None = None,
+    flows: FlowStore | None = None,
 ) -> Dispatcher:
     # Keyword data becomes handler parameters (aiogram's dependency injection).
     dispatcher = Dispatcher(
@@ -104,7 +110,8 @@ def create_dispatcher(
     user_middleware = UserMiddleware(
         store, translators, settings.default_language, settings.timezone
     )
-    throttling = ThrottlingMiddleware(throttle_interval, LocalFlows(clock))
+    # Shared flows when replicas share PostgreSQL: a flood may reach several of them.
+    throttling = ThrottlingMiddleware(throttle_interval, flows or LocalFlows(clock))
     for observer in (dispatcher.message, dispatcher.callback_query):
         # Order matters: throttling answers in the user's language, which the first one loads.
         observer.outer_middleware(user_middleware)
@@ -316,11 +323,24 @@ class StartupError(Exception):
     """Start-up gave up (Telegram unreachable); `str()` is the one line for the operator."""
 
 
-async def open_store(settings: Settings) -> tuple[Store, DatabaseLock]:
-    """Lock and open and migrate the database; a failure is a configuration error.
+async def open_store(settings: Settings) -> tuple[Store, DatabaseLock | None]:
+    """Open and migrate the database; a failure is a configuration error (exit 2).
 
-    The lock comes first: a second process on the same file must not even migrate it.
+    PostgreSQL (GPURADAR_DATABASE_URL): several replicas share it, so there is no lock here
+    (migrations take their own) and no file is touched. SQLite: the lock comes first, since
+    a second process on the same file must not even migrate it.
     """
+    if settings.database_url is not None:
+        url = settings.database_url.get_secret_value()
+        try:
+            store = await Store.connect(url, retry_for_s=settings.startup_retry_s)
+        except DatabaseUnavailableError as error:  # its message never holds the password
+            raise ConfigError(f"cannot use GPURADAR_DATABASE_URL: {error}") from None
+        except MigrationError as error:
+            raise ConfigError(
+                f"cannot use database GPURADAR_DATABASE_URL={redact_url(url)}: {error}"
+            ) from None
+        return store, None
     try:
         lock = DatabaseLock.acquire(settings.db_path)
     except DatabaseInUseError as error:
@@ -362,8 +382,14 @@ async def build_application(
         bot = create_bot(token, api_url, limiter)
     except BaseException:
         await store.close()
-        lock.release()
+        if lock is not None:
+            lock.release()
         raise
+    shared = shared_database(store)
+    flows = None if shared is None else SharedFlows(shared)
+    if shared is not None and election is None:
+        assert settings.database_url is not None
+        election = leader_election(settings.database_url.get_secret_value())
     charts = ChartPool()
     dispatcher = create_dispatcher(
         store=store,
@@ -372,6 +398,7 @@ async def build_application(
         throttle_interval=throttle_interval,
         clock=clock,
         charts=charts,
+        flows=flows,
     )
     application = Application(
         settings=settings,
@@ -385,10 +412,57 @@ async def build_application(
     # First: its start-up hook binds the port, and a failure there must come before anything
     # else has started (aiogram runs no shutdown hooks when a start-up hook fails).
     attach_ops(application)
-    attach_delivery(application, translators, limiter)
+    if shared is not None:
+        # Before delivery: the first heartbeat sets this replica's share of the send rate.
+        attach_heartbeat(application, ReplicaRegistry(shared), limiter)
+    attach_delivery(application, translators, limiter, flows)
     if settings.monitor:
         attach_monitor(application)
     return application
+
+
+def shared_database(store: Store) -> PgDatabase | None:
+    """The PostgreSQL database replicas share, or None for SQLite (one process owns it)."""
+    database = store.database
+    return database if isinstance(database, PgDatabase) else None
+
+
+def leader_election(url: str) -> ElectionFactory:
+    """Replicas elect their leader with an advisory lock on a session of its own."""
+
+    def create(on_elected: Hook, on_deposed: Hook) -> LeaderElection:
+        return LeaderElection(url, on_elected=on_elected, on_deposed=on_deposed)
+
+    return create
+
+
+def attach_heartbeat(application: Application, registry: ReplicaRegistry, limiter: Limiter) -> None:
+    """Say every BEAT_INTERVAL_S that this replica lives, and send at 1/N of the bot's rate
+    while N replicas do (Limiter.share): Telegram's 30 messages/s is per bot."""
+    replica_id = application.settings.replica_id
+
+    async def beat() -> None:
+        try:
+            alive = await registry.beat(replica_id, application.role)
+        except Exception as error:  # the last share stays; the next beat tries again
+            logger.warning("replica heartbeat failed: %s", one_line(error))
+            return
+        if alive != limiter.shared_by:
+            logger.info("%s replicas alive: sending at %.1f messages/s", alive, limiter.rate)
+            limiter.share(alive)
+
+    async def beating(stop: asyncio.Event) -> None:
+        try:
+            while not stop.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), BEAT_INTERVAL_S)
+                await beat()
+        finally:
+            # A clean stop: the others take this replica's share at their next beat.
+            with contextlib.suppress(Exception):
+                await registry.leave(replica_id)
+
+    application.services.append(background("heartbeat", beating, before=beat))
 
 
 def create_sender(
@@ -417,7 +491,10 @@ def create_sender(
 
 
 def attach_delivery(
-    application: Application, translators: Mapping[Language, Translator], limiter: Limiter
+    application: Application,
+    translators: Mapping[Language, Translator],
+    limiter: Limiter,
+    flows: SharedFlows | None = None,
 ) -> None:
     """Every replica sends from the outbox (claims keep two from sending one row); the
     leader alone purges it daily."""
@@ -442,7 +519,9 @@ def attach_delivery(
             logger.info("released %s outbox rows claimed before the last stop", released)
 
     application.services.append(background("delivery", sender.run, before=release_stale_claims))
-    application.duties.append(background("housekeeping", lambda stop: housekeeping(store, stop)))
+    application.duties.append(
+        background("housekeeping", lambda stop: housekeeping(store, stop, flows))
+    )
 
 
 def background(
@@ -469,13 +548,16 @@ def background(
     return Duty(name, start, stop)
 
 
-async def housekeeping(store: Store, stop: asyncio.Event) -> None:
-    """Daily, from start-up: forget sent and dropped alerts older than OUTBOX_KEEP, and all
-    but the newest subscription changes (the match index has long applied them)."""
+async def housekeeping(store: Store, stop: asyncio.Event, flows: SharedFlows | None = None) -> None:
+    """Daily, from start-up: forget sent and dropped alerts older than OUTBOX_KEEP, all but
+    the newest subscription changes (the match index has long applied them), and the shared
+    flood state of users long quiet."""
     while not stop.is_set():
         try:
             purged = await store.purge_outbox(datetime.now(UTC) - OUTBOX_KEEP)
             await store.prune_subscription_changes()
+            if flows is not None:
+                await flows.forget_quiet()
             if purged:
                 logger.info("purged %s sent or dropped outbox rows", purged)
         except Exception:  # the next day tries again; delivery does not depend on this
