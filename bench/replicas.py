@@ -124,7 +124,8 @@ async def seed(where: str | Path, n: int) -> None:
         pending = await store.pending_count()
     finally:
         await store.close()
-        lock.release()
+        if lock is not None:
+            lock.release()
     if queued != n or pending != n:
         raise SystemExit(f"bench.replicas: seeded {queued} alerts, {pending} pending, of {n}")
     if isinstance(where, str):

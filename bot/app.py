@@ -40,7 +40,7 @@ from bot.middlewares.user import UserMiddleware
 from bot.ops.latency import LatencyMiddleware
 from bot.ops.metrics import Metrics
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
-from bot.replica import Duty, ElectionFactory, Replica, Role
+from bot.replica import Duty, Election, ElectionFactory, Replica, Role
 from bot.routers import create_routers
 from bot.scheduler import create_scheduler, outcome_hooks
 from monitor.users import Language
@@ -49,7 +49,9 @@ from scrapers.http import Http
 from scrapers.registry import create_scrapers
 from scrapers.source import BoundSource
 from storage import MigrationError, Store
+from storage.leader import Hook, LeaderElection
 from storage.lock import DatabaseInUseError, DatabaseLock
+from storage.postgres import DatabaseUnavailableError
 
 logger = logging.getLogger("gpuradar")
 
@@ -308,11 +310,22 @@ class StartupError(Exception):
     """Start-up gave up (Telegram unreachable); `str()` is the one line for the operator."""
 
 
-async def open_store(settings: Settings) -> tuple[Store, DatabaseLock]:
-    """Lock and open and migrate the database; a failure is a configuration error.
+async def open_store(settings: Settings) -> tuple[Store, DatabaseLock | None]:
+    """Open and migrate the database the settings name; a failure is a configuration error.
 
-    The lock comes first: a second process on the same file must not even migrate it.
+    PostgreSQL (GPURADAR_DATABASE_URL) is shared by replicas and needs no lock; nothing is
+    written to the local disk then. A SQLite file is locked first: a second process on the
+    same file must not even migrate it.
     """
+    if settings.database_url is not None:
+        try:
+            store = await Store.connect(
+                settings.database_url.get_secret_value(), retry_for_s=settings.startup_retry_s
+            )
+        except (DatabaseUnavailableError, MigrationError) as error:
+            # Neither holds the password (storage.postgres cuts it out of what asyncpg says).
+            raise ConfigError(f"cannot use database GPURADAR_DATABASE_URL: {error}") from None
+        return store, None
     try:
         lock = DatabaseLock.acquire(settings.db_path)
     except DatabaseInUseError as error:
@@ -333,6 +346,15 @@ async def open_store(settings: Settings) -> tuple[Store, DatabaseLock]:
         raise
 
 
+def postgresql_election(url: str) -> ElectionFactory:
+    """The replicas sharing the database at `url` elect their leader with an advisory lock."""
+
+    def election(on_elected: Hook, on_deposed: Hook) -> Election:
+        return LeaderElection(url, on_elected=on_elected, on_deposed=on_deposed)
+
+    return election
+
+
 async def build_application(
     settings: Settings,
     *,
@@ -344,17 +366,21 @@ async def build_application(
 ) -> Application:
     """Open the database and build the bot; the caller owns `close()`.
 
-    `election` decides when this replica leads (storage.leader on PostgreSQL); without one
-    it leads from the start, as the one process on its SQLite file.
+    `election` decides when this replica leads; by default the replicas of a PostgreSQL
+    database elect one there (storage.leader), and a SQLite file's one process leads from
+    the start.
     """
     store, lock = await open_store(settings)
+    if election is None and settings.database_url is not None:
+        election = postgresql_election(settings.database_url.get_secret_value())
     limiter = create_limiter(settings)
     try:
         translators = load_translators()
         bot = create_bot(token, api_url, limiter)
     except BaseException:
         await store.close()
-        lock.release()
+        if lock is not None:
+            lock.release()
         raise
     charts = ChartPool()
     dispatcher = create_dispatcher(
