@@ -111,14 +111,17 @@ async def database(backend: Backend, folder: Path) -> AsyncIterator[str | Path]:
         yield url
 
 
-def store_settings(where: str | Path) -> Settings:
-    key = "db_path" if isinstance(where, Path) else "database_url"
-    return Settings.model_validate({key: where})
+def store_settings(where: str | Path, folder: Path) -> Settings:
+    """The settings the bot opens its store with. With a URL the file path points into the
+    run's folder too: a store that ignored the URL would write there, not in this checkout."""
+    if isinstance(where, Path):
+        return Settings.model_validate({"db_path": where})
+    return Settings.model_validate({"database_url": where, "db_path": folder / "ignored.sqlite3"})
 
 
-async def seed(where: str | Path, n: int) -> None:
+async def seed(where: str | Path, folder: Path, n: int) -> None:
     """N users with one pending alert each, through the Store as the bot opens it."""
-    store, lock = await open_store(store_settings(where))
+    store, lock = await open_store(store_settings(where, folder))
     try:
         queued = await fill(store, n, datetime.now(UTC))
         pending = await store.pending_count()
@@ -134,6 +137,8 @@ async def seed(where: str | Path, n: int) -> None:
         connection = await asyncpg.connect(where)
         try:
             found = await connection.fetchval("SELECT count(*) FROM outbox")
+        except asyncpg.UndefinedTableError:
+            found = 0  # the store wrote somewhere else: it does not speak PostgreSQL (yet)
         finally:
             await connection.close()
         if found != n:
@@ -147,7 +152,11 @@ async def run(backend: Backend, replicas: int, n: int, rtt_s: float) -> Result:
     folder = Path(tempfile.mkdtemp(prefix="bench-replicas-"))
     label = f"{replicas} replica{'s' if replicas > 1 else ''} ({backend})"
     async with database(backend, folder) as where:
-        await seed(where, n)
+        try:
+            await seed(where, folder, n)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
         async with FakeTelegram(
             global_per_second=TELEGRAM_LIMIT, per_chat_per_second=1, latency=rtt_s
         ) as telegram:

@@ -64,6 +64,14 @@ SEND_BURST = 1.5
 # the unique key stops a re-derived old event only while its row exists.
 OUTBOX_KEEP = timedelta(days=30)
 HOUSEKEEPING_INTERVAL = timedelta(days=1)
+# Replicas sharing one outbox (PostgreSQL): a claim lives this long unless its sender renews it
+# (every third of it), so a dead replica's unsent rows go to another within 30 s. Each pass
+# claims what this replica sends in CLAIM_HORIZON_S at its share of the rate, so a fan-out
+# spreads over the replicas instead of one claiming it all. Alone on SQLite, the sender keeps
+# its 5-minute lease and 500-row batches: start-up releases a dead process's claims.
+REPLICA_CLAIM_LEASE = timedelta(seconds=30)
+SOLE_CLAIM_LEASE = timedelta(minutes=5)
+CLAIM_HORIZON_S = 10.0
 
 
 def create_bot(token: str, api_url: str, limiter: Limiter | None = None) -> Bot:
@@ -419,6 +427,7 @@ def create_sender(
     on_result: Callable[[str], object] | None = None,
 ) -> Sender:
     """The sender as the application runs it (bench/fanout.py measures this one)."""
+    shared = settings.database_url is not None
     return Sender(
         bot,
         store,
@@ -428,6 +437,8 @@ def create_sender(
         concurrency=settings.send_concurrency,
         default_language=settings.default_language,
         on_result=on_result,
+        lease=REPLICA_CLAIM_LEASE if shared else SOLE_CLAIM_LEASE,
+        claim_horizon_s=CLAIM_HORIZON_S if shared else None,
     )
 
 

@@ -11,6 +11,7 @@ Every fact that a live check still has to confirm sits in the ASSUMED block belo
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -116,14 +117,17 @@ def model_url(slug: str, public_url: str = PUBLIC_URL) -> str:
 
 
 def parse_ru_number(text: str) -> float | None:
-    """`1 045,10 ₽` (NBSP or thin space), `82,76`, `38 ₽`, `16384` -> float; else None."""
+    """`1 045,10 ₽` (NBSP or thin space), `82,76`, `38 ₽`, `16384` -> float; else None.
+
+    A run of digits too long for a float (a page's garbage) is None too, never `inf`."""
     flat = " ".join(text.split())  # NBSP, U+2009, U+202F all count as whitespace here
     flat = _CURRENCY.sub("", flat).strip()
     match = _NUMBER.fullmatch(flat)
     if match is None:
         return None
     whole, fraction = match.group(1).replace(" ", ""), match.group(2)
-    return float(f"{whole}.{fraction}" if fraction else whole)
+    value = float(f"{whole}.{fraction}" if fraction else whole)
+    return value if math.isfinite(value) else None
 
 
 # --------------------------------------------------------------------------- HTML extraction

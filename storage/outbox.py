@@ -370,6 +370,10 @@ class OutboxQueries:
             ids,
         )
 
+    async def extend_claims(self, ids: Sequence[int], until: datetime) -> int:
+        """Renew a live sender's claims (Sender._renew_claims); settled rows stay settled."""
+        return await self._update_ids("claimed_until = ?", (_moment(self._db.dialect, until),), ids)
+
     async def mark_dropped(self, ids: Sequence[int], reason: str) -> int:
         """Never to be sent; the reason is kept in last_error."""
         return await self._update_ids(

@@ -60,6 +60,12 @@ class Store(
         return cls(database)
 
     @property
+    def database(self) -> Database:
+        """The connection pool itself, for what replicas share outside the Store's queries
+        (storage.flows, storage.replicas)."""
+        return self._db
+
+    @property
     def dialect(self) -> Dialect:
         return self._db.dialect
 

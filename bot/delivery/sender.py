@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
@@ -102,6 +103,8 @@ class DeliveryStore(Protocol):
 
     async def mark_sent(self, ids: Sequence[int], at: datetime) -> int: ...
 
+    async def extend_claims(self, ids: Sequence[int], until: datetime) -> int: ...
+
     async def mark_dropped(self, ids: Sequence[int], reason: str) -> int: ...
 
     async def release(
@@ -155,6 +158,7 @@ class Sender:
         batch_size: int = 500,
         per_chat: int = 20,
         lease: timedelta = timedelta(minutes=5),
+        claim_horizon_s: float | None = None,
         max_attempts: int = 10,
         backoff_base: float = 2.0,
         backoff_cap: float = 600.0,
@@ -166,6 +170,7 @@ class Sender:
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] = _utcnow,
         on_result: ResultHook | None = None,
+        renew_sleep: Sleep = asyncio.sleep,
     ) -> None:
         """`on_blocked(chat_id)` pauses the chat's subscriptions after a 403 (store.pause_all).
 
@@ -177,6 +182,12 @@ class Sender:
         `backoff_base` to `backoff_cap` seconds. `sleep` and `clock` (monotonic seconds) are
         injected so tests never wait for real; `now` is the wall clock of due times.
         `on_result(outcome)` sees every attempt's outcome, one of SEND_OUTCOMES.
+
+        Claims are held for `lease` and renewed every third of it while the pass works, so
+        only a dead sender's claims run out. With `claim_horizon_s`, a pass claims what this
+        sender can send in about that long at its limiter's rate (never more than
+        `batch_size`): replicas sharing an outbox each take a part instead of one of them
+        claiming the whole fan-out at its 1/N of the rate.
         """
         if min(concurrency, batch_size, per_chat, max_attempts) < 1:
             raise ValueError("concurrency, batch_size, per_chat and max_attempts must be >= 1")
@@ -189,6 +200,10 @@ class Sender:
         self._batch_size = batch_size
         self._per_chat = per_chat
         self._lease = lease
+        self._claim_horizon_s = claim_horizon_s
+        # The renewals' own timer, apart from `sleep`: tests that move a fake clock by each
+        # pacing sleep must not see it jump by a third of the lease as well.
+        self._renew_sleep = renew_sleep
         self._max_attempts = max_attempts
         self._backoff_base = backoff_base
         self._backoff_cap = backoff_cap
@@ -271,7 +286,7 @@ class Sender:
             return 0
         rows = await self._store.claim(
             self._now(),
-            limit=self._batch_size,
+            limit=self._claim_limit(),
             per_chat=self._per_chat,
             lease=self._lease,
             skip_chats=self._limiter.busy_chats(),
@@ -303,13 +318,38 @@ class Sender:
         workers: list[asyncio.Future[None]] = [
             asyncio.ensure_future(worker()) for _ in range(count)
         ]
+        renewing = asyncio.ensure_future(self._renew_claims(unsent))
         try:
             await self._run_workers(workers)
         finally:
+            renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewing
             if unsent:
                 leftover = tuple(unsent)
                 await self._write_or_hold(partial(self._store.release, leftover))
         return sent
+
+    def _claim_limit(self) -> int:
+        if self._claim_horizon_s is None:
+            return self._batch_size
+        # Two claims' worth of workers at least, so a pass never starves its own workers.
+        wanted = math.ceil(self._limiter.rate * self._claim_horizon_s)
+        return min(self._batch_size, max(2 * self._concurrency, wanted))
+
+    async def _renew_claims(self, unsent: set[int]) -> None:
+        """Keep this pass's unsettled claims alive: a live sender's rows are never re-claimed
+        by another, however long a flood pause or a slow Telegram holds the pass."""
+        every = self._lease.total_seconds() / 3
+        while True:
+            await self._renew_sleep(every)
+            if not unsent:
+                continue
+            try:
+                await self._store.extend_claims(tuple(unsent), self._now() + self._lease)
+            except Exception as error:
+                # The lease still runs; if it ends, another sender may send these again.
+                logger.warning("could not renew %s outbox claims: %s", len(unsent), error)
 
     async def _run_workers(self, workers: list[asyncio.Future[None]]) -> None:
         """Until they finish; on stop, they get `stop_grace` s, then are cancelled.

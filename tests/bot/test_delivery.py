@@ -524,3 +524,44 @@ async def test_snooze_button_defers_the_chat_until_08_local(
     answer = tg.callbacks[-1].answer
     assert answer is not None
     assert answer["text"].startswith("💤 Тишина до 08:00")
+
+
+# --- several senders on one outbox ----------------------------------------------------------
+
+
+async def test_a_pass_claims_what_it_can_send_within_its_horizon(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(chat, chat, appeared("a")) for chat in range(1, 101)])
+    sender = make_sender(bot, store, fake_time, rate=28, burst=1.5, claim_horizon_s=1.0)
+    # 28 messages/s for 1 s: the other 72 stay free for other replicas to claim.
+    assert await sender.drain_once() == 28
+    assert await store.pending_count() == 72
+
+
+async def test_a_long_pass_renews_its_claims_until_each_row_is_settled(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(chat, chat, appeared("a")) for chat in range(1, 41)])
+    renewals: list[tuple[datetime, datetime, int]] = []
+    extend = store.extend_claims
+
+    async def spy(ids: Sequence[int], until: datetime) -> int:
+        renewals.append((fake_time.wall(), until, len(ids)))
+        return await extend(ids, until)
+
+    async def every_few_turns(seconds: float) -> None:
+        # The renewal timer on the event loop's turns, apart from the fake pacing clock.
+        for _ in range(20):
+            await asyncio.sleep(0)
+
+    store.extend_claims = spy  # type: ignore[method-assign]
+    lease = timedelta(seconds=30)
+    sender = make_sender(bot, store, fake_time, rate=10, lease=lease, renew_sleep=every_few_turns)
+    assert await sender.drain_once() == 40
+    assert len(renewals) >= 3
+    assert all(until - at == lease for at, until, _ in renewals)
+    # Each renewal covers what is still unsettled, fewer and fewer rows as the pass goes.
+    counts = [count for _, _, count in renewals]
+    assert counts == sorted(counts, reverse=True)
+    assert counts[0] < 40

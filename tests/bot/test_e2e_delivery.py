@@ -120,13 +120,13 @@ async def test_a_blocked_user_who_comes_back_gets_only_the_blocks_pauses_undone(
         telegram.block_chat(chat)
         await seed(store, CHATS[:1])
 
-        async def blocked() -> bool:
-            # The sender marks the user, then pauses their subscriptions: two writes.
+        async def blocked_and_paused() -> bool:
+            # Two writes of the sender's (the mark, then the pause): wait for both.
             user = await store.get_user(chat)
-            subs = await store.subscriptions_of(chat)
-            return user is not None and user.blocked and all(sub.paused for sub in subs)
+            subscriptions = await store.subscriptions_of(chat)
+            return user is not None and user.blocked and all(s.paused for s in subscriptions)
 
-        await eventually(blocked)
+        await eventually(blocked_and_paused)
 
         telegram.unblock_chat(chat)
         after = telegram.mark()

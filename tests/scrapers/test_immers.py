@@ -98,7 +98,9 @@ def test_russian_numbers(text: str, value: float) -> None:
     assert parse_ru_number(text) == pytest.approx(value)
 
 
-@pytest.mark.parametrize("text", ["—", "", "abc", "10 45", "от 82,76 ₽", "82,76 $", "1,2,3"])
+@pytest.mark.parametrize(
+    "text", ["—", "", "abc", "10 45", "от 82,76 ₽", "82,76 $", "1,2,3", "9" * 400 + ",27 ₽"]
+)
 def test_not_numbers(text: str) -> None:
     assert parse_ru_number(text) is None
 
