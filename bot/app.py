@@ -41,7 +41,7 @@ from bot.middlewares.user import UserMiddleware
 from bot.ops.latency import LatencyMiddleware
 from bot.ops.metrics import Metrics
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
-from bot.replica import Duty, ElectionFactory, Hook, Replica, Role
+from bot.replica import Duty, Election, ElectionFactory, Replica, Role
 from bot.routers import create_routers
 from bot.scheduler import create_scheduler, outcome_hooks
 from monitor.users import Language
@@ -51,9 +51,9 @@ from scrapers.registry import create_scrapers
 from scrapers.source import BoundSource
 from storage import MigrationError, Store
 from storage.flows import SharedFlows
-from storage.leader import LeaderElection
+from storage.leader import Hook, LeaderElection
 from storage.lock import DatabaseInUseError, DatabaseLock
-from storage.postgres import DatabaseUnavailableError, PgDatabase, redact_url
+from storage.postgres import DatabaseUnavailableError, PgDatabase
 from storage.replicas import BEAT_INTERVAL_S, ReplicaRegistry
 
 logger = logging.getLogger("gpuradar")
@@ -324,22 +324,20 @@ class StartupError(Exception):
 
 
 async def open_store(settings: Settings) -> tuple[Store, DatabaseLock | None]:
-    """Open and migrate the database; a failure is a configuration error (exit 2).
+    """Open and migrate the database the settings name; a failure is a configuration error.
 
-    PostgreSQL (GPURADAR_DATABASE_URL): several replicas share it, so there is no lock here
-    (migrations take their own) and no file is touched. SQLite: the lock comes first, since
-    a second process on the same file must not even migrate it.
+    PostgreSQL (GPURADAR_DATABASE_URL) is shared by replicas and needs no lock; nothing is
+    written to the local disk then. A SQLite file is locked first: a second process on the
+    same file must not even migrate it.
     """
     if settings.database_url is not None:
-        url = settings.database_url.get_secret_value()
         try:
-            store = await Store.connect(url, retry_for_s=settings.startup_retry_s)
-        except DatabaseUnavailableError as error:  # its message never holds the password
-            raise ConfigError(f"cannot use GPURADAR_DATABASE_URL: {error}") from None
-        except MigrationError as error:
-            raise ConfigError(
-                f"cannot use database GPURADAR_DATABASE_URL={redact_url(url)}: {error}"
-            ) from None
+            store = await Store.connect(
+                settings.database_url.get_secret_value(), retry_for_s=settings.startup_retry_s
+            )
+        except (DatabaseUnavailableError, MigrationError) as error:
+            # Neither holds the password (storage.postgres cuts it out of what asyncpg says).
+            raise ConfigError(f"cannot use database GPURADAR_DATABASE_URL: {error}") from None
         return store, None
     try:
         lock = DatabaseLock.acquire(settings.db_path)
@@ -361,6 +359,15 @@ async def open_store(settings: Settings) -> tuple[Store, DatabaseLock | None]:
         raise
 
 
+def postgresql_election(url: str) -> ElectionFactory:
+    """The replicas sharing the database at `url` elect their leader with an advisory lock."""
+
+    def election(on_elected: Hook, on_deposed: Hook) -> Election:
+        return LeaderElection(url, on_elected=on_elected, on_deposed=on_deposed)
+
+    return election
+
+
 async def build_application(
     settings: Settings,
     *,
@@ -372,10 +379,13 @@ async def build_application(
 ) -> Application:
     """Open the database and build the bot; the caller owns `close()`.
 
-    `election` decides when this replica leads (storage.leader on PostgreSQL); without one
-    it leads from the start, as the one process on its SQLite file.
+    `election` decides when this replica leads; by default the replicas of a PostgreSQL
+    database elect one there (storage.leader), and a SQLite file's one process leads from
+    the start.
     """
     store, lock = await open_store(settings)
+    if election is None and settings.database_url is not None:
+        election = postgresql_election(settings.database_url.get_secret_value())
     limiter = create_limiter(settings)
     try:
         translators = load_translators()
@@ -387,9 +397,6 @@ async def build_application(
         raise
     shared = shared_database(store)
     flows = None if shared is None else SharedFlows(shared)
-    if shared is not None and election is None:
-        assert settings.database_url is not None
-        election = leader_election(settings.database_url.get_secret_value())
     charts = ChartPool()
     dispatcher = create_dispatcher(
         store=store,
@@ -425,15 +432,6 @@ def shared_database(store: Store) -> PgDatabase | None:
     """The PostgreSQL database replicas share, or None for SQLite (one process owns it)."""
     database = store.database
     return database if isinstance(database, PgDatabase) else None
-
-
-def leader_election(url: str) -> ElectionFactory:
-    """Replicas elect their leader with an advisory lock on a session of its own."""
-
-    def create(on_elected: Hook, on_deposed: Hook) -> LeaderElection:
-        return LeaderElection(url, on_elected=on_elected, on_deposed=on_deposed)
-
-    return create
 
 
 def attach_heartbeat(application: Application, registry: ReplicaRegistry, limiter: Limiter) -> None:

@@ -11,7 +11,7 @@ import re
 import socket
 from pathlib import Path
 from typing import Annotated, Literal
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
@@ -191,6 +191,15 @@ class Settings(ScraperSettings):
     @property
     def console_log_file(self) -> Path:
         return self.log_file or self.db_path.parent / "gpuradar.log"
+
+    @property
+    def database_secrets(self) -> tuple[str, ...]:
+        """The password inside database_url, as written and decoded: what log lines must never
+        show (bot.logging_setup redacts them)."""
+        if self.database_url is None:
+            return ()
+        password = urlsplit(self.database_url.get_secret_value()).password
+        return () if not password else tuple({password, unquote(password)})
 
     @property
     def webhook_endpoint(self) -> str | None:

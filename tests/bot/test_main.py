@@ -9,12 +9,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 from storage import Store
 from tests.bot.conftest import TOKEN
 from tests.fakes.telegram import FakeTelegram
+from tests.postgres import require_postgres, temporary_database, url_for
 from tests.processes import ROOT, clean_environ, free_port
 
 
@@ -349,3 +351,103 @@ def test_an_error_that_carries_the_token_is_printed_redacted(
     assert err.strip().splitlines() == [
         "gpuradar: ValueError: Invalid URL http://127.0.0.1:1/bot<redacted>/getMe"
     ]
+
+
+# --- PostgreSQL (GPURADAR_DATABASE_URL) -------------------------------------------------------
+
+PASSWORD = "pg-S3cret_pw"
+
+
+def files_in(folder: Path) -> list[str]:
+    """What the process wrote in its working directory."""
+    return sorted(path.name for path in folder.iterdir())
+
+
+def test_a_malformed_database_url_exits_2_with_one_line_without_the_password(tmp_path: Path):
+    result = run_bot(
+        tmp_path,
+        {"GPURADAR_BOT_TOKEN": TOKEN, "GPURADAR_DATABASE_URL": f"mysql://bot:{PASSWORD}@db/x"},
+    )
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert lines == [
+        "gpuradar: invalid setting GPURADAR_DATABASE_URL:"
+        " must be a postgresql:// (or postgres://) URL"
+    ]
+    assert PASSWORD not in result.stderr + result.stdout
+
+
+def test_an_unreachable_database_is_retried_then_exits_2_with_one_line(tmp_path: Path):
+    url = f"postgresql://gpuradar:{PASSWORD}@127.0.0.1:{free_port()}/gpuradar"
+    result = run_bot(
+        tmp_path,
+        {
+            "GPURADAR_BOT_TOKEN": TOKEN,
+            "GPURADAR_DATABASE_URL": url,
+            "GPURADAR_STARTUP_RETRY_S": "1",
+        },
+    )
+    assert result.returncode == 2
+    *retries, last = result.stderr.strip().splitlines()
+    # Each retry is logged as it happens (0.5 s apart at first); the failure is one line.
+    assert retries, result.stderr
+    assert all("not reachable" in line and "retrying" in line for line in retries)
+    assert last.startswith("gpuradar: cannot use database GPURADAR_DATABASE_URL: cannot reach")
+    assert "gpuradar:***@127.0.0.1" in last
+    assert f"after {len(retries) + 1} tries" in last
+    assert PASSWORD not in result.stderr + result.stdout
+    assert "Traceback" not in result.stderr
+    assert files_in(tmp_path) == []  # no SQLite file, no lock, no log
+
+
+def test_a_database_that_refuses_exits_2_at_once(tmp_path: Path):
+    require_postgres()
+    server = urlsplit(url_for("gpuradar_no_such_database"))
+    with_password = f"{server.username}:{PASSWORD}@{server.hostname}:{server.port}"
+    url = urlunsplit(server._replace(netloc=with_password))  # trust auth: the password unused
+    result = run_bot(
+        tmp_path,
+        {
+            "GPURADAR_BOT_TOKEN": TOKEN,
+            "GPURADAR_DATABASE_URL": url,
+            "GPURADAR_STARTUP_RETRY_S": "60",
+        },
+    )
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "refused us: InvalidCatalogNameError" in lines[0]
+    assert PASSWORD not in result.stderr + result.stdout
+
+
+async def test_with_a_database_url_the_bot_runs_on_postgresql_and_writes_no_file(tmp_path: Path):
+    require_postgres()
+    async with temporary_database() as url, FakeTelegram(token=TOKEN) as telegram:
+        process = await start_bot_process(
+            tmp_path,
+            {
+                "GPURADAR_BOT_TOKEN": TOKEN,
+                "GPURADAR_TELEGRAM_API_URL": telegram.base_url,
+                "GPURADAR_DATABASE_URL": url,
+            },
+        )
+        try:
+            await telegram.wait_for_call("getUpdates", timeout=30)  # elected, polling
+            after = telegram.mark()
+            telegram.push_message(7, "/start")
+            reply = await telegram.wait_for_call("sendMessage", after=after)
+            assert "gpuradar" in reply.result["text"]
+            process.send_signal(signal.SIGTERM)
+            _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        # The user it greeted, in the database it created the schema of.
+        store = await Store.connect(url)
+        try:
+            assert await store.get_user(7) is not None
+        finally:
+            await store.close()
+    assert process.returncode == 0, stderr.decode()
+    assert files_in(tmp_path) == []

@@ -1,4 +1,5 @@
-from collections.abc import Iterable
+import asyncio
+from collections.abc import AsyncIterator, Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -11,12 +12,14 @@ from monitor.queueing import Queued
 from monitor.users import QuietHours, User
 from storage import Store
 from storage.outbox import (
+    CHAT_GAP,
     event_from_json,
     event_to_json,
     insert_alerts,
     prepare_alerts,
 )
 from tests.factories import enqueue, make_offer
+from tests.storage.conftest import Place
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -239,3 +242,100 @@ async def test_enqueue_writes_the_alerts_own_dedupe_key(store: Store):
     async with store._db.access() as connection:
         rows = await connection.fetchall("SELECT dedupe_key FROM outbox")
     assert [row[0] for row in rows] == [alert.dedupe_key]
+
+
+# -- replicas sharing one PostgreSQL outbox ------------------------------------------------
+
+
+@pytest.fixture
+async def replicas(place: Place) -> AsyncIterator[tuple[Store, Store]]:
+    """Two Stores on one database, as two replicas have: each its own pool of connections."""
+    first, second = await place.open(), await place.open()
+    yield first, second
+    await first.close()
+    await second.close()
+
+
+async def backlog(store: Store, chats: range, rows_per_chat: int) -> None:
+    for chat in chats:
+        await add_user(store, chat)
+    await queue(
+        store,
+        [
+            Alert(chat, chat * 10 + n, event(f"sku-{n}"))
+            for chat in chats
+            for n in range(rows_per_chat)
+        ],
+    )
+
+
+@pytest.mark.postgresql_only
+async def test_replicas_claiming_at_once_never_get_the_same_row_or_chat(
+    replicas: tuple[Store, Store],
+):
+    first, second = replicas
+    chats = range(1, 41)
+    await backlog(first, chats, rows_per_chat=3)
+    holder: dict[int, tuple[int, int]] = {}  # chat -> the claim that got it
+    claimed: dict[int, list[int]] = {}  # chat -> its rows' subscriptions, as claimed
+    for round_ in range(12):
+        # Three claims from each replica at the same moment; limits and per-chat bounds cut
+        # chats short, so a chat's remaining rows are there for the taking (and must not go).
+        batches = await asyncio.gather(
+            *(
+                claim(store, T0, limit=7, per_chat=2)
+                for store in (first, second, first, second, first, second)
+            )
+        )
+        for number, batch in enumerate(batches):
+            for row in batch:
+                assert holder.setdefault(row.chat_id, (round_, number)) == (round_, number)
+                claimed.setdefault(row.chat_id, []).append(row.subscription_id)
+    assert set(claimed) == set(chats)  # every chat to exactly one claim
+    for chat, subscriptions in claimed.items():
+        # Its first one or two rows, in order (a limit may cut a chat after one).
+        assert subscriptions == [chat * 10, chat * 10 + 1][: len(subscriptions)]
+
+
+@pytest.mark.postgresql_only
+async def test_a_chat_held_by_one_replica_is_skipped_whole_by_the_other(
+    replicas: tuple[Store, Store],
+):
+    first, second = replicas
+    await backlog(first, range(1, 3), rows_per_chat=2)
+    (held,) = {row.chat_id for row in await claim(first, T0, limit=1)}
+    # Its second row is due and unclaimed, but the chat is the first replica's: order.
+    assert {row.chat_id for row in await claim(second, T0)} == {3 - held}
+
+
+@pytest.mark.postgresql_only
+async def test_a_dead_replicas_rows_are_claimed_again_once_its_lease_ends(place: Place):
+    dead = await place.open()
+    await backlog(dead, range(1, 3), rows_per_chat=1)
+    taken = await claim(dead, T0)
+    await dead.close()  # killed: never marked sent, never released
+    survivor = await place.open()
+    try:
+        assert await claim(survivor, T0 + LEASE - timedelta(seconds=1)) == []
+        again = await claim(survivor, T0 + LEASE)
+        assert [row.id for row in again] == [row.id for row in taken]
+    finally:
+        await survivor.close()
+
+
+@pytest.mark.postgresql_only
+async def test_a_chat_messaged_within_a_second_by_any_replica_waits(
+    replicas: tuple[Store, Store],
+):
+    first, second = replicas
+    await backlog(first, range(1, 3), rows_per_chat=2)
+    sent = await claim(first, T0, per_chat=1)
+    chat_1 = [row for row in sent if row.chat_id == 1]
+    await first.mark_sent([row.id for row in chat_1], T0)
+    await first.release([row.id for row in sent if row.chat_id != 1])
+    # Chat 1's next row is due and no one holds the chat, but it was messaged at T0.
+    soon = await claim(second, T0 + timedelta(milliseconds=500))
+    assert {row.chat_id for row in soon} == {2}
+    await second.release([row.id for row in soon])
+    later = await claim(second, T0 + CHAT_GAP)
+    assert {row.chat_id for row in later} == {1, 2}
