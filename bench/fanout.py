@@ -6,11 +6,12 @@ chat, and answers each request after `--rtt-ms` (the round trip to Telegram's se
 Printed for the defaults and, measured in the same run, for one message in flight (the old
 sender): messages delivered, duplicates, lost, 429s received, the most messages Telegram got
 in any one second, elapsed time and the achieved rate. Target: >= 27 msg/s (90 % of 30),
-0 lost, 0 duplicates, 0 429s.
+0 lost, 0 duplicates, 0 429s. Each run is made on every backend chosen (bench.backends:
+SQLite and PostgreSQL when a server answers), and the rates are printed side by side.
 
 The fake runs in a child process: it stands in for Telegram's servers, whose CPU is not ours.
 
-    .venv/bin/python -m bench.fanout --rtt-ms 60
+    .venv/bin/python -m bench.fanout --rtt-ms 60 [--backend sqlite|postgresql|both]
     .venv/bin/python -m bench.fanout --rtt-ms 150 [--n 600] [--concurrency 4,8,16]
 """
 
@@ -21,7 +22,6 @@ import asyncio
 import bisect
 import logging
 import multiprocessing
-import tempfile
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
@@ -29,9 +29,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import cast
 
+from bench.backends import Backend, add_backend_option, chosen_backends, scratch_store
 from bot.app import create_bot, create_limiter, create_sender
 from bot.config import Settings
 from bot.i18n import load_translators
@@ -40,7 +40,8 @@ from monitor.events import Event, EventKind
 from monitor.offers import Offer, Price, StockState
 from monitor.queueing import queue
 from storage import Store
-from storage.outbox import insert_alerts, prepare_alerts, to_text
+from storage.outbox import insert_alerts, prepare_alerts
+from storage.sql import moment_value
 from tests.fakes.telegram import TOKEN, FakeTelegram
 
 FIRST_CHAT = 1_000_000
@@ -54,6 +55,7 @@ FakeHandle = tuple[str, Callable[[], list[Call]]]
 @dataclass(frozen=True)
 class Result:
     label: str
+    backend: Backend
     concurrency: int
     subscribers: int
     delivered: int
@@ -100,12 +102,13 @@ async def fill(store: Store, n: int, now: datetime) -> int:
     users = range(FIRST_CHAT, FIRST_CHAT + n)
     event = the_event(now)
     alerts = [Alert(chat, index + 1, event) for index, chat in enumerate(users)]
-    async with store._db.transaction() as connection:
+    async with store.database.transaction() as connection:
         # Raw inserts for the users only: the benchmark is about delivery, not sign-ups.
+        seen = moment_value(connection.dialect, now)
         await connection.executemany(
             "INSERT INTO users (chat_id, language, timezone, created_at, last_seen_at)"
             " VALUES (?, 'ru', 'Europe/Moscow', ?, ?)",
-            [(chat, to_text(now), to_text(now)) for chat in users],
+            [(chat, seen, seen) for chat in users],
         )
         queued = queue(alerts, now=now, last_alerts={}, holds={}, cooldown_of=_no_cooldown)
         return await insert_alerts(connection, prepare_alerts(queued, now))
@@ -159,19 +162,15 @@ async def fake_telegram(rtt_s: float) -> AsyncIterator[FakeHandle]:
 # --- one run -------------------------------------------------------------------------------
 
 
-async def run(label: str, settings: Settings, n: int, rtt_s: float) -> Result:
-    with tempfile.TemporaryDirectory() as folder:
-        store = await Store.open(Path(folder) / "fanout.sqlite3")
-        try:
-            queued = await fill(store, n, datetime.now(UTC))
-            assert queued == n, f"queued {queued} of {n}"
-            async with fake_telegram(rtt_s) as (base_url, finish):
-                started = await send_all(base_url, store, settings)
-                calls = finish()
-            pending = await store.pending_count()
-        finally:
-            await store.close()
-    return result(label, settings.send_concurrency, n, calls, started, pending)
+async def run(label: str, backend: Backend, settings: Settings, n: int, rtt_s: float) -> Result:
+    async with scratch_store(backend) as store:
+        queued = await fill(store, n, datetime.now(UTC))
+        assert queued == n, f"queued {queued} of {n}"
+        async with fake_telegram(rtt_s) as (base_url, finish):
+            started = await send_all(base_url, store, settings)
+            calls = finish()
+        pending = await store.pending_count()
+    return result(label, backend, settings.send_concurrency, n, calls, started, pending)
 
 
 async def send_all(base_url: str, store: Store, settings: Settings) -> float:
@@ -183,7 +182,7 @@ async def send_all(base_url: str, store: Store, settings: Settings) -> float:
     started = time.time()
     task = asyncio.create_task(sender.run(stop))
     try:
-        while await store.pending_count() and not task.done():  # noqa: ASYNC110 - in SQLite
+        while await store.pending_count() and not task.done():  # noqa: ASYNC110 - a database
             await asyncio.sleep(0.05)
     finally:
         stop.set()
@@ -193,13 +192,20 @@ async def send_all(base_url: str, store: Store, settings: Settings) -> float:
 
 
 def result(
-    label: str, concurrency: int, n: int, calls: list[Call], started: float, pending: int
+    label: str,
+    backend: Backend,
+    concurrency: int,
+    n: int,
+    calls: list[Call],
+    started: float,
+    pending: int,
 ) -> Result:
     ok = [call for call in calls if call[1] == 200]
     per_chat = Counter(chat for chat, _, _ in ok)
     arrivals = sorted(at for _, _, at in calls)
     return Result(
         label=label,
+        backend=backend,
         concurrency=concurrency,
         subscribers=n,
         delivered=len(ok),
@@ -223,7 +229,7 @@ def busiest_second(arrivals: list[float]) -> int:
 # --- report --------------------------------------------------------------------------------
 
 HEADER = (
-    f"{'sender':<24}{'in flight':>10}{'msgs':>6}{'dups':>6}{'lost':>6}{'429s':>6}"
+    f"{'sender':<26}{'backend':<12}{'in flight':>10}{'msgs':>6}{'dups':>6}{'lost':>6}{'429s':>6}"
     f"{'max/1s':>8}{'seconds':>9}{'msg/s':>8}  target"
 )
 
@@ -231,13 +237,28 @@ HEADER = (
 def row(result: Result) -> str:
     verdict = "PASS" if result.passed else "FAIL"
     return (
-        f"{result.label:<24}{result.concurrency:>10}{result.delivered:>6}{result.duplicates:>6}"
+        f"{result.label:<26}{result.backend:<12}{result.concurrency:>10}{result.delivered:>6}"
+        f"{result.duplicates:>6}"
         f"{result.lost + result.pending_left:>6}{result.flood_waits:>6}{result.busiest_second:>8}"
         f"{result.elapsed_s:>9.1f}{result.rate:>8.1f}  {verdict}"
     )
 
 
-async def main(n: int, baseline_n: int, rtt_ms: float, extra: list[int]) -> None:
+def side_by_side(results: list[Result], backends: list[Backend]) -> list[str]:
+    """One line per sender: each backend's msg/s and verdict next to each other."""
+    lines = [f"{'sender':<26}" + "".join(f"{backend + ' msg/s':>18}" for backend in backends)]
+    for label in dict.fromkeys(result.label for result in results):
+        cells = []
+        for backend in backends:
+            found = next(r for r in results if r.label == label and r.backend == backend)
+            cells.append(f"{found.rate:>12.1f} {'PASS' if found.passed else 'FAIL':>5}")
+        lines.append(f"{label:<26}" + "".join(cells))
+    return lines
+
+
+async def main(
+    n: int, baseline_n: int, rtt_ms: float, extra: list[int], backends: list[Backend]
+) -> None:
     defaults = Settings.model_validate({})  # the product's defaults, not this shell's env
     rtt_s = rtt_ms / 1000
     runs = [("defaults", defaults, n)]
@@ -260,12 +281,18 @@ async def main(n: int, baseline_n: int, rtt_ms: float, extra: list[int]) -> None
         f" GPURADAR_SEND_CONCURRENCY={defaults.send_concurrency}"
     )
     print(HEADER)
+    results = []
     for label, settings, count in runs:
-        print(row(await run(label, settings, count, rtt_s)), flush=True)
+        for backend in backends:
+            results.append(await run(label, backend, settings, count, rtt_s))
+            print(row(results[-1]), flush=True)
     print(
         f"target: >= {TARGET:.0f} msg/s with 0 dups, 0 lost, 0 429s. max/1s: the most"
         " messages Telegram received in any one second."
     )
+    if len(backends) > 1:
+        print()
+        print("\n".join(side_by_side(results, backends)))
 
 
 if __name__ == "__main__":
@@ -278,7 +305,9 @@ if __name__ == "__main__":
         default="",
         help="extra runs at these concurrencies, e.g. 4,16 (to choose the default)",
     )
+    add_backend_option(parser)
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     extra = [int(part) for part in args.concurrency.split(",") if part.strip()]
-    asyncio.run(main(args.n, args.baseline_n, args.rtt_ms, extra))
+    backends = chosen_backends(args.backend)
+    asyncio.run(main(args.n, args.baseline_n, args.rtt_ms, extra, backends))

@@ -30,15 +30,14 @@ import asyncio
 import gc
 import random
 import statistics
-import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
-from dataclasses import replace
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from pathlib import Path
 
+from bench.backends import Backend, add_backend_option, chosen_backends, scratch_database
 from estimator.gpus import get, load_gpus
 from estimator.specs import GpuSpec
 from monitor.alerts import Alert
@@ -57,8 +56,8 @@ from monitor.subscriptions import (
 from monitor.watch_parse import parse_watch
 from monitor.watchlist import Watchlist
 from storage import Store
-from storage.database import SqliteConnection, SqliteDatabase
 from storage.migrations import migrate
+from storage.sql import Connection, Database, Dialect, WriteFault, moment_value
 from storage.subscriptions import filter_to_json
 from tests.factories import FixedSource
 
@@ -249,17 +248,47 @@ def main(n_events: int, seed: int, runs: int) -> None:
 PROVIDER = "selectel"
 
 
-class TimedDatabase(SqliteDatabase):
-    """The real database, timing each write transaction from BEGIN to COMMIT."""
+class TimedDatabase:
+    """A database of either backend, timing each write transaction from BEGIN to COMMIT."""
 
-    held_ms: list[float]
+    def __init__(self, inner: Database) -> None:
+        self._inner = inner
+        self.held_ms: list[float] = []
+
+    @property
+    def dialect(self) -> Dialect:
+        return self._inner.dialect
+
+    @property
+    def write_error(self) -> str | None:
+        return self._inner.write_error
+
+    @property
+    def write_fault(self) -> WriteFault | None:
+        return self._inner.write_fault
+
+    @write_fault.setter
+    def write_fault(self, fault: WriteFault | None) -> None:
+        self._inner.write_fault = fault
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[SqliteConnection]:
+    async def transaction(self) -> AsyncIterator[Connection]:
         started = time.perf_counter()
-        async with super().transaction() as connection:
+        async with self._inner.transaction() as connection:
             yield connection
         self.held_ms.append((time.perf_counter() - started) * 1000)
+
+    def write(self) -> AbstractAsyncContextManager[Connection]:
+        return self._inner.write()
+
+    def access(self) -> AbstractAsyncContextManager[Connection]:
+        return self._inner.access()
+
+    async def probe_write(self) -> None:
+        await self._inner.probe_write()
+
+    async def close(self) -> None:
+        await self._inner.close()
 
 
 class TimedStore(Store):
@@ -277,9 +306,9 @@ class TimedStore(Store):
 
 async def fill_store(store: Store, subs: Sequence[Subscription]) -> None:
     """Users and subscriptions as rows, in one transaction (sign-ups are not measured)."""
-    moment = NOW.isoformat()
+    moment = moment_value(store.dialect, NOW)
     chats = sorted({sub.chat_id for sub in subs})
-    async with store._db.transaction() as connection:
+    async with store.database.transaction() as connection:
         await connection.executemany(
             "INSERT INTO users (chat_id, language, timezone, created_at, last_seen_at)"
             " VALUES (?, 'ru', 'Europe/Moscow', ?, ?)",
@@ -321,59 +350,106 @@ def snapshot(offers: Sequence[Offer], stock: StockState, at: datetime) -> Scrape
     return ScrapeResult(PROVIDER, tuple(replace(o, stock=stock) for o in offers), at)
 
 
-async def on_the_store(subs: list[Subscription], gen: Generator, wanted: int) -> None:
-    offers = arrivals(gen, MatchIndex(subs), wanted)
-    with tempfile.TemporaryDirectory() as folder:
-        database = await TimedDatabase.open(Path(folder) / "match.sqlite3")
-        assert isinstance(database, TimedDatabase)
-        database.held_ms = []
-        await migrate(database)
+@dataclass(frozen=True)
+class StoreFigures:
+    """One backend's figures: ms of the index's first load, of each refresh's load and write
+    transaction, and of following one subscription change (and the rebuild it replaced)."""
+
+    backend: Backend
+    offers: int
+    index_ms: float
+    queued: int
+    cooled: int
+    load_ms: tuple[float, float]  # arrivals, the same again within their cooldown
+    held_ms: tuple[float, float]
+    pending: int
+    change_ms: float
+    rebuild_ms: float
+
+
+async def on_the_store(
+    backend: Backend, subs: list[Subscription], offers: Sequence[Offer]
+) -> StoreFigures:
+    async with scratch_database(backend) as inner:
+        await migrate(inner)
+        database = TimedDatabase(inner)
         store = TimedStore(database)
         store.load_ms = []
-        try:
-            await fill_store(store, subs)
-            database.held_ms = []  # the refreshes' commits from here on
-            watchlist = Watchlist(store)
-            started = time.perf_counter()
-            await watchlist.prepare()
-            load_ms = (time.perf_counter() - started) * 1000
+        await fill_store(store, subs)
+        database.held_ms = []  # the refreshes' commits from here on
+        watchlist = Watchlist(store)
+        started = time.perf_counter()
+        await watchlist.prepare()
+        index_ms = (time.perf_counter() - started) * 1000
 
-            outcomes = []
-            for step, stock in enumerate(
-                (
-                    StockState.OUT_OF_STOCK,
-                    StockState.IN_STOCK,
-                    StockState.OUT_OF_STOCK,
-                    StockState.IN_STOCK,
-                )
-            ):
-                at = NOW + timedelta(minutes=10 * step)
-                source = FixedSource(snapshot(offers, stock, at))
-                outcomes.append(await refresh(source, store, watchlist, now=partial(clock, at)))
-            queued, cooled = outcomes[1], outcomes[3]
-            pending = await store.pending_count()
-
-            change_ms, rebuild_ms = await subscription_changes(store, watchlist, subs)
-        finally:
-            await store.close()
+        outcomes = []
+        for step, stock in enumerate(
+            (
+                StockState.OUT_OF_STOCK,
+                StockState.IN_STOCK,
+                StockState.OUT_OF_STOCK,
+                StockState.IN_STOCK,
+            )
+        ):
+            at = NOW + timedelta(minutes=10 * step)
+            source = FixedSource(snapshot(offers, stock, at))
+            outcomes.append(await refresh(source, store, watchlist, now=partial(clock, at)))
+        pending = await store.pending_count()
+        change_ms, rebuild_ms = await subscription_changes(store, watchlist, subs)
     held, loads = database.held_ms, store.load_ms
-    print(
-        f"\non a SQLite store: {len(subs):,} subscriptions, one {PROVIDER} refresh of"
-        f" {len(offers)} offers coming into stock (index loaded in {load_ms:,.0f} ms)"
+    return StoreFigures(
+        backend,
+        len(offers),
+        index_ms,
+        outcomes[1].alerts,
+        outcomes[3].alerts,
+        (loads[1], loads[3]),
+        (held[1], held[3]),
+        pending,
+        change_ms,
+        rebuild_ms,
     )
-    print(f"{'refresh':<44}{'alerts queued':>14}{'load ms':>9}{'write transaction ms':>22}")
+
+
+def print_store_figures(figures: Sequence[StoreFigures], subscriptions: int) -> None:
+    """The backends side by side."""
+    first = figures[0]
     print(
-        f"{'arrivals, none alerted before':<44}{queued.alerts:>14,}{loads[1]:>9.0f}{held[1]:>22.0f}"
+        f"\non the store: {subscriptions:,} subscriptions, one {PROVIDER} refresh of"
+        f" {first.offers} offers coming into stock"
     )
+    heads = "".join(f"{f.backend:>24}" for f in figures)
+    print(f"{'':<44}{'':>9}{heads}")
+    cells = "".join(f"{'load ms':>10}{'write tx ms':>14}" for _ in figures)
+    print(f"{'refresh':<44}{'alerts':>9}{cells}")
+    for number, label in enumerate(
+        ("arrivals, none alerted before", "the same again, all within their cooldown")
+    ):
+        alerts = first.queued if number == 0 else first.cooled
+        cells = "".join(f"{f.load_ms[number]:>10.0f}{f.held_ms[number]:>14.0f}" for f in figures)
+        print(f"{label:<44}{alerts:>9,}{cells}")
     print(
-        f"{'the same again, all within their cooldown':<44}{cooled.alerts:>14,}"
-        f"{loads[3]:>9.0f}{held[3]:>22.0f}"
+        "(outbox rows pending: "
+        + ", ".join(f"{f.backend} {f.pending:,}" for f in figures)
+        + "; target: write transaction < 300 ms)"
     )
-    print(f"(outbox rows pending: {pending:,}; target: < 300 ms)")
-    print(f"\n{'one subscription change':<44}{'median ms':>14}")
-    print(f"{'replayed into the live index (product)':<44}{change_ms:>14.2f}")
-    print(f"{'full rebuild of the index (before)':<44}{rebuild_ms:>14.0f}")
-    print("target: < 5 ms (the write itself, a /watch or a button, is not counted)")
+    print(f"\n{'median ms':<53}" + "".join(f"{f.backend:>24}" for f in figures))
+    rows = (
+        ("index loaded at start (all active subscriptions)", "index_ms", ".0f"),
+        ("a subscription change, replayed into the index", "change_ms", ".2f"),
+        ("a full rebuild of the index (before)", "rebuild_ms", ".0f"),
+    )
+    for label, name, shape in rows:
+        print(f"{label:<53}" + "".join(f"{getattr(f, name):>24{shape}}" for f in figures))
+    print("target: a change < 5 ms (the write itself, a /watch or a button, is not counted)")
+
+
+async def store_part(
+    backends: Sequence[Backend], subs: list[Subscription], gen: Generator, wanted: int
+) -> None:
+    offers = arrivals(gen, MatchIndex(subs), wanted)  # the same refresh on every backend
+    figures = [await on_the_store(backend, subs, offers) for backend in backends]
+    print_store_figures(figures, len(subs))
 
 
 def clock(at: datetime) -> datetime:
@@ -405,9 +481,11 @@ if __name__ == "__main__":
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--alerts", type=int, default=20_000, help="alerts of the refresh")
     parser.add_argument("--store-only", action="store_true", help="only the store part")
+    add_backend_option(parser)
     args = parser.parse_args()
+    backends = chosen_backends(args.backend)
     if not args.store_only:
         main(args.events, args.seed, args.runs)
     generator = Generator(args.seed)
     subscriptions = [generator.subscription(i) for i in range(1, 100_001)]
-    asyncio.run(on_the_store(subscriptions, generator, args.alerts))
+    asyncio.run(store_part(backends, subscriptions, generator, args.alerts))
