@@ -68,13 +68,13 @@ SEND_BURST = 1.5
 OUTBOX_KEEP = timedelta(days=30)
 HOUSEKEEPING_INTERVAL = timedelta(days=1)
 # Replicas sharing one outbox (PostgreSQL): a claim lives this long unless its sender renews it
-# (every third of it), so a dead replica's unsent rows go to another within 30 s. Each pass
+# (every third of it), so a dead replica's unsent rows go to another within 15 s. Each pass
 # claims what this replica sends in CLAIM_HORIZON_S at its share of the rate, so a fan-out
 # spreads over the replicas instead of one claiming it all. Alone on SQLite, the sender keeps
 # its 5-minute lease and 500-row batches: start-up releases a dead process's claims.
-REPLICA_CLAIM_LEASE = timedelta(seconds=30)
+REPLICA_CLAIM_LEASE = timedelta(seconds=15)
 SOLE_CLAIM_LEASE = timedelta(minutes=5)
-CLAIM_HORIZON_S = 10.0
+CLAIM_HORIZON_S = 5.0
 
 
 def create_bot(token: str, api_url: str, limiter: Limiter | None = None) -> Bot:
@@ -460,7 +460,14 @@ def attach_heartbeat(application: Application, registry: ReplicaRegistry, limite
             with contextlib.suppress(Exception):
                 await registry.leave(replica_id)
 
-    application.services.append(background("heartbeat", beating, before=beat))
+    async def join() -> None:
+        # Say we are here, then give the others one beat to count us before sending: replicas
+        # started together each counting only themselves would each send at the full rate.
+        await beat()
+        await asyncio.sleep(BEAT_INTERVAL_S)
+        await beat()
+
+    application.services.append(background("heartbeat", beating, before=join))
 
 
 def create_sender(

@@ -13,8 +13,9 @@ from collections.abc import Callable
 
 from storage.sql import Database, scalar
 
-# Heartbeats this often; a replica missing for three of them counts as gone.
-BEAT_INTERVAL_S = 2.0
+# Heartbeats this often (one small upsert a second per replica); a replica missing for three
+# of them counts as gone, so a killed one's share of the send rate is idle for at most 3 s.
+BEAT_INTERVAL_S = 1.0
 STALE_AFTER_S = 3 * BEAT_INTERVAL_S
 
 
