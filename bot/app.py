@@ -35,7 +35,8 @@ from bot.delivery.limiter import Limiter
 from bot.delivery.sender import Sender
 from bot.delivery.session import SharedLimitMiddleware
 from bot.i18n import Translator, load_translators
-from bot.middlewares.throttling import LocalFlows, ThrottlingMiddleware
+from bot.logging_setup import one_line
+from bot.middlewares.throttling import FlowStore, LocalFlows, ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
 from bot.ops.latency import LatencyMiddleware
 from bot.ops.metrics import Metrics
@@ -49,9 +50,11 @@ from scrapers.http import Http
 from scrapers.registry import create_scrapers
 from scrapers.source import BoundSource
 from storage import MigrationError, Store
+from storage.flows import SharedFlows
 from storage.leader import Hook, LeaderElection
 from storage.lock import DatabaseInUseError, DatabaseLock
-from storage.postgres import DatabaseUnavailableError
+from storage.postgres import DatabaseUnavailableError, PgDatabase
+from storage.replicas import BEAT_INTERVAL_S, ReplicaRegistry
 
 logger = logging.getLogger("gpuradar")
 
@@ -94,6 +97,7 @@ def create_dispatcher(
     throttle_interval: float = 1.0,
     clock: Callable[[], float] = time.monotonic,
     charts: ChartPool | None = None,
+    flows: FlowStore | None = None,
 ) -> Dispatcher:
     # Keyword data becomes handler parameters (aiogram's dependency injection).
     dispatcher = Dispatcher(
@@ -106,7 +110,8 @@ def create_dispatcher(
     user_middleware = UserMiddleware(
         store, translators, settings.default_language, settings.timezone
     )
-    throttling = ThrottlingMiddleware(throttle_interval, LocalFlows(clock))
+    # Shared flows when replicas share PostgreSQL: a flood may reach several of them.
+    throttling = ThrottlingMiddleware(throttle_interval, flows or LocalFlows(clock))
     for observer in (dispatcher.message, dispatcher.callback_query):
         # Order matters: throttling answers in the user's language, which the first one loads.
         observer.outer_middleware(user_middleware)
@@ -390,6 +395,8 @@ async def build_application(
         if lock is not None:
             lock.release()
         raise
+    shared = shared_database(store)
+    flows = None if shared is None else SharedFlows(shared)
     charts = ChartPool()
     dispatcher = create_dispatcher(
         store=store,
@@ -398,6 +405,7 @@ async def build_application(
         throttle_interval=throttle_interval,
         clock=clock,
         charts=charts,
+        flows=flows,
     )
     application = Application(
         settings=settings,
@@ -411,10 +419,48 @@ async def build_application(
     # First: its start-up hook binds the port, and a failure there must come before anything
     # else has started (aiogram runs no shutdown hooks when a start-up hook fails).
     attach_ops(application)
-    attach_delivery(application, translators, limiter)
+    if shared is not None:
+        # Before delivery: the first heartbeat sets this replica's share of the send rate.
+        attach_heartbeat(application, ReplicaRegistry(shared), limiter)
+    attach_delivery(application, translators, limiter, flows)
     if settings.monitor:
         attach_monitor(application)
     return application
+
+
+def shared_database(store: Store) -> PgDatabase | None:
+    """The PostgreSQL database replicas share, or None for SQLite (one process owns it)."""
+    database = store.database
+    return database if isinstance(database, PgDatabase) else None
+
+
+def attach_heartbeat(application: Application, registry: ReplicaRegistry, limiter: Limiter) -> None:
+    """Say every BEAT_INTERVAL_S that this replica lives, and send at 1/N of the bot's rate
+    while N replicas do (Limiter.share): Telegram's 30 messages/s is per bot."""
+    replica_id = application.settings.replica_id
+
+    async def beat() -> None:
+        try:
+            alive = await registry.beat(replica_id, application.role)
+        except Exception as error:  # the last share stays; the next beat tries again
+            logger.warning("replica heartbeat failed: %s", one_line(error))
+            return
+        if alive != limiter.shared_by:
+            logger.info("%s replicas alive: sending at %.1f messages/s", alive, limiter.rate)
+            limiter.share(alive)
+
+    async def beating(stop: asyncio.Event) -> None:
+        try:
+            while not stop.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), BEAT_INTERVAL_S)
+                await beat()
+        finally:
+            # A clean stop: the others take this replica's share at their next beat.
+            with contextlib.suppress(Exception):
+                await registry.leave(replica_id)
+
+    application.services.append(background("heartbeat", beating, before=beat))
 
 
 def create_sender(
@@ -443,7 +489,10 @@ def create_sender(
 
 
 def attach_delivery(
-    application: Application, translators: Mapping[Language, Translator], limiter: Limiter
+    application: Application,
+    translators: Mapping[Language, Translator],
+    limiter: Limiter,
+    flows: SharedFlows | None = None,
 ) -> None:
     """Every replica sends from the outbox (claims keep two from sending one row); the
     leader alone purges it daily."""
@@ -468,7 +517,9 @@ def attach_delivery(
             logger.info("released %s outbox rows claimed before the last stop", released)
 
     application.services.append(background("delivery", sender.run, before=release_stale_claims))
-    application.duties.append(background("housekeeping", lambda stop: housekeeping(store, stop)))
+    application.duties.append(
+        background("housekeeping", lambda stop: housekeeping(store, stop, flows))
+    )
 
 
 def background(
@@ -495,13 +546,16 @@ def background(
     return Duty(name, start, stop)
 
 
-async def housekeeping(store: Store, stop: asyncio.Event) -> None:
-    """Daily, from start-up: forget sent and dropped alerts older than OUTBOX_KEEP, and all
-    but the newest subscription changes (the match index has long applied them)."""
+async def housekeeping(store: Store, stop: asyncio.Event, flows: SharedFlows | None = None) -> None:
+    """Daily, from start-up: forget sent and dropped alerts older than OUTBOX_KEEP, all but
+    the newest subscription changes (the match index has long applied them), and the shared
+    flood state of users long quiet."""
     while not stop.is_set():
         try:
             purged = await store.purge_outbox(datetime.now(UTC) - OUTBOX_KEEP)
             await store.prune_subscription_changes()
+            if flows is not None:
+                await flows.forget_quiet()
             if purged:
                 logger.info("purged %s sent or dropped outbox rows", purged)
         except Exception:  # the next day tries again; delivery does not depend on this

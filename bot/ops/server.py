@@ -260,6 +260,7 @@ class OpsServer:
             return
         app = web.Application()
         app.router.add_get("/healthz", self._healthz)
+        app.router.add_get("/readyz", self._readyz)
         app.router.add_get("/metrics", self._metrics_page)
         for path, handler in self._routes:
             app.router.add_post(path, handler)
@@ -273,7 +274,7 @@ class OpsServer:
         self._runner = runner
         self.port = int(runner.addresses[0][1])
         self._health.mark_started()
-        logger.info("ops server on %s:%s (/healthz, /metrics)", self.host, self.port)
+        logger.info("ops server on %s:%s (/healthz, /readyz, /metrics)", self.host, self.port)
 
     async def stop(self) -> None:
         runner, self._runner = self._runner, None
@@ -284,6 +285,17 @@ class OpsServer:
         healthy, body = await self._health.report()
         self._metrics.set_health_problems(body.pop("codes"))
         return web.json_response(body, status=200 if healthy else 503)
+
+    async def _readyz(self, request: web.Request) -> web.Response:
+        """Can this replica answer updates now: its database answers. For a proxy choosing
+        where to send the webhook; /healthz judges the whole bot (stale providers, a stuck
+        outbox), and every replica failing it must not leave users unanswered."""
+        try:
+            ready = await self._store.ping()
+        except Exception:  # any failure to reach the database is "not ready", said below
+            ready = False
+        body = {"status": "ready" if ready else "not ready"}
+        return web.json_response(body, status=200 if ready else 503)
 
     async def _metrics_page(self, request: web.Request) -> web.Response:
         _, body = await self._health.report()

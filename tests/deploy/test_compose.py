@@ -283,12 +283,12 @@ def test_caddy_proxies_only_the_webhook_path_to_the_replicas():
     others = [d for d in site[0].children if d.words[0] == "handle" and d is not handle]
     assert all(not any(c.words[0] == "reverse_proxy" for c, _ in walk([d])) for d in others)
 
-    # The upstreams are exactly the replicas, at their ops port, checked on /healthz.
+    # The upstreams are exactly the replicas, at their ops port, checked on /readyz.
     replicas = bots()
     ports = {environment(service)["GPURADAR_OPS_PORT"] for service in replicas.values()}
     assert set(proxy.words[1:]) == {f"{name}:{port}" for name in replicas for port in ports}
     options = {d.words[0]: d.words[1:] for d in proxy.children}
-    assert options["health_uri"] == ["/healthz"]
+    assert options["health_uri"] == ["/readyz"]
     assert "lb_policy" in options
 
 

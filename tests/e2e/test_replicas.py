@@ -19,8 +19,6 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from itertools import pairwise
 from pathlib import Path
 
-import pytest
-
 from tests.e2e.watchers import (
     WATCH,
     alerts,
@@ -36,10 +34,6 @@ from tests.fakes.telegram import Conflict, FakeTelegram
 from tests.polling import eventually
 from tests.postgres import require_postgres, temporary_database
 from tests.processes import BotProcess, bot_settings
-
-pytestmark = pytest.mark.skip(
-    reason="needs PostgreSQL store + replica roles (issue 13, in progress)"
-)
 
 REPLICAS = ("r1", "r2", "r3")
 USERS = range(50_000, 50_150)

@@ -180,6 +180,9 @@ async def test_healthz_provider_freshness_and_503_once_every_provider_is_stale(s
         # ... every provider stale is.
         clock.at = T0 + timedelta(seconds=1000)
         status, body = await get_json(server.port, "/healthz")
+        # The replica still answers updates: the proxy's check says so.
+        ready_status, ready = await get_json(server.port, "/readyz")
+    assert (ready_status, ready) == (200, {"status": "ready"})
     assert status == 503
     assert body["status"] == "unhealthy"
     assert body["problems"] == ["every provider is stale"]
@@ -243,9 +246,11 @@ async def test_healthz_503_when_the_database_is_closed(db_path: Path):
     async with ops_server(store, Clock(T0), {"selectel": 60.0}) as server:
         await store.close()
         status, body = await get_json(server.port, "/healthz")
+        ready_status, ready = await get_json(server.port, "/readyz")
         # /metrics still answers without the outbox depth.
         metrics_status, _, _ = await get(server.port, "/metrics")
     assert status == 503
+    assert (ready_status, ready) == (503, {"status": "not ready"})
     assert body["database"] == "error"
     assert "database unreachable" in body["problems"]
     assert metrics_status == 200
