@@ -25,9 +25,14 @@ from storage.postgres import redact_url
 
 logger = logging.getLogger(__name__)
 
-# Advisory lock keys are one bigint namespace per database; these two are ours.
+# Advisory lock keys are one bigint namespace per database; these are ours. The outbox's
+# claims lock chats by their chat ids (storage.outbox), far below these (Telegram's ids fit
+# in 52 bits).
 LEADER_LOCK_KEY = 0x67707261_6461_7201  # "gpuradar" leader
 MIGRATION_LOCK_KEY = 0x67707261_6461_7202  # "gpuradar" migrations
+# Taken by the subscription triggers of schema/0008_delivery.postgresql.sql (a number there):
+# changes commit in the order of their numbers.
+SUBSCRIPTION_CHANGES_LOCK_KEY = 0x67707261_6461_7203
 
 # Followers try this often; 5 s keeps a takeover well inside 30 s with one missed try.
 ELECTION_INTERVAL_S = 5.0

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from storage.database import SqliteDatabase
+from storage.leader import SUBSCRIPTION_CHANGES_LOCK_KEY
 from storage.migrations import (
     Migration,
     MigrationError,
@@ -247,3 +248,11 @@ async def test_replicas_migrating_one_empty_database_at_once_make_one_schema(bac
         finally:
             for replica in replicas:
                 await replica.close()
+
+
+def test_the_subscription_triggers_take_the_lock_key_storage_names():
+    (delivery,) = [m for m in bundled_migrations() if m.name == "0008_delivery"]
+    taken = delivery.script("postgresql").count(
+        f"pg_advisory_xact_lock({SUBSCRIPTION_CHANGES_LOCK_KEY})"
+    )
+    assert taken == 2  # the subscriptions trigger and the users' blocked trigger

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
@@ -16,6 +17,7 @@ from storage.subscriptions import (
     filter_from_json,
     filter_to_json,
 )
+from tests.polling import eventually
 from tests.storage.conftest import INTEGRITY_ERRORS, Place
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -178,3 +180,43 @@ async def test_every_writer_logs_the_subscriptions_it_changed(store: Store):
     assert await store.prune_subscription_changes(keep=1) >= 4
     assert await store.subscription_changes(after_adds) == (after_block, None)
     assert await store.subscription_changes(after_block - 1) == (after_block, {a.id})
+
+
+@pytest.mark.postgresql_only
+async def test_replicas_changing_subscriptions_at_once_commit_their_changes_in_order(
+    store: Store, place: Place
+):
+    """A reader remembers the last change it saw and asks for the ones after it: a smaller
+    number committed after a larger one would be skipped for good. So a second writer waits
+    for the first to commit before it numbers its change."""
+    latest, _ = await store.subscription_changes(None)
+    other = await place.open()
+    try:
+        async with store._db.transaction() as connection:
+            await connection.execute(
+                "INSERT INTO subscriptions (chat_id, filter, cooldown_s, created_at)"
+                " VALUES (?, '{}', 60, now())",
+                (ALICE,),
+            )
+            racing = asyncio.create_task(other.add_subscription(BOB, H100))
+
+            async def waits_for_the_first() -> bool:
+                async with store._db.access() as watcher:
+                    waiting = await watcher.fetchall(
+                        "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                        " AND database = (SELECT oid FROM pg_database"
+                        "  WHERE datname = current_database())"
+                    )
+                return bool(waiting)
+
+            await eventually(waits_for_the_first)
+            assert not racing.done()
+        second = await racing
+        after, changed = await store.subscription_changes(latest)
+        assert changed is not None
+        assert len(changed) == 2
+        # The racing writer's change was numbered after the first one committed.
+        _, since_first = await store.subscription_changes(after - 1)
+        assert since_first == {second.id}
+    finally:
+        await other.close()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import asyncpg
 import pytest
 
 from bot.app import Application, build_application
@@ -24,6 +25,7 @@ from bot.ops.metrics import METRIC_NAMES, Metrics
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
 from monitor.scrape import LayoutError, NetworkError, ScrapeResult
 from storage import Store
+from storage.postgres import PgDatabase
 from tests.bot.conftest import CHAT, TOKEN, make_settings, running_app
 from tests.bot.test_e2e_alerts import alerts_sent, command, monitored_app, refresh
 from tests.bot.test_main import run_bot
@@ -32,6 +34,7 @@ from tests.fakes.providers import Mode
 from tests.fakes.sites.selectel import H100Control
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
+from tests.postgres import require_postgres, temporary_database
 
 SECRET = "webhook-Secret_123"
 PUBLIC_URL = "https://bot.example.test"
@@ -251,6 +254,28 @@ async def test_healthz_503_when_the_database_is_closed(db_path: Path):
     assert body["database"] == "error"
     assert "database unreachable" in body["problems"]
     assert metrics_status == 200
+
+
+async def test_healthz_503_while_postgresql_takes_no_writes():
+    """A read-only PostgreSQL (a standby after a failover, default_transaction_read_only):
+    reads work, so only the write probe can tell."""
+    require_postgres()
+    async with temporary_database(migrated=True) as url:
+        admin = await asyncpg.connect(url)
+        try:
+            name = url.rsplit("/", 1)[1]
+            await admin.execute(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
+        finally:
+            await admin.close()
+        store = Store(await PgDatabase.open(url))  # migrated already: the template
+        try:
+            async with ops_server(store, Clock(T0), {}) as server:
+                status, body = await get_json(server.port, "/healthz")
+        finally:
+            await store.close()
+    assert status == 503
+    assert body["database"] == "unwritable"
+    assert body["problems"] == ["database unwritable"]
 
 
 # --- /metrics --------------------------------------------------------------------------------
