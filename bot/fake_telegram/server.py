@@ -270,6 +270,10 @@ class FakeBotApi(CallRecorder):
             params, files = await read_body(http)
         except ApiError as exc:
             params, files, error = {}, {}, exc
+        except ConnectionResetError:
+            # The client died mid-request (a replica killed -9): nobody to answer, nothing
+            # to record, and no reason for aiohttp's traceback in the fake's log.
+            return web.Response(status=499)
         request = ApiRequest(name, params, files, token, time.time())
         if error is None and (not valid_token(token) or self.token not in (None, token)):
             error = ApiError(401, "Unauthorized")
