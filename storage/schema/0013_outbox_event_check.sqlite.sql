@@ -1,0 +1,1 @@
+-- Nothing on SQLite: its foreign key check of outbox.event_id costs next to nothing.
