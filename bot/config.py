@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import socket
+import tempfile
 from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import unquote, urlsplit
@@ -189,8 +190,17 @@ class Settings(ScraperSettings):
         return self.mode == "console" or (self.mode is None and self.bot_token is None)
 
     @property
+    def local_folder(self) -> Path:
+        """Where the console's log and charts go: beside the SQLite file, or with a database
+        URL (no local database, nothing written relative to the working directory) a folder
+        of this user's under the system's temporary directory."""
+        if self.database_url is None:
+            return self.db_path.parent
+        return Path(tempfile.gettempdir()) / f"gpuradar-{os.getuid()}"
+
+    @property
     def console_log_file(self) -> Path:
-        return self.log_file or self.db_path.parent / "gpuradar.log"
+        return self.log_file or self.local_folder / "gpuradar.log"
 
     @property
     def database_secrets(self) -> tuple[str, ...]:

@@ -165,7 +165,7 @@ class Console:
     def __init__(self, settings: Settings, output: TextIO, *, echo: bool = False) -> None:
         self.settings = settings
         self.api = FakeBotApi()
-        self.printer = ConsolePrinter(output, CONSOLE_CHAT_ID, settings.db_path.parent / "console")
+        self.printer = ConsolePrinter(output, CONSOLE_CHAT_ID, settings.local_folder / "console")
         self._echo = echo
         self._first_name = getpass.getuser() or "console"
         self._application: Application | None = None

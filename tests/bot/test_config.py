@@ -163,3 +163,14 @@ def test_a_database_url_is_a_secret(monkeypatch: pytest.MonkeyPatch):
     assert "pw-SECRET" not in repr(settings)
     monkeypatch.setenv("GPURADAR_DATABASE_URL", " ")
     assert load_settings().database_url is None  # blank: SQLite
+
+
+def test_with_a_database_url_the_console_writes_nothing_beside_the_working_directory():
+    import tempfile
+
+    beside_db = load_settings(db_path="/srv/bot/db.sqlite3")
+    assert beside_db.console_log_file == Path("/srv/bot/gpuradar.log")
+    shared = load_settings(database_url="postgresql://bot:secret@db.example/gpuradar")
+    assert shared.local_folder.is_absolute()
+    assert shared.local_folder.parent == Path(tempfile.gettempdir())
+    assert shared.console_log_file.parent == shared.local_folder
