@@ -208,24 +208,32 @@ async def start_bot_process(tmp_path: Path, env: dict[str, str]) -> asyncio.subp
     )
 
 
+async def greet_then_stop(
+    process: asyncio.subprocess.Process, telegram: FakeTelegram, *, ready: str
+) -> bytes:
+    """Once the bot calls `ready`, /start must be answered; then SIGTERM. Its stderr."""
+    try:
+        await telegram.wait_for_call(ready, timeout=30)
+        after = telegram.mark()
+        telegram.push_message(7, "/start")
+        reply = await telegram.wait_for_call("sendMessage", after=after)
+        assert "gpuradar" in reply.result["text"]
+        process.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    return stderr
+
+
 async def test_with_a_token_the_process_polls_telegram_and_stops_on_sigterm(tmp_path: Path):
     async with FakeTelegram(token=TOKEN) as telegram:
         process = await start_bot_process(
             tmp_path,
             {"GPURADAR_BOT_TOKEN": TOKEN, "GPURADAR_TELEGRAM_API_URL": telegram.base_url},
         )
-        try:
-            await telegram.wait_for_call("getMe", timeout=30)
-            after = telegram.mark()
-            telegram.push_message(7, "/start")
-            reply = await telegram.wait_for_call("sendMessage", after=after)
-            assert "gpuradar" in reply.result["text"]
-            process.send_signal(signal.SIGTERM)
-            _, stderr = await asyncio.wait_for(process.communicate(), 30)
-        finally:
-            if process.returncode is None:
-                process.kill()
-                await process.wait()
+        stderr = await greet_then_stop(process, telegram, ready="getMe")
     assert process.returncode == 0, stderr.decode()
     assert TOKEN not in stderr.decode()
 
@@ -431,18 +439,7 @@ async def test_with_a_database_url_the_bot_runs_on_postgresql_and_writes_no_file
                 "GPURADAR_DATABASE_URL": url,
             },
         )
-        try:
-            await telegram.wait_for_call("getUpdates", timeout=30)  # elected, polling
-            after = telegram.mark()
-            telegram.push_message(7, "/start")
-            reply = await telegram.wait_for_call("sendMessage", after=after)
-            assert "gpuradar" in reply.result["text"]
-            process.send_signal(signal.SIGTERM)
-            _, stderr = await asyncio.wait_for(process.communicate(), 30)
-        finally:
-            if process.returncode is None:
-                process.kill()
-                await process.wait()
+        stderr = await greet_then_stop(process, telegram, ready="getUpdates")  # elected
         # The user it greeted, in the database it created the schema of.
         store = await Store.connect(url)
         try:
