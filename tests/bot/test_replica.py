@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bot.replica import Duty, Hook, Replica, Role
 from tests.bot.conftest import CHAT, running_app
-from tests.bot.ops.test_server import get_json
+from tests.bot.ops.test_server import SECRET, get_json, post_update, start_update, webhook_app
 from tests.fakes.providers import FakeProviders, all_sites
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
@@ -155,3 +155,33 @@ async def test_a_follower_polls_nothing_before_it_leads(
         await election.running.wait()
         assert telegram.calls_of("getUpdates") == []
         assert telegram.calls_of("getMe") == []
+
+
+async def test_in_webhook_mode_a_follower_answers_updates_but_does_not_refresh(
+    telegram: FakeTelegram, db_path: Path
+) -> None:
+    election = FakeElection()
+    async with (
+        FakeProviders(all_sites()) as sites,
+        webhook_app(
+            telegram,
+            db_path,
+            election=election,
+            monitor=True,
+            selectel_url=sites["selectel"].base_url,
+            hostkey_url=sites["hostkey"].base_url,
+            immers_url=sites["immers"].base_url,
+        ) as application,
+    ):
+        await election.running.wait()
+        after = telegram.mark()
+        status, _ = await post_update(application, start_update(1), SECRET)
+        assert status == 200
+        assert (await telegram.wait_for_call("sendMessage", after=after)).ok
+        assert application.role == "follower"
+        assert not sites["selectel"].requests  # the leader refreshes, not this one
+        assert not telegram.calls_of("getUpdates")  # nobody polls in webhook mode
+
+        await election.win()
+        await eventually(lambda: bool(sites["selectel"].requests))
+        assert not telegram.calls_of("getUpdates")

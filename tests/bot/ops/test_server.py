@@ -23,6 +23,7 @@ from bot.console import run_console
 from bot.fake_telegram import ApiRequest
 from bot.ops.metrics import METRIC_NAMES, Metrics
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
+from bot.replica import ElectionFactory
 from monitor.scrape import LayoutError, NetworkError, ScrapeResult
 from storage import Store
 from storage.postgres import PgDatabase
@@ -399,7 +400,11 @@ def accept_set_webhook(telegram: FakeTelegram) -> None:
 
 @asynccontextmanager
 async def webhook_app(
-    telegram: FakeTelegram, db_path: Path, **settings: object
+    telegram: FakeTelegram,
+    db_path: Path,
+    *,
+    election: ElectionFactory | None = None,
+    **settings: object,
 ) -> AsyncIterator[Application]:
     accept_set_webhook(telegram)
     application = await build_application(
@@ -414,6 +419,7 @@ async def webhook_app(
         token=TOKEN,
         api_url=telegram.base_url,
         throttle_interval=0.0,
+        election=election,
     )
     started_at = telegram.mark()
     serving = asyncio.create_task(application.run_webhook(handle_signals=False))
