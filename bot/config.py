@@ -110,6 +110,14 @@ class Settings(ScraperSettings):
             return None
         return value
 
+    @field_validator("replica_id", mode="before")
+    @classmethod
+    def _blank_replica_id_means_default(cls, value: object) -> object:
+        # `GPURADAR_REPLICA_ID=` as .env.example leaves it: the default, not an error.
+        if isinstance(value, str) and not value.strip():
+            return default_replica_id()
+        return value
+
     @field_validator("bot_token")
     @classmethod
     def _token_shape(cls, value: SecretStr | None) -> SecretStr | None:

@@ -174,3 +174,17 @@ def test_with_a_database_url_the_console_writes_nothing_beside_the_working_direc
     assert shared.local_folder.is_absolute()
     assert shared.local_folder.parent == Path(tempfile.gettempdir())
     assert shared.console_log_file.parent == shared.local_folder
+
+
+def test_the_env_example_as_shipped_is_valid(monkeypatch: pytest.MonkeyPatch):
+    from bot.config import Settings, default_replica_id
+
+    for name in ("GPURADAR_REPLICA_ID", "GPURADAR_DATABASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    example = Path(__file__).resolve().parents[2] / ".env.example"
+    settings = Settings(_env_file=example)
+    assert settings.database_url is None  # blank: SQLite
+    assert settings.replica_id == default_replica_id()
+    assert load_settings(replica_id="bot-2").replica_id == "bot-2"
+    with pytest.raises(ConfigError, match="GPURADAR_REPLICA_ID"):
+        load_settings(replica_id="bot 2; drop")
