@@ -8,16 +8,15 @@ commit the other's statements. So every use of the connection goes through one a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Literal
 
 import aiosqlite
 
-from storage.sql import Params, Row, WriteFault
+from storage.sql import Params, Row, WriteWatch
 
 BUSY_TIMEOUT_MS = 5000
 CACHE_KIB = 32 * 1024
@@ -50,16 +49,16 @@ class SqliteConnection:
         return row
 
 
-class SqliteDatabase:
+class SqliteDatabase(WriteWatch):
+    # Only OperationalError means the file cannot be written: read-only file, disk full, I/O
+    # error, lock timeout; a constraint violation is a bug in one query.
+    _unwritable = (sqlite3.OperationalError,)
+
     def __init__(self, connection: aiosqlite.Connection) -> None:
         self._raw = connection
         self._connection = SqliteConnection(connection)
         self._lock = asyncio.Lock()
-        self.write_fault: WriteFault | None = None
-        # The last write's failure while no write has succeeded since (None: writes work).
-        # Only OperationalError counts: read-only file, disk full, I/O error, lock timeout;
-        # a constraint violation is a bug in one query, not an unwritable database.
-        self.write_error: str | None = None
+        super().__init__()
 
     @property
     def dialect(self) -> Literal["sqlite"]:
@@ -134,19 +133,6 @@ class SqliteDatabase:
             self._check_fault()
             await self._raw.execute("BEGIN IMMEDIATE")
             await self._raw.rollback()
-
-    def _check_fault(self) -> None:
-        if self.write_fault is not None:
-            self.write_fault()
-
-    @contextlib.contextmanager
-    def _watching_writes(self) -> Iterator[None]:
-        try:
-            yield
-        except sqlite3.OperationalError as error:
-            self.write_error = str(error)
-            raise
-        self.write_error = None
 
     async def run_script(self, script: str) -> None:
         """Several statements that manage their own transaction (a migration): on an error,

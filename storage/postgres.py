@@ -8,11 +8,10 @@ locks order what several replicas do at once.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -20,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from storage.sql import Params, Row, WriteFault, bind, numbered
+from storage.sql import Params, Row, WriteWatch, bind, numbered
 
 logger = logging.getLogger(__name__)
 
@@ -118,22 +117,17 @@ class PgConnection:
         await self._raw.execute(sql)
 
 
-class PgDatabase:
+class PgDatabase(WriteWatch):
+    _unwritable = UNWRITABLE_ERRORS
+
     def __init__(self, pool: asyncpg.Pool[asyncpg.Record], url: str) -> None:
         self._pool = pool
         self.url = url
-        # As storage.database.Database: a test's injected failure before every write, and the
-        # last write's failure while no write has succeeded since (UNWRITABLE_ERRORS only).
-        self.write_fault: WriteFault | None = None
-        self._write_error: str | None = None
+        super().__init__()
 
     @property
     def dialect(self) -> Literal["postgresql"]:
         return "postgresql"
-
-    @property
-    def write_error(self) -> str | None:
-        return self._write_error
 
     @classmethod
     async def open(
@@ -219,18 +213,8 @@ class PgDatabase:
         if read_only == "on":
             raise DatabaseReadOnlyError("PostgreSQL is read-only (transaction_read_only is on)")
 
-    def _check_fault(self) -> None:
-        if self.write_fault is not None:
-            self.write_fault()
-
-    @contextlib.contextmanager
-    def _watching_writes(self) -> Iterator[None]:
-        try:
-            yield
-        except UNWRITABLE_ERRORS as error:
-            self._write_error = _reason(error, self.url)
-            raise
-        self._write_error = None
+    def _describe(self, error: BaseException) -> str:
+        return _reason(error, self.url)
 
 
 def _reason(error: BaseException, url: str) -> str:

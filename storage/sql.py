@@ -8,6 +8,7 @@ to asyncpg's `$1, $2, ...` once per distinct statement.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -50,6 +51,41 @@ class Connection(Protocol):
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]: ...
 
     async def fetchone(self, sql: str, params: Params = ()) -> Row | None: ...
+
+
+class WriteWatch:
+    """What both backends do around a write: run a test's injected fault first, and keep the
+    failure of the last write while no write has succeeded since (`Database.write_error`).
+
+    `_unwritable` names the errors that mean the database itself cannot be written, and
+    `_describe` says one in a line; anything else (a constraint violation) passes unrecorded.
+    """
+
+    _unwritable: tuple[type[BaseException], ...] = ()
+
+    def __init__(self) -> None:
+        self.write_fault: WriteFault | None = None
+        self._write_error: str | None = None
+
+    @property
+    def write_error(self) -> str | None:
+        return self._write_error
+
+    def _describe(self, error: BaseException) -> str:
+        return str(error)
+
+    def _check_fault(self) -> None:
+        if self.write_fault is not None:
+            self.write_fault()
+
+    @contextlib.contextmanager
+    def _watching_writes(self) -> Iterator[None]:
+        try:
+            yield
+        except self._unwritable as error:
+            self._write_error = self._describe(error)
+            raise
+        self._write_error = None
 
 
 class Database(Protocol):
