@@ -32,6 +32,12 @@ class ParsedQuery:
     notes: tuple[str, ...]
     budget_rub: float | None = None  # «уложусь в 5000 ₽?»: the most the user will pay
     asked_size: float | None = None  # the bare size asked ("7b" -> 7.0), echoed as asked
+    # Constraints on the offers rather than on the run; the planner applies them, and an
+    # answer that cannot honour one says so.
+    min_vram_gib: float | None = None  # «карта с 48 гигами»: each card at least this much
+    hours_per_month: float | None = None  # «60 часов в месяц»: the break-even's usage
+    russia_only: bool = False  # «только РФ»: no offer outside Russia
+    max_rub_per_hour: float | None = None  # «до 300 ₽/ч»: the most per server-hour
 
     def assumed(self, key: str) -> str | None:
         """The assumed value of `key`, or None when the user gave it."""
