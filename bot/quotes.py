@@ -7,10 +7,12 @@ from collections.abc import Iterable
 from bot.views.prices import PROVIDER_NAMES
 from estimator.cost import PriceQuote
 from estimator.gpus import resolve_for_sizing
-from monitor.offers import Offer, StockState
+from monitor.locations import country_of
+from monitor.offers import Billing, Offer, StockState, billing_of
 
 # Stock that can be rented now. "unknown" means priced but not published: immers.cloud and
-# Selectel's cloud list no stock, and leaving them out would hide most hourly offers.
+# Selectel's cloud list no stock, and leaving them out would hide most hourly offers; the
+# quote says the stock is unpublished, and every answer says so too.
 RENTABLE = frozenset({StockState.IN_STOCK, StockState.UNKNOWN})
 
 
@@ -26,14 +28,19 @@ def quotes_from(offers: Iterable[Offer]) -> list[PriceQuote]:
             gpu_id=gpu_id,
             gpus=offer.gpu_count,
             provider=PROVIDER_NAMES.get(offer.provider, offer.provider),
-            rub_per_hour=offer.price.rub_per_hour if offer.price.hourly else None,
             # An hourly offer's month is just 720 of its hours, not a monthly plan: only
             # offers billed by the month count as monthly rent (hourly-vs-monthly answers).
+            rub_per_hour=offer.price.rub_per_hour if offer.price.hourly else None,
             rub_per_month=None if offer.price.hourly else offer.price.rub_per_month,
             label=offer.sku,
             url=offer.url,
             in_stock=offer.stock in RENTABLE,
+            stock_published=offer.stock is not StockState.UNKNOWN,
+            location=offer.location,
+            country=country_of(offer.provider, offer.location),
         )
         for offer in offers
-        if (gpu_id := sizing_gpu(offer)) is not None
+        # A preemptible server can be stopped mid-run: never a plan for a training job.
+        if billing_of(offer.price) is not Billing.PREEMPTIBLE
+        and (gpu_id := sizing_gpu(offer)) is not None
     ]

@@ -8,19 +8,30 @@ from typing import Any
 
 from estimator.advice import Advice, Caution, cautions_for, memory_advice
 from estimator.checkpoint import CheckpointSize, checkpoint_size
-from estimator.cost import (
-    BreakEven,
-    BudgetVerdict,
-    PriceQuote,
-    RunCost,
-    break_even,
-    cheapest_rates,
-    cheapest_runs,
-    within_budget,
+from estimator.cost import PriceQuote
+from estimator.fit import (
+    RENTED_CARDS,
+    GpuFit,
+    Verdict,
+    fewest_cards,
+    fit_table,
+    smallest_fitting,
 )
-from estimator.fit import GpuFit, Verdict, fit_table, smallest_fitting, trains_in_bf16
+from estimator.gpus import family_members, family_of, resolve_for_sizing
+from estimator.hardware import runs_unsloth
 from estimator.memory import MemoryEstimate, estimate_memory
 from estimator.parse import Assumption, ParsedQuery
+from estimator.planner import (
+    BreakEven,
+    BudgetVerdict,
+    Constraints,
+    Plan,
+    Sizing,
+    admits,
+    break_even_for,
+    plan_runs,
+    within_budget,
+)
 from estimator.query import Checkpointing, FitQuery, Method, Stack
 from estimator.specs import GpuSpec, ModelSpec
 from estimator.stacks import COMMON_STACKS
@@ -36,11 +47,16 @@ class FitAnswer:
     memory: MemoryEstimate
     table: list[GpuFit]
     target: GpuFit | None  # the GPU the user asked about
-    smallest: GpuFit | None  # the smallest single card that holds the run
+    # The smallest single card people rent (or that is on offer) that holds the run; when no
+    # single card does, `fewest` is the smallest set: the fewest cards, then the smallest.
+    smallest: GpuFit | None
+    fewest: GpuFit | None = None
     times: dict[str, TrainingTime] = field(default_factory=dict)  # by GPU id, at min_gpus
-    costs: list[RunCost] = field(default_factory=list)
-    rates: list[PriceQuote] = field(default_factory=list)  # when there is no run length
+    plans: list[Plan] = field(default_factory=list)  # live offers that hold it, best first
     prices_known: bool = False  # the caller had live prices at all
+    # What the user said about the offers that left no plan ("russia_only", "min_vram",
+    # "gpus", "max_rate"): the answer says so instead of quietly dropping it.
+    unmet: tuple[str, ...] = ()
     advice: list[Advice] = field(default_factory=list)
     cautions: list[Caution] = field(default_factory=list)
     # Peak per common stack when the user named none (the assumed one included).
@@ -48,11 +64,14 @@ class FitAnswer:
     # Another member of the family asked about that holds the run when the target does not
     # ("A100": the 40GB does not, the 80GB does).
     also: GpuFit | None = None
+    # The other cards the question named («a6000 или 4090?»): each gets its own verdict.
+    compared: tuple[GpuFit, ...] = ()
     asked_size: float | None = None  # the bare size asked, echoed as asked ("7B")
     notes: tuple[str, ...] = ()  # the parser's notes (text_tokens:<lang>:<bytes per token>)
     checkpoint: CheckpointSize | None = None
     break_even: BreakEven | None = None
     budget: BudgetVerdict | None = None
+    hours_per_month: float | None = None  # the user's use a month, for the break-even
 
     def row(self, gpu_id: str) -> GpuFit | None:
         return next((row for row in self.table if row.gpu.id == gpu_id), None)
@@ -65,7 +84,6 @@ def build_answer(
     memory = estimate_memory(query, model)
     table = fit_table(query, model, gpus, memory, asked=parsed.target_gpu)
     target = _target_row(parsed, table)
-    smallest = smallest_fitting(table)
     # Stacks compared when the user named none: the same run on each common stack.
     stack_peaks: dict[Stack, float] = {}
     if parsed.assumed("stack") is not None and query.method is not Method.FULL:
@@ -83,27 +101,18 @@ def build_answer(
         estimate = training_time(query, model, row.gpu, count)
         if estimate is not None:
             times[row.gpu.id] = estimate
-    # fp16-only cards are priced only when asked about: they are never the advice.
-    priced = {
-        row.gpu.id for row in table if trains_in_bf16(row.gpu) or row.gpu.id == parsed.target_gpu
-    }
-    hours_by_gpu = {
-        gpu_id: (t.hours, _count(table, gpu_id)) for gpu_id, t in times.items() if gpu_id in priced
-    }
     quotes = list(quotes)
-    need_by_gpu = {
-        row.gpu.id: row.min_gpus
-        for row in table
-        if row.min_gpus is not None and row.gpu.id in priced
-    }
+    constraints = constraints_of(parsed)
+    plans = plan_runs(Sizing(query, model), quotes, constraints)
+    offered = {quote.gpu_id for quote in quotes if quote.in_stock}
+    rented = frozenset(RENTED_CARDS) | offered
+    smallest = smallest_fitting(table, rented)
     checked = target.gpu if target else (smallest.gpu if smallest else None)
-    costs = cheapest_runs(quotes, hours_by_gpu, limit=50) if hours_by_gpu else []
-    rates = [] if hours_by_gpu else cheapest_rates(quotes, need_by_gpu, limit=50)
-    budget = (
-        within_budget(parsed.budget_rub, costs, rates) if parsed.budget_rub is not None else None
-    )
+    budget = within_budget(parsed.budget_rub, plans) if parsed.budget_rub is not None else None
     # Always offered: even a run that fits somewhere may be meant for a smaller card.
     advice = memory_advice(query, model)
+    if checked is not None and not runs_unsloth(checked):
+        advice = [item for item in advice if item.code != "unsloth"]
     if _h200_would_do(target, table):
         advice.insert(0, Advice("h200", 0.0))
     return FitAnswer(
@@ -115,10 +124,11 @@ def build_answer(
         table=table,
         target=target,
         smallest=smallest,
+        fewest=None if smallest is not None else fewest_cards(table, rented),
         times=times,
-        costs=costs,
-        rates=rates,
+        plans=plans,
         prices_known=bool(quotes),
+        unmet=_unmet(quotes, constraints, plans),
         advice=advice,
         cautions=cautions_for(
             query,
@@ -128,14 +138,54 @@ def build_answer(
         ),
         stack_peaks=stack_peaks,
         also=_also_fits(parsed, target, table),
+        compared=_compared(parsed, table, target),
         asked_size=parsed.asked_size,
         notes=parsed.notes,
         checkpoint=checkpoint_size(query, model),
-        break_even=break_even(
-            quotes, need_by_gpu, {gpu_id: hours for gpu_id, (hours, _) in hours_by_gpu.items()}
-        ),
+        break_even=break_even_for(plans, quotes, parsed.hours_per_month),
         budget=budget,
+        hours_per_month=parsed.hours_per_month,
     )
+
+
+def constraints_of(parsed: ParsedQuery) -> Constraints:
+    """The offers the question allows. Cards without bf16 only when named; an exact count
+    only when the user gave one (a bare question may use a server of any size)."""
+    named = {parsed.target_gpu} if parsed.target_gpu else set()
+    if parsed.target_family:
+        named |= {gpu.id for gpu in family_members(parsed.target_family)}
+    query = parsed.query
+    return Constraints(
+        min_vram_gb=parsed.min_vram_gib,
+        russia_only=parsed.russia_only,
+        max_rub_per_hour=parsed.max_rub_per_hour,
+        gpus=query.gpus if query.gpus > 1 else None,
+        allow_fp16=frozenset(named),
+    )
+
+
+def _unmet(
+    quotes: Sequence[PriceQuote], constraints: Constraints, plans: Sequence[Plan]
+) -> tuple[str, ...]:
+    """The constraints that left no plan although some offer would hold the run without
+    them: each is named, so a dropped wish is said, never silent."""
+    if plans or not quotes:
+        return ()
+    loose = replace(
+        constraints, min_vram_gb=None, russia_only=False, max_rub_per_hour=None, gpus=None
+    )
+    if not any(admits(quote, loose) for quote in quotes):
+        return ()
+    found = []
+    if constraints.russia_only:
+        found.append("russia_only")
+    if constraints.min_vram_gb is not None:
+        found.append("min_vram")
+    if constraints.max_rub_per_hour is not None:
+        found.append("max_rate")
+    if constraints.gpus is not None:
+        found.append("gpus")
+    return tuple(found)
 
 
 def _target_row(parsed: ParsedQuery, table: list[GpuFit]) -> GpuFit | None:
@@ -152,6 +202,28 @@ def conservative_member(rows: list[GpuFit]) -> GpuFit | None:
     ("A100": 40 or 80 GB) the smaller one, so that "fits" is never optimistic."""
     usual = [row for row in rows if row.gpu.form != "NVL"] or rows
     return min(usual, key=lambda row: (row.usable_gib, row.gpu.tflops), default=None)
+
+
+def _compared(
+    parsed: ParsedQuery, table: list[GpuFit], target: GpuFit | None
+) -> tuple[GpuFit, ...]:
+    """Rows of the other GPUs the question named, in the order named."""
+    rows: list[GpuFit] = []
+    for note in parsed.notes:
+        if not note.startswith("extra_gpu:"):
+            continue
+        name = note.split(":", 1)[1]
+        gpu_id = resolve_for_sizing(name)
+        family = None if gpu_id else family_of(name)
+        if gpu_id is not None:
+            row = next((r for r in table if r.gpu.id == gpu_id), None)
+        elif family is not None:
+            row = conservative_member([r for r in table if r.gpu.family == family])
+        else:
+            row = None
+        if row is not None and row is not target and row not in rows:
+            rows.append(row)
+    return tuple(rows)
 
 
 def _also_fits(parsed: ParsedQuery, target: GpuFit | None, table: list[GpuFit]) -> GpuFit | None:
@@ -179,11 +251,6 @@ def _h200_would_do(target: GpuFit | None, table: list[GpuFit]) -> bool:
     if target is None or target.gpu.family != "H100" or target.verdict is not Verdict.NO:
         return False
     return any(row.gpu.family == "H200" and row.verdict is not Verdict.NO for row in table)
-
-
-def _count(table: list[GpuFit], gpu_id: str) -> int:
-    row = next(row for row in table if row.gpu.id == gpu_id)
-    return row.min_gpus or 1
 
 
 def to_json(answer: FitAnswer) -> dict[str, Any]:
@@ -235,15 +302,19 @@ def to_json(answer: FitAnswer) -> dict[str, Any]:
             "model": answer.checkpoint.model_bytes,
             "resume": answer.checkpoint.resume_bytes,
         },
-        "costs": [
+        "plans": [
             {
-                "gpu": cost.quote.gpu_id,
-                "provider": cost.quote.provider,
-                "hours": round(cost.hours, 2),
-                "hourly_rub": cost.hourly_total_rub,
-                "monthly_rub": cost.monthly_total_rub,
-                "monthly_is_cheaper": cost.monthly_is_cheaper,
+                "gpu": plan.quote.gpu_id,
+                "gpus": plan.gpus,
+                "provider": plan.quote.provider,
+                "location": plan.quote.location,
+                "billing": "month" if plan.monthly else "hour",
+                "shard": plan.shard.value if plan.shard else None,
+                "hours": None if plan.hours is None else round(plan.hours, 2),
+                "months": plan.months,
+                "cost_rub": None if plan.cost_rub is None else round(plan.cost_rub, 2),
+                "caveats": [caveat.value for caveat in plan.caveats],
             }
-            for cost in answer.costs
+            for plan in answer.plans
         ],
     }

@@ -9,6 +9,7 @@ from enum import StrEnum
 from estimator.memory import MemoryEstimate, estimate_memory
 from estimator.query import FitQuery, Sharding
 from estimator.specs import GpuSpec, ModelSpec
+from estimator.timing import CardClass, card_class
 
 # Less than this share of the card left free is "tight": a longer sample or a fragmented
 # allocator can tip it over.
@@ -100,8 +101,53 @@ def has_tensor_cores(gpu: GpuSpec) -> bool:
     return gpu.bf16 or gpu.fp16_tflops > 20
 
 
-def smallest_fitting(table: list[GpuFit]) -> GpuFit | None:
-    """The smallest card with bf16 that holds the run (fp16-only cards are never the advice)."""
-    fitting = [row for row in table if row.verdict is not Verdict.NO and trains_in_bf16(row.gpu)]
-    comfortable = [row for row in fitting if row.verdict is Verdict.FITS] or fitting
-    return min(comfortable, key=lambda row: (row.usable_gib, -row.gpu.tflops), default=None)
+# The cards people rent for fine-tuning in Russia, smallest first: what Selectel, immers.cloud
+# and HOSTKEY list (their catalogues), and what the guides advise. Advice names one of these,
+# or a card on live offer; a B300 nobody rents is never "the smallest card that fits".
+RENTED_CARDS = (
+    "T4",
+    "RTX A4000",
+    "RTX 3090",
+    "RTX 4090",
+    "RTX A5000",
+    "RTX 5090",
+    "RTX A6000",
+    "L40S",
+    "A100 40GB PCIe",
+    "A100 80GB SXM",
+    "H100 SXM",
+    "H200",
+    "B200",
+)
+
+
+def _advisable(table: list[GpuFit], rented: frozenset[str]) -> list[GpuFit]:
+    return [row for row in table if row.gpu.id in rented and trains_in_bf16(row.gpu)]
+
+
+def _slow(gpu: GpuSpec) -> bool:
+    # 60-72 W inference boards (T4, A2, A16, L4) train at a fraction of their datasheet rate.
+    return card_class(gpu) is CardClass.POWER_LIMITED
+
+
+def smallest_fitting(table: list[GpuFit], rented: frozenset[str]) -> GpuFit | None:
+    """The smallest rented card with bf16 that holds the run on its own: comfortable fits
+    before tight ones, and a training card before a power-limited inference board. fp16-only
+    cards are never the advice."""
+    fitting = [row for row in _advisable(table, rented) if row.verdict is not Verdict.NO]
+    return min(
+        fitting,
+        key=lambda row: (
+            row.verdict is Verdict.TIGHT,
+            _slow(row.gpu),
+            row.usable_gib,
+            -row.gpu.tflops,
+        ),
+        default=None,
+    )
+
+
+def fewest_cards(table: list[GpuFit], rented: frozenset[str]) -> GpuFit | None:
+    """When no single card holds the run: the set with the fewest cards, then the smaller."""
+    sets = [row for row in _advisable(table, rented) if row.min_gpus is not None]
+    return min(sets, key=lambda row: (row.min_gpus or 0, row.usable_gib), default=None)

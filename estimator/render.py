@@ -13,9 +13,21 @@ import re
 from collections.abc import Sequence
 
 from estimator.answer import FitAnswer
-from estimator.cost import PriceQuote, RunCost
 from estimator.fit import GpuFit, Verdict, trains_in_bf16
+from estimator.hardware import runs_unsloth
 from estimator.models import LLAMA_LADDER
+from estimator.plan_text import (
+    break_even_line,
+    budget_line,
+    duration,
+    gib,
+    no_hourly_line,
+    plan_line,
+    rubles,
+    unmet_line,
+    usage_line,
+)
+from estimator.planner import Plan, with_hourly
 from estimator.query import Method, Stack
 from estimator.stacks import profile
 from estimator.texts import Markup, text
@@ -37,25 +49,6 @@ MESSAGE_LIMIT = 4096
 SHORT_LIMIT = 900
 BEST = 3
 METHOD_NAMES = {Method.FULL: "full", Method.LORA: "LoRA", Method.QLORA: "QLoRA"}
-
-
-def gib(value: float) -> str:
-    return f"{value:.1f}"
-
-
-def duration(language: str, hours: float) -> str:
-    if hours < 1:
-        return text(language, "fit-minutes", minutes=str(max(1, round(hours * 60))))
-    if hours < 48:
-        return text(language, "fit-hours", hours=f"{hours:.1f}" if hours < 10 else f"{hours:.0f}")
-    return text(language, "fit-days", days=f"{hours / 24:.1f}")
-
-
-def rubles(value: float) -> str:
-    """Russian money format: thin spaces between thousands, decimal comma below 1000 ₽."""
-    if value >= 1000:
-        return f"{round(value):,}".replace(",", "\u202f")
-    return f"{value:.2f}".replace(".", ",")
 
 
 def size_text(value_bytes: float) -> str:
@@ -93,6 +86,8 @@ def render_short(answer: FitAnswer, language: str) -> str:
     if answer.model_from_size:
         lines.append(_from_size(answer, language))
     lines.append(_verdict(answer, language))
+    # Every card the question compared gets its own verdict, not just the first one named.
+    lines += [_target_line(answer, row, language) for row in answer.compared]
     if answer.also is not None:
         lines.append(
             text(
@@ -165,12 +160,20 @@ def _from_size(answer: FitAnswer, language: str) -> str:
 def _verdict(answer: FitAnswer, language: str) -> str:
     if answer.target is not None:
         return _target_line(answer, answer.target, language)
-    # The smallest of the cards people rent (the ladder), else of the whole catalog.
-    smallest = next(iter(_fitting_cards(answer)), answer.smallest)
+    smallest = answer.smallest
     if smallest is not None:
         gpus = answer.query.gpus
         name = smallest.gpu.id if gpus == 1 else f"{gpus}× {smallest.gpu.id}"
         return text(language, "fit-smallest", gpu=name, usable=gib(smallest.usable_gib))
+    fewest = answer.fewest
+    if fewest is not None and fewest.min_gpus is not None:
+        return text(
+            language,
+            "fit-smallest-multi",
+            count=str(fewest.min_gpus),
+            gpu=fewest.gpu.id,
+            usable=gib(fewest.usable_gib),
+        )
     return text(language, "fit-none")
 
 
@@ -222,57 +225,36 @@ def _stack_that_fits(answer: FitAnswer) -> tuple[Stack, float] | None:
     if target is None or target.verdict is not Verdict.NO or not answer.stack_peaks:
         return None
     room = target.usable_gib * (1 - 0.10)  # with the same margin as a "fits" verdict
-    fitting = [(s, p) for s, p in answer.stack_peaks.items() if p <= room]
+    fitting = [
+        (s, p)
+        for s, p in answer.stack_peaks.items()
+        if p <= room and (s is not Stack.UNSLOTH or runs_unsloth(target.gpu))
+    ]
     return min(fitting, key=lambda item: item[1], default=None)
 
 
 def _budget(answer: FitAnswer, language: str) -> str:
-    verdict = answer.budget
-    assert verdict is not None
-    budget = rubles(verdict.budget_rub)
-    if verdict.run is not None:
-        return text(language, "fit-budget-yes", budget=budget, **_cost_args(verdict.run, language))
-    if verdict.cheapest is not None:
-        return text(
-            language, "fit-budget-no", budget=budget, **_cost_args(verdict.cheapest, language)
-        )
-    if verdict.rate is not None and verdict.hours_for_budget is not None:
-        rate = verdict.rate
-        return text(
-            language,
-            "fit-budget-hours",
-            budget=budget,
-            hours=f"{verdict.hours_for_budget:.0f}",
-            gpu=rate.gpu_id,
-            rate=rubles(rate.rub_per_hour or 0.0),
-            provider=rate.provider,
-        )
-    return text(language, "fit-budget-none", budget=budget)
-
-
-def _cost_args(cost: RunCost, language: str) -> dict[str, str]:
-    quote = cost.quote
-    return {
-        "gpu": quote.gpu_id,
-        "count": str(quote.gpus),
-        "provider": quote.provider,
-        "total": rubles(cost.best_rub),
-        "time": duration(language, cost.hours),
-    }
+    assert answer.budget is not None
+    return budget_line(answer.budget, language)
 
 
 def _best(answer: FitAnswer, language: str) -> str:
-    if answer.costs:
+    """The best live plans (with an hourly one among them whenever one exists), else the
+    cards that hold the run and why there is no price."""
+    if answer.plans:
+        shown = with_hourly(answer.plans, BEST)
         lines = [text(language, "fit-best-title")]
-        for n, cost in enumerate(answer.costs[:BEST], start=1):
-            lines.append(_best_run(n, cost, language))
+        lines += [plan_line(n, plan, language) for n, plan in enumerate(shown, start=1)]
+        missing = no_hourly_line(answer.plans, language)
+        if missing is not None:
+            lines.append(missing)
+        if all(plan.hours is None for plan in shown):
+            lines.append(text(language, "fit-time-hint"))
         return "\n".join(lines)
-    if answer.rates:
-        lines = [text(language, "fit-best-title")]
-        lines += [_best_rate(n, q, language) for n, q in enumerate(answer.rates[:BEST], 1)]
-        lines.append(text(language, "fit-time-hint"))
-        return "\n".join(lines)
-    note = text(language, "fit-prices-none-fit" if answer.prices_known else "fit-prices-none")
+    if answer.unmet:
+        note = unmet_line(answer.unmet, language)
+    else:
+        note = text(language, "fit-prices-none-fit" if answer.prices_known else "fit-prices-none")
     cards = _fitting_cards(answer)
     if not cards:
         return note
@@ -296,37 +278,22 @@ def _best(answer: FitAnswer, language: str) -> str:
 
 
 def _fitting_cards(answer: FitAnswer) -> list[GpuFit]:
-    """Ladder cards that hold the run (on the user's card count), smallest first; cards with
-    room to spare before tight ones."""
+    """Table cards that hold the run (on the user's card count), ordered as the smallest
+    card is chosen: room to spare before a tight fit, then by memory - so the first card
+    listed is the «smallest card» the verdict names."""
     rows = [
         row
         for row in _shown_rows(answer)
         if row.verdict is not Verdict.NO and trains_in_bf16(row.gpu)
     ]
-    return sorted(rows, key=lambda row: row.verdict is Verdict.TIGHT)
-
-
-def _best_run(n: int, cost: RunCost, language: str) -> str:
-    quote = cost.quote
-    common = {
-        "n": str(n),
-        "provider": quote.provider,
-        "gpu": quote.gpu_id,
-        "count": str(quote.gpus),
-        "time": duration(language, cost.hours),
-        "total": rubles(cost.best_rub),
-    }
-    if cost.monthly_is_cheaper or cost.hourly_total_rub is None:
-        return text(language, "fit-best-run-monthly", **common)
-    return text(language, "fit-best-run", rate=rubles(quote.rub_per_hour or 0.0), **common)
-
-
-def _best_rate(n: int, quote: PriceQuote, language: str) -> str:
-    common = {"n": str(n), "provider": quote.provider, "gpu": quote.gpu_id}
-    common["count"] = str(quote.gpus)
-    if quote.rub_per_hour is not None:
-        return text(language, "fit-best-rate", rate=rubles(quote.rub_per_hour), **common)
-    return text(language, "fit-best-rate-month", rate=rubles(quote.rub_per_month or 0.0), **common)
+    first = answer.smallest
+    ordered = sorted(rows, key=lambda row: (row.verdict is Verdict.TIGHT, row.usable_gib))
+    if first is not None and first not in ordered:
+        ordered.insert(0, first)
+    elif first is not None:
+        ordered.remove(first)
+        ordered.insert(0, first)
+    return ordered
 
 
 # --- details ---------------------------------------------------------------------------------
@@ -415,69 +382,24 @@ def _cautions(answer: FitAnswer, language: str) -> str:
 
 
 def _prices(answer: FitAnswer, language: str) -> str:
-    if answer.costs:
+    if answer.plans:
         lines = [text(language, "fit-prices-title")]
-        lines += [_price_line(cost, language) for cost in answer.costs[:5]]
+        shown = with_hourly(answer.plans, 5)
+        lines += [plan_line(n, plan, language) for n, plan in enumerate(shown, start=1)]
         return "\n".join(lines)
-    if answer.rates:
-        lines = [text(language, "fit-prices-title")]
-        lines += [_rate_line(quote, language) for quote in answer.rates[:5]]
-        return "\n".join(lines)
+    if answer.unmet:
+        return unmet_line(answer.unmet, language)
     if answer.prices_known:
         return text(language, "fit-prices-none-fit")
     return text(language, "fit-prices-none")
 
 
-def _rate_line(quote: PriceQuote, language: str) -> str:
-    common = {"provider": quote.provider, "gpu": quote.gpu_id, "count": str(quote.gpus)}
-    if quote.rub_per_hour is not None:
-        return text(language, "fit-rate-hour", rate=rubles(quote.rub_per_hour), **common)
-    assert quote.rub_per_month is not None
-    return text(language, "fit-rate-month", rate=rubles(quote.rub_per_month), **common)
-
-
-def _price_line(cost: RunCost, language: str) -> str:
-    quote = cost.quote
-    common = {"provider": quote.provider, "gpu": quote.gpu_id, "count": str(quote.gpus)}
-    if cost.monthly_is_cheaper or cost.hourly_total_rub is None:
-        assert cost.monthly_total_rub is not None
-        hourly = rubles(cost.hourly_total_rub) if cost.hourly_total_rub is not None else "—"
-        return text(
-            language,
-            "fit-price-row-monthly",
-            total=rubles(cost.monthly_total_rub),
-            hourly=hourly,
-            **common,
-        )
-    assert quote.rub_per_hour is not None
-    return text(
-        language,
-        "fit-price-row",
-        total=rubles(cost.hourly_total_rub or 0.0),
-        time=duration(language, cost.hours),
-        rate=rubles(quote.rub_per_hour),
-        **common,
-    )
-
-
 def _break_even(answer: FitAnswer, language: str) -> str:
     point = answer.break_even
     assert point is not None
-    line = text(
-        language,
-        "fit-breakeven",
-        gpu=point.monthly.gpu_id,
-        monthly_provider=point.monthly.provider,
-        month=rubles(point.monthly.rub_per_month or 0.0),
-        hours=f"{point.hours:.0f}",
-        rate=rubles(point.hourly.rub_per_hour or 0.0),
-        hourly_provider=point.hourly.provider,
-    )
-    if point.job_hours is not None:
-        choice = "monthly" if point.monthly_wins else "hourly"
-        job = duration(language, point.job_hours)
-        line += " " + text(language, "fit-breakeven-job", job=job, choice=choice)
-    return line
+    line = break_even_line(point, language)
+    usage = usage_line(point, language, per_month=answer.hours_per_month is not None)
+    return line if usage is None else f"{line} {usage}"
 
 
 def _checkpoint(answer: FitAnswer, language: str) -> str:
@@ -594,35 +516,7 @@ def render_compare(answers: Sequence[FitAnswer], language: str) -> str:
         )
     ]
     for answer in answers:
-        method = METHOD_NAMES[answer.query.method]
-        peak = gib(answer.memory.peak)
-        row = answer.smallest
-        if row is None:
-            lines.append(text(language, "fit-compare-row-none", method=method, peak=peak))
-            continue
-        # The cheapest live card that holds it, where there are prices; else the smallest.
-        live = _cheapest_live(answer)
-        if live is not None:
-            row = next((r for r in answer.table if r.gpu.id == live), row)
-        rate = _cheapest_rate_for(answer, row.gpu.id)
-        timing = answer.times.get(row.gpu.id)
-        price = text(language, "fit-compare-price", rate=rubles(rate)) if rate else ""
-        time_text = (
-            text(language, "fit-compare-time", time=duration(language, timing.hours))
-            if timing
-            else ""
-        )
-        lines.append(
-            text(
-                language,
-                "fit-compare-row",
-                method=method,
-                peak=peak,
-                gpu=row.gpu.id,
-                price=Markup(html.escape(price, quote=False)),
-                time=Markup(html.escape(time_text, quote=False)),
-            )
-        )
+        lines.append(_compare_row(answer, language))
     size = model_label(first).lower()
     lines.append(
         text(
@@ -635,15 +529,41 @@ def render_compare(answers: Sequence[FitAnswer], language: str) -> str:
     return "\n".join(lines)
 
 
-def _cheapest_live(answer: FitAnswer) -> str | None:
-    if answer.costs:
-        return answer.costs[0].quote.gpu_id
-    hourly = [q for q in answer.rates if q.rub_per_hour is not None]
-    return hourly[0].gpu_id if hourly else None
+def _compare_row(answer: FitAnswer, language: str) -> str:
+    """Peak, then the cheapest live plan (its cards, rate and time on its own count); with
+    no live plan, the smallest rented card (or set of cards) that holds it."""
+    method = METHOD_NAMES[answer.query.method]
+    peak = gib(answer.memory.peak)
+    plan = _compare_plan(answer)
+    if plan is not None:
+        gpu = plan.gpu.id if plan.gpus == 1 else f"{plan.gpus}× {plan.gpu.id}"
+        key = "fit-compare-price-month" if plan.monthly else "fit-compare-price"
+        rate = plan.quote.rub_per_month if plan.monthly else plan.quote.rub_per_hour
+        price = text(language, key, rate=rubles(rate or 0.0))
+        hours = plan.hours
+    else:
+        row = answer.smallest or answer.fewest
+        if row is None or row.min_gpus is None:
+            return text(language, "fit-compare-row-none", method=method, peak=peak)
+        gpu = row.gpu.id if row.min_gpus == 1 else f"{row.min_gpus}× {row.gpu.id}"
+        price = ""
+        timing = answer.times.get(row.gpu.id)
+        hours = timing.hours if timing is not None else None
+    time_text = (
+        "" if hours is None else text(language, "fit-compare-time", time=duration(language, hours))
+    )
+    return text(
+        language,
+        "fit-compare-row",
+        method=method,
+        peak=peak,
+        gpu=gpu,
+        price=Markup(html.escape(price, quote=False)),
+        time=Markup(html.escape(time_text, quote=False)),
+    )
 
 
-def _cheapest_rate_for(answer: FitAnswer, gpu_id: str) -> float | None:
-    hourly = [c.quote.rub_per_hour for c in answer.costs if c.quote.gpu_id == gpu_id]
-    hourly += [q.rub_per_hour for q in answer.rates if q.gpu_id == gpu_id]
-    values = [value for value in hourly if value is not None]
-    return min(values) if values else None
+def _compare_plan(answer: FitAnswer) -> Plan | None:
+    """The cheapest live hourly plan, else the cheapest plan at all."""
+    hourly = [plan for plan in answer.plans if not plan.monthly]
+    return next(iter(hourly or answer.plans), None)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from aiogram import F, Router
@@ -15,12 +16,20 @@ from aiogram.types import Message
 
 from bot.i18n import Translator
 from bot.quotes import quotes_from
-from estimator.cost import HOURS_PER_MONTH, PriceQuote
+from estimator.cost import PriceQuote
 from estimator.gpus import family_members, find_in_text, get
 from estimator.models import find_model_in_text, get_model
 from estimator.parsing.text import language_of
+from estimator.plan_text import rubles
+from estimator.planner import (
+    BreakEven,
+    Constraints,
+    break_evens,
+    cheapest_offers,
+    rub_per_gpu_hour,
+    stock_count,
+)
 from estimator.query import FitQuery, Method
-from estimator.render import rubles
 from estimator.specs import GpuSpec
 from estimator.timing import tokens_per_second
 from monitor.offers import Offer
@@ -60,16 +69,36 @@ async def on_text(message: Message, translators: dict[str, Translator], store: A
     await message.answer(answer_question(text, i18n, quotes))
 
 
-def answer_question(text: str, i18n: Translator, quotes: Sequence[PriceQuote]) -> str:
+@dataclass(frozen=True)
+class MarketWish:
+    """What a market question says about the offers («с 48 гигами», «только РФ»)."""
+
+    min_vram_gb: float | None = None
+    russia_only: bool = False
+    max_rub_per_hour: float | None = None
+    hours_per_month: float | None = None
+
+
+NO_WISH = MarketWish()
+
+
+def answer_question(
+    text: str, i18n: Translator, quotes: Sequence[PriceQuote], wish: MarketWish = NO_WISH
+) -> str:
     families = _families(text)
+    first = families[0] if families else None
     if len(families) >= 2 and (_FASTER.search(text) or " или " in text or " or " in text):
         return _faster(families[0], families[1], i18n, quotes)
     if _HOURLY.search(text):
-        return _hourly_or_monthly(families[0] if families else None, i18n, quotes)
-    if families and _STOCK.search(text):
-        return _in_stock(families[0], i18n, quotes)
-    if _CHEAPER.search(text) or (families and _STOCK.search(text) is None and "?" in text):
-        return _cheapest(families[0] if families else None, i18n, quotes)
+        return _hourly_or_monthly(first, i18n, quotes, wish)
+    if first and _STOCK.search(text):
+        return _in_stock(first, i18n, quotes, wish)
+    if (
+        _CHEAPER.search(text)
+        or wish.min_vram_gb is not None
+        or (families and _STOCK.search(text) is None and "?" in text)
+    ):
+        return _cheapest(first, i18n, quotes, wish)
     return _suggest(text, families, i18n)
 
 
@@ -105,6 +134,9 @@ def _speeds(family: str) -> list[float]:
 
 
 def _faster(first: str, second: str, i18n: Translator, quotes: Sequence[PriceQuote]) -> str:
+    """Which trains faster (real throughput, not datasheets), and each side's cheapest card-hour
+    and price of a million training tokens; a side without an hourly offer is said to have
+    none."""
     a, b = _speeds(first), _speeds(second)
     if not a or not b:
         return _suggest(first, [first, second], i18n)
@@ -116,120 +148,143 @@ def _faster(first: str, second: str, i18n: Translator, quotes: Sequence[PriceQuo
     lines = [i18n("ask-faster", fast=fast, slow=slow, ratio=ratio)]
     costs = []
     for family, speeds in ((fast, fast_speeds), (slow, slow_speeds)):
-        best = _cheapest_hourly(family, quotes)
-        if best is not None and best.rub_per_hour is not None:
-            per_million = best.rub_per_hour / best.gpus / (max(speeds) * 3600) * 1e6
-            costs.append((family, best, per_million))
-    for family, best, per_million in costs:
+        offers = cheapest_offers(quotes, _constraints(family, NO_WISH, hourly=True))
+        if not offers:
+            lines.append(i18n("ask-faster-no-offer", gpu=family))
+            continue
+        best = offers[0]
+        per_card = rub_per_gpu_hour(best)
+        per_million = per_card / (max(speeds) * 3600) * 1e6
+        costs.append((family, per_million))
+        server = (
+            i18n("ask-faster-server", count=str(best.gpus), rate=rubles(best.rub_per_hour or 0.0))
+            if best.gpus > 1
+            else ""
+        )
         lines.append(
             i18n(
                 "ask-faster-price",
                 gpu=family,
-                rate=rubles(best.rub_per_hour or 0.0),
+                rate=rubles(per_card),
                 provider=best.provider,
+                server=server,
                 million=rubles(per_million),
             )
         )
     if len(costs) == 2:
-        cheaper = min(costs, key=lambda item: item[2])[0]
+        cheaper = min(costs, key=lambda item: item[1])[0]
         lines.append(i18n("ask-faster-verdict", gpu=cheaper))
     lines.append(i18n("ask-faster-hint", fast=fast.lower(), slow=slow.lower()))
     return "\n".join(lines)
 
 
-def _family_quotes(family: str, quotes: Sequence[PriceQuote]) -> list[PriceQuote]:
-    ids = {g.id for g in _members(family)}
-    return [q for q in quotes if q.gpu_id in ids]
-
-
-def _per_gpu_hour(quote: PriceQuote) -> float:
-    if quote.rub_per_hour is not None:
-        return quote.rub_per_hour / quote.gpus
-    return (quote.rub_per_month or 0.0) / HOURS_PER_MONTH / quote.gpus
-
-
-def _cheapest_hourly(family: str, quotes: Sequence[PriceQuote]) -> PriceQuote | None:
-    hourly = [q for q in _family_quotes(family, quotes) if q.rub_per_hour and q.in_stock]
-    return min(hourly, key=_per_gpu_hour, default=None)
-
-
-def _quote_line(quote: PriceQuote, i18n: Translator) -> str:
-    if quote.rub_per_hour is not None:
-        return i18n(
-            "ask-offer-hour",
-            gpu=quote.gpu_id,
-            count=str(quote.gpus),
-            provider=quote.provider,
-            rate=rubles(quote.rub_per_hour),
-        )
-    return i18n(
-        "ask-offer-month",
-        gpu=quote.gpu_id,
-        count=str(quote.gpus),
-        provider=quote.provider,
-        rate=rubles(quote.rub_per_month or 0.0),
+def _constraints(family: str | None, wish: MarketWish, *, hourly: bool = False) -> Constraints:
+    """The offers a market question is about: a family's members as people rent them (the
+    NVL board only when named; fp16-only cards only when named), within what the user said."""
+    ids = frozenset(g.id for g in _members(family)) if family else None
+    return Constraints(
+        gpu_ids=ids,
+        allow_fp16=ids or frozenset(),
+        min_vram_gb=wish.min_vram_gb,
+        russia_only=wish.russia_only,
+        max_rub_per_hour=wish.max_rub_per_hour,
+        hourly_only=hourly,
     )
 
 
-def _cheapest(family: str | None, i18n: Translator, quotes: Sequence[PriceQuote]) -> str:
+def _quote_line(quote: PriceQuote, i18n: Translator) -> str:
+    """A server's own price: its count and its whole rate, never a share of it."""
+    common = {"gpu": quote.gpu_id, "count": str(quote.gpus), "provider": quote.provider}
+    where = (
+        i18n("ask-offer-abroad", country=quote.country) if quote.country not in ("", "RU") else ""
+    )
+    unpublished = "" if quote.stock_published else i18n("ask-offer-unpublished")
+    extra = {"where": where, "stock": unpublished}
+    if quote.rub_per_hour is not None:
+        return i18n("ask-offer-hour", rate=rubles(quote.rub_per_hour), **common, **extra)
+    return i18n("ask-offer-month", rate=rubles(quote.rub_per_month or 0.0), **common, **extra)
+
+
+def _cheapest(
+    family: str | None, i18n: Translator, quotes: Sequence[PriceQuote], wish: MarketWish
+) -> str:
+    if not quotes:
+        return i18n("ask-no-prices")
+    pool = cheapest_offers(quotes, _constraints(family, wish))
     if family is None:
-        pool = [q for q in quotes if q.in_stock and get(q.gpu_id).bf16]
-        title = i18n("ask-cheapest-any")
+        title = (
+            i18n("ask-cheapest-vram", vram=f"{wish.min_vram_gb:g}")
+            if wish.min_vram_gb
+            else i18n("ask-cheapest-any")
+        )
         hint = i18n("ask-cheapest-any-hint")
     else:
-        pool = [q for q in _family_quotes(family, quotes) if q.in_stock]
         title = i18n("ask-cheapest-title", gpu=family)
         hint = i18n("ask-cheapest-hint", gpu=family.lower())
-    if not quotes:
-        return i18n("ask-no-prices")
     if not pool:
         return i18n("ask-none-now", gpu=family or "GPU", query=(family or "h100").lower())
-    best = sorted(pool, key=_per_gpu_hour)[:SHOWN]
-    return "\n".join([title, *(_quote_line(q, i18n) for q in best), hint])
+    return "\n".join([title, *(_quote_line(q, i18n) for q in pool[:SHOWN]), hint])
 
 
-def _in_stock(family: str, i18n: Translator, quotes: Sequence[PriceQuote]) -> str:
+def _in_stock(family: str, i18n: Translator, quotes: Sequence[PriceQuote], wish: MarketWish) -> str:
+    """Offers the provider says are available, apart from those whose stock is not published."""
     if not quotes:
         return i18n("ask-no-prices")
-    offers = [q for q in _family_quotes(family, quotes) if q.in_stock]
-    if not offers:
+    constraints = _constraints(family, wish)
+    count = stock_count(quotes, constraints)
+    if count.in_stock == 0 and count.unpublished == 0:
         return i18n("ask-none-now", gpu=family, query=family.lower())
-    best = sorted(offers, key=_per_gpu_hour)[:SHOWN]
-    lines = [i18n("ask-stock-title", gpu=family, count=len(offers))]
-    lines += [_quote_line(q, i18n) for q in best]
+    pool = cheapest_offers(quotes, constraints)
+    published = [q for q in pool if q.stock_published]
+    lines = []
+    if count.in_stock:
+        lines.append(i18n("ask-stock-title", gpu=family, count=count.in_stock))
+    else:
+        lines.append(i18n("ask-stock-none-published", gpu=family))
+    if count.unpublished:
+        lines.append(i18n("ask-stock-unpublished", count=count.unpublished))
+    lines += [_quote_line(q, i18n) for q in (published or pool)[:SHOWN]]
     lines.append(i18n("ask-stock-hint", gpu=family.lower()))
     return "\n".join(lines)
 
 
-def _hourly_or_monthly(family: str | None, i18n: Translator, quotes: Sequence[PriceQuote]) -> str:
-    """The guide's rule of thumb, then the break-even at live prices for the card asked (or
-    the popular training cards)."""
+def _hourly_or_monthly(
+    family: str | None, i18n: Translator, quotes: Sequence[PriceQuote], wish: MarketWish
+) -> str:
+    """The guide's rule of thumb, then the break-even at live prices of the same card and
+    count by the hour and by the month, for the card asked (or the popular training cards).
+    A month is said to pay off only when it does within a month of use."""
     lines = [i18n("ask-hourly-monthly")]
     families = [family] if family else ["RTX 4090", "A100", "H100"]
     for name in families:
-        hourly = _cheapest_hourly(name, quotes)
-        monthly = [
-            q for q in _family_quotes(name, quotes) if q.rub_per_month is not None and q.in_stock
-        ]
-        if hourly is None or not monthly:
-            continue
-        month = min(monthly, key=lambda q: (q.rub_per_month or 0.0) / q.gpus)
-        per_gpu_month = (month.rub_per_month or 0.0) / month.gpus
-        hours = per_gpu_month / _per_gpu_hour(hourly)
-        lines.append(
-            i18n(
-                "ask-breakeven",
-                gpu=name,
-                month=rubles(per_gpu_month),
-                month_provider=month.provider,
-                rate=rubles(_per_gpu_hour(hourly)),
-                hour_provider=hourly.provider,
-                hours=f"{hours:.0f}",
-                days=f"{hours / 24:.0f}",
-            )
-        )
+        points = break_evens(quotes, _constraints(name, wish), wish.hours_per_month)
+        for point in points[:2]:
+            lines.append(_break_even_line(name, point, i18n))
+    if len(lines) == 1 and family:
+        lines.append(i18n("ask-breakeven-none", gpu=family))
     lines.append(i18n("ask-hourly-hint"))
     return "\n".join(lines)
+
+
+def _break_even_line(family: str, point: BreakEven, i18n: Translator) -> str:
+    common = {
+        "gpu": family,
+        "count": str(point.monthly.gpus),
+        "month": rubles(point.monthly.rub_per_month or 0.0),
+        "month_provider": point.monthly.provider,
+        "rate": rubles(point.hourly.rub_per_hour or 0.0),
+        "hour_provider": point.hourly.provider,
+    }
+    if point.pays_off:
+        line = i18n(
+            "ask-breakeven", hours=f"{point.hours:.0f}", days=f"{point.hours / 24:.0f}", **common
+        )
+    else:
+        line = i18n("ask-breakeven-never", around=rubles(point.around_the_clock_rub), **common)
+    if point.usage_hours is not None:
+        choice = "monthly" if point.monthly_wins else "hourly"
+        line += " " + i18n("ask-breakeven-usage", usage=f"{point.usage_hours:g}", choice=choice)
+    return line
 
 
 def _suggest(text: str, families: list[str], i18n: Translator) -> str:

@@ -13,7 +13,7 @@ from aiogram.types import BufferedInputFile, Message
 from bot.chart_pool import ChartBusyError, ChartPool
 from bot.i18n import Translator
 from bot.routers.prices import MAX_FILTER, gpu_filter
-from estimator.render import rubles
+from estimator.plan_text import rubles
 from storage.history import HistoryPoint
 
 WINDOW = timedelta(days=30)

@@ -22,7 +22,7 @@ from bot.callbacks import PricesCallback
 from bot.i18n import Html, Translator
 from bot.views.provider_health import troubled_parts_text
 from estimator import gpus
-from estimator.render import rubles
+from estimator.plan_text import rubles
 from monitor.health import ProviderHealth
 from monitor.offers import Offer, StockState, billing_of
 from monitor.subscriptions import offer_gpu

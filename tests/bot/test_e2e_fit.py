@@ -174,9 +174,11 @@ async def test_details_show_hourly_against_monthly_at_live_prices(
     async with running_app(telegram, db_path):
         await reply_to(telegram, "/fit 8b full dtype=bf16 opt=adamw8bit dataset=200k")
         details = await press(telegram, "Подробнее")
-    assert "Почасовая или помесячная: месяц A100 80GB SXM у HOSTKEY" in details
-    assert "окупается после 475 ч работы против 212,00 ₽/ч у Selectel" in details
+    assert "Почасовая или помесячная (A100 80GB SXM ×1): месяц у HOSTKEY (100 800 ₽)" in details
+    assert "выгоднее, если работать больше 475 ч в месяц" in details
+    assert "почасово — 212,00 ₽/ч у Selectel" in details
     assert "Этот запуск — ~" in details
+    assert " сут ч" not in details  # the unit once
 
 
 async def test_wizard_walks_size_method_ctx_then_answers(telegram: FakeTelegram, db_path: Path):
@@ -240,13 +242,14 @@ async def test_general_questions_are_answered_from_live_prices(
     for text in (faster, cheaper, stock, rent, price, chatter):
         assert "Не понял" not in text
     assert "H100 быстрее A100 примерно в" in faster
-    assert "342,00 ₽/ч (Selectel)" in faster
+    assert "от 342,00 ₽/ч за карту (Selectel)" in faster
     assert cheaper.startswith("H100 дешевле всего сейчас")
     assert "H100 SXM ×1 — 342,00 ₽/ч · Selectel" in cheaper
     assert "H100 NVL" not in cheaper  # out of stock, and not what "H100" means
     assert stock.startswith("H100 сейчас в наличии: 1 предложение")
     assert "Почасовая или помесячная?" in rent
-    assert "A100: месяц 100\u202f800 ₽ (HOSTKEY) против 212,00 ₽/ч (Selectel)" in rent
+    assert "A100 ×1: месяц 100\u202f800 ₽ (HOSTKEY) против 212,00 ₽/ч (Selectel)" in rent
+    assert "выгоднее, если работать больше 475 ч в месяц" in rent
     assert "A100 80GB SXM ×1 — 212,00 ₽/ч · Selectel" in price
     assert "/fit" in chatter
     assert "/prices" in chatter

@@ -6,8 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from estimator.cost import PriceQuote, cheapest_runs, run_cost
-from estimator.fit import Verdict, fewest_gpus, fit_table, grade, smallest_fitting
+from estimator.fit import RENTED_CARDS, Verdict, fewest_gpus, fit_table, grade, smallest_fitting
 from estimator.gpus import get, load_gpus
 from estimator.memory import estimate_memory
 from estimator.models import get_model
@@ -31,9 +30,10 @@ def test_13b_qlora_fits_a_4090_and_the_table_is_ordered():
     assert row_4090.headroom_gib == pytest.approx(row_4090.usable_gib - memory.peak)
     order = [row.verdict for row in table]
     assert order == sorted(order, key=[Verdict.FITS, Verdict.TIGHT, Verdict.NO].index)
-    smallest = smallest_fitting(table)
+    smallest = smallest_fitting(table, frozenset(RENTED_CARDS))
     assert smallest is not None
     assert smallest.usable_gib <= row_4090.usable_gib
+    assert smallest.gpu.id in RENTED_CARDS
 
 
 def test_70b_full_fine_tune_needs_a_full_server_and_lean_settings():
@@ -109,26 +109,3 @@ def test_bitsandbytes_dequantisation_weighs_most_on_small_batches():
     assert tokens_per_second(torchao, model, gpu) == pytest.approx(
         tokens_per_second(replace(torchao, method=Method.LORA), model, gpu)
     )
-
-
-def test_monthly_rent_wins_for_long_runs_only():
-    quote = PriceQuote("A100 80GB SXM", 1, "selectel", rub_per_hour=250.0, rub_per_month=120_000)
-    short = run_cost(quote, 10)
-    long = run_cost(quote, 600)
-    assert short is not None
-    assert long is not None
-    assert short.best_rub == 2500
-    assert not short.monthly_is_cheaper
-    assert long.monthly_is_cheaper
-    assert long.best_rub == 120_000
-
-
-def test_cheapest_runs_skip_out_of_stock_and_too_few_cards():
-    quotes = [
-        PriceQuote("H100 SXM", 1, "a", 400.0, None),
-        PriceQuote("H100 SXM", 1, "b", 300.0, None, in_stock=False),
-        PriceQuote("RTX 4090", 1, "c", 80.0, None),
-        PriceQuote("A100 80GB SXM", 2, "d", 500.0, None),
-    ]
-    runs = cheapest_runs(quotes, {"H100 SXM": (5.0, 1), "A100 80GB SXM": (9.0, 2)})
-    assert [(run.quote.provider, run.best_rub) for run in runs] == [("a", 2000), ("d", 4500)]

@@ -80,13 +80,16 @@ def test_prices_are_turned_into_costs_with_the_monthly_tip():
     parsed = understand("8b lora dataset=200000 tokens=1024 epochs=3")
     assert parsed is not None
     quotes = [
-        PriceQuote("RTX 4090", 1, "immers", rub_per_hour=90.0, rub_per_month=40_000),
+        PriceQuote("RTX 4090", 1, "immers", rub_per_hour=90.0, rub_per_month=None),
+        PriceQuote("RTX 4090", 1, "hostkey", rub_per_hour=None, rub_per_month=40_000),
         PriceQuote("A100 80GB SXM", 1, "selectel", rub_per_hour=250.0, rub_per_month=None),
     ]
     answer = build_answer(parsed, load_gpus(), quotes)
-    assert answer.costs
-    cheapest = answer.costs[0]
-    assert cheapest.best_rub == min(cost.best_rub for cost in answer.costs)
+    assert answer.plans
+    costs = [plan.cost_rub for plan in answer.plans]
+    assert costs == sorted(costs)  # type: ignore[type-var]
+    assert answer.break_even is not None
+    assert answer.break_even.hourly.provider == "immers"
     assert "₽" in render(answer, "ru")
 
 

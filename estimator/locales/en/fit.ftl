@@ -23,10 +23,6 @@ fit-also = 🔸 <b>{ $gpu }</b> does fit: { $headroom } GiB free of { $usable }
 fit-smallest = Smallest card that fits: <b>{ $gpu }</b> ({ $usable } GiB)
 fit-none = No single card holds this run — see “Details”.
 fit-best-title = <b>Best options right now</b>
-fit-best-run = { $n }. { $gpu } ×{ $count } · { $provider } — { $rate } ₽/h · ~{ $time } ≈ <b>{ $total } ₽</b>
-fit-best-run-monthly = { $n }. { $gpu } ×{ $count } · { $provider } — <b>{ $total } ₽</b> for a month of rent (~{ $time } of work)
-fit-best-rate = { $n }. { $gpu } ×{ $count } · { $provider } — <b>{ $rate } ₽/h</b>
-fit-best-rate-month = { $n }. { $gpu } ×{ $count } · { $provider } — <b>{ $rate } ₽/month</b> (monthly only)
 fit-best-card = { $n }. { $gpu } — { $headroom } GiB free{ $time }
 fit-best-cards-title = <b>These fit</b>
 fit-time-hint = Time and cost need the dataset: <code>dataset=20k</code> or “dataset of 2 GB of text”.
@@ -38,7 +34,7 @@ fit-warnings-count = ⚠️ { $count } { $count ->
     } and advice — under “Details”.
 fit-budget-yes = 💰 Within { $budget } ₽: { $gpu } ×{ $count } at { $provider } — ≈{ $total } ₽ for ~{ $time }.
 fit-budget-no = 💰 Not within { $budget } ₽: the cheapest is { $gpu } ×{ $count } at { $provider } — ≈{ $total } ₽.
-fit-budget-hours = 💰 { $budget } ₽ buys ~{ $hours } h of { $gpu } ({ $rate } ₽/h at { $provider }); give the dataset size and I will say how many hours it needs.
+fit-budget-hours = 💰 { $budget } ₽ buys ~{ $hours } h of { $gpu } ×{ $count } ({ $rate } ₽/h at { $provider }); give the dataset size and I will say how many hours it needs.
 fit-budget-none = 💰 Budget { $budget } ₽: no fitting offer is in stock right now.
 fit-more-advice = How to use less memory and the breakdown — under “Details”.
 fit-button-details = Details
@@ -78,12 +74,7 @@ fit-text-tokens = dataset ≈{ $tokens } tokens ({ $bytes } bytes per token for 
        *[en] English
     } text)
 fit-prices-title = <b>Cheapest right now</b>
-fit-price-row = { $provider }: { $gpu } ×{ $count } — { $total } ₽ for ~{ $time } ({ $rate } ₽/h)
-fit-price-row-monthly = { $provider }: { $gpu } ×{ $count } — { $total } ₽ for a month of rent (hourly would be { $hourly } ₽)
-fit-rate-hour = { $provider }: { $gpu } ×{ $count } — { $rate } ₽/h
-fit-rate-month = { $provider }: { $gpu } ×{ $count } — { $rate } ₽/month (monthly rent)
-fit-breakeven = <b>Hourly or monthly</b>: a month of { $gpu } at { $monthly_provider } ({ $month } ₽) pays off after { $hours } h of work against { $rate } ₽/h at { $hourly_provider }.
-fit-breakeven-job = This run takes ~{ $job } h: { $choice ->
+fit-breakeven-job = This run takes ~{ $job }: { $choice ->
         [monthly] rent by the month
        *[hourly] rent by the hour
     }.
@@ -102,7 +93,40 @@ fit-details-method = GiB = 2³⁰ bytes (as nvidia-smi shows). Checked on 112 pu
 
 fit-compare-title = <b>{ $model }: full, LoRA and QLoRA</b> · ctx { $ctx } · bs { $bs }
 fit-compare-row = <b>{ $method }</b> — { $peak } GiB · { $gpu }{ $price }{ $time }
-fit-compare-row-none = <b>{ $method }</b> — { $peak } GiB · no single card holds it
+fit-compare-row-none = <b>{ $method }</b> — { $peak } GiB · does not fit even on one 8-card server
 fit-compare-price = { " " }· from { $rate } ₽/h
 fit-compare-time = { " " }· ~{ $time }
 fit-compare-footer = Full fine-tuning with mixed precision and AdamW (18 bytes per parameter); LoRA and QLoRA with r={ $rank } on every linear layer. In detail: <code>/fit { $example }</code>
+fit-smallest-multi = One card is not enough: it takes <b>{ $count }× { $gpu }</b> or more ({ $usable } GiB each)
+# A plan: the server (count × card at a provider, a foreign location named), then its price.
+fit-plan-where = { $gpu } ×{ $count } · { $provider }
+fit-plan-where-abroad = { $gpu } ×{ $count } · { $provider } ({ $country })
+fit-plan-hour = { $n }. { $where } — { $rate } ₽/h · ~{ $time } ≈ <b>{ $total } ₽</b>{ $flags }
+fit-plan-month = { $n }. { $where } — <b>{ $total } ₽</b>: { $months ->
+        [one] { $months } month
+       *[other] { $months } months
+    } of rent for ~{ $time } of work{ $flags }
+fit-plan-rate-hour = { $n }. { $where } — <b>{ $rate } ₽/h</b>{ $flags }
+fit-plan-rate-month = { $n }. { $where } — <b>{ $rate } ₽/month</b>, monthly only{ $flags }
+fit-plan-flags = { " " }⚠️ { $flags }
+fit-no-hourly = No hourly { $what } right now — monthly rent only.
+fit-no-hourly-any = No hourly option right now — monthly rent only.
+caveat-short-tight = tight fit
+caveat-short-no_bf16 = no bf16, slow
+caveat-short-slow = slow card
+caveat-short-no_unsloth = Unsloth won't run
+caveat-short-abroad = outside Russia
+caveat-short-stock_unpublished = stock not published
+caveat-short-month_for_hours = a month of rent for hours of work
+fit-unmet = Nothing matches ({ $what }); without that, offers would fit — drop it to see them.
+unmet-russia_only = Russia only
+unmet-min_vram = card memory
+unmet-max_rate = hourly price
+unmet-gpus = card count
+fit-breakeven-pays = <b>Hourly or monthly</b> ({ $gpu } ×{ $count }): a month at { $monthly_provider } ({ $month } ₽) is cheaper above { $hours } h of use a month (~{ $days } days non-stop); hourly is { $rate } ₽/h at { $hourly_provider }.
+fit-breakeven-never = <b>Hourly or monthly</b> ({ $gpu } ×{ $count }): hourly is cheaper even around the clock — 720 h × { $rate } ₽ = { $around } ₽ against { $month } ₽ for a month at { $monthly_provider }.
+fit-breakeven-usage = At { $usage } h a month, { $choice ->
+        [monthly] rent by the month
+       *[hourly] rent by the hour
+    }.
+fit-compare-price-month = { " " }· { $rate } ₽/month, monthly only

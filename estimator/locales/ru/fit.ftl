@@ -24,10 +24,6 @@ fit-also = 🔸 А <b>{ $gpu }</b> подойдёт: запас { $headroom } Г
 fit-smallest = Наименьшая подходящая карта: <b>{ $gpu }</b> ({ $usable } ГиБ)
 fit-none = Ни одна карта не вмещает этот запуск целиком — см. «Подробнее».
 fit-best-title = <b>Лучшие варианты сейчас</b>
-fit-best-run = { $n }. { $gpu } ×{ $count } · { $provider } — { $rate } ₽/ч · ~{ $time } ≈ <b>{ $total } ₽</b>
-fit-best-run-monthly = { $n }. { $gpu } ×{ $count } · { $provider } — <b>{ $total } ₽</b> за месяц аренды (~{ $time } работы)
-fit-best-rate = { $n }. { $gpu } ×{ $count } · { $provider } — <b>{ $rate } ₽/ч</b>
-fit-best-rate-month = { $n }. { $gpu } ×{ $count } · { $provider } — <b>{ $rate } ₽/мес</b> (только помесячно)
 fit-best-card = { $n }. { $gpu } — запас { $headroom } ГиБ{ $time }
 fit-best-cards-title = <b>Подойдут</b>
 fit-time-hint = Время и сумма — если дать датасет: <code>dataset=20k</code> или «датасет 2 гб текста».
@@ -40,7 +36,7 @@ fit-warnings-count = ⚠️ { $count } { $count ->
     } и советы — в «Подробнее».
 fit-budget-yes = 💰 В { $budget } ₽ укладываетесь: { $gpu } ×{ $count } у { $provider } — ≈{ $total } ₽ за ~{ $time }.
 fit-budget-no = 💰 В { $budget } ₽ не уложиться: дешевле всего { $gpu } ×{ $count } у { $provider } — ≈{ $total } ₽.
-fit-budget-hours = 💰 На { $budget } ₽ — ~{ $hours } ч на { $gpu } ({ $rate } ₽/ч у { $provider }); сколько нужно часов, скажу по размеру датасета.
+fit-budget-hours = 💰 На { $budget } ₽ — ~{ $hours } ч на { $gpu } ×{ $count } ({ $rate } ₽/ч у { $provider }); сколько нужно часов, скажу по размеру датасета.
 fit-budget-none = 💰 Бюджет { $budget } ₽: подходящих предложений в наличии сейчас нет.
 fit-more-advice = Как уменьшить память и разбивка — в «Подробнее».
 fit-button-details = Подробнее
@@ -80,12 +76,7 @@ fit-text-tokens = датасет ≈{ $tokens } токенов ({ $bytes } ба�
        *[en] английском
     })
 fit-prices-title = <b>Дешевле всего сейчас</b>
-fit-price-row = { $provider }: { $gpu } ×{ $count } — { $total } ₽ за ~{ $time } ({ $rate } ₽/ч)
-fit-price-row-monthly = { $provider }: { $gpu } ×{ $count } — { $total } ₽ за месяц аренды (по часам вышло бы { $hourly } ₽)
-fit-rate-hour = { $provider }: { $gpu } ×{ $count } — { $rate } ₽/ч
-fit-rate-month = { $provider }: { $gpu } ×{ $count } — { $rate } ₽/мес (помесячно)
-fit-breakeven = <b>Почасовая или помесячная</b>: месяц { $gpu } у { $monthly_provider } ({ $month } ₽) окупается после { $hours } ч работы против { $rate } ₽/ч у { $hourly_provider }.
-fit-breakeven-job = Этот запуск — ~{ $job } ч: выгоднее { $choice ->
+fit-breakeven-job = Этот запуск — ~{ $job }: выгоднее { $choice ->
         [monthly] помесячная аренда
        *[hourly] почасовая
     }.
@@ -105,7 +96,41 @@ fit-details-method = ГиБ = 2³⁰ байт (как в nvidia-smi). Оценк
 
 fit-compare-title = <b>{ $model }: full, LoRA и QLoRA</b> · ctx { $ctx } · bs { $bs }
 fit-compare-row = <b>{ $method }</b> — { $peak } ГиБ · { $gpu }{ $price }{ $time }
-fit-compare-row-none = <b>{ $method }</b> — { $peak } ГиБ · на одну карту не помещается
+fit-compare-row-none = <b>{ $method }</b> — { $peak } ГиБ · не помещается даже на 8 карт одного сервера
 fit-compare-price = { " " }· от { $rate } ₽/ч
 fit-compare-time = { " " }· ~{ $time }
 fit-compare-footer = Полное дообучение — со смешанной точностью и AdamW (18 байт на параметр); LoRA и QLoRA — r={ $rank } на всех линейных слоях. Подробно: <code>/fit { $example }</code>
+fit-smallest-multi = Одной карты мало: нужно от <b>{ $count }× { $gpu }</b> ({ $usable } ГиБ каждая)
+# A plan: the server (count × card at a provider, a foreign location named), then its price.
+fit-plan-where = { $gpu } ×{ $count } · { $provider }
+fit-plan-where-abroad = { $gpu } ×{ $count } · { $provider } ({ $country })
+fit-plan-hour = { $n }. { $where } — { $rate } ₽/ч · ~{ $time } ≈ <b>{ $total } ₽</b>{ $flags }
+fit-plan-month = { $n }. { $where } — <b>{ $total } ₽</b>: { $months ->
+        [one] { $months } месяц
+        [few] { $months } месяца
+       *[many] { $months } месяцев
+    } аренды за ~{ $time } работы{ $flags }
+fit-plan-rate-hour = { $n }. { $where } — <b>{ $rate } ₽/ч</b>{ $flags }
+fit-plan-rate-month = { $n }. { $where } — <b>{ $rate } ₽/мес</b>, только помесячно{ $flags }
+fit-plan-flags = { " " }⚠️ { $flags }
+fit-no-hourly = Почасовых { $what } сейчас нет — только помесячная аренда.
+fit-no-hourly-any = Почасовых вариантов сейчас нет — только помесячная аренда.
+caveat-short-tight = впритык
+caveat-short-no_bf16 = без bf16, медленно
+caveat-short-slow = медленная карта
+caveat-short-no_unsloth = Unsloth не запустится
+caveat-short-abroad = не в РФ
+caveat-short-stock_unpublished = наличие не публикуется
+caveat-short-month_for_hours = месяц аренды ради часов работы
+fit-unmet = Под условия ({ $what }) ничего нет; без них подошло бы — уберите условие, чтобы увидеть.
+unmet-russia_only = только РФ
+unmet-min_vram = память карты
+unmet-max_rate = цена за час
+unmet-gpus = число карт
+fit-breakeven-pays = <b>Почасовая или помесячная</b> ({ $gpu } ×{ $count }): месяц у { $monthly_provider } ({ $month } ₽) выгоднее, если работать больше { $hours } ч в месяц (~{ $days } сут. без перерыва); почасово — { $rate } ₽/ч у { $hourly_provider }.
+fit-breakeven-never = <b>Почасовая или помесячная</b> ({ $gpu } ×{ $count }): почасовая дешевле даже круглосуточно — 720 ч × { $rate } ₽ = { $around } ₽ против { $month } ₽ за месяц у { $monthly_provider }.
+fit-breakeven-usage = При { $usage } ч в месяц выгоднее { $choice ->
+        [monthly] помесячная аренда
+       *[hourly] почасовая
+    }.
+fit-compare-price-month = { " " }· { $rate } ₽/мес, только помесячно

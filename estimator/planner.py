@@ -1,0 +1,414 @@
+"""Plans: which live offers hold a run, on how many cards, in what time, for what money.
+
+One planner answers every question about renting: the /fit answer and its details, /fit
+compare, a budget, hourly against monthly, and the market questions (cheapest, faster, in
+stock). It is pure: a sizing (query and model), the live offers as `PriceQuote`s and the
+user's constraints in; ranked `Plan`s out. Routers only render what it returns.
+
+Each plan is true on its own terms:
+
+* it uses every card of the server it rents (a server is rented whole), with the sharding
+  that makes the run fit on that count, and never appears when it does not fit;
+* its time is the run's time on that count (`estimator.timing`);
+* its cost is its own billing: the hourly rate × the hours, or whole months of a monthly
+  plan, with the hours of work those months buy;
+* it carries the caveats a renter must read before paying (tight, no bf16, slow, abroad,
+  stock not published, a month rented for hours of work, no Unsloth on this card).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from estimator import gpus as catalog
+from estimator.cost import HOURS_PER_MONTH, PriceQuote
+from estimator.fit import Verdict, grade, trains_in_bf16
+from estimator.hardware import runs_unsloth
+from estimator.memory import estimate_memory
+from estimator.query import FitQuery, Method, Sharding, Stack
+from estimator.specs import GpuSpec, ModelSpec
+from estimator.timing import CardClass, card_class, tokens_per_second, training_time
+
+# A monthly plan "for hours" when the run uses less than this share of the time it rents:
+# the renter pays for at least twice the hours they need.
+MONTH_USE_SHARE = 0.5
+
+
+class Caveat(StrEnum):
+    TIGHT = "tight"  # under 10 % of the card left free (estimator.fit.TIGHT_HEADROOM)
+    NO_BF16 = "no_bf16"  # fp16/fp32 only (pre-Ampere): slow and prone to overflow
+    SLOW = "slow"  # a 60-72 W inference card (T4, A2, A16, L4): trains at a fraction
+    NO_UNSLOTH = "no_unsloth"  # the run names Unsloth, which needs compute capability 7.0
+    ABROAD = "abroad"  # the server is outside Russia
+    STOCK_UNPUBLISHED = "stock_unpublished"  # priced, but the provider publishes no stock
+    MONTH_FOR_HOURS = "month_for_hours"  # whole months rented for a run of hours
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """What the user said about the offers, not the run."""
+
+    min_vram_gb: float | None = None  # each card at least this much memory, as sold (GB)
+    russia_only: bool = False
+    max_rub_per_hour: float | None = None  # the most per server-hour (monthly: month / 720)
+    gpus: int | None = None  # exactly this many cards per server
+    gpu_ids: frozenset[str] | None = None  # only these cards (a question about one card)
+    hourly_only: bool = False
+    # Cards without bf16 are planned only when the user named them: they are never advice.
+    allow_fp16: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Plan:
+    quote: PriceQuote
+    gpu: GpuSpec
+    shard: Sharding | None  # None on one card
+    peak_gib: float  # per card, on this count with this sharding
+    headroom_gib: float
+    verdict: Verdict  # FITS or TIGHT: a plan that does not fit is never made
+    hours: float | None  # the run on this count; None without a dataset
+    months: int | None  # monthly billing with a known run: whole months rented
+    cost_rub: float | None  # what this run costs at this billing; None without a dataset
+    rub_per_million_tokens: float  # the price of throughput: ranks plans without a dataset
+    caveats: tuple[Caveat, ...]
+
+    @property
+    def gpus(self) -> int:
+        return self.quote.gpus
+
+    @property
+    def monthly(self) -> bool:
+        return self.quote.rub_per_hour is None
+
+    @property
+    def server_rub_per_hour(self) -> float:
+        """The hourly rate, or a month's price over 720 hours for a monthly plan."""
+        return hourly_equivalent(self.quote)
+
+    @property
+    def rented_hours(self) -> float | None:
+        return None if self.months is None else self.months * HOURS_PER_MONTH
+
+
+def hourly_equivalent(quote: PriceQuote) -> float:
+    if quote.rub_per_hour is not None:
+        return quote.rub_per_hour
+    assert quote.rub_per_month is not None
+    return quote.rub_per_month / HOURS_PER_MONTH
+
+
+def rub_per_gpu_hour(quote: PriceQuote) -> float:
+    return hourly_equivalent(quote) / max(1, quote.gpus)
+
+
+def months_for(hours: float) -> int:
+    """Whole months of rent that cover `hours` of work (a month is 720 h: providers bill
+    30-day months; Selectel and HOSTKEY price servers per 30 days)."""
+    return max(1, math.ceil(hours / HOURS_PER_MONTH - 1e-9))
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """A run to place: what the planner asks of the memory and timing models."""
+
+    query: FitQuery
+    model: ModelSpec
+
+
+class _Fitter:
+    """The run's per-card peak and time on a count of a card, each computed once."""
+
+    def __init__(self, sizing: Sizing) -> None:
+        self.query = sizing.query
+        self.model = sizing.model
+        self._peaks: dict[tuple[int, Sharding], float] = {}
+        self._rates: dict[tuple[str, int], float] = {}
+
+    def shardings(self, count: int) -> tuple[Sharding, ...]:
+        """What a run on `count` cards may use, cheapest in communication first: the user's
+        own choice on their count; otherwise replicas, then full sharding (ZeRO-3 for a full
+        fine-tune, FSDP for adapters, as the parser assumes)."""
+        if count == self.query.gpus and self.query.gpus > 1:
+            return (self.query.shard,)
+        sharded = Sharding.ZERO3 if self.query.method is Method.FULL else Sharding.FSDP
+        return (Sharding.DDP, sharded)
+
+    def peak(self, count: int, shard: Sharding) -> float:
+        key = (count, shard)
+        if key not in self._peaks:
+            query = replace(self.query, gpus=count, shard=shard)
+            self._peaks[key] = estimate_memory(query, self.model).peak
+        return self._peaks[key]
+
+    def fit(self, gpu: GpuSpec, count: int) -> tuple[Sharding | None, float, Verdict] | None:
+        if count == 1:
+            peak = self.peak(1, self.query.shard if self.query.gpus == 1 else Sharding.DDP)
+            verdict = grade(peak, gpu.usable_gib)
+            return None if verdict is Verdict.NO else (None, peak, verdict)
+        for shard in self.shardings(count):
+            peak = self.peak(count, shard)
+            verdict = grade(peak, gpu.usable_gib)
+            if verdict is not Verdict.NO:
+                return shard, peak, verdict
+        return None
+
+    def tokens_per_hour(self, gpu: GpuSpec, count: int) -> float:
+        """The whole server's training throughput, tokens per hour."""
+        key = (gpu.id, count)
+        if key not in self._rates:
+            query = replace(self.query, gpus=count)
+            self._rates[key] = tokens_per_second(query, self.model, gpu, count) * count * 3600
+        return self._rates[key]
+
+    def hours(self, gpu: GpuSpec, count: int) -> float | None:
+        estimate = training_time(replace(self.query, gpus=count), self.model, gpu, count)
+        return None if estimate is None else estimate.hours
+
+
+def _abroad(quote: PriceQuote) -> bool:
+    return quote.country not in ("", "RU")
+
+
+def admits(quote: PriceQuote, constraints: Constraints) -> bool:
+    """Whether a quote may be offered at all: rentable now and within what the user said."""
+    if not quote.in_stock or quote.gpus < 1:
+        return False
+    if quote.rub_per_hour is None and quote.rub_per_month is None:
+        return False
+    try:
+        gpu = catalog.get(quote.gpu_id)
+    except KeyError:
+        return False
+    if not trains_in_bf16(gpu) and quote.gpu_id not in constraints.allow_fp16:
+        return False
+    if constraints.gpu_ids is not None and quote.gpu_id not in constraints.gpu_ids:
+        return False
+    if constraints.gpus is not None and quote.gpus != constraints.gpus:
+        return False
+    if constraints.min_vram_gb is not None and gpu.vram_gb < constraints.min_vram_gb:
+        return False
+    if constraints.russia_only and _abroad(quote):
+        return False
+    if constraints.hourly_only and quote.rub_per_hour is None:
+        return False
+    cap = constraints.max_rub_per_hour
+    return cap is None or hourly_equivalent(quote) <= cap
+
+
+def _caveats(
+    plan_gpu: GpuSpec, quote: PriceQuote, verdict: Verdict, query: FitQuery, hours: float | None
+) -> tuple[Caveat, ...]:
+    found: list[Caveat] = []
+    if verdict is Verdict.TIGHT:
+        found.append(Caveat.TIGHT)
+    if not plan_gpu.bf16:
+        found.append(Caveat.NO_BF16)
+    if card_class(plan_gpu) in (CardClass.POWER_LIMITED, CardClass.PASCAL):
+        found.append(Caveat.SLOW)
+    if query.stack is Stack.UNSLOTH and not runs_unsloth(plan_gpu):
+        found.append(Caveat.NO_UNSLOTH)
+    if _abroad(quote):
+        found.append(Caveat.ABROAD)
+    if not quote.stock_published:
+        found.append(Caveat.STOCK_UNPUBLISHED)
+    if quote.rub_per_hour is None and hours is not None:
+        rented = months_for(hours) * HOURS_PER_MONTH
+        if hours < MONTH_USE_SHARE * rented:
+            found.append(Caveat.MONTH_FOR_HOURS)
+    return tuple(found)
+
+
+def plan_for(sizing: Sizing, quote: PriceQuote, fitter: _Fitter | None = None) -> Plan | None:
+    """The plan one quote makes for the run, or None when the run does not fit its cards."""
+    fitter = fitter or _Fitter(sizing)
+    gpu = catalog.get(quote.gpu_id)
+    fitted = fitter.fit(gpu, quote.gpus)
+    if fitted is None:
+        return None
+    shard, peak, verdict = fitted
+    hours = fitter.hours(gpu, quote.gpus)
+    months: int | None = None
+    cost: float | None = None
+    if hours is not None:
+        if quote.rub_per_hour is not None:
+            cost = quote.rub_per_hour * hours
+        else:
+            assert quote.rub_per_month is not None
+            months = months_for(hours)
+            cost = quote.rub_per_month * months
+    per_million = hourly_equivalent(quote) / fitter.tokens_per_hour(gpu, quote.gpus) * 1e6
+    return Plan(
+        quote=quote,
+        gpu=gpu,
+        shard=shard,
+        peak_gib=peak,
+        headroom_gib=gpu.usable_gib - peak,
+        verdict=verdict,
+        hours=hours,
+        months=months,
+        cost_rub=cost,
+        rub_per_million_tokens=per_million,
+        caveats=_caveats(gpu, quote, verdict, sizing.query, hours),
+    )
+
+
+def _rank(plan: Plan) -> tuple[float, float, float, int]:
+    """The cheapest run first (with a dataset). Without one there is no run to price: the
+    cheapest server-hour first, the figure each line shows (the price of a million tokens
+    rests on a throughput model calibrated on well-fed batches, and ranking by it would
+    reorder lines whose shown prices say otherwise); among equals the faster, then fewer
+    cards."""
+    if plan.cost_rub is not None:
+        return (plan.cost_rub, plan.hours or 0.0, plan.server_rub_per_hour, plan.gpus)
+    return (plan.server_rub_per_hour, plan.rub_per_million_tokens, 0.0, plan.gpus)
+
+
+def plan_runs(
+    sizing: Sizing, quotes: Iterable[PriceQuote], constraints: Constraints = Constraints()
+) -> list[Plan]:
+    """Every admissible quote that holds the run, best first."""
+    fitter = _Fitter(sizing)
+    plans = [
+        made
+        for quote in quotes
+        if admits(quote, constraints) and (made := plan_for(sizing, quote, fitter)) is not None
+    ]
+    return sorted(plans, key=_rank)
+
+
+def with_hourly(plans: Sequence[Plan], shown: int) -> list[Plan]:
+    """The best `shown` plans, with the best hourly one in them whenever one exists: a job of
+    hours is never offered only as months of rent."""
+    top = list(plans[:shown])
+    if top and all(plan.monthly for plan in top):
+        hourly = next((plan for plan in plans if not plan.monthly), None)
+        if hourly is not None:
+            top = [*top[: shown - 1], hourly]
+    return top
+
+
+# --- hourly against monthly ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    """The same card and count, by the hour and by the month."""
+
+    hourly: PriceQuote
+    monthly: PriceQuote
+    hours: float  # hours of use a month after which the month is cheaper
+    usage_hours: float | None  # the user's hours a month, or this run's length
+
+    @property
+    def pays_off(self) -> bool:
+        """Whether a month can beat the hour at all: only when it does within 720 hours;
+        otherwise the hour is cheaper even around the clock."""
+        return self.hours < HOURS_PER_MONTH
+
+    @property
+    def monthly_wins(self) -> bool | None:
+        if self.usage_hours is None:
+            return None
+        return self.pays_off and self.usage_hours > self.hours
+
+    @property
+    def around_the_clock_rub(self) -> float:
+        """A month of the hourly rate at 720 hours."""
+        assert self.hourly.rub_per_hour is not None
+        return self.hourly.rub_per_hour * HOURS_PER_MONTH
+
+
+def break_evens(
+    quotes: Iterable[PriceQuote],
+    constraints: Constraints = Constraints(),
+    usage_hours: float | None = None,
+) -> list[BreakEven]:
+    """One break-even per (card, count) that is rented both ways, cheapest hour first."""
+    hourly: dict[tuple[str, int], PriceQuote] = {}
+    monthly: dict[tuple[str, int], PriceQuote] = {}
+    for quote in quotes:
+        if not admits(quote, replace(constraints, hourly_only=False)):
+            continue
+        key = (quote.gpu_id, quote.gpus)
+        if quote.rub_per_hour is not None:
+            best = hourly.get(key)
+            if best is None or quote.rub_per_hour < (best.rub_per_hour or math.inf):
+                hourly[key] = quote
+        elif quote.rub_per_month is not None:
+            best = monthly.get(key)
+            if best is None or quote.rub_per_month < (best.rub_per_month or math.inf):
+                monthly[key] = quote
+    found = []
+    for key in hourly.keys() & monthly.keys():
+        h, m = hourly[key], monthly[key]
+        assert h.rub_per_hour is not None
+        assert m.rub_per_month is not None
+        found.append(BreakEven(h, m, m.rub_per_month / h.rub_per_hour, usage_hours))
+    return sorted(found, key=lambda point: (rub_per_gpu_hour(point.hourly), point.hourly.gpus))
+
+
+def break_even_for(
+    plans: Sequence[Plan], quotes: Iterable[PriceQuote], usage_hours: float | None
+) -> BreakEven | None:
+    """The break-even of the best plan's own card and count, else of the best plan that is
+    rented both ways. The run's length stands in for the usage when the user gave none."""
+    points = {(p.hourly.gpu_id, p.hourly.gpus): p for p in break_evens(quotes)}
+    for plan in plans:
+        point = points.get((plan.quote.gpu_id, plan.gpus))
+        if point is not None:
+            usage = usage_hours if usage_hours is not None else plan.hours
+            return replace(point, usage_hours=usage)
+    return None
+
+
+# --- a budget ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BudgetVerdict:
+    budget_rub: float
+    run: Plan | None  # the cheapest plan whose run costs no more than the budget
+    cheapest: Plan | None  # the cheapest plan at all, when none is within the budget
+    rate: Plan | None  # without a run length: the cheapest hourly plan
+    hours_for_budget: float | None  # how many hours of that plan the budget buys
+
+
+def within_budget(budget_rub: float, plans: Sequence[Plan]) -> BudgetVerdict:
+    costed = [plan for plan in plans if plan.cost_rub is not None]
+    if costed:
+        cheapest = min(costed, key=lambda plan: plan.cost_rub or 0.0)
+        fitting = [plan for plan in costed if (plan.cost_rub or 0.0) <= budget_rub]
+        return BudgetVerdict(budget_rub, fitting[0] if fitting else None, cheapest, None, None)
+    hourly = [plan for plan in plans if not plan.monthly]
+    rate = min(hourly, key=lambda plan: plan.server_rub_per_hour, default=None)
+    hours = budget_rub / rate.server_rub_per_hour if rate is not None else None
+    return BudgetVerdict(budget_rub, None, None, rate, hours)
+
+
+# --- market questions ----------------------------------------------------------------------
+
+
+def cheapest_offers(
+    quotes: Iterable[PriceQuote], constraints: Constraints = Constraints()
+) -> list[PriceQuote]:
+    """Admissible quotes by price per card-hour, then fewer cards: one card's price is
+    compared with one card's (a 4-card server is never "from" its whole rate)."""
+    usable = [quote for quote in quotes if admits(quote, constraints)]
+    return sorted(usable, key=lambda q: (rub_per_gpu_hour(q), q.gpus, q.provider))
+
+
+@dataclass(frozen=True)
+class StockCount:
+    in_stock: int  # offers whose provider says they are available
+    unpublished: int  # priced offers whose provider publishes no stock
+
+
+def stock_count(
+    quotes: Iterable[PriceQuote], constraints: Constraints = Constraints()
+) -> StockCount:
+    usable = [quote for quote in quotes if admits(quote, constraints)]
+    published = sum(1 for quote in usable if quote.stock_published)
+    return StockCount(published, len(usable) - published)

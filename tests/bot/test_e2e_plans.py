@@ -1,0 +1,237 @@
+"""Plans a person can act on, through the real polling bot: each test is a conversation that
+showed a false plan, a false price or a contradiction in an answer, in the words the user
+typed and in other words.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from monitor.offers import Offer, StockState
+from monitor.scrape import ScrapeResult
+from storage import Store
+from tests.bot.conftest import running_app
+from tests.bot.test_e2e_fit import PHONE, reply_to
+from tests.factories import make_offer, store_snapshot
+from tests.fakes.telegram import FakeTelegram
+
+
+async def seed(db_path: Path, offers: list[Offer]) -> None:
+    store = await Store.open(db_path)
+    fetched = datetime.now(UTC) - timedelta(minutes=3)
+    by_provider: dict[str, list[Offer]] = {}
+    for offer in offers:
+        by_provider.setdefault(offer.provider, []).append(offer)
+    for provider, items in by_provider.items():
+        await store_snapshot(store, ScrapeResult(provider, tuple(items), fetched))
+    await store.close()
+
+
+def a100(sku: str, count: int, per_card: float, **extra: object) -> Offer:
+    return make_offer(
+        sku,
+        per_card * count,
+        provider=str(extra.pop("provider", "selectel")),
+        gpu="A100 80GB SXM",
+        gpu_count=count,
+        vram_gb=80,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def h100(sku: str, count: int, rub: float, **extra: object) -> Offer:
+    return make_offer(
+        sku,
+        rub,
+        provider=str(extra.pop("provider", "selectel")),
+        gpu="H100 SXM",
+        gpu_count=count,
+        vram_gb=80,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def hours_in(line: str) -> float:
+    found = re.search(r"~([\d.]+) (ч|мин|сут)", line)
+    assert found, line
+    value = float(found.group(1))
+    return {"ч": value, "мин": value / 60, "сут": value * 24}[found.group(2)]
+
+
+async def test_an_eight_card_server_is_timed_on_eight_cards(telegram: FakeTelegram, db_path: Path):
+    await seed(db_path, [a100("a100x4", 4, 251.6), a100("a100x8", 8, 251.6)])
+    async with running_app(telegram, db_path):
+        text = await reply_to(telegram, "/fit 13b full dataset=20k tokens=1024")
+    four = next(line for line in text.splitlines() if "A100 80GB SXM ×4" in line)
+    eight = next(line for line in text.splitlines() if "A100 80GB SXM ×8" in line)
+    # Twice the cards at 92 % scaling each: about half the time, for about the same money.
+    assert hours_in(eight) < 0.6 * hours_in(four)
+
+
+async def test_a_card_count_that_does_not_fit_is_never_offered(
+    telegram: FakeTelegram, db_path: Path
+):
+    await seed(
+        db_path,
+        [
+            make_offer("4090x2", 160.0, provider="immers", gpu="RTX 4090", gpu_count=2),
+            make_offer("3090x2", 110.0, provider="immers", gpu="RTX 3090", gpu_count=2),
+            a100("a100x4", 4, 251.6),
+        ],
+    )
+    async with running_app(telegram, db_path):
+        text = await reply_to(telegram, "/fit 13b full gpus=2 gpu=4090")
+        words = await reply_to(telegram, "полное дообучение 13b на двух 4090 — влезет?")
+    for answer in (text, words):
+        assert "❌" in answer
+        assert "RTX 3090 ×2" not in answer
+        assert "RTX 4090 ×2 ·" not in answer
+
+
+async def test_a_monthly_server_for_a_job_of_hours_says_what_it_is(
+    telegram: FakeTelegram, db_path: Path
+):
+    await seed(db_path, [h100("h100x8-month", 8, 5000.0, provider="hostkey", monthly=True)])
+    async with running_app(telegram, db_path):
+        text = await reply_to(telegram, "/fit 8b lora dataset=20k tokens=1024")
+    line = next(line for line in text.splitlines() if "H100 SXM ×8" in line)
+    assert "1 месяц аренды за ~" in line
+    assert "месяц аренды ради часов работы" in line
+    assert "Почасовых 8×H100 SXM сейчас нет" in text
+    assert "(по часам вышло бы — ₽)" not in text
+    assert "—  ₽" not in text
+
+
+async def test_hourly_is_cheaper_around_the_clock_is_said_so(telegram: FakeTelegram, db_path: Path):
+    await seed(
+        db_path,
+        [
+            make_offer("4090", 60.0, provider="immers"),
+            # 986 hours of the hourly rate: a month never pays off.
+            make_offer("4090-month", 60.0 * 986 / 720, provider="hostkey", monthly=True),
+        ],
+    )
+    async with running_app(telegram, db_path):
+        rent = await reply_to(telegram, "почасовая или помесячная?")
+        english = await reply_to(telegram, "rtx 4090: hourly or monthly?")
+    assert "почасовая дешевле даже круглосуточно" in rent
+    assert "986" not in rent
+    assert "hourly is cheaper even around the clock" in english
+
+
+async def test_a_server_month_is_never_split_into_one_card(telegram: FakeTelegram, db_path: Path):
+    await seed(
+        db_path,
+        [
+            h100("h100", 1, 342.0),
+            h100("h100x8-month", 8, 3_600_000 / 720, provider="hostkey", monthly=True),
+        ],
+    )
+    async with running_app(telegram, db_path):
+        rent = await reply_to(telegram, "h100 почасовая или помесячная?")
+        cheap = await reply_to(telegram, "где дешевле h100?")
+    assert "450\u202f000" not in rent  # 1/8 of a server nobody rents by the card
+    assert "сравнить не с чем" in rent
+    assert "H100 SXM ×8 — 3\u202f600\u202f000 ₽/мес за весь сервер" in cheap
+
+
+async def test_a_four_card_price_is_not_one_card_s(telegram: FakeTelegram, db_path: Path):
+    await seed(
+        db_path,
+        [
+            a100("a100x4", 4, 251.6),
+            make_offer("l40s", 150.0, provider="immers", gpu="L40S", vram_gb=48),
+        ],
+    )
+    async with running_app(telegram, db_path):
+        text = await reply_to(telegram, "l40s или a100")
+    assert "A100: от 251,60 ₽/ч за карту (Selectel, сервер ×4 — 1\u202f006 ₽/ч)" in text
+    assert "A100: от 1\u202f006" not in text
+
+
+async def test_stock_is_in_stock_only_when_the_provider_says_so(
+    telegram: FakeTelegram, db_path: Path
+):
+    await seed(
+        db_path,
+        [
+            h100("h100-a", 1, 300.0, provider="immers", stock=StockState.UNKNOWN),
+            h100("h100-b", 1, 320.0, provider="immers", stock=StockState.UNKNOWN),
+            h100("h100-c", 1, 342.0),
+        ],
+    )
+    async with running_app(telegram, db_path):
+        stock = await reply_to(telegram, "есть ли сейчас h100?")
+        english = await reply_to(telegram, "is h100 in stock?")
+    assert stock.startswith("H100 сейчас в наличии: 1 предложение")
+    assert "Ещё 2 предложения — наличие не публикуется" in stock
+    assert "1 more" not in english
+    assert "2 more offers have no published stock" in english
+
+
+async def test_the_smallest_card_agrees_with_the_offers(telegram: FakeTelegram, db_path: Path):
+    await seed(
+        db_path,
+        [
+            make_offer("a4000", 35.0, provider="immers", gpu="RTX A4000", vram_gb=16),
+            make_offer("3090", 55.0, provider="immers", gpu="RTX 3090"),
+        ],
+    )
+    async with running_app(telegram, db_path):
+        text = await reply_to(telegram, "/fit 7b qlora")
+    verdict = next(line for line in text.splitlines() if "Наименьшая" in line)
+    assert "RTX A4000" in verdict
+    assert "RTX 3090" not in verdict
+
+
+async def test_unsloth_is_not_promised_on_a_pascal_card(telegram: FakeTelegram, db_path: Path):
+    async with running_app(telegram, db_path):
+        text = await reply_to(telegram, "влезет ли 8b qlora в 1080 ti?")
+    assert "С Unsloth поместится" not in text
+    assert "Unsloth" not in text.split("Пик")[0]
+
+
+async def test_compare_recommends_only_cards_people_rent(telegram: FakeTelegram, db_path: Path):
+    async with running_app(telegram, db_path):
+        text = await reply_to(telegram, "/fit compare 13b")
+        english = await reply_to(telegram, "/fit compare 70b")
+    for answer in (text, english):
+        assert "B300" not in answer
+        assert " A2 " not in answer
+    full = next(line for line in text.splitlines() if line.startswith("full"))
+    assert "×" in full  # a 13B full fine-tune takes several cards: it says how many
+
+
+async def test_a_foreign_location_is_shown_in_fit(telegram: FakeTelegram, db_path: Path):
+    await seed(
+        db_path, [make_offer("4090-nl", 40.0, provider="hostkey", location="NL", monthly=True)]
+    )
+    async with running_app(telegram, db_path):
+        text = await reply_to(telegram, "/fit 7b qlora")
+    assert "RTX 4090 ×1 · HOSTKEY (NL)" in text
+
+
+async def test_a_comparison_answers_every_side(telegram: FakeTelegram, db_path: Path):
+    await seed(db_path, [make_offer("4090", 60.0, provider="immers")])
+    async with running_app(telegram, db_path):
+        sizing = await reply_to(telegram, "a6000 или 4090 для лоры 13b?")
+        market = await reply_to(telegram, "что быстрее a6000 или 4090?")
+    assert "RTX A6000:" in sizing
+    assert "RTX 4090:" in sizing
+    assert len(sizing) < PHONE
+    assert "RTX A6000: почасовых предложений сейчас нет" in market
+    assert "RTX 4090: от 60,00 ₽/ч" in market
+
+
+async def test_a_tight_fit_is_flagged_where_it_is_offered(telegram: FakeTelegram, db_path: Path):
+    await seed(db_path, [make_offer("4090", 60.0, provider="immers")])
+    async with running_app(telegram, db_path):
+        # 8B LoRA at ctx 3072 leaves ~1.3 GiB of a 24 GB card: under the 10 % margin.
+        text = await reply_to(telegram, "/fit 8b lora ctx=3072 gpu=4090")
+        roomy = await reply_to(telegram, "/fit 7b qlora gpu=4090")
+    assert "впритык" in text.split("\n\n")[0]
+    offered = next(line for line in text.splitlines() if "RTX 4090 ×1 · immers" in line)
+    assert "⚠️ впритык" in offered
+    assert "впритык" not in roomy
