@@ -126,6 +126,7 @@ class _Fitter:
         self.model = sizing.model
         self._peaks: dict[tuple[int, Sharding], float] = {}
         self._rates: dict[tuple[str, int], float] = {}
+        self._hours: dict[tuple[str, int], float | None] = {}
 
     def shardings(self, count: int) -> tuple[Sharding, ...]:
         """What a run on `count` cards may use, cheapest in communication first: the user's
@@ -164,8 +165,11 @@ class _Fitter:
         return self._rates[key]
 
     def hours(self, gpu: GpuSpec, count: int) -> float | None:
-        estimate = training_time(replace(self.query, gpus=count), self.model, gpu, count)
-        return None if estimate is None else estimate.hours
+        key = (gpu.id, count)
+        if key not in self._hours:
+            estimate = training_time(replace(self.query, gpus=count), self.model, gpu, count)
+            self._hours[key] = None if estimate is None else estimate.hours
+        return self._hours[key]
 
 
 def _abroad(quote: PriceQuote) -> bool:
