@@ -88,6 +88,10 @@ def render_short(answer: FitAnswer, language: str) -> str:
     lines.append(_verdict(answer, language))
     # Every card the question compared gets its own verdict, not just the first one named.
     lines += [_target_line(answer, row, language) for row in answer.compared]
+    # A card's own limits belong next to its verdict, not only under «Подробнее».
+    for row in (answer.target, *answer.compared):
+        if row is not None and not trains_in_bf16(row.gpu):
+            lines.append(text(language, "fit-card-no-bf16", gpu=row.gpu.id))
     if answer.also is not None:
         lines.append(
             text(

@@ -235,3 +235,13 @@ async def test_a_tight_fit_is_flagged_where_it_is_offered(telegram: FakeTelegram
     offered = next(line for line in text.splitlines() if "RTX 4090 ×1 · immers" in line)
     assert "⚠️ впритык" in offered
     assert "впритык" not in roomy
+
+
+async def test_a_card_without_bf16_says_so_in_the_first_answer(
+    telegram: FakeTelegram, db_path: Path
+):
+    async with running_app(telegram, db_path):
+        text = await reply_to(telegram, "а потянет ли 2080 ti 8b qlora?")
+        command = await reply_to(telegram, "/fit 7b qlora gpu=t4")
+    assert "RTX 2080 Ti: нет bf16 — только fp16/fp32" in text
+    assert "T4: нет bf16" in command.split("\n\n")[0]
