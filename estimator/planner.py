@@ -172,6 +172,22 @@ class _Fitter:
         return self._hours[key]
 
 
+def job_hours(
+    sizing: Sizing, gpu_ids: Iterable[str], max_gpus: int = 8
+) -> dict[str, dict[int, float]]:
+    """The run's hours on each card count (1..`max_gpus`) of each card that holds it there,
+    for a watch on the run's cost: computed once when the watch is made."""
+    fitter = _Fitter(sizing)
+    found: dict[str, dict[int, float]] = {}
+    for gpu_id in gpu_ids:
+        gpu = catalog.get(gpu_id)
+        for count in range(1, max_gpus + 1):
+            hours = fitter.hours(gpu, count) if fitter.fit(gpu, count) is not None else None
+            if hours is not None:
+                found.setdefault(gpu_id, {})[count] = hours
+    return found
+
+
 def _abroad(quote: PriceQuote) -> bool:
     return quote.country not in ("", "RU")
 

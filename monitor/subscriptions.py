@@ -28,9 +28,10 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from estimator import gpus
+from estimator.planner import months_for
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
-from monitor.offers import Offer, StockState
+from monitor.offers import HOURS_PER_MONTH, Offer, StockState
 
 DEFAULT_COOLDOWN_S = 6 * 3600
 # Offers list memory as the vendor rounds it ("79.6 GB" for an 80GB card); never lose a
@@ -44,8 +45,13 @@ class AlertKind(StrEnum):
     BELOW_TARGET = "below_target"
 
 
-def default_kinds(max_rub_per_gpu_hour: float | None) -> frozenset[AlertKind]:
-    """In stock, plus "below target" when there is a target to fall below."""
+def default_kinds(
+    max_rub_per_gpu_hour: float | None, *, max_job_rub: float | None = None
+) -> frozenset[AlertKind]:
+    """In stock, plus "below target" when there is a target to fall below. A watch on a
+    run's cost is only about the target: an offer the run would cost more on is no news."""
+    if max_job_rub is not None:
+        return frozenset({AlertKind.BELOW_TARGET})
     if max_rub_per_gpu_hour is None:
         return frozenset({AlertKind.IN_STOCK})
     return frozenset({AlertKind.IN_STOCK, AlertKind.BELOW_TARGET})
@@ -71,6 +77,11 @@ class WatchFilter:
     fit_need: Mapping[str, int] | None = field(default=None, hash=False)
     # The cooldown the user asked for (/watch ... cooldown=1h); None = the default.
     cooldown_s: int | None = None
+    # A watch on a run's total cost («сообщи, когда мой запуск будет стоить меньше 5000 ₽»):
+    # the run's hours by sizing GPU id and card count (computed once, like fit_need), and the
+    # most the whole run may cost at an offer's own billing (rate x hours, or whole months).
+    job_hours: Mapping[str, Mapping[int, float]] | None = field(default=None, hash=False)
+    max_job_rub: float | None = None
 
     def __post_init__(self) -> None:
         if self.family is not None:
@@ -81,13 +92,22 @@ class WatchFilter:
         object.__setattr__(self, "providers", frozenset(p.lower() for p in self.providers))
         object.__setattr__(self, "kinds", frozenset(AlertKind(k) for k in self.kinds))
         if not self.kinds:
-            object.__setattr__(self, "kinds", default_kinds(self.max_rub_per_gpu_hour))
+            kinds = default_kinds(self.max_rub_per_gpu_hour, max_job_rub=self.max_job_rub)
+            object.__setattr__(self, "kinds", kinds)
         if self.fit_need is not None:
             # A read-only copy: the filter is shared by the index and must not change under it.
             object.__setattr__(self, "fit_need", MappingProxyType(dict(self.fit_need)))
         if (self.fit_need is None) != (self.fit_query is None):
             raise ValueError("fit_query and fit_need come together")
-        for name in ("min_count", "min_vram_gb", "min_total_vram_gb", "max_rub_per_gpu_hour"):
+        if (self.job_hours is None) != (self.max_job_rub is None):
+            raise ValueError("job_hours and max_job_rub come together")
+        if self.job_hours is not None:
+            if self.fit_need is None:
+                raise ValueError("a run's cost needs the run (fit_query)")
+            frozen = {gpu: MappingProxyType(dict(h)) for gpu, h in self.job_hours.items()}
+            object.__setattr__(self, "job_hours", MappingProxyType(frozen))
+        names = ("min_count", "min_vram_gb", "min_total_vram_gb", "max_rub_per_gpu_hour")
+        for name in (*names, "max_job_rub"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise ValueError(f"{name} must be positive, got {value}")
@@ -196,6 +216,12 @@ def _wants_kind(watch: WatchFilter, view: _EventView) -> bool:
         return True
     if view.drop and AlertKind.PRICE_DROP in kinds:
         return True
+    if watch.max_job_rub is not None and AlertKind.BELOW_TARGET in kinds:
+        if view.arrival:
+            return True  # _meets checks that the run costs no more than the cap
+        # A drop alerts when it brings the run's cost under the cap, not on every drop under it.
+        old = job_cost(watch, view, before=True)
+        return view.drop and (old is None or old > watch.max_job_rub)
     cap = watch.max_rub_per_gpu_hour
     if cap is None or AlertKind.BELOW_TARGET not in kinds:
         return False
@@ -235,7 +261,28 @@ def _meets(watch: WatchFilter, view: _EventView) -> bool:
         total = gpu.vram_gb * offer.gpu_count
         if watch.min_total_vram_gb is not None and total < watch.min_total_vram_gb - _VRAM_SLACK_GB:
             return False
+    if watch.max_job_rub is not None:
+        cost = job_cost(watch, view)
+        if cost is None or cost > watch.max_job_rub:
+            return False
     return watch.location is None or watch.location.casefold() in view.location
+
+
+def job_cost(watch: WatchFilter, view: _EventView, *, before: bool = False) -> float | None:
+    """What the watched run costs on the event's offer (its price before a drop with
+    `before`): the server's rate x the run's hours on its card count, or the whole months a
+    monthly server is rented for. None when the run does not fit that card and count."""
+    if watch.job_hours is None or view.gpu.sizing_id is None:
+        return None
+    offer = view.event.offer
+    hours = watch.job_hours.get(view.gpu.sizing_id, {}).get(offer.gpu_count)
+    per_gpu = view.old_price if before else view.price
+    if hours is None or per_gpu is None:
+        return None
+    server_hour = per_gpu * max(1, offer.gpu_count)
+    if offer.price.hourly:
+        return server_hour * hours
+    return months_for(hours) * server_hour * HOURS_PER_MONTH
 
 
 def offer_matches(watch: WatchFilter, offer: Offer) -> bool:
@@ -405,9 +452,12 @@ class _Bucket:
     def put(self, entry: _Entry) -> None:
         watch = entry.sub.filter
         kinds, capped = watch.kinds, watch.max_rub_per_gpu_hour is not None
-        if AlertKind.IN_STOCK in kinds or (AlertKind.BELOW_TARGET in kinds and capped):
+        job = watch.max_job_rub is not None and AlertKind.BELOW_TARGET in kinds
+        if AlertKind.IN_STOCK in kinds or (AlertKind.BELOW_TARGET in kinds and capped) or job:
             self.arrival.put(entry)
-        if AlertKind.PRICE_DROP in kinds:
+        # A run's cost crosses its cap at a card price that differs by card, count and
+        # billing: such a watch sees every drop, and the rule book decides.
+        if AlertKind.PRICE_DROP in kinds or job:
             self.drops.put(entry)
         elif AlertKind.BELOW_TARGET in kinds and capped:
             self.targets.put(entry)
@@ -444,6 +494,7 @@ def _placements(sub: Subscription) -> list[tuple[_BucketKey, _Entry]]:
     floor = _vram_floor(watch)
     check = watch.min_total_vram_gb is not None or watch.location is not None
     check = check or (watch.min_vram_gb is not None and floor is None)
+    check = check or watch.max_job_rub is not None
     primary: list[tuple[str, str, int, bool]]
     if watch.gpu is not None:
         named_twice = watch.family is not None or watch.fit_need is not None

@@ -15,6 +15,7 @@ quiet for weeks, so every word must be understood or the user hears which one wa
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from estimator import gpus
@@ -24,6 +25,7 @@ from estimator.models import find_model_in_text
 from estimator.parse import QueryError
 from estimator.parsing.patterns import amount_value, size_value
 from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS
+from estimator.planner import Sizing, job_hours
 from monitor.subscriptions import AlertKind, WatchFilter, default_kinds
 
 __all__ = ["LABEL_LIMIT", "PROVIDER_NAMES", "WatchError", "describe", "parse_watch", "short_label"]
@@ -340,6 +342,26 @@ def _fit_need(text: str) -> dict[str, int]:
     return need
 
 
+def _job_cost(text: str, need: Mapping[str, int]) -> tuple[dict[str, dict[int, float]], float]:
+    """A fit watch with budget=: the run's hours by card and count, and the budget. A budget
+    without a dataset has no run to price, so it is refused rather than ignored."""
+    parsed = understand(text)
+    assert parsed is not None  # _fit_need has read it
+    assert parsed.budget_rub is not None
+    sizing = Sizing(parsed.query, parsed.model)
+    hours = job_hours(sizing, need)
+    if not hours:
+        raise WatchError(
+            "fit_error", "a budget for the run needs its dataset (dataset=20k)", value=text
+        )
+    return hours, parsed.budget_rub
+
+
+def _has_budget(text: str) -> bool:
+    parsed = understand(text)
+    return parsed is not None and parsed.budget_rub is not None
+
+
 def parse_watch(text: str, *, narrow: bool = True) -> WatchFilter:
     """Read a /watch filter (with or without the "/watch" itself). Raises WatchError only.
 
@@ -365,9 +387,12 @@ def parse_watch(text: str, *, narrow: bool = True) -> WatchFilter:
 
     fit_query: str | None = None
     fit_need: dict[str, int] | None = None
+    job: tuple[dict[str, dict[int, float]], float] | None = None
     if parts.fit_pairs or find_model_in_text(" ".join(rest)) or any(map(_is_fit_word, rest)):
         fit_query = " ".join([*rest, *parts.fit_pairs])
         fit_need = _fit_need(fit_query)
+        if _has_budget(fit_query):
+            job = _job_cost(fit_query, fit_need)
     elif rest:
         words = " ".join(rest)
         raise WatchError("unknown_gpu", f"not a GPU or a model: {words!r}", value=words, key="gpu")
@@ -379,8 +404,11 @@ def parse_watch(text: str, *, narrow: bool = True) -> WatchFilter:
         vram = max(vram or 0.0, _number("vram", word))
     if gpu is not None and gpu.min_vram_gb is not None:
         vram = max(vram or 0.0, gpu.min_vram_gb)
-    kinds = _kinds(keyed["kinds"]) if "kinds" in keyed else default_kinds(max_price)
-    if AlertKind.BELOW_TARGET in kinds and max_price is None:
+    budget = None if job is None else job[1]
+    kinds = (
+        _kinds(keyed["kinds"]) if "kinds" in keyed else default_kinds(max_price, max_job_rub=budget)
+    )
+    if AlertKind.BELOW_TARGET in kinds and max_price is None and budget is None:
         raise _bad("kinds", keyed["kinds"], "below_target needs max=")
     location = keyed.get("location", "").replace("_", " ").strip() or None
     if "location" in keyed and location is None:
@@ -402,6 +430,8 @@ def parse_watch(text: str, *, narrow: bool = True) -> WatchFilter:
         kinds=kinds,
         fit_query=fit_query,
         fit_need=fit_need,
+        job_hours=None if job is None else job[0],
+        max_job_rub=None if job is None else job[1],
         cooldown_s=_cooldown(keyed["cooldown"]) if "cooldown" in keyed else None,
     )
     if narrow and not _has_filter(watch):

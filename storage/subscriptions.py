@@ -54,6 +54,10 @@ def filter_to_json(watch: WatchFilter) -> str:
         "fit_query": watch.fit_query,
         "fit_need": None if watch.fit_need is None else dict(watch.fit_need),
         "cooldown_s": watch.cooldown_s,
+        "job_hours": None
+        if watch.job_hours is None
+        else {gpu: {str(n): h for n, h in hours.items()} for gpu, hours in watch.job_hours.items()},
+        "max_job_rub": watch.max_job_rub,
     }
     return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
@@ -63,6 +67,7 @@ def filter_from_json(text: str) -> WatchFilter:
     if data.get("v") != _FORMAT:
         raise ValueError(f"unknown subscription filter format {data.get('v')!r}")
     need = data.get("fit_need")
+    job = data.get("job_hours")
     return WatchFilter(
         gpu=data.get("gpu"),
         family=data.get("family"),
@@ -76,7 +81,13 @@ def filter_from_json(text: str) -> WatchFilter:
         fit_query=data.get("fit_query"),
         fit_need=None if need is None else {str(k): int(v) for k, v in need.items()},
         cooldown_s=data.get("cooldown_s"),
+        job_hours=None if job is None else _job_hours(job),
+        max_job_rub=data.get("max_job_rub"),
     )
+
+
+def _job_hours(data: dict[str, dict[str, float]]) -> dict[str, dict[int, float]]:
+    return {str(gpu): {int(n): float(h) for n, h in hours.items()} for gpu, hours in data.items()}
 
 
 def _from_row(row: Row) -> Subscription:
