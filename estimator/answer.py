@@ -21,6 +21,7 @@ from estimator.cost import (
 from estimator.fit import GpuFit, Verdict, fit_table, smallest_fitting, trains_in_bf16
 from estimator.memory import MemoryEstimate, estimate_memory
 from estimator.parse import Assumption, ParsedQuery
+from estimator.parsing.market import Constraints
 from estimator.query import Checkpointing, FitQuery, Method, Stack
 from estimator.specs import GpuSpec, ModelSpec
 from estimator.stacks import COMMON_STACKS
@@ -53,6 +54,7 @@ class FitAnswer:
     checkpoint: CheckpointSize | None = None
     break_even: BreakEven | None = None
     budget: BudgetVerdict | None = None
+    constraints: Constraints = Constraints()  # what the offers must be, as the user said
 
     def row(self, gpu_id: str) -> GpuFit | None:
         return next((row for row in self.table if row.gpu.id == gpu_id), None)
@@ -135,6 +137,7 @@ def build_answer(
             quotes, need_by_gpu, {gpu_id: hours for gpu_id, (hours, _) in hours_by_gpu.items()}
         ),
         budget=budget,
+        constraints=parsed.constraints,
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from estimator.parse import ParsedQuery, QueryError, parse_command, parse_question
-from estimator.query import FitQuery
+from estimator.query import FitQuery, Method
 
 
 def understand(text: str) -> ParsedQuery | None:
@@ -56,16 +56,35 @@ _DEFAULT = FitQuery(model="-")
 
 
 def command_for(parsed: ParsedQuery) -> str:
-    """A /fit command that reads back as the same run (model as asked, non-default keys)."""
+    """A /fit command that reads back as the same run and the same assumptions: the model as
+    asked, the method only when the user named it (or what they ruled out), the non-default
+    keys, and the offer constraints."""
     query = parsed.query
     model = f"{parsed.asked_size:g}b" if parsed.asked_size is not None else parsed.model.id
-    parts = [model, query.method.value]
+    parts = [model]
+    ruled_out = [n.split(":", 1)[1] for n in parsed.notes if n.startswith("negated:")]
+    if ruled_out:
+        parts += [f"no-{method}" for method in ruled_out]
+    elif parsed.assumed("method") is None:
+        parts.append(query.method.value)
+    asked_tokens = next(
+        (int(n.split(":", 1)[1]) for n in parsed.notes if n.startswith("tokens_clamped:")), None
+    )
+    # A given ctx shorter than the examples is written even at its default: without it the
+    # examples would raise it again.
+    cut = any(n.startswith(("tokens_clamped:", "longest_cut:")) for n in parsed.notes)
     for key, name in _SHORT_KEYS:
         value = getattr(query, name)
-        if value is None or value == getattr(_DEFAULT, name):
+        if name == "ctx" and parsed.assumed("ctx") is not None:
+            continue  # the default, or raised to hold the examples: they say it again
+        if value is None or (value == getattr(_DEFAULT, name) and not (name == "ctx" and cut)):
             continue
+        if name == "tokens_per_example" and asked_tokens is not None:
+            value = asked_tokens  # as asked: the cut to ctx is said again
         shown = value.value if hasattr(value, "value") else value
         parts.append(f"{key}={shown:g}" if isinstance(shown, float) else f"{key}={shown}")
+    if parsed.longest_tokens is not None:
+        parts.append(f"longest={parsed.longest_tokens}")
     if query.dataset_tokens and not query.dataset_examples:
         parts.append(f"ds={query.dataset_tokens}tok")
     gpu = parsed.target_gpu or parsed.target_family
@@ -73,4 +92,20 @@ def command_for(parsed: ParsedQuery) -> str:
         parts.append(f"gpu={gpu.replace(' ', '-')}")
     if parsed.budget_rub is not None:
         parts.append(f"budget={parsed.budget_rub:g}")
+    if parsed.min_vram_gib is not None:
+        parts.append(f"vram={parsed.min_vram_gib:g}")
+    if parsed.hours_per_month is not None:
+        parts.append(f"hpm={parsed.hours_per_month:g}")
+    if parsed.russia_only:
+        parts.append("loc=ru")
+    if parsed.max_rub_per_hour is not None:
+        parts.append(f"rate={parsed.max_rub_per_hour:g}")
     return " ".join(parts)
+
+
+def command_with_method(parsed: ParsedQuery, method: Method) -> str:
+    """The same run as `command_for`, with `method` named instead of what was there."""
+    words = command_for(parsed).split(" ")
+    methods = {m.value for m in Method}
+    kept = [w for w in words[1:] if w not in methods and not w.startswith("no-")]
+    return " ".join([words[0], method.value, *kept])

@@ -18,7 +18,7 @@ from bot.quotes import quotes_from
 from estimator.cost import HOURS_PER_MONTH, PriceQuote
 from estimator.gpus import family_members, find_in_text, get
 from estimator.models import find_model_in_text, get_model
-from estimator.parsing.text import language_of
+from estimator.parsing.text import language_of, read_method
 from estimator.query import FitQuery, Method
 from estimator.render import rubles
 from estimator.specs import GpuSpec
@@ -233,9 +233,16 @@ def _hourly_or_monthly(family: str | None, i18n: Translator, quotes: Sequence[Pr
 
 
 def _suggest(text: str, families: list[str], i18n: Translator) -> str:
-    """Never «не понял»: the commands that answer it, with what the text named filled in."""
+    """Never «не понял»: the commands that answer it, with what the text named filled in —
+    the user's own method, or none (the answer then says what it assumed), never another."""
     gpu = families[0].lower() if families else "h100"
     found = find_model_in_text(text)
     size = _SIZE.search(text)
     model = found[0].id.lower() if found else (f"{size.group(1)}b" if size else "13b")
-    return i18n("ask-suggest", gpu=gpu, model=model)
+    method, ruled_out = read_method(text)
+    words = [model]
+    if method is not None:
+        words.append(method.value)
+    else:
+        words += [f"no-{m.value}" for m in ruled_out]
+    return i18n("ask-suggest", gpu=gpu, model=model, fit=" ".join(words))

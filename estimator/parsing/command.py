@@ -40,8 +40,11 @@ from estimator.parsing.result import ParsedQuery, QueryError
 from estimator.parsing.text import read_levers_and_counts
 from estimator.parsing.words import (
     COMMAND_KEYS,
+    ANYWHERE_WORDS,
     COMMAND_METHOD_WORDS,
     FALSE_WORDS,
+    NEGATION_WORDS,
+    RUSSIA_WORDS,
     SIZE_UNITS,
     TEXT_SIZE_UNITS,
     TRUE_WORDS,
@@ -80,6 +83,7 @@ _ENUM_FIELDS = {
     "offload": "offload",
     "loss": "loss",
 }
+_NEGATIONS = frozenset(w for w in NEGATION_WORDS if " " not in w)
 # "8xh100", "2x4090": a count glued to a GPU name.
 _COUNTED_GPU = re.compile(r"(\d{1,3})\s*[x×х*]\s*(\S+)", re.IGNORECASE)
 
@@ -127,6 +131,10 @@ NUMBER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "tokens": ("300", "512", "2k"),
     "epochs": ("1", "3", "0.5"),
     "budget": ("5000", "20k", "5000₽"),
+    "longest": ("1000", "3500", "8k"),
+    "vram": ("24", "48", "80"),
+    "hpm": ("60", "200", "720"),
+    "rate": ("150", "300", "300₽"),
 }
 
 
@@ -159,6 +167,41 @@ def _budget(raw: str) -> float:
             allowed=(f"{low:g}", f"{high:g}"),
         )
     return value
+
+
+def _bounded(key: str, raw: str, value: float) -> float:
+    low, high = LIMITS[key]
+    if not low <= value <= high:
+        raise QueryError(
+            "out_of_range",
+            f"{key}={raw} is outside {low:g}..{high:g}",
+            key=key,
+            value=raw,
+            allowed=(f"{low:g}", f"{high:g}"),
+        )
+    return value
+
+
+def _vram(raw: str) -> float:
+    """vram=48 or 48gb: the least memory per card, as sold (see estimator.parsing.market)."""
+    number = re.sub(r"(?:gib|gb|гб|гиб|g|г)$", "", raw.strip(), flags=re.I)
+    return _bounded("vram", raw, _amount("vram", number, 1000))
+
+
+def _rate(raw: str) -> float:
+    """rate=300, 300₽ or 300₽/ч: the most per server-hour."""
+    number = re.sub(r"(?:/ч|/час|/h|/hr)$", "", raw.strip(), flags=re.I)
+    number = re.sub(r"(?:₽|руб\w*|rub\w*|р)$", "", number, flags=re.I)
+    return _bounded("rate", raw, _amount("rate", number, 1000))
+
+
+def _location(raw: str) -> bool:
+    word = raw.strip().lower()
+    if word in RUSSIA_WORDS:
+        return True
+    if word in ANYWHERE_WORDS:
+        return False
+    raise _bad("loc", raw, ("ru", "any"))
 
 
 def _set_dataset(given: Given, raw: str) -> None:
@@ -206,7 +249,14 @@ _SETTERS: dict[str, Callable[[Given, str], None]] = {
     "tokens": lambda g, v: setattr(
         g, "tokens_per_example", check_int("tokens", round(_amount("tokens", v, 1000)))
     ),
+    "longest": lambda g, v: setattr(
+        g, "longest_tokens", check_int("tokens", round(_amount("longest", v, 1024)))
+    ),
     "epochs": lambda g, v: setattr(g, "epochs", check_epochs(_amount("epochs", v, 1000))),
+    "vram": lambda g, v: setattr(g, "min_vram_gib", _vram(v)),
+    "hpm": lambda g, v: setattr(g, "hours_per_month", _bounded("hpm", v, _amount("hpm", v, 1000))),
+    "loc": lambda g, v: setattr(g, "russia_only", _location(v)),
+    "rate": lambda g, v: setattr(g, "max_rub_per_hour", _rate(v)),
     "gc": lambda g, v: setattr(g, "grad_checkpointing", _checkpointing(v)),
     "gpu": _set_gpu,
     "model": lambda g, v: _positional(g, [v]),
@@ -264,12 +314,12 @@ def _set_size(given: Given, size: float) -> None:
 def _positional(given: Given, words: list[str]) -> None:
     """Method words, then one model name, then sizes and GPUs; the rest is noted."""
     rest: list[str] = []
-    for word in words:
+    for n, word in enumerate(words):
         method = COMMAND_METHOD_WORDS.get(word.lower())
-        if method is not None:
+        if method is not None and not (n and words[n - 1].lower() in _NEGATIONS):
             _set_method(given, method)
         else:
-            rest.append(word)
+            rest.append(word)  # «без лоры», "no qlora": the free-text reader rules them out
     text = " ".join(rest)
     found = find_model_in_text(text)
     if found is not None:

@@ -411,7 +411,7 @@ def test_command_dataset_assumes_tokens() -> None:
 def test_tokens_longer_than_ctx_are_cut() -> None:
     parsed = parse_command("8b lora ctx=1024 dataset=100 tokens=4000")
     assert parsed.query.tokens_per_example == 1024
-    assert "tokens_clamped" in parsed.notes
+    assert "tokens_clamped:4000" in parsed.notes  # the asked length, for the warning
 
 
 ERRORS: list[tuple[str, str, str | None]] = [
