@@ -70,14 +70,14 @@ def command_for(parsed: ParsedQuery) -> str:
     asked_tokens = next(
         (int(n.split(":", 1)[1]) for n in parsed.notes if n.startswith("tokens_clamped:")), None
     )
-    # A given ctx shorter than the examples is written even at its default: without it the
-    # examples would raise it again.
-    cut = any(n.startswith(("tokens_clamped:", "longest_cut:")) for n in parsed.notes)
     for key, name in _SHORT_KEYS:
         value = getattr(query, name)
-        if name == "ctx" and parsed.assumed("ctx") is not None:
-            continue  # the default, or raised to hold the examples: they say it again
-        if value is None or (value == getattr(_DEFAULT, name) and not (name == "ctx" and cut)):
+        if name == "ctx":
+            # A given ctx is written even at its default (examples longer than it would raise
+            # it again); an assumed one is not: the examples, or nothing, say it again.
+            if parsed.assumed("ctx") is not None:
+                continue
+        elif value is None or value == getattr(_DEFAULT, name):
             continue
         if name == "tokens_per_example" and asked_tokens is not None:
             value = asked_tokens  # as asked: the cut to ctx is said again

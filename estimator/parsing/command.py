@@ -325,7 +325,7 @@ def _positional(given: Given, words: list[str]) -> None:
     if found is not None:
         given.model, start, end = found
         text = text[:start] + " " + text[end:]
-    for word in text.split():
+    for n, word in enumerate(text.split()):
         size = size_value(word)
         if size is not None:
             _set_size(given, size)
@@ -340,8 +340,10 @@ def _positional(given: Given, words: list[str]) -> None:
             _set_gpu(given, word)
             continue
         number = number_value(word)
-        if number is not None and given.model is None and given.size_b is None:
-            _set_size(given, number)  # "/fit 70 qlora": a bare number is a size in billions
+        if number is not None and n < 2 and given.model is None and given.size_b is None:
+            # "/fit 70 qlora": a bare number up front is a size in billions; later in a
+            # sentence («карта с 48 гигами») it is something else.
+            _set_size(given, number)
             continue
         given.notes.append(f"ignored:{word}")
 

@@ -288,10 +288,10 @@ def _read_counts(reader: _Reader, given: Given) -> None:
     dataset = reader.take(_DATASET)
     if dataset is not None and (value := amount_value(dataset, thousand=1000)) is not None:
         _set_int(given, "dataset", "dataset_examples", round(value))
+    _read_lengths(reader, given)  # before "3000 tokens per example" takes a range's top
     tokens = reader.take(_PER_EXAMPLE)
     if tokens is not None and (value := amount_value(tokens, thousand=1000)) is not None:
         _set_int(given, "tokens", "tokens_per_example", round(value))
-    _read_lengths(reader, given)
     epochs = reader.take(_EPOCHS)
     if epochs is not None and (value := number_value(epochs)) is not None:
         try:
