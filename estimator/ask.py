@@ -70,6 +70,8 @@ def command_for(parsed: ParsedQuery) -> str:
     asked_tokens = next(
         (int(n.split(":", 1)[1]) for n in parsed.notes if n.startswith("tokens_clamped:")), None
     )
+    # «от 1500 до 3500 токенов» with no average: the range travels, the average stays assumed.
+    ranged = parsed.shortest_tokens is not None and parsed.assumed("tokens_per_example") is not None
     for key, name in _SHORT_KEYS:
         value = getattr(query, name)
         if name == "ctx":
@@ -81,9 +83,15 @@ def command_for(parsed: ParsedQuery) -> str:
             continue
         if name == "tokens_per_example" and asked_tokens is not None:
             value = asked_tokens  # as asked: the cut to ctx is said again
+        if name == "tokens_per_example" and ranged:
+            continue  # the range says it, as assumed
+        if name == "dataset_examples" and value % 1000 == 0:
+            value = f"{value // 1000}k"  # 64 bytes of callback data: every byte counts
         shown = value.value if hasattr(value, "value") else value
         parts.append(f"{key}={shown:g}" if isinstance(shown, float) else f"{key}={shown}")
-    if parsed.longest_tokens is not None:
+    if ranged:
+        parts.append(f"tok={parsed.shortest_tokens}-{parsed.longest_tokens}")
+    elif parsed.longest_tokens is not None:
         parts.append(f"longest={parsed.longest_tokens}")
     if query.dataset_tokens and not query.dataset_examples:
         parts.append(f"ds={query.dataset_tokens}tok")
@@ -91,7 +99,8 @@ def command_for(parsed: ParsedQuery) -> str:
     if gpu:
         parts.append(f"gpu={gpu.replace(' ', '-')}")
     if parsed.budget_rub is not None:
-        parts.append(f"budget={parsed.budget_rub:g}")
+        budget = parsed.budget_rub
+        parts.append(f"budget={budget / 1000:g}k" if budget % 1000 == 0 else f"budget={budget:g}")
     if parsed.min_vram_gib is not None:
         parts.append(f"vram={parsed.min_vram_gib:g}")
     if parsed.hours_per_month is not None:

@@ -290,6 +290,7 @@ def finish(given: Given) -> ParsedQuery:
         russia_only=bool(given.russia_only),
         max_rub_per_hour=given.max_rub_per_hour,
         longest_tokens=given.longest_tokens,
+        shortest_tokens=given.shortest_tokens if given.longest_tokens else None,
     )
 
 

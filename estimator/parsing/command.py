@@ -223,6 +223,24 @@ def _set_dataset(given: Given, raw: str) -> None:
     given.dataset_examples = check_int("dataset", round(_amount("dataset", raw, 1000)))
 
 
+_RANGE = re.compile(r"(.+?)\s*[-–—]\s*(.+)")
+
+
+def _set_tokens(given: Given, raw: str) -> None:
+    """tokens=500 (per example) or tokens=1500-3500 (a range: its top is the longest)."""
+    span = _RANGE.fullmatch(raw.strip())
+    if span is None:
+        given.tokens_per_example = check_int("tokens", round(_amount("tokens", raw, 1000)))
+        return
+    low = check_int("tokens", round(_amount("tokens", span.group(1), 1000)))
+    high = check_int("tokens", round(_amount("tokens", span.group(2), 1000)))
+    if low > high:
+        raise QueryError(
+            "bad_value", f"tokens={raw}: the range runs low to high", key="tokens", value=raw
+        )
+    given.shortest_tokens, given.longest_tokens = low, high
+
+
 def _checkpointing(raw: str) -> Checkpointing:
     word = raw.lower()
     if word in TRUE_WORDS:
@@ -246,9 +264,7 @@ _SETTERS: dict[str, Callable[[Given, str], None]] = {
     "gpus": lambda g, v: setattr(g, "gpus", check_int("gpus", _amount("gpus", v, 1000))),
     "dataset": _set_dataset,
     "budget": lambda g, v: setattr(g, "budget_rub", _budget(v)),
-    "tokens": lambda g, v: setattr(
-        g, "tokens_per_example", check_int("tokens", round(_amount("tokens", v, 1000)))
-    ),
+    "tokens": _set_tokens,
     "longest": lambda g, v: setattr(
         g, "longest_tokens", check_int("tokens", round(_amount("longest", v, 1024)))
     ),

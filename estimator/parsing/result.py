@@ -43,6 +43,7 @@ class ParsedQuery:
     russia_only: bool = False  # «только РФ»: no offer outside Russia
     max_rub_per_hour: float | None = None  # «до 300 ₽/ч»: the most per server-hour
     longest_tokens: int | None = None  # «максимум 3500 токенов»: the longest example
+    shortest_tokens: int | None = None  # «от 1500 до 3500»: the low end of a range
 
     @property
     def constraints(self) -> Constraints:

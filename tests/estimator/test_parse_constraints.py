@@ -168,7 +168,9 @@ def test_command_for_round_trips_the_table(text: str) -> None:
     model=st.sampled_from(["7b", "13b", "llama 3 8b", "qwen2.5 7b"]),
     method=st.sampled_from(["", "qlora", "lora", "full", "no-qlora", "без лоры", "no-full"]),
     ctx=st.sampled_from(["", "ctx=1024", "ctx=2048", "ctx=8192"]),
-    tokens=st.sampled_from(["", "tok=500", "tok=3000", "longest=3500", "tok=700 longest=5000"]),
+    tokens=st.sampled_from(
+        ["", "tok=500", "tok=3000", "longest=3500", "tok=700 longest=5000", "tok=1500-3500"]
+    ),
     dataset=st.sampled_from(["", "ds=10k", "ds=50m_tokens"]),
     vram=st.sampled_from(["", "vram=24", "vram=48", "vram=80.5"]),
     hours=st.sampled_from(["", "hpm=60", "hpm=720"]),
