@@ -54,7 +54,7 @@ class FitAnswer:
     checkpoint: CheckpointSize | None = None
     break_even: BreakEven | None = None
     budget: BudgetVerdict | None = None
-    constraints: Constraints = Constraints()  # what the offers must be, as the user said
+    constraints: Constraints = field(default_factory=Constraints)  # as the user said them
 
     def row(self, gpu_id: str) -> GpuFit | None:
         return next((row for row in self.table if row.gpu.id == gpu_id), None)

@@ -25,7 +25,7 @@ from estimator.ask import command_for, command_with_method, understand
 from estimator.cost import PriceQuote
 from estimator.gpus import load_gpus
 from estimator.parse import ParsedQuery, QueryError, parse_question
-from estimator.parsing.text import language_of
+from estimator.parsing.text import language_of, read_method
 from estimator.query import Method
 from estimator.render import render_compare, render_details, render_short
 from monitor.users import User
@@ -89,7 +89,9 @@ def answer_keyboard(
             lang=language, full=1 if full else 0, cmd=command_with_method(parsed, method)
         )
         if _packs(again):
-            builder.button(text=i18n("fitb-button-method", method=method.value), callback_data=again)
+            builder.button(
+                text=i18n("fitb-button-method", method=method.value), callback_data=again
+            )
     query = parsed.query
     watch = FitWatchCallback(
         model=parsed.model.id, method=query.method.value, ctx=query.ctx, bs=query.micro_batch
@@ -204,7 +206,7 @@ async def on_fit(
     try:
         parsed = understand(command.args)
     except QueryError as error:
-        await message.answer(error_text(local, error))
+        await message.answer(error_text(local, error, command.args))
         return
     if parsed is None:
         await message.answer(local("fit-not-understood"))
@@ -226,7 +228,7 @@ async def on_compare(
     try:
         parsed = understand(base)
     except QueryError as error:
-        await message.answer(error_text(i18n, error))
+        await message.answer(error_text(i18n, error, base))
         return
     if parsed is None:
         await message.answer(i18n("fitb-compare-usage"))
@@ -252,8 +254,13 @@ async def on_question(
     await reply_with_answer(message, parsed, language, translators.get(language, i18n), store)
 
 
-def error_text(i18n: Translator, error: QueryError) -> str:
-    """The error in the user's language: what was wrong and what is allowed."""
+def error_text(i18n: Translator, error: QueryError, asked: str = "") -> str:
+    """The error in the user's language: what was wrong and what is allowed. Its example
+    keeps the method the user `asked` for (or names none), never swaps in another."""
+    method, ruled_out = read_method(asked)
+    example = " ".join(
+        ["13b", method.value] if method else ["13b", *(f"no-{m.value}" for m in ruled_out)]
+    )
     key = f"fitb-error-{error.code}"
     if error.code == "unknown_key" and error.value:
         key = "fitb-error-unknown_key-near"
@@ -264,6 +271,7 @@ def error_text(i18n: Translator, error: QueryError) -> str:
         key=error.key or "",
         value=(error.value or "")[:40],
         allowed=", ".join(error.allowed)[:300],
+        example=example,
     )
 
 

@@ -234,7 +234,9 @@ def finish(given: Given) -> ParsedQuery:
     tokens = given.tokens_per_example
     if tokens is None and given.longest_tokens and given.shortest_tokens:
         # «от 1500 до 3500 токенов»: the middle of the range as the average.
-        tokens = _assume(assumed, "tokens_per_example", (given.shortest_tokens + given.longest_tokens) // 2)
+        tokens = _assume(
+            assumed, "tokens_per_example", (given.shortest_tokens + given.longest_tokens) // 2
+        )
     epochs = given.epochs if given.epochs is not None else _DEFAULTS["epochs"]
     dataset_tokens = given.dataset_tokens
     if dataset_tokens is None and given.dataset_bytes is not None:

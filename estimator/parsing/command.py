@@ -39,8 +39,8 @@ from estimator.parsing.patterns import (
 from estimator.parsing.result import ParsedQuery, QueryError
 from estimator.parsing.text import read_levers_and_counts
 from estimator.parsing.words import (
-    COMMAND_KEYS,
     ANYWHERE_WORDS,
+    COMMAND_KEYS,
     COMMAND_METHOD_WORDS,
     FALSE_WORDS,
     NEGATION_WORDS,

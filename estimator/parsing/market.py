@@ -17,7 +17,6 @@ floor is stored unconverted in `min_vram_gib`; a "48 ГиБ" floor reads the sam
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from estimator.parsing.patterns import AMOUNT, DECIMAL, alternation, amount_value, compiled
@@ -118,6 +117,4 @@ def take_constraints(text: str) -> tuple[Constraints, str]:
 
 def read_constraints(text: str) -> Constraints:
     """The offer constraints in any text (a market question, a sizing question); never raises."""
-    if not isinstance(text, str):
-        return Constraints()
-    return take_constraints(re.sub(r"[\u00a0\u202f]", " ", text[:MAX_LENGTH]))[0]
+    return take_constraints(text[:MAX_LENGTH])[0]

@@ -37,7 +37,6 @@ from estimator.parsing.patterns import (
     number_value,
 )
 from estimator.parsing.result import ParsedQuery, QueryError
-from estimator.query import Method
 from estimator.parsing.words import (
     BATCH_WORDS,
     BUDGET_WORDS,
@@ -71,6 +70,7 @@ from estimator.parsing.words import (
     TEXT_WORDS,
     TOKEN_WORDS,
 )
+from estimator.query import Method
 
 E = TypeVar("E")
 MAX_LENGTH = 2000  # a question, not a document: bounds the regex work

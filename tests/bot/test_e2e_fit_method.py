@@ -101,6 +101,8 @@ async def test_hints_carry_the_users_own_method(telegram: FakeTelegram, db_path:
         lora = await reply_to(telegram, "а с лорой как быть?")
         english = await reply_to(telegram, "help me set up a full fine-tune")
         plain = await reply_to(telegram, "привет! что ты умеешь?")
+        no_model = await reply_to(telegram, "/fit lora ctx=4096")
+        no_model_full = await reply_to(telegram, "/fit без лоры ctx=4096")
     assert "/fit 13b full" in full
     assert "qlora" not in full.lower()
     assert "/fit 13b lora" in lora
@@ -108,6 +110,9 @@ async def test_hints_carry_the_users_own_method(telegram: FakeTelegram, db_path:
     assert "/fit 13b full" in english
     assert "/fit 13b" in plain
     assert "/fit 13b qlora" not in plain  # nothing said: the hint does not pick for them
+    assert "Не вижу модели или размера" in no_model
+    assert "Пример: /fit 13b lora." in no_model  # the example keeps their LoRA
+    assert "Пример: /fit 13b full." in no_model_full
 
 
 async def test_long_examples_raise_ctx_or_are_warned_about(

@@ -42,7 +42,9 @@ def read(text: str) -> ParsedQuery:
         ("under 300 rub/h", Constraints(max_rub_per_hour=300)),
         (
             "самая дешевая карта с 48 гигами в РФ до 300 ₽/ч, 60 часов в месяц",
-            Constraints(min_vram_gib=48, hours_per_month=60, russia_only=True, max_rub_per_hour=300),
+            Constraints(
+                min_vram_gib=48, hours_per_month=60, russia_only=True, max_rub_per_hour=300
+            ),
         ),
         # Not constraints: a total budget, a dataset's size, a card's own name.
         ("уложусь в 4000 ₽", Constraints()),
@@ -104,7 +106,10 @@ def test_constraints_are_shown_under_the_title() -> None:
     lines = to_plain(render_short(answer, "ru")).splitlines()
     assert lines[1] == "Условия: карта от 48 ГБ · только РФ · до 300 ₽/ч · 60 ч в месяц"
     english = to_plain(render_short(answer, "en")).splitlines()[1]
-    assert english == "Conditions: cards with 48 GB or more · Russia only · up to 300 ₽/h · 60 h a month"
+    assert (
+        english
+        == "Conditions: cards with 48 GB or more · Russia only · up to 300 ₽/h · 60 h a month"
+    )
     assert "Условия" not in to_plain(render_short(build_answer(read("7b lora"), load_gpus()), "ru"))
 
 
@@ -145,8 +150,8 @@ def same(first: ParsedQuery, second: ParsedQuery) -> dict[str, Any]:
         "max_rub_per_hour",
         "longest_tokens",
     )
-    diff = {f: (getattr(first, f), getattr(second, f)) for f in fields}
-    diff = {f: pair for f, pair in diff.items() if pair[0] != pair[1]}
+    pairs = {f: (getattr(first, f), getattr(second, f)) for f in fields}
+    diff: dict[str, Any] = {f: pair for f, pair in pairs.items() if pair[0] != pair[1]}
     said = ("method", "ctx")  # the assumptions the short answer states
     if [first.assumed(k) for k in said] != [second.assumed(k) for k in said]:
         diff["assumed"] = ([first.assumed(k) for k in said], [second.assumed(k) for k in said])

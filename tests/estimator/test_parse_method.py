@@ -207,6 +207,7 @@ def test_command_for_leaves_an_assumed_method_assumed() -> None:
     assert command_for(read("7b без qlora")) == "7b no-qlora"
     assert command_for(read("7b без лоры")) == "7b full"
     assert command_with_method(read("7b без qlora ctx 4096"), Method.FULL) == "7b full ctx=4096"
-    assert read(command_with_method(read("сколько гигов для 7b"), Method.LORA)).assumed(
-        "method"
-    ) is None
+    assert (
+        read(command_with_method(read("сколько гигов для 7b"), Method.LORA)).assumed("method")
+        is None
+    )

@@ -10,7 +10,7 @@ fitb-button-method = { $method ->
     }
 fitb-stale = This button is out of date — ask again, e.g. <code>/fit 13b qlora</code>.
 fitb-compare-usage = For example: <code>/fit compare 13b</code> or <code>/fit compare llama 3 8b ctx=8k</code>.
-fitb-error-no_model = I see no model or size. Start with one: { $allowed }. Example: <code>/fit 13b qlora</code>.
+fitb-error-no_model = I see no model or size. Start with one: { $allowed }. Example: <code>/fit { $example }</code>.
 fitb-error-bad_value = I could not read <code>{ $key }={ $value }</code>. Allowed: { $allowed }.
 fitb-error-out_of_range = <code>{ $key }={ $value }</code> is out of a sensible range: allowed { $allowed }.
 fitb-error-unknown_gpu = I do not know the GPU “{ $value }”. For example: { $allowed }.

@@ -10,7 +10,7 @@ fitb-button-method = { $method ->
     }
 fitb-stale = Эта кнопка устарела — повторите вопрос, например <code>/fit 13b qlora</code>.
 fitb-compare-usage = Например: <code>/fit compare 13b</code> или <code>/fit compare llama 3 8b ctx=8k</code>.
-fitb-error-no_model = Не вижу модели или размера. Начните с них: { $allowed }. Пример: <code>/fit 13b qlora</code>.
+fitb-error-no_model = Не вижу модели или размера. Начните с них: { $allowed }. Пример: <code>/fit { $example }</code>.
 fitb-error-bad_value = Не понял значение <code>{ $key }={ $value }</code>. Можно: { $allowed }.
 fitb-error-out_of_range = Значение <code>{ $key }={ $value }</code> вне разумных пределов: можно { $allowed }.
 fitb-error-unknown_gpu = Не знаю видеокарту «{ $value }». Можно, например: { $allowed }.
