@@ -116,8 +116,10 @@ _TOKEN_RANGE = (
     rf"(?:[-–—]|{alternation(RANGE_WORDS)}|and)\s*({AMOUNT})\s*{_TOKENS}",
 )
 # The longest example: «максимум 2к», "longest 4k", "самый длинный пример — 3500 токенов".
+# Fewer fillers than _GLUE: "max length 4096" is the ctx setting, not a fact about the data.
+_LONGEST_GLUE = r"\s*[=:~—–-]?\s*(?:(?:is|of|about|around|около|примерно|порядка|до|в)\s+)?~?\s*"
 _LONGEST = (
-    rf"{alternation(LONGEST_WORDS)}\s*[-—–]?{_GLUE}({AMOUNT})(?:\s*{_TOKENS})?",
+    rf"{alternation(LONGEST_WORDS)}{_LONGEST_GLUE}({AMOUNT})(?:\s*{_TOKENS})?",
     rf"(?<![\w.,])({AMOUNT})\s*{_TOKENS}\s*{alternation(LONGEST_WORDS)}",
 )
 _EPOCHS = (
