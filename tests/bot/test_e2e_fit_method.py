@@ -122,12 +122,17 @@ async def test_long_examples_raise_ctx_or_are_warned_about(
         raised = await reply_to(telegram, "8b lora примеры по 3000 токенов")
         longest = await reply_to(telegram, "qwen 7b qlora, самый длинный пример 6000 токенов")
         cut = await reply_to(telegram, "/fit 8b lora ctx=2048 tokens=3000")
+        qwen = await reply_to(telegram, "квен 7b, примеры по 3000 токенов")
     assert raised.startswith("8B · LoRA · ctx 4096")
     assert "Примеры до 3000 токенов — считаю ctx 4096, чтобы они поместились целиком." in raised
     assert "Qwen2.5-7B · QLoRA · ctx 8192" in longest
     assert cut.startswith("8B · LoRA · ctx 2048")
     assert "⚠️ Примеры до 3000 токенов длиннее ctx 2048: при обучении они обрежутся до 2048" in cut
     assert "ctx=4096" in cut  # how to keep them whole
+    # The conversation that showed it: sized at ctx 2048 it read 14.4 GiB; the job is 19.4.
+    assert qwen.splitlines()[0] == "Метод не указан — считаю QLoRA."
+    assert qwen.splitlines()[1].startswith("Qwen2.5-7B · QLoRA · ctx 4096")
+    assert "Пик: 19.4 ГиБ" in qwen
 
 
 async def test_offer_constraints_are_shown_and_kept_by_the_buttons(
