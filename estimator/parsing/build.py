@@ -309,8 +309,9 @@ def _ctx(given: Given, assumed: list[Assumption], notes: list[str]) -> int:
         return given.ctx
     default: int = _DEFAULTS["ctx"]
     longest = given.longest_tokens
-    if longest is None and given.tokens_per_example and given.tokens_per_example > default:
-        longest = given.tokens_per_example
+    average = given.tokens_per_example
+    if average is not None and (average > (longest or default)):
+        longest = average  # no example is shorter than the average says
     if longest is None:
         return int(_assume(assumed, "ctx", default))
     ctx = min(covering_ctx(longest), int(LIMITS["ctx"][1]))
