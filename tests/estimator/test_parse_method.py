@@ -142,6 +142,9 @@ def test_the_longest_example_sets_ctx_and_short_ones_keep_the_default() -> None:
     assert read("8b lora, средняя длина 700 токенов, максимум 2к").query.ctx == 2048
     assert read("8b lora примеры по 500 токенов").query.ctx == 2048
     assert read("8b lora примеры по 500 токенов").assumed("ctx") == "2048"
+    # No example is shorter than the average: ctx holds the larger of the two.
+    assert read("8b lora, по 3000 токенов, максимум 1000").query.ctx == 4096
+    assert read("8b lora, максимум 700 токенов").query.ctx == 1024  # memory follows the longest
 
 
 def test_a_given_ctx_shorter_than_the_examples_is_kept_and_warned() -> None:
