@@ -15,6 +15,7 @@ from estimator.gpus import load_gpus
 from estimator.parse import ParsedQuery, QueryError, parse_command
 from estimator.parsing.market import Constraints, read_constraints
 from estimator.render import render_details, render_short, to_plain
+from tests.estimator.test_render_cli import QUOTES
 
 
 def read(text: str) -> ParsedQuery:
@@ -189,3 +190,17 @@ def test_command_for_round_trips_any_command(**parts: str) -> None:
     parsed = read(text)
     again = read(command_for(parsed))
     assert same(parsed, again) == {}, command_for(parsed)
+
+
+def test_every_said_line_together_stays_under_a_phone_screen() -> None:
+    text = (
+        "сколько гигов для qwen 7b на 4090, датасет 20k примеров, примеры по 3000 токенов, "
+        "только РФ, карта с 24 гб, до 300 ₽/ч, уложусь в 4000 ₽, 60 часов в месяц"
+    )
+    plain = to_plain(render_short(build_answer(read(text), load_gpus(), QUOTES), "ru"))
+    lines = plain.splitlines()
+    assert lines[0] == "Метод не указан — считаю QLoRA."
+    assert lines[2].startswith("Условия: ")
+    assert lines[3].startswith("Примеры до 3000 токенов")
+    assert "💰 В 4\u202f000 ₽" in plain
+    assert len(plain) < 900
