@@ -84,6 +84,7 @@ _ENUM_FIELDS = {
     "loss": "loss",
 }
 _NEGATIONS = frozenset(w for w in NEGATION_WORDS if " " not in w)
+LOCATION_EXAMPLES = ("ru", "any")
 # "8xh100", "2x4090": a count glued to a GPU name.
 _COUNTED_GPU = re.compile(r"(\d{1,3})\s*[x×х*]\s*(\S+)", re.IGNORECASE)
 
@@ -201,7 +202,7 @@ def _location(raw: str) -> bool:
         return True
     if word in ANYWHERE_WORDS:
         return False
-    raise _bad("loc", raw, ("ru", "any"))
+    raise _bad("loc", raw, LOCATION_EXAMPLES)
 
 
 def _set_dataset(given: Given, raw: str) -> None:
@@ -288,6 +289,8 @@ def _allowed_for(key: str) -> tuple[str, ...]:
         return GPU_EXAMPLES
     if key == "model":
         return MODEL_EXAMPLES
+    if key == "loc":
+        return LOCATION_EXAMPLES
     return NUMBER_EXAMPLES.get(key, ())
 
 

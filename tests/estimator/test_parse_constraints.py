@@ -94,12 +94,15 @@ def test_the_command_takes_short_keys() -> None:
         ("7b hpm=800", "hpm"),
         ("7b loc=mars", "loc"),
         ("7b rate=0", "rate"),
+        ("7b loc=", "loc"),
+        ("7b vram=", "vram"),
     ],
 )
 def test_bad_constraint_values_name_the_key(args: str, key: str) -> None:
     with pytest.raises(QueryError) as error:
         parse_command(args)
     assert error.value.key == key
+    assert error.value.allowed  # the reply lists what the key takes, never an empty list
 
 
 def test_constraints_are_shown_under_the_title() -> None:
