@@ -43,14 +43,13 @@ FULL_BY_NAME = [
     "7b without lora, on 2 h100",
     "train the entire model, llama 3 8b",
     "mistral 7b full finetune",
-    "/fit-style: 7b фулл ctx=4096",
 ]
 COMMANDS_FULL = ["7b фулл", "7b без лоры", "7b no lora", "7b фул ctx=4096", "8b without lora bs=2"]
 
 
 @pytest.mark.parametrize("text", FULL_BY_NAME + COMMANDS_FULL)
 def test_full_fine_tune_by_every_name(text: str) -> None:
-    parsed = read(text.removeprefix("/fit-style: "))
+    parsed = read(text)
     assert parsed.query.method is Method.FULL
     assert parsed.assumed("method") is None  # named, not assumed
 
