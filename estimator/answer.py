@@ -21,6 +21,7 @@ from estimator.gpus import family_members, family_of, resolve_for_sizing
 from estimator.hardware import runs_unsloth
 from estimator.memory import MemoryEstimate, estimate_memory
 from estimator.parse import Assumption, ParsedQuery
+from estimator.parsing.market import Constraints as StatedConstraints
 from estimator.planner import (
     BreakEven,
     BudgetVerdict,
@@ -72,6 +73,7 @@ class FitAnswer:
     break_even: BreakEven | None = None
     budget: BudgetVerdict | None = None
     hours_per_month: float | None = None  # the user's use a month, for the break-even
+    constraints: StatedConstraints = field(default_factory=StatedConstraints)  # as said
 
     def row(self, gpu_id: str) -> GpuFit | None:
         return next((row for row in self.table if row.gpu.id == gpu_id), None)
@@ -145,6 +147,7 @@ def build_answer(
         break_even=break_even_for(plans, quotes, parsed.hours_per_month),
         budget=budget,
         hours_per_month=parsed.hours_per_month,
+        constraints=parsed.constraints,
     )
 
 

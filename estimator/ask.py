@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from estimator.parse import ParsedQuery, QueryError, parse_command, parse_question
-from estimator.query import FitQuery
+from estimator.query import FitQuery, Method
 
 
 def understand(text: str) -> ParsedQuery | None:
@@ -56,21 +56,65 @@ _DEFAULT = FitQuery(model="-")
 
 
 def command_for(parsed: ParsedQuery) -> str:
-    """A /fit command that reads back as the same run (model as asked, non-default keys)."""
+    """A /fit command that reads back as the same run and the same assumptions: the model as
+    asked, the method only when the user named it (or what they ruled out), the non-default
+    keys, and the offer constraints."""
     query = parsed.query
     model = f"{parsed.asked_size:g}b" if parsed.asked_size is not None else parsed.model.id
-    parts = [model, query.method.value]
+    parts = [model]
+    ruled_out = [n.split(":", 1)[1] for n in parsed.notes if n.startswith("negated:")]
+    if ruled_out:
+        parts += [f"no-{method}" for method in ruled_out]
+    elif parsed.assumed("method") is None:
+        parts.append(query.method.value)
+    asked_tokens = next(
+        (int(n.split(":", 1)[1]) for n in parsed.notes if n.startswith("tokens_clamped:")), None
+    )
+    # «от 1500 до 3500 токенов» with no average: the range travels, the average stays assumed.
+    ranged = parsed.shortest_tokens is not None and parsed.assumed("tokens_per_example") is not None
     for key, name in _SHORT_KEYS:
         value = getattr(query, name)
-        if value is None or value == getattr(_DEFAULT, name):
+        if name == "ctx":
+            # A given ctx is written even at its default (examples longer than it would raise
+            # it again); an assumed one is not: the examples, or nothing, say it again.
+            if parsed.assumed("ctx") is not None:
+                continue
+        elif value is None or value == getattr(_DEFAULT, name):
             continue
+        if name == "tokens_per_example" and asked_tokens is not None:
+            value = asked_tokens  # as asked: the cut to ctx is said again
+        if name == "tokens_per_example" and ranged:
+            continue  # the range says it, as assumed
+        if name == "dataset_examples" and value % 1000 == 0:
+            value = f"{value // 1000}k"  # 64 bytes of callback data: every byte counts
         shown = value.value if hasattr(value, "value") else value
         parts.append(f"{key}={shown:g}" if isinstance(shown, float) else f"{key}={shown}")
+    if ranged:
+        parts.append(f"tok={parsed.shortest_tokens}-{parsed.longest_tokens}")
+    elif parsed.longest_tokens is not None:
+        parts.append(f"longest={parsed.longest_tokens}")
     if query.dataset_tokens and not query.dataset_examples:
         parts.append(f"ds={query.dataset_tokens}tok")
     gpu = parsed.target_gpu or parsed.target_family
     if gpu:
         parts.append(f"gpu={gpu.replace(' ', '-')}")
     if parsed.budget_rub is not None:
-        parts.append(f"budget={parsed.budget_rub:g}")
+        budget = parsed.budget_rub
+        parts.append(f"budget={budget / 1000:g}k" if budget % 1000 == 0 else f"budget={budget:g}")
+    if parsed.min_vram_gib is not None:
+        parts.append(f"vram={parsed.min_vram_gib:g}")
+    if parsed.hours_per_month is not None:
+        parts.append(f"hpm={parsed.hours_per_month:g}")
+    if parsed.russia_only:
+        parts.append("loc=ru")
+    if parsed.max_rub_per_hour is not None:
+        parts.append(f"rate={parsed.max_rub_per_hour:g}")
     return " ".join(parts)
+
+
+def command_with_method(parsed: ParsedQuery, method: Method) -> str:
+    """The same run as `command_for`, with `method` named instead of what was there."""
+    words = command_for(parsed).split(" ")
+    methods = {m.value for m in Method}
+    kept = [w for w in words[1:] if w not in methods and not w.startswith("no-")]
+    return " ".join([words[0], method.value, *kept])

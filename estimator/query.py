@@ -129,7 +129,8 @@ class FitQuery:
 
 DEFAULTS_DOC: dict[str, str] = {
     "method": "qlora — the cheapest way to fine-tune; say full or lora for the others",
-    "ctx": "2048 tokens — the longest training sample",
+    "ctx": "2048 tokens — the longest training sample; raised to hold the examples when their"
+    " length is given and ctx is not (3500 -> 4096)",
     "bs": "1 — micro-batch per GPU; use gradient accumulation for a larger effective batch",
     "rank": "16 — LoRA rank; above 64 buys little",
     "targets": "all — every linear layer of the blocks (qv, attn, mlp, all)",
@@ -141,12 +142,18 @@ DEFAULTS_DOC: dict[str, str] = {
     "gpus": "1",
     "shard": "ddp for one GPU; zero3/fsdp shards weights, zero2 only grads and optimizer",
     "dataset": "none — give the number of examples to get the training time",
-    "tokens": "ctx/2 — average tokens per example",
+    "tokens": "ctx/2 — average tokens per example; a range (1500-3500) gives the longest and"
+    " its middle as the average",
+    "longest": "none — the longest example in tokens: ctx is raised to hold it",
     "epochs": "1",
     "gpu": "none — a GPU to check first, e.g. gpu=4090",
     "stack": "hf — transformers + PEFT + bitsandbytes (hf, unsloth, torchtune, litgpt, axolotl,"
     " swift, llamafactory)",
     "offload": "none — ZeRO/FSDP CPU offload (none, optimizer, params)",
     "budget": "none — the most you will pay, in ₽ (budget=5000)",
+    "vram": "none — the least memory per card, GB as sold (vram=48)",
+    "hpm": "none — hours a month the card is used, for hourly against monthly (hpm=60)",
+    "loc": "any — ru: only providers in Russia",
+    "rate": "none — the most per server-hour, ₽ (rate=300)",
     "loss": "the stack's own — naive (full logits), chunked, fused (Liger, Cut Cross-Entropy)",
 }

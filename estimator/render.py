@@ -16,6 +16,7 @@ from estimator.answer import FitAnswer
 from estimator.fit import GpuFit, Verdict, trains_in_bf16
 from estimator.hardware import runs_unsloth
 from estimator.models import LLAMA_LADDER
+from estimator.parsing.build import covering_ctx
 from estimator.plan_text import (
     break_even_line,
     budget_line,
@@ -82,7 +83,10 @@ def model_label(answer: FitAnswer) -> str:
 
 
 def render_short(answer: FitAnswer, language: str) -> str:
-    lines = [_title(answer, language)]
+    # What was assumed about the method comes first: a verdict never rests on it unsaid.
+    lines = [*_method_line(answer, language), _title(answer, language)]
+    lines += _constraints_line(answer, language)
+    lines += _ctx_lines(answer, language)
     if answer.model_from_size:
         lines.append(_from_size(answer, language))
     lines.append(_verdict(answer, language))
@@ -144,6 +148,57 @@ def _title(answer: FitAnswer, language: str) -> str:
         bs=str(query.micro_batch),
         gpus=Markup(html.escape(gpus, quote=False)),
     )
+
+
+def _method_line(answer: FitAnswer, language: str) -> list[str]:
+    """«Метод не указан — считаю QLoRA.» / «Без QLoRA — считаю LoRA.»; nothing when named."""
+    if not any(a.key == "method" for a in answer.assumptions):
+        return []
+    method = METHOD_NAMES[answer.query.method]
+    ruled = [n.split(":", 1)[1] for n in answer.notes if n.startswith("negated:")]
+    if ruled:
+        names = ", ".join(METHOD_NAMES[Method(m)] for m in ruled)
+        return [text(language, "fit-method-ruled-out", ruled=names, method=method)]
+    return [text(language, "fit-method-assumed", method=method)]
+
+
+def _ctx_lines(answer: FitAnswer, language: str) -> list[str]:
+    """ctx raised to hold the examples, or examples that a given ctx will cut."""
+    ctx = answer.query.ctx
+    lines = []
+    for note in answer.notes:
+        code, _, value = note.partition(":")
+        if code == "ctx_from_tokens" and value.isdigit():
+            lines.append(text(language, "fit-ctx-from-tokens", tokens=value, ctx=str(ctx)))
+    cut = [
+        int(value)
+        for code, _, value in (n.partition(":") for n in answer.notes)
+        if code in ("tokens_clamped", "longest_cut") and value.isdigit()
+    ]
+    if cut:
+        longest = max(cut)
+        covering = str(covering_ctx(longest))
+        lines.append(
+            text(language, "fit-ctx-cut", tokens=str(longest), ctx=str(ctx), covering=covering)
+        )
+    return lines
+
+
+def _constraints_line(answer: FitAnswer, language: str) -> list[str]:
+    """What the offers must be, as the user said it (the planner applies it)."""
+    said = answer.constraints
+    items = []
+    if said.min_vram_gib is not None:
+        items.append(text(language, "fit-constraint-vram", gb=f"{said.min_vram_gib:g}"))
+    if said.russia_only:
+        items.append(text(language, "fit-constraint-russia"))
+    if said.max_rub_per_hour is not None:
+        items.append(text(language, "fit-constraint-rate", rate=f"{said.max_rub_per_hour:g}"))
+    if said.hours_per_month is not None:
+        items.append(text(language, "fit-constraint-hours", hours=f"{said.hours_per_month:g}"))
+    if not items:
+        return []
+    return [text(language, "fit-constraints", items=" · ".join(items))]
 
 
 def _from_size(answer: FitAnswer, language: str) -> str:
@@ -437,7 +492,8 @@ def _assumptions(answer: FitAnswer, language: str) -> str:
     items += _text_token_notes(answer, language)
     query = answer.query
     size = model_label(answer).lower()
-    example = f"{size} {query.method.value} ctx={query.ctx} bs=1"
+    # The user's own run with its assumed values spelled out, never another one.
+    example = f"{size} {query.method.value} ctx={query.ctx} bs={query.micro_batch}"
     return text(language, "fit-assumed", items=", ".join(items), example=example)
 
 

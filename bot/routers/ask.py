@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from aiogram import F, Router
@@ -19,7 +18,9 @@ from bot.quotes import quotes_from
 from estimator.cost import PriceQuote
 from estimator.gpus import family_members, find_in_text, get
 from estimator.models import find_model_in_text, get_model
-from estimator.parsing.text import language_of
+from estimator.parsing.market import Constraints as StatedConstraints
+from estimator.parsing.market import read_constraints
+from estimator.parsing.text import language_of, read_method
 from estimator.plan_text import rubles
 from estimator.planner import (
     BreakEven,
@@ -66,24 +67,16 @@ async def on_text(message: Message, translators: dict[str, Translator], store: A
     language = language_of(text)
     i18n = translators.get(language) or next(iter(translators.values()))
     quotes = quotes_from(await store.current_offers())
-    await message.answer(answer_question(text, i18n, quotes))
+    await message.answer(answer_question(text, i18n, quotes, read_constraints(text)))
 
 
-@dataclass(frozen=True)
-class MarketWish:
-    """What a market question says about the offers («с 48 гигами», «только РФ»)."""
-
-    min_vram_gb: float | None = None
-    russia_only: bool = False
-    max_rub_per_hour: float | None = None
-    hours_per_month: float | None = None
-
-
-NO_WISH = MarketWish()
+# A market question says nothing about the offers until read_constraints finds it
+# («с 48 гигами», «только РФ», «60 ч в месяц»).
+NO_WISH = StatedConstraints()
 
 
 def answer_question(
-    text: str, i18n: Translator, quotes: Sequence[PriceQuote], wish: MarketWish = NO_WISH
+    text: str, i18n: Translator, quotes: Sequence[PriceQuote], wish: StatedConstraints = NO_WISH
 ) -> str:
     families = _families(text)
     first = families[0] if families else None
@@ -95,7 +88,7 @@ def answer_question(
         return _in_stock(first, i18n, quotes, wish)
     if (
         _CHEAPER.search(text)
-        or wish.min_vram_gb is not None
+        or wish.min_vram_gib is not None
         or (families and _STOCK.search(text) is None and "?" in text)
     ):
         return _cheapest(first, i18n, quotes, wish)
@@ -178,14 +171,16 @@ def _faster(first: str, second: str, i18n: Translator, quotes: Sequence[PriceQuo
     return "\n".join(lines)
 
 
-def _constraints(family: str | None, wish: MarketWish, *, hourly: bool = False) -> Constraints:
+def _constraints(
+    family: str | None, wish: StatedConstraints, *, hourly: bool = False
+) -> Constraints:
     """The offers a market question is about: a family's members as people rent them (the
     NVL board only when named; fp16-only cards only when named), within what the user said."""
     ids = frozenset(g.id for g in _members(family)) if family else None
     return Constraints(
         gpu_ids=ids,
         allow_fp16=ids or frozenset(),
-        min_vram_gb=wish.min_vram_gb,
+        min_vram_gb=wish.min_vram_gib,
         russia_only=wish.russia_only,
         max_rub_per_hour=wish.max_rub_per_hour,
         hourly_only=hourly,
@@ -206,15 +201,15 @@ def _quote_line(quote: PriceQuote, i18n: Translator) -> str:
 
 
 def _cheapest(
-    family: str | None, i18n: Translator, quotes: Sequence[PriceQuote], wish: MarketWish
+    family: str | None, i18n: Translator, quotes: Sequence[PriceQuote], wish: StatedConstraints
 ) -> str:
     if not quotes:
         return i18n("ask-no-prices")
     pool = cheapest_offers(quotes, _constraints(family, wish))
     if family is None:
         title = (
-            i18n("ask-cheapest-vram", vram=f"{wish.min_vram_gb:g}")
-            if wish.min_vram_gb
+            i18n("ask-cheapest-vram", vram=f"{wish.min_vram_gib:g}")
+            if wish.min_vram_gib
             else i18n("ask-cheapest-any")
         )
         hint = i18n("ask-cheapest-any-hint")
@@ -226,7 +221,9 @@ def _cheapest(
     return "\n".join([title, *(_quote_line(q, i18n) for q in pool[:SHOWN]), hint])
 
 
-def _in_stock(family: str, i18n: Translator, quotes: Sequence[PriceQuote], wish: MarketWish) -> str:
+def _in_stock(
+    family: str, i18n: Translator, quotes: Sequence[PriceQuote], wish: StatedConstraints
+) -> str:
     """Offers the provider says are available, apart from those whose stock is not published."""
     if not quotes:
         return i18n("ask-no-prices")
@@ -249,7 +246,7 @@ def _in_stock(family: str, i18n: Translator, quotes: Sequence[PriceQuote], wish:
 
 
 def _hourly_or_monthly(
-    family: str | None, i18n: Translator, quotes: Sequence[PriceQuote], wish: MarketWish
+    family: str | None, i18n: Translator, quotes: Sequence[PriceQuote], wish: StatedConstraints
 ) -> str:
     """The guide's rule of thumb, then the break-even at live prices of the same card and
     count by the hour and by the month, for the card asked (or the popular training cards).
@@ -288,9 +285,16 @@ def _break_even_line(family: str, point: BreakEven, i18n: Translator) -> str:
 
 
 def _suggest(text: str, families: list[str], i18n: Translator) -> str:
-    """Never «не понял»: the commands that answer it, with what the text named filled in."""
+    """Never «не понял»: the commands that answer it, with what the text named filled in —
+    the user's own method, or none (the answer then says what it assumed), never another."""
     gpu = families[0].lower() if families else "h100"
     found = find_model_in_text(text)
     size = _SIZE.search(text)
     model = found[0].id.lower() if found else (f"{size.group(1)}b" if size else "13b")
-    return i18n("ask-suggest", gpu=gpu, model=model)
+    method, ruled_out = read_method(text)
+    words = [model]
+    if method is not None:
+        words.append(method.value)
+    else:
+        words += [f"no-{m.value}" for m in ruled_out]
+    return i18n("ask-suggest", gpu=gpu, model=model, fit=" ".join(words))

@@ -21,11 +21,11 @@ from bot.quotes import quotes_from
 from bot.replies import show
 from bot.routers.watch import SubscribeStore, subscribe
 from estimator.answer import FitAnswer, build_answer
-from estimator.ask import command_for, understand
+from estimator.ask import command_for, command_with_method, understand
 from estimator.cost import PriceQuote
 from estimator.gpus import load_gpus
 from estimator.parse import ParsedQuery, QueryError, parse_question
-from estimator.parsing.text import language_of
+from estimator.parsing.text import language_of, read_method
 from estimator.query import Method
 from estimator.render import render_compare, render_details, render_short
 from monitor.users import User
@@ -34,8 +34,10 @@ from monitor.users import User
 SIZES = (("1–3B", "3b"), ("7–8B", "8b"), ("13–14B", "13b"), ("32–34B", "32b"), ("70B", "70b"))
 METHODS = (("QLoRA", "qlora"), ("LoRA", "lora"), ("Full", "full"))
 CONTEXTS = ("2048", "4096", "8192", "16384", "32768")
-# Arguments longer than this are not a sizing query anyone typed by hand.
-MAX_ARGS = 300
+# Arguments longer than this are not a sizing query anyone typed by hand. A story with its
+# facts (model, method, dataset, lengths, budget) runs to ~700 characters; the parser reads
+# up to 2000, so 1000 leaves room without letting documents in.
+MAX_ARGS = 1000
 COMPARE_WORDS = frozenset({"compare", "сравни", "сравнить", "сравнение", "vs"})
 
 
@@ -75,12 +77,21 @@ def details_button(parsed: ParsedQuery, language: str, *, full: bool) -> FitDeta
 def answer_keyboard(
     parsed: ParsedQuery, i18n: Translator, language: str, *, full: bool = False
 ) -> InlineKeyboardMarkup:
-    """«Подробнее» (or «Кратко» on the details) and «watch for offers that fit»."""
+    """«Подробнее» (or «Кратко» on the details), the other methods when the method was
+    assumed (each re-answers with it), and «watch for offers that fit»."""
     builder = InlineKeyboardBuilder()
     toggle = details_button(parsed, language, full=full)
     if toggle is not None:
         key = "fitb-button-short" if full else "fitb-button-details"
         builder.button(text=i18n(key), callback_data=toggle)
+    for method in other_methods(parsed):
+        again = FitDetailsCallback(
+            lang=language, full=1 if full else 0, cmd=command_with_method(parsed, method)
+        )
+        if _packs(again):
+            builder.button(
+                text=i18n("fitb-button-method", method=method.value), callback_data=again
+            )
     query = parsed.query
     watch = FitWatchCallback(
         model=parsed.model.id, method=query.method.value, ctx=query.ctx, bs=query.micro_batch
@@ -89,6 +100,19 @@ def answer_keyboard(
         builder.button(text=i18n("fit-watch-button"), callback_data=watch)
     builder.adjust(1)
     return builder.as_markup()
+
+
+def other_methods(parsed: ParsedQuery) -> list[Method]:
+    """The methods to offer when the user named none: all but the assumed one, never one they
+    ruled out («без qlora»)."""
+    if parsed.assumed("method") is None:
+        return []
+    ruled_out = {n.split(":", 1)[1] for n in parsed.notes if n.startswith("negated:")}
+    return [
+        m
+        for m in (Method.QLORA, Method.LORA, Method.FULL)
+        if m is not parsed.query.method and m.value not in ruled_out
+    ]
 
 
 def watch_keyboard(parsed: ParsedQuery, i18n: Translator) -> InlineKeyboardMarkup | None:
@@ -182,7 +206,7 @@ async def on_fit(
     try:
         parsed = understand(command.args)
     except QueryError as error:
-        await message.answer(error_text(local, error))
+        await message.answer(error_text(local, error, command.args))
         return
     if parsed is None:
         await message.answer(local("fit-not-understood"))
@@ -204,7 +228,7 @@ async def on_compare(
     try:
         parsed = understand(base)
     except QueryError as error:
-        await message.answer(error_text(i18n, error))
+        await message.answer(error_text(i18n, error, base))
         return
     if parsed is None:
         await message.answer(i18n("fitb-compare-usage"))
@@ -212,16 +236,10 @@ async def on_compare(
     quotes = await live_quotes(store)
     answers = []
     for method in (Method.FULL, Method.LORA, Method.QLORA):
-        variant = understand(_with_method(command_for(parsed), parsed, method))
+        variant = understand(command_with_method(parsed, method))
         if variant is not None:
             answers.append(build_answer(variant, load_gpus(), quotes))
     await message.answer(render_compare(answers, user.language))
-
-
-def _with_method(command: str, parsed: ParsedQuery, method: Method) -> str:
-    words = command.split(" ")
-    words[1] = method.value  # command_for puts the method second
-    return " ".join(words)
 
 
 async def on_question(
@@ -236,8 +254,13 @@ async def on_question(
     await reply_with_answer(message, parsed, language, translators.get(language, i18n), store)
 
 
-def error_text(i18n: Translator, error: QueryError) -> str:
-    """The error in the user's language: what was wrong and what is allowed."""
+def error_text(i18n: Translator, error: QueryError, asked: str = "") -> str:
+    """The error in the user's language: what was wrong and what is allowed. Its example
+    keeps the method the user `asked` for (or names none), never swaps in another."""
+    method, ruled_out = read_method(asked)
+    example = " ".join(
+        ["13b", method.value] if method else ["13b", *(f"no-{m.value}" for m in ruled_out)]
+    )
     key = f"fitb-error-{error.code}"
     if error.code == "unknown_key" and error.value:
         key = "fitb-error-unknown_key-near"
@@ -248,6 +271,7 @@ def error_text(i18n: Translator, error: QueryError) -> str:
         key=error.key or "",
         value=(error.value or "")[:40],
         allowed=", ".join(error.allowed)[:300],
+        example=example,
     )
 
 

@@ -49,7 +49,13 @@ LIMITS: dict[str, tuple[float, float]] = {
     "epochs": (0, 100),  # 0 < epochs <= 100
     "size": (0.01, 5000),  # billions of parameters
     "budget": (1, 1_000_000_000),  # roubles
+    "vram": (1, 4096),  # GB per card, as sold
+    "hpm": (1, 744),  # hours per month: 31 days × 24 h at most
+    "rate": (1, 10_000_000),  # roubles per server-hour
 }
+# Methods in the order a ruled-out one falls back: QLoRA is the default, LoRA the same
+# adapters without the 4-bit base, full the last resort.
+_FALLBACK = (Method.QLORA, Method.LORA, Method.FULL)
 
 _DEFAULTS: dict[str, Any] = {
     f.name: f.default for f in dataclasses.fields(FitQuery) if f.default is not dataclasses.MISSING
@@ -74,6 +80,8 @@ class Given:
     shard: Sharding | None = None
     dataset_examples: int | None = None
     tokens_per_example: int | None = None
+    longest_tokens: int | None = None  # the longest example ("максимум 3500", "1500–3500")
+    shortest_tokens: int | None = None  # the low end of a range of lengths ("1500–3500")
     dataset_tokens: int | None = None
     dataset_bytes: float | None = None  # "2 гб текста": turned into tokens in `finish`
     text_language: str = "en"  # the question's language: decides bytes per token
@@ -84,6 +92,11 @@ class Given:
     loss: Loss | None = None
     target_gpu: str | None = None
     target_family: str | None = None
+    ruled_out: list[Method] = field(default_factory=list)  # «без qlora», "not full"
+    min_vram_gib: float | None = None
+    hours_per_month: float | None = None
+    russia_only: bool | None = None
+    max_rub_per_hour: float | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -180,9 +193,15 @@ def finish(given: Given) -> ParsedQuery:
         default = _DEFAULTS[name]
         return _assume(assumed, name, default) if matters else default
 
-    method: Method = pick("method", given.method)
+    method = given.method
+    if method is None and given.ruled_out:
+        # «без qlora»: the first method not ruled out, said as assumed.
+        method = next((m for m in _FALLBACK if m not in given.ruled_out), _DEFAULTS["method"])
+        assumed.append(Assumption("method", method.value))
+        notes += [f"negated:{m.value}" for m in _FALLBACK if m in given.ruled_out]
+    method = pick("method", method)
     adapters = method is not Method.FULL
-    ctx: int = pick("ctx", given.ctx)
+    ctx: int = _ctx(given, assumed, notes)
     micro_batch: int = pick("micro_batch", given.micro_batch)
     lora_rank: int = pick("lora_rank", given.lora_rank, adapters)
     targets: Targets = pick("targets", given.targets, adapters)
@@ -213,6 +232,11 @@ def finish(given: Given) -> ParsedQuery:
         notes.append("unused:rank" if given.lora_rank is not None else "unused:targets")
 
     tokens = given.tokens_per_example
+    if tokens is None and given.longest_tokens and given.shortest_tokens:
+        # «от 1500 до 3500 токенов»: the middle of the range as the average.
+        tokens = _assume(
+            assumed, "tokens_per_example", (given.shortest_tokens + given.longest_tokens) // 2
+        )
     epochs = given.epochs if given.epochs is not None else _DEFAULTS["epochs"]
     dataset_tokens = given.dataset_tokens
     if dataset_tokens is None and given.dataset_bytes is not None:
@@ -227,8 +251,10 @@ def finish(given: Given) -> ParsedQuery:
     ):
         _assume(assumed, "epochs", f"{epochs:g}")
     if tokens is not None and tokens > ctx:
-        notes.append("tokens_clamped")  # longer examples are cut at ctx when training
+        notes.append(f"tokens_clamped:{tokens}")  # longer examples are cut at ctx in training
         tokens = ctx
+    if given.ctx is not None and given.longest_tokens and given.longest_tokens > ctx:
+        notes.append(f"longest_cut:{given.longest_tokens}")
 
     query = FitQuery(
         model=model.id,
@@ -261,4 +287,33 @@ def finish(given: Given) -> ParsedQuery:
         notes=tuple(notes),
         budget_rub=given.budget_rub,
         asked_size=given.size_b if from_size else None,
+        min_vram_gib=given.min_vram_gib,
+        hours_per_month=given.hours_per_month,
+        russia_only=bool(given.russia_only),
+        max_rub_per_hour=given.max_rub_per_hour,
+        longest_tokens=given.longest_tokens,
+        shortest_tokens=given.shortest_tokens if given.longest_tokens else None,
     )
+
+
+def covering_ctx(tokens: int) -> int:
+    """The context that holds examples of `tokens`: the next power of two, the way trainers'
+    examples set the cap (max_seq_length / cutoff_len / sequence_len 2048, 4096, 8192)."""
+    return max(16, 1 << (tokens - 1).bit_length())
+
+
+def _ctx(given: Given, assumed: list[Assumption], notes: list[str]) -> int:
+    """The given ctx; else one that holds the longest example the user described (memory
+    follows the longest batch), said as assumed; else the default."""
+    if given.ctx is not None:
+        return given.ctx
+    default: int = _DEFAULTS["ctx"]
+    longest = given.longest_tokens
+    average = given.tokens_per_example
+    if average is not None and (average > (longest or default)):
+        longest = average  # no example is shorter than the average says
+    if longest is None:
+        return int(_assume(assumed, "ctx", default))
+    ctx = min(covering_ctx(longest), int(LIMITS["ctx"][1]))
+    notes.append(f"ctx_from_tokens:{longest}")
+    return int(_assume(assumed, "ctx", ctx))

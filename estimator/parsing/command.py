@@ -39,9 +39,12 @@ from estimator.parsing.patterns import (
 from estimator.parsing.result import ParsedQuery, QueryError
 from estimator.parsing.text import read_levers_and_counts
 from estimator.parsing.words import (
+    ANYWHERE_WORDS,
     COMMAND_KEYS,
     COMMAND_METHOD_WORDS,
     FALSE_WORDS,
+    NEGATION_WORDS,
+    RUSSIA_WORDS,
     SIZE_UNITS,
     TEXT_SIZE_UNITS,
     TRUE_WORDS,
@@ -80,6 +83,8 @@ _ENUM_FIELDS = {
     "offload": "offload",
     "loss": "loss",
 }
+_NEGATIONS = frozenset(w for w in NEGATION_WORDS if " " not in w)
+LOCATION_EXAMPLES = ("ru", "any")
 # "8xh100", "2x4090": a count glued to a GPU name.
 _COUNTED_GPU = re.compile(r"(\d{1,3})\s*[x×х*]\s*(\S+)", re.IGNORECASE)
 
@@ -127,6 +132,10 @@ NUMBER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "tokens": ("300", "512", "2k"),
     "epochs": ("1", "3", "0.5"),
     "budget": ("5000", "20k", "5000₽"),
+    "longest": ("1000", "3500", "8k"),
+    "vram": ("24", "48", "80"),
+    "hpm": ("60", "200", "720"),
+    "rate": ("150", "300", "300₽"),
 }
 
 
@@ -161,6 +170,41 @@ def _budget(raw: str) -> float:
     return value
 
 
+def _bounded(key: str, raw: str, value: float) -> float:
+    low, high = LIMITS[key]
+    if not low <= value <= high:
+        raise QueryError(
+            "out_of_range",
+            f"{key}={raw} is outside {low:g}..{high:g}",
+            key=key,
+            value=raw,
+            allowed=(f"{low:g}", f"{high:g}"),
+        )
+    return value
+
+
+def _vram(raw: str) -> float:
+    """vram=48 or 48gb: the least memory per card, as sold (see estimator.parsing.market)."""
+    number = re.sub(r"(?:gib|gb|гб|гиб|g|г)$", "", raw.strip(), flags=re.I)
+    return _bounded("vram", raw, _amount("vram", number, 1000))
+
+
+def _rate(raw: str) -> float:
+    """rate=300, 300₽ or 300₽/ч: the most per server-hour."""
+    number = re.sub(r"(?:/ч|/час|/h|/hr)$", "", raw.strip(), flags=re.I)
+    number = re.sub(r"(?:₽|руб\w*|rub\w*|р)$", "", number, flags=re.I)
+    return _bounded("rate", raw, _amount("rate", number, 1000))
+
+
+def _location(raw: str) -> bool:
+    word = raw.strip().lower()
+    if word in RUSSIA_WORDS:
+        return True
+    if word in ANYWHERE_WORDS:
+        return False
+    raise _bad("loc", raw, LOCATION_EXAMPLES)
+
+
 def _set_dataset(given: Given, raw: str) -> None:
     """dataset= takes examples ("50k"), text size ("2gb", "500мб") or tokens ("50m_tokens")."""
     size = _TEXT_SIZE.fullmatch(raw.strip())
@@ -178,6 +222,24 @@ def _set_dataset(given: Given, raw: str) -> None:
         given.dataset_tokens = check_int("dataset_tokens", count)
         return
     given.dataset_examples = check_int("dataset", round(_amount("dataset", raw, 1000)))
+
+
+_RANGE = re.compile(r"(.+?)\s*[-–—]\s*(.+)")
+
+
+def _set_tokens(given: Given, raw: str) -> None:
+    """tokens=500 (per example) or tokens=1500-3500 (a range: its top is the longest)."""
+    span = _RANGE.fullmatch(raw.strip())
+    if span is None:
+        given.tokens_per_example = check_int("tokens", round(_amount("tokens", raw, 1000)))
+        return
+    low = check_int("tokens", round(_amount("tokens", span.group(1), 1000)))
+    high = check_int("tokens", round(_amount("tokens", span.group(2), 1000)))
+    if low > high:
+        raise QueryError(
+            "bad_value", f"tokens={raw}: the range runs low to high", key="tokens", value=raw
+        )
+    given.shortest_tokens, given.longest_tokens = low, high
 
 
 def _checkpointing(raw: str) -> Checkpointing:
@@ -203,10 +265,15 @@ _SETTERS: dict[str, Callable[[Given, str], None]] = {
     "gpus": lambda g, v: setattr(g, "gpus", check_int("gpus", _amount("gpus", v, 1000))),
     "dataset": _set_dataset,
     "budget": lambda g, v: setattr(g, "budget_rub", _budget(v)),
-    "tokens": lambda g, v: setattr(
-        g, "tokens_per_example", check_int("tokens", round(_amount("tokens", v, 1000)))
+    "tokens": _set_tokens,
+    "longest": lambda g, v: setattr(
+        g, "longest_tokens", check_int("tokens", round(_amount("longest", v, 1024)))
     ),
     "epochs": lambda g, v: setattr(g, "epochs", check_epochs(_amount("epochs", v, 1000))),
+    "vram": lambda g, v: setattr(g, "min_vram_gib", _vram(v)),
+    "hpm": lambda g, v: setattr(g, "hours_per_month", _bounded("hpm", v, _amount("hpm", v, 1000))),
+    "loc": lambda g, v: setattr(g, "russia_only", _location(v)),
+    "rate": lambda g, v: setattr(g, "max_rub_per_hour", _rate(v)),
     "gc": lambda g, v: setattr(g, "grad_checkpointing", _checkpointing(v)),
     "gpu": _set_gpu,
     "model": lambda g, v: _positional(g, [v]),
@@ -222,6 +289,8 @@ def _allowed_for(key: str) -> tuple[str, ...]:
         return GPU_EXAMPLES
     if key == "model":
         return MODEL_EXAMPLES
+    if key == "loc":
+        return LOCATION_EXAMPLES
     return NUMBER_EXAMPLES.get(key, ())
 
 
@@ -264,18 +333,18 @@ def _set_size(given: Given, size: float) -> None:
 def _positional(given: Given, words: list[str]) -> None:
     """Method words, then one model name, then sizes and GPUs; the rest is noted."""
     rest: list[str] = []
-    for word in words:
+    for n, word in enumerate(words):
         method = COMMAND_METHOD_WORDS.get(word.lower())
-        if method is not None:
+        if method is not None and not (n and words[n - 1].lower() in _NEGATIONS):
             _set_method(given, method)
         else:
-            rest.append(word)
+            rest.append(word)  # «без лоры», "no qlora": the free-text reader rules them out
     text = " ".join(rest)
     found = find_model_in_text(text)
     if found is not None:
         given.model, start, end = found
         text = text[:start] + " " + text[end:]
-    for word in text.split():
+    for n, word in enumerate(text.split()):
         size = size_value(word)
         if size is not None:
             _set_size(given, size)
@@ -290,8 +359,10 @@ def _positional(given: Given, words: list[str]) -> None:
             _set_gpu(given, word)
             continue
         number = number_value(word)
-        if number is not None and given.model is None and given.size_b is None:
-            _set_size(given, number)  # "/fit 70 qlora": a bare number is a size in billions
+        if number is not None and n < 2 and given.model is None and given.size_b is None:
+            # "/fit 70 qlora": a bare number up front is a size in billions; later in a
+            # sentence («карта с 48 гигами») it is something else.
+            _set_size(given, number)
             continue
         given.notes.append(f"ignored:{word}")
 

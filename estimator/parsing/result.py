@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from estimator.parsing.market import Constraints
 from estimator.query import FitQuery
 from estimator.specs import ModelSpec
 
@@ -26,7 +27,10 @@ class ParsedQuery:
     assumptions: tuple[Assumption, ...]
     # Machine codes for what was ignored or adjusted, "code" or "code:detail":
     # unknown_key:<key>, repeated_key:<key> (the last value wins), ignored:<word>,
-    # unused:rank / unused:targets (full fine-tune), tokens_clamped (tokens > ctx),
+    # unused:rank / unused:targets (full fine-tune), tokens_clamped:<asked> (tokens per
+    # example > the given ctx: cut to ctx), longest_cut:<n> (the longest example > the given
+    # ctx), ctx_from_tokens:<n> (no ctx given: raised to hold examples of n tokens),
+    # negated:<method> (ruled out: «без qlora»; it decided the assumed method),
     # out_of_range:<key> (free text: the value was dropped), extra_gpu:<name>,
     # extra_size:<n>, extra_method:<method> (free text: only the first one counts).
     notes: tuple[str, ...]
@@ -38,6 +42,17 @@ class ParsedQuery:
     hours_per_month: float | None = None  # «60 часов в месяц»: the break-even's usage
     russia_only: bool = False  # «только РФ»: no offer outside Russia
     max_rub_per_hour: float | None = None  # «до 300 ₽/ч»: the most per server-hour
+    longest_tokens: int | None = None  # «максимум 3500 токенов»: the longest example
+    shortest_tokens: int | None = None  # «от 1500 до 3500»: the low end of a range
+
+    @property
+    def constraints(self) -> Constraints:
+        return Constraints(
+            min_vram_gib=self.min_vram_gib,
+            hours_per_month=self.hours_per_month,
+            russia_only=self.russia_only,
+            max_rub_per_hour=self.max_rub_per_hour,
+        )
 
     def assumed(self, key: str) -> str | None:
         """The assumed value of `key`, or None when the user gave it."""

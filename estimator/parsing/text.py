@@ -24,6 +24,7 @@ from estimator.parsing.build import (
     finish,
     resolve_gpu,
 )
+from estimator.parsing.market import take_constraints
 from estimator.parsing.patterns import (
     AMOUNT,
     DECIMAL,
@@ -46,8 +47,12 @@ from estimator.parsing.words import (
     EXAMPLE_WORDS,
     FILLER_WORDS,
     GPU_COUNT_WORDS,
+    LONGEST_WORDS,
     LOSS_PHRASES,
     METHOD_PHRASES,
+    NEGATION_WORDS,
+    NO_ADAPTER_PHRASES,
+    NO_QUANTISATION_PHRASES,
     NUMBER_WORDS,
     OFFLOAD_PHRASES,
     OPTIMIZER_PHRASES,
@@ -55,6 +60,7 @@ from estimator.parsing.words import (
     PER_EXAMPLE_AFTER,
     PER_EXAMPLE_BEFORE,
     PRECISION_PHRASES,
+    RANGE_WORDS,
     RANK_WORDS,
     RUBLE_WORDS,
     SHARDING_PHRASES,
@@ -64,6 +70,7 @@ from estimator.parsing.words import (
     TEXT_WORDS,
     TOKEN_WORDS,
 )
+from estimator.query import Method
 
 E = TypeVar("E")
 MAX_LENGTH = 2000  # a question, not a document: bounds the regex work
@@ -102,6 +109,18 @@ _BUDGET = (
 _PER_EXAMPLE = (
     rf"{alternation(PER_EXAMPLE_BEFORE)}\s*({AMOUNT})\s*{_TOKENS}",
     rf"(?<![\w.,])({AMOUNT})\s*{_TOKENS}\s*{alternation(PER_EXAMPLE_AFTER)}",
+)
+# A range of lengths: «от 1 500 до 3 500 токенов», "1500-3500 tokens", "between 1k and 3k".
+_TOKEN_RANGE = (
+    rf"(?:(?<!\w)(?:от|from|between)\s*)?(?<![\w.,])({AMOUNT})\s*"
+    rf"(?:[-–—]|{alternation(RANGE_WORDS)}|and)\s*({AMOUNT})\s*{_TOKENS}",
+)
+# The longest example: «максимум 2к», "longest 4k", "самый длинный пример — 3500 токенов".
+# Fewer fillers than _GLUE: "max length 4096" is the ctx setting, not a fact about the data.
+_LONGEST_GLUE = r"\s*[=:~—–-]?\s*(?:(?:is|of|about|around|около|примерно|порядка|до|в)\s+)?~?\s*"
+_LONGEST = (
+    rf"{alternation(LONGEST_WORDS)}{_LONGEST_GLUE}({AMOUNT})(?:\s*{_TOKENS})?",
+    rf"(?<![\w.,])({AMOUNT})\s*{_TOKENS}\s*{alternation(LONGEST_WORDS)}",
 )
 _EPOCHS = (
     rf"(?<![\w.,])({DECIMAL})\s*{alternation(EPOCH_WORDS)}",
@@ -234,7 +253,34 @@ def _read_dataset_size(reader: _Reader, given: Given) -> None:
         _set_int(given, "dataset_tokens", "dataset_tokens", round(value))
 
 
+def _read_constraints(reader: _Reader, given: Given) -> None:
+    """Offer constraints first: «до 300 ₽/ч» is a rate cap, not a budget of 300 ₽."""
+    found, reader.rest = take_constraints(reader.rest)
+    given.min_vram_gib = found.min_vram_gib
+    given.hours_per_month = found.hours_per_month
+    given.russia_only = found.russia_only or None
+    given.max_rub_per_hour = found.max_rub_per_hour
+
+
+def _read_lengths(reader: _Reader, given: Given) -> None:
+    """A range of lengths (its top is the longest example) and the longest example."""
+    for pattern in _TOKEN_RANGE:
+        m = compiled(pattern).search(reader.rest)
+        if m is None:
+            continue
+        low, high = (amount_value(g, thousand=1000) for g in m.groups())
+        if low is not None and high is not None and 0 < low <= high:
+            reader.blank(m.start(), m.end())
+            _set_int(given, "tokens", "shortest_tokens", round(low))
+            _set_int(given, "tokens", "longest_tokens", round(high))
+            return
+    longest = reader.take(_LONGEST)
+    if longest is not None and (value := amount_value(longest, thousand=1024)) is not None:
+        _set_int(given, "tokens", "longest_tokens", round(value))
+
+
 def _read_counts(reader: _Reader, given: Given) -> None:
+    _read_constraints(reader, given)
     budget = reader.take(_BUDGET)
     if budget is not None and (value := amount_value(budget, thousand=1000)) is not None:
         low, high = LIMITS["budget"]
@@ -244,6 +290,7 @@ def _read_counts(reader: _Reader, given: Given) -> None:
     dataset = reader.take(_DATASET)
     if dataset is not None and (value := amount_value(dataset, thousand=1000)) is not None:
         _set_int(given, "dataset", "dataset_examples", round(value))
+    _read_lengths(reader, given)  # before "3000 tokens per example" takes a range's top
     tokens = reader.take(_PER_EXAMPLE)
     if tokens is not None and (value := amount_value(tokens, thousand=1000)) is not None:
         _set_int(given, "tokens", "tokens_per_example", round(value))
@@ -272,7 +319,45 @@ def _read_counts(reader: _Reader, given: Given) -> None:
                 break
 
 
+# Negations that rule a method out. «без лоры» / "no lora" is not among LoRA's: it names a
+# full fine-tune (NO_ADAPTER_PHRASES), so only «не лора» / "not lora" rule LoRA out.
+_RULE_OUT_WORDS = tuple(
+    w for w in NEGATION_WORDS if w not in {p.split()[0] for p in NO_ADAPTER_PHRASES}
+)
+_SEPARATOR = r"[\s\-_]*"
+
+
+def _rule_out(reader: _Reader, given: Given) -> None:
+    """Blank «без qlora», «не полный файнтюн», "not full" so the method reader cannot choose
+    them, and note them ruled out."""
+    for method, phrases in METHOD_PHRASES.items():
+        words = _RULE_OUT_WORDS if method is Method.LORA else NEGATION_WORDS
+        if method is Method.FULL:
+            phrases = tuple(p for p in phrases if p not in NO_ADAPTER_PHRASES)
+        pattern = compiled(rf"{alternation(words)}{_SEPARATOR}{alternation(phrases)}")
+        while (m := pattern.search(reader.rest)) is not None:
+            reader.blank(m.start(), m.end())
+            if method not in given.ruled_out:
+                given.ruled_out.append(method)
+    m = compiled(alternation(NO_QUANTISATION_PHRASES)).search(reader.rest)
+    if m is not None:
+        reader.blank(m.start(), m.end())
+        if Method.QLORA not in given.ruled_out:
+            given.ruled_out.append(Method.QLORA)
+
+
+def read_method(text: str) -> tuple[Method | None, tuple[Method, ...]]:
+    """The method a text names, and the ones it rules out («без qlora»): for hints that must
+    carry the user's own method."""
+    reader = _Reader(text[:MAX_LENGTH])
+    given = Given()
+    _read_model(reader, given)  # "llama 3 8b" is not a method
+    _rule_out(reader, given)
+    return reader.choice(METHOD_PHRASES), tuple(given.ruled_out)
+
+
 def _read_levers(reader: _Reader, given: Given) -> None:
+    _rule_out(reader, given)
     method = reader.choice(METHOD_PHRASES)
     if method is not None:
         given.method = method
@@ -298,8 +383,9 @@ def read_levers_and_counts(text: str, given: Given) -> list[str]:
     _read_gpus(reader, found)
     _read_levers(reader, found)
     _read_counts(reader, found)
+    given.ruled_out += [m for m in found.ruled_out if m not in given.ruled_out]
     for name in found.__dataclass_fields__:
-        if name in ("notes", "text_language"):
+        if name in ("notes", "text_language", "ruled_out"):
             continue
         if getattr(given, name) is None and getattr(found, name) is not None:
             setattr(given, name, getattr(found, name))

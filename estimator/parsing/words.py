@@ -168,6 +168,53 @@ NUMBER_WORDS: dict[str, int] = {
 }
 
 # --- what is being trained ------------------------------------------------------------------
+# "Без лоры" / "no lora" means no adapters at all: every weight is trained (a full fine-tune).
+NO_ADAPTER_PHRASES: tuple[str, ...] = (
+    "без lora",
+    "без лор*",
+    "без адаптер*",
+    "без peft",
+    "no lora",
+    "no loras",
+    "without lora",
+    "without loras",
+    "w/o lora",
+    "no adapters",
+    "without adapters",
+    "no peft",
+    "without peft",
+)
+# A method after one of these is ruled out, not chosen: «без qlora», «не полный файнтюн»,
+# "not qlora", "instead of full". (Ruling out LoRA with «без»/"no"/"without" is a full
+# fine-tune, above; «не лора» only rules LoRA out.)
+NEGATION_WORDS: tuple[str, ...] = (
+    "не",
+    "без",
+    "кроме",
+    "вместо",
+    "а не",
+    "no",
+    "not",
+    "without",
+    "w/o",
+    "except",
+    "instead of",
+    "rather than",
+)
+# Ruling out quantisation rules out QLoRA: «без квантования», "no quantization".
+NO_QUANTISATION_PHRASES: tuple[str, ...] = (
+    "без квантован*",
+    "без квантизаци*",
+    "без 4 бит*",
+    "no quantization",
+    "no quantisation",
+    "without quantization",
+    "without quantisation",
+    "unquantized",
+    "unquantised",
+    "не квантованн*",
+    "неквантованн*",
+)
 # Free text. QLoRA first: "qlora" contains "lora".
 METHOD_PHRASES: dict[Method, tuple[str, ...]] = {
     Method.QLORA: (
@@ -185,6 +232,19 @@ METHOD_PHRASES: dict[Method, tuple[str, ...]] = {
     ),
     Method.LORA: ("lora", "loras", "лора", "лору", "лоры", "лоре", "лорой", "лорам", "лорах"),
     Method.FULL: (
+        *NO_ADAPTER_PHRASES,
+        "фул",
+        "фулл",
+        "фул* файнтюн*",
+        "фул* файн тюн*",
+        "фул* fine tun*",
+        "фул* finetun*",
+        "фул* ft",
+        "фул* тюн*",
+        "фул* обучени*",
+        "фул* дообучени*",
+        "фулфайнтюн*",
+        "fullfinetun*",
         "full fine tun*",
         "full finetun*",
         "full fine-tun*",
@@ -199,6 +259,7 @@ METHOD_PHRASES: dict[Method, tuple[str, ...]] = {
         "full parameter*",
         "full-parameter*",
         "полн* дообучени*",
+        "полн* дообуч*",
         "полн* файнтюн*",
         "полн* файн тюн*",
         "полн* fine tun*",
@@ -224,6 +285,8 @@ METHOD_PHRASES: dict[Method, tuple[str, ...]] = {
         "whole model",
         "entire model",
         "all parameters",
+        "every weight",
+        "all the weights",
     ),
 }
 
@@ -251,6 +314,10 @@ COMMAND_METHOD_WORDS: dict[str, Method] = {
     "полностью": Method.FULL,
     "полную": Method.FULL,
     "целиком": Method.FULL,
+    "фул": Method.FULL,
+    "фулл": Method.FULL,
+    "full-finetune": Method.FULL,
+    "full-fine-tune": Method.FULL,
 }
 
 # --- training levers in free text --------------------------------------------------------
@@ -271,18 +338,29 @@ CTX_WORDS: tuple[str, ...] = (
     "длин* последовательност*",
     "контекст*",
     "окн* контекст*",
-    # the longest sample is what memory follows: «средняя 700, максимум 2к»
-    "максимум",
     "максимальн* длин*",
     "макс длин*",
-    "самый длинный пример",
-    "самые длинные примеры",
-    "longest sample",
-    "longest example",
-    "longest",
-    "max",
     "длин*",
 )
+# The longest example, a fact about the data rather than a setting: «средняя 700, максимум
+# 2к». Memory follows the longest batch, so an unset ctx is raised to hold it (build.py).
+LONGEST_WORDS: tuple[str, ...] = (
+    "максимум",
+    "максимально",
+    "самый длинный пример",
+    "самые длинные примеры",
+    "самый длинный",
+    "самые длинные",
+    "самого длинного",
+    "длиннейш*",
+    "longest sample*",
+    "longest example*",
+    "longest",
+    "max",
+    "maximum",
+)
+# Between two numbers of a range: «от 1 500 до 3 500 токенов», "1500-3500 tokens".
+RANGE_WORDS: tuple[str, ...] = ("до", "to")
 TOKEN_WORDS: tuple[str, ...] = ("токен*", "tokens", "token", "tok")
 BATCH_WORDS: tuple[str, ...] = (
     "micro batch size",
@@ -324,6 +402,14 @@ EXAMPLE_WORDS: tuple[str, ...] = (
     "запис*",
     "диалог*",
     "строк*",
+    "пар",
+    "пары",
+    "парами",
+    "pairs",
+    "пар вопрос ответ",
+    "пар вопрос-ответ",
+    "qa pairs",
+    "question answer pairs",
 )
 # "по 500 токенов" / "500 tokens per example" / "в среднем 500 токенов": tokens per example.
 PER_EXAMPLE_BEFORE: tuple[str, ...] = (
@@ -603,6 +689,139 @@ BUDGET_WORDS: tuple[str, ...] = (
     "for",
 )
 
+# --- what the offers must be (the planner applies these) -----------------------------------
+# Memory per card: «карта с 48 гигами», «48gb+», «не меньше 48 ГБ», "at least 48 GB".
+VRAM_UNITS: tuple[str, ...] = (
+    "гб",
+    "gb",
+    "гиг*",
+    "гигабайт*",
+    "gib",
+    "гиб",
+    "gigabyte*",
+    "g",
+)
+VRAM_WORDS: tuple[str, ...] = (
+    "vram",
+    "видеопамят*",
+    "памят*",
+    "memory",
+    "of memory",
+    "of vram",
+    "на борту",
+)
+VRAM_AT_LEAST_BEFORE: tuple[str, ...] = (
+    "не меньше",
+    "не менее",
+    "минимум",
+    "как минимум",
+    "хотя бы",
+    "от",
+    "с",
+    "со",
+    "at least",
+    "minimum",
+    "min",
+    "with",
+    ">=",
+    "≥",
+    ">",
+)
+VRAM_AT_LEAST_AFTER: tuple[str, ...] = (
+    "+",
+    "и больше",
+    "и более",
+    "или больше",
+    "или более",
+    "and more",
+    "or more",
+    "and up",
+    "and above",
+    "plus",
+    "минимум",
+    "min",
+)
+# Usage per month: «60 часов в месяц», "60 h/month".
+HOUR_WORDS: tuple[str, ...] = ("час*", "ч", "h", "hr", "hrs", "hour*")
+PER_MONTH_WORDS: tuple[str, ...] = (
+    "в месяц",
+    "в мес",
+    "за месяц",
+    "ежемесячно",
+    "/мес*",
+    "/month",
+    "/mo",
+    "a month",
+    "per month",
+    "monthly",
+    "each month",
+    "every month",
+)
+# Only Russian providers: «только РФ», «в России», "russia only".
+RUSSIA_ONLY_PHRASES: tuple[str, ...] = (
+    "только рф",
+    "только в рф",
+    "в рф",
+    "по рф",
+    "рф only",
+    "только россия",
+    "только в россии",
+    "в россии",
+    "по россии",
+    "российск* провайдер*",
+    "российск* облак*",
+    "российск* хостинг*",
+    "только российск*",
+    "внутри рф",
+    "внутри россии",
+    "серверы в рф",
+    "russia only",
+    "only russia",
+    "only in russia",
+    "in russia",
+    "russian providers",
+    "russian provider",
+    "russian cloud*",
+    "inside russia",
+)
+# A price per server-hour: «до 300 ₽/ч», "under 300 rub/h". (A sum with no hour is a budget.)
+PER_HOUR_WORDS: tuple[str, ...] = (
+    "/ч",
+    "/час",
+    "в час",
+    "за час",
+    "в ч",
+    "/h",
+    "/hr",
+    "/hour",
+    "per hour",
+    "an hour",
+    "a hour",
+    "per hr",
+    "hourly",
+)
+RATE_CAP_WORDS: tuple[str, ...] = (
+    "до",
+    "не дороже",
+    "не больше",
+    "не более",
+    "дешевле",
+    "максимум",
+    "макс",
+    "в пределах",
+    "under",
+    "below",
+    "up to",
+    "at most",
+    "max",
+    "no more than",
+    "cheaper than",
+    "within",
+    "<=",
+    "≤",
+    "<",
+)
+
 # --- the command grammar -------------------------------------------------------------------
 # key=value: the canonical key and the spellings accepted for it.
 COMMAND_KEYS: dict[str, tuple[str, ...]] = {
@@ -617,6 +836,7 @@ COMMAND_KEYS: dict[str, tuple[str, ...]] = {
     "shard": ("shard", "sharding", "strategy"),
     "dataset": ("dataset", "examples", "ds", "n_examples", "датасет", "примеров"),
     "tokens": ("tokens", "tok", "tokens_per_example", "avg_tokens", "токенов"),
+    "longest": ("longest", "max_tokens", "longest_tokens", "max_tok", "максимум"),
     "epochs": ("epochs", "epoch", "ep", "эпох", "эпохи"),
     "gpu": ("gpu", "card", "карта", "видеокарта"),
     "stack": ("stack", "framework", "стек"),
@@ -625,6 +845,10 @@ COMMAND_KEYS: dict[str, tuple[str, ...]] = {
     "loss": ("loss", "лосс"),
     "method": ("method", "метод"),
     "model": ("model", "модель"),
+    "vram": ("vram", "min_vram", "mem", "память"),
+    "hpm": ("hpm", "hours_per_month", "hours", "часов"),
+    "loc": ("loc", "location", "region", "country", "где"),
+    "rate": ("rate", "max_rate", "rub_per_hour", "ставка"),
 }
 
 # key=value: extra spellings of a value, mapped to the enum value.
@@ -706,6 +930,10 @@ VALUE_ALIASES: dict[str, dict[str, str]] = {
         "нет": "none",
     },
 }
+
+# loc=: where the offers may be. Anywhere is the default.
+RUSSIA_WORDS: frozenset[str] = frozenset({"ru", "rf", "russia", "рф", "россия", "ру"})
+ANYWHERE_WORDS: frozenset[str] = frozenset({"any", "all", "world", "любая", "везде", "все"})
 
 # Booleans for on/off keys (gc).
 TRUE_WORDS: frozenset[str] = frozenset({"on", "yes", "true", "1", "да", "вкл", "включено", "y"})

@@ -205,7 +205,7 @@ async def test_bad_queries_get_a_clear_answer(telegram: FakeTelegram, db_path: P
         unknown_key = await reply_to(telegram, "/fit 13b qlora cxt=8192")
         no_model = await reply_to(telegram, "/fit qlora ctx=4096")
         bad_gpu = await reply_to(telegram, "/fit 13b qlora gpu=voodoo5")
-        too_long = await reply_to(telegram, "/fit " + "13b " * 100)
+        too_long = await reply_to(telegram, "/fit " + "13b " * 300)  # over MAX_ARGS (1000)
         # Forged buttons must not crash anything.
         await reply_to(telegram, "/fit")
         menu = telegram.last_message(CHAT)

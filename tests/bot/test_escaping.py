@@ -137,7 +137,7 @@ async def test_user_text_is_shown_literally(telegram: FakeTelegram, db_path: Pat
                 f"/{NASTY}",
                 NASTY,
                 '<script>alert("x") & more</script>',
-                "/fit " + "<" * 400,
+                "/fit " + "<" * 1100,  # /fit reads up to 1000 characters
                 "/watch " + "&" * 400,
                 "/settings tz " + '"' * 400,
                 "/prices " + "<" * 400,

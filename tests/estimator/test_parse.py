@@ -411,7 +411,7 @@ def test_command_dataset_assumes_tokens() -> None:
 def test_tokens_longer_than_ctx_are_cut() -> None:
     parsed = parse_command("8b lora ctx=1024 dataset=100 tokens=4000")
     assert parsed.query.tokens_per_example == 1024
-    assert "tokens_clamped" in parsed.notes
+    assert "tokens_clamped:4000" in parsed.notes  # the asked length, for the warning
 
 
 ERRORS: list[tuple[str, str, str | None]] = [
@@ -479,7 +479,8 @@ def test_every_documented_key_is_accepted() -> None:
         "ctx": "4096", "bs": "2", "rank": "8", "targets": "qv", "optim": "adamw",
         "precision": "bf16", "gc": "on", "gpus": "2", "shard": "ddp", "dataset": "100",
         "tokens": "100", "epochs": "1", "gpu": "4090", "stack": "hf", "method": "lora",
-        "offload": "optimizer", "budget": "5000", "loss": "fused",
+        "offload": "optimizer", "budget": "5000", "loss": "fused", "longest": "3000",
+        "vram": "48", "hpm": "60", "loc": "ru", "rate": "300",
     }  # fmt: skip
     for key in DEFAULTS_DOC:
         parsed = parse_command(f"8b {key}={values[key]}")

@@ -3,9 +3,14 @@
 
 fitb-button-details = Details
 fitb-button-short = Short
+fitb-button-method = { $method ->
+        [lora] Size LoRA
+        [full] Size a full fine-tune
+       *[qlora] Size QLoRA
+    }
 fitb-stale = This button is out of date — ask again, e.g. <code>/fit 13b qlora</code>.
 fitb-compare-usage = For example: <code>/fit compare 13b</code> or <code>/fit compare llama 3 8b ctx=8k</code>.
-fitb-error-no_model = I see no model or size. Start with one: { $allowed }. Example: <code>/fit 13b qlora</code>.
+fitb-error-no_model = I see no model or size. Start with one: { $allowed }. Example: <code>/fit { $example }</code>.
 fitb-error-bad_value = I could not read <code>{ $key }={ $value }</code>. Allowed: { $allowed }.
 fitb-error-out_of_range = <code>{ $key }={ $value }</code> is out of a sensible range: allowed { $allowed }.
 fitb-error-unknown_gpu = I do not know the GPU “{ $value }”. For example: { $allowed }.
@@ -34,7 +39,7 @@ ask-hourly-monthly = <b>Hourly or monthly?</b> Hourly for LoRA experiments, debu
 ask-breakeven = • { $gpu } ×{ $count }: a month { $month } ₽ ({ $month_provider }) against { $rate } ₽/h ({ $hour_provider }) — the month wins above { $hours } h of use a month (~{ $days } days non-stop)
 ask-hourly-hint = For your own run: <code>/fit 13b qlora dataset=50k</code> — “Details” shows the break-even at live prices.
 ask-suggest = These commands will answer it:
-    • how much memory and which GPUs: <code>/fit { $model } qlora</code> (or <code>/fit compare { $model }</code>)
+    • how much memory and which GPUs: <code>/fit { $fit }</code> (or <code>/fit compare { $model }</code>)
     • prices and stock: <code>/prices { $gpu }</code>, <code>/stock { $gpu }</code>
     • tell me when it appears or gets cheaper: <code>/watch { $gpu } max=300</code>
     You can ask in words too: “which is faster, h100 or a100?”, “where is { $gpu } cheapest?”, “hourly or monthly?”.

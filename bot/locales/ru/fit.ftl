@@ -3,9 +3,14 @@
 
 fitb-button-details = Подробнее
 fitb-button-short = Кратко
+fitb-button-method = { $method ->
+        [lora] Посчитать LoRA
+        [full] Посчитать полное дообучение
+       *[qlora] Посчитать QLoRA
+    }
 fitb-stale = Эта кнопка устарела — повторите вопрос, например <code>/fit 13b qlora</code>.
 fitb-compare-usage = Например: <code>/fit compare 13b</code> или <code>/fit compare llama 3 8b ctx=8k</code>.
-fitb-error-no_model = Не вижу модели или размера. Начните с них: { $allowed }. Пример: <code>/fit 13b qlora</code>.
+fitb-error-no_model = Не вижу модели или размера. Начните с них: { $allowed }. Пример: <code>/fit { $example }</code>.
 fitb-error-bad_value = Не понял значение <code>{ $key }={ $value }</code>. Можно: { $allowed }.
 fitb-error-out_of_range = Значение <code>{ $key }={ $value }</code> вне разумных пределов: можно { $allowed }.
 fitb-error-unknown_gpu = Не знаю видеокарту «{ $value }». Можно, например: { $allowed }.
@@ -35,7 +40,7 @@ ask-hourly-monthly = <b>Почасовая или помесячная?</b> По
 ask-breakeven = • { $gpu } ×{ $count }: месяц { $month } ₽ ({ $month_provider }) против { $rate } ₽/ч ({ $hour_provider }) — месяц выгоднее, если работать больше { $hours } ч в месяц (~{ $days } сут без перерыва)
 ask-hourly-hint = Для своего запуска: <code>/fit 13b qlora dataset=50k</code> — в «Подробнее» будет точка окупаемости по живым ценам.
 ask-suggest = Подскажу по командам:
-    • сколько памяти и какие GPU: <code>/fit { $model } qlora</code> (или <code>/fit compare { $model }</code>)
+    • сколько памяти и какие GPU: <code>/fit { $fit }</code> (или <code>/fit compare { $model }</code>)
     • цены и наличие: <code>/prices { $gpu }</code>, <code>/stock { $gpu }</code>
     • сообщить о появлении или снижении цены: <code>/watch { $gpu } max=300</code>
     Можно и словами: «что быстрее h100 или a100?», «где дешевле { $gpu }?», «почасовая или помесячная?».

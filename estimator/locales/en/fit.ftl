@@ -7,6 +7,15 @@ fit-from-size-synthetic = Size { $size } — sized on a typical Llama-like archi
         [one] layer
        *[other] layers
     }, h={ $hidden }, vocabulary { $vocab }.
+fit-method-assumed = No method given — sizing { $method }.
+fit-method-ruled-out = Not { $ruled } — sizing { $method }.
+fit-ctx-from-tokens = Examples of up to { $tokens } tokens — sizing ctx { $ctx } to hold them whole.
+fit-ctx-cut = ⚠️ Examples of up to { $tokens } tokens are longer than ctx { $ctx }: training cuts them at { $ctx } (whole: <code>ctx={ $covering }</code>).
+fit-constraints = Conditions: { $items }
+fit-constraint-vram = cards with { $gb } GB or more
+fit-constraint-russia = Russia only
+fit-constraint-rate = up to { $rate } ₽/h
+fit-constraint-hours = { $hours } h a month
 fit-peak = Peak VRAM: <b>{ $peak } GiB</b> per GPU
 fit-peak-stack = Peak VRAM: <b>{ $peak } GiB</b> per GPU with { $stack }
 fit-peak-stacks = Peak: <b>{ $peak } GiB</b> with { $stack } (no stack named); { $range } GiB with { $others }

@@ -8,6 +8,15 @@ fit-from-size-synthetic = Размер { $size } — считаю на типи�
         [few] слоя
        *[many] слоёв
     }, h={ $hidden }, словарь { $vocab }.
+fit-method-assumed = Метод не указан — считаю { $method }.
+fit-method-ruled-out = Без { $ruled } — считаю { $method }.
+fit-ctx-from-tokens = Примеры до { $tokens } токенов — считаю ctx { $ctx }, чтобы они поместились целиком.
+fit-ctx-cut = ⚠️ Примеры до { $tokens } токенов длиннее ctx { $ctx }: при обучении они обрежутся до { $ctx } (целиком — <code>ctx={ $covering }</code>).
+fit-constraints = Условия: { $items }
+fit-constraint-vram = карта от { $gb } ГБ
+fit-constraint-russia = только РФ
+fit-constraint-rate = до { $rate } ₽/ч
+fit-constraint-hours = { $hours } ч в месяц
 fit-peak = Пик видеопамяти: <b>{ $peak } ГиБ</b> на GPU
 fit-peak-stack = Пик видеопамяти: <b>{ $peak } ГиБ</b> на GPU с { $stack }
 fit-peak-stacks = Пик: <b>{ $peak } ГиБ</b> с { $stack } (если стек не указан); { $range } ГиБ с { $others }
