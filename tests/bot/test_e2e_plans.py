@@ -245,3 +245,39 @@ async def test_a_card_without_bf16_says_so_in_the_first_answer(
         command = await reply_to(telegram, "/fit 7b qlora gpu=t4")
     assert "RTX 2080 Ti: нет bf16 — только fp16/fp32" in text
     assert "T4: нет bf16" in command.split("\n\n")[0]
+
+
+async def test_a_memory_floor_is_kept(telegram: FakeTelegram, db_path: Path):
+    await seed(
+        db_path,
+        [
+            make_offer("t4", 30.0, provider="selectel", gpu="T4", vram_gb=16),
+            make_offer("a2", 25.0, provider="selectel", gpu="A2", vram_gb=16),
+            make_offer("a5000", 50.0, provider="immers", gpu="RTX A5000", vram_gb=24),
+            make_offer("a6000", 95.0, provider="immers", gpu="RTX A6000", vram_gb=48),
+            make_offer("l40s", 150.0, provider="immers", gpu="L40S", vram_gb=48),
+        ],
+    )
+    async with running_app(telegram, db_path):
+        text = await reply_to(telegram, "самая дешевая карта с 48 гигами")
+        english = await reply_to(telegram, "cheapest gpu with at least 48gb?")
+    for answer in (text, english):
+        assert "RTX A6000" in answer
+        assert "L40S" in answer
+        for small in ("T4", "A2 ", "RTX A5000"):
+            assert small not in answer
+
+
+async def test_hours_a_month_decide_hourly_or_monthly(telegram: FakeTelegram, db_path: Path):
+    await seed(
+        db_path,
+        [
+            a100("a100", 1, 250.0),
+            a100("a100-month", 1, 120_000 / 720, provider="hostkey", monthly=True),  # 480 h
+        ],
+    )
+    async with running_app(telegram, db_path):
+        light = await reply_to(telegram, "a100: почасовая или помесячная, если 60 часов в месяц?")
+        heavy = await reply_to(telegram, "a100 почасовая или помесячная при 600 часах в месяц")
+    assert "При 60 ч в месяц выгоднее почасовая" in light
+    assert "При 600 ч в месяц выгоднее помесячная" in heavy
