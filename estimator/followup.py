@@ -206,8 +206,6 @@ def apply_followup(previous: ParsedQuery, text: str) -> ParsedQuery | None:
 def read_changes(text: str) -> dict[str, str] | None:
     """The command keys `text` sets, with their values in the command grammar; None when it
     sets none, or has words that are no change of a sizing."""
-    if not isinstance(text, str):
-        return None
     rest = _tidy(text[:MAX_LENGTH])
     changes: dict[str, str] = {}
     for match in _PAIR.finditer(rest):
