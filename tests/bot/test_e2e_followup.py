@@ -4,6 +4,7 @@ expires. Texts with no words («?», «👍», «550») are answered in the user
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -104,7 +105,42 @@ async def test_the_reply_the_answer_suggests_works_and_in_russian(
         assert "Время и сумма — если дать датасет" not in answer
 
 
-@pytest.mark.parametrize("reply", suggested_replies())
+BOT_LOCALES = Path(__file__).resolve().parents[2] / "bot" / "locales"
+_CODE = re.compile(r"<code>([^<]+)</code>")
+_QUOTED = re.compile(r"[«“]([^»”]+)[»”]")
+
+
+def bot_suggested_replies() -> list[str]:
+    """The key=value replies the bot's own sizing texts suggest (`gpu=4090` after an
+    unknown card), with no placeholder left to fill."""
+    found: set[str] = set()
+    for path in BOT_LOCALES.glob("*/*.ftl"):
+        for line in path.read_text("utf-8").splitlines():
+            if line.startswith("fit"):
+                found |= {
+                    hint
+                    for hint in _CODE.findall(line)
+                    if "=" in hint and not hint.startswith("/") and "{" not in hint
+                }
+    return sorted(found)
+
+
+def suggested_questions() -> list[str]:
+    """The questions the bot suggests asking in words («где дешевле h100?»): questions of
+    their own, never a change of the last answer."""
+    found: set[str] = set()
+    for path in BOT_LOCALES.glob("*/*.ftl"):
+        for line in path.read_text("utf-8").splitlines():
+            found |= {hint.replace("{ $gpu }", "h100") for hint in _QUOTED.findall(line)}
+    return sorted(hint for hint in found if hint.endswith("?") and "{" not in hint)
+
+
+def test_the_bot_suggests_replies_and_questions():
+    assert {"gpu=4090", "gpu=a100-80", "gpu=h100"} <= set(bot_suggested_replies())
+    assert {"где дешевле h100?", "почасовая или помесячная?"} <= set(suggested_questions())
+
+
+@pytest.mark.parametrize("reply", suggested_replies() + bot_suggested_replies())
 async def test_every_suggested_reply_is_answered_as_a_follow_up(
     telegram: FakeTelegram, db_path: Path, reply: str
 ):
@@ -113,6 +149,21 @@ async def test_every_suggested_reply_is_answered_as_a_follow_up(
         answer = await reply_to(telegram, reply)
     assert is_sizing(answer), reply
     assert title(answer).startswith("13B · "), reply
+
+
+@pytest.mark.parametrize("question", suggested_questions())
+async def test_every_suggested_question_is_answered_as_itself(
+    telegram: FakeTelegram, db_path: Path, question: str
+):
+    await seed_prices(db_path)
+    async with running_app(telegram, db_path):
+        await reply_to(telegram, "/fit 13b qlora ctx=4096 dataset=20k")
+        answer = await reply_to(telegram, question)
+    if "llama 3 8b" in question:  # a sizing question of its own: asked anew
+        assert title(answer).startswith(("Llama-3.1-8B · LoRA · ctx 8192", "8B · LoRA · ctx 8192"))
+        assert "dataset=20k" in answer  # the hint to give a dataset: it has none
+    else:
+        assert not is_sizing(answer), question
 
 
 async def test_an_english_conversation_continues_in_english(telegram: FakeTelegram, db_path: Path):
