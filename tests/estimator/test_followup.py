@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from estimator.ask import understand
 from estimator.followup import GIVEN_KEYS, apply_followup, is_new_question, stated_command
 from estimator.parsing.build import Given
+from estimator.parsing.language import reply_language
 from estimator.parsing.result import ParsedQuery, QueryError
 from estimator.query import Method, Sharding
 
@@ -326,3 +327,53 @@ def test_a_follow_up_changes_only_what_it_names(case: tuple[dict[str, str], str,
     # The same as asking afresh with that one key changed: what was stated stays, and the
     # assumptions are worked out for the new run.
     assert adjusted == sizing(command({**stated, key: value}))
+
+
+WORDS = st.sampled_from(
+    [
+        "а",
+        "с",
+        "на",
+        "qlora",
+        "=",
+        "ctx=",
+        "ds=",
+        "gpu=",
+        "budget=",
+        "4",
+        "8к",
+        "карты",
+        "2080",
+        "ti",
+        "h100",
+        "70b",
+        "датасет",
+        "гб",
+        "₽",
+        "x",
+        "?",
+        "👍",
+        "model=",
+        "method=",
+        "-1",
+        "1e9",
+        "0",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(WORDS, max_size=8).map(" ".join) | st.text(max_size=80))
+def test_any_reply_is_a_sizing_none_or_a_query_error(text: str):
+    """Whatever a user sends after an answer, the bot gets an answer to give."""
+    assert reply_language(text, "ru") in ("ru", "en")
+    assert is_new_question(text) in (True, False)
+    try:
+        adjusted = apply_followup(sizing(BASE), text)
+    except QueryError as error:
+        code = error.code  # the bot words each code (bot.routers.fit.error_text)
+        adjusted = None
+    else:
+        code = "none"
+    assert code
+    assert adjusted is None or adjusted.query.ctx > 0
