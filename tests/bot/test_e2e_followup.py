@@ -251,3 +251,13 @@ async def test_texts_without_words_are_answered_in_the_users_language(
     for answer in (russian, followed):
         assert any("а" <= char <= "я" for char in answer.lower()), answer
     assert not any("а" <= char <= "я" for char in english.lower()), english
+
+
+async def test_the_memory_outlives_the_process(telegram: FakeTelegram, db_path: Path):
+    """Kept in the database, not in the process: a restart (or another replica on the same
+    PostgreSQL, tests/storage/test_conversations.py) reads it."""
+    async with running_app(telegram, db_path):
+        await reply_to(telegram, FIT)
+    async with running_app(telegram, db_path):
+        answer = await reply_to(telegram, "а с qlora?")
+    assert title(answer) == "13B · QLoRA · ctx 4096 · bs 1"
