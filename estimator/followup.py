@@ -172,7 +172,8 @@ _CUES = frozenset(
 def stated_command(parsed: ParsedQuery) -> str:
     """The /fit command of what the user stated: command_for without the assumed values.
 
-    `understand(stated_command(p))` is `p` again, its assumptions worked out the same way.
+    `understand(stated_command(p))` is `p` again, its assumptions worked out the same way
+    (a dataset given as text size comes back as its token count, now stated).
     """
     return _command(_stated_keys(parsed))
 
