@@ -31,6 +31,7 @@ from bot.admin_notify import alarm_hook
 from bot.chart_pool import ChartPool
 from bot.commands import set_bot_commands
 from bot.config import ConfigError, Settings
+from bot.conversation import Conversations, utc_now
 from bot.delivery.limiter import Limiter
 from bot.delivery.sender import Sender
 from bot.delivery.session import SharedLimitMiddleware
@@ -98,7 +99,10 @@ def create_dispatcher(
     clock: Callable[[], float] = time.monotonic,
     charts: ChartPool | None = None,
     flows: FlowStore | None = None,
+    wall_clock: Callable[[], datetime] = utc_now,
 ) -> Dispatcher:
+    """`clock` paces the throttling (monotonic); `wall_clock` dates what the conversations
+    remember (shared by replicas, so wall time)."""
     # Keyword data becomes handler parameters (aiogram's dependency injection).
     dispatcher = Dispatcher(
         store=store,
@@ -106,6 +110,7 @@ def create_dispatcher(
         settings=settings,
         default_language=settings.default_language,
         charts=charts or ChartPool(),
+        conversations=Conversations(store, wall_clock),
     )
     user_middleware = UserMiddleware(
         store, translators, settings.default_language, settings.timezone
@@ -376,6 +381,7 @@ async def build_application(
     throttle_interval: float = 1.0,
     clock: Callable[[], float] = time.monotonic,
     election: ElectionFactory | None = None,
+    wall_clock: Callable[[], datetime] = utc_now,
 ) -> Application:
     """Open the database and build the bot; the caller owns `close()`.
 
@@ -406,6 +412,7 @@ async def build_application(
         clock=clock,
         charts=charts,
         flows=flows,
+        wall_clock=wall_clock,
     )
     application = Application(
         settings=settings,
@@ -555,12 +562,13 @@ def background(
 
 async def housekeeping(store: Store, stop: asyncio.Event, flows: SharedFlows | None = None) -> None:
     """Daily, from start-up: forget sent and dropped alerts older than OUTBOX_KEEP, all but
-    the newest subscription changes (the match index has long applied them), and the shared
-    flood state of users long quiet."""
+    the newest subscription changes (the match index has long applied them), the shared
+    flood state of users long quiet, and the sizings too old to be followed up."""
     while not stop.is_set():
         try:
             purged = await store.purge_outbox(datetime.now(UTC) - OUTBOX_KEEP)
             await store.prune_subscription_changes()
+            await store.forget_sizings(datetime.now(UTC))
             if flows is not None:
                 await flows.forget_quiet()
             if purged:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from monitor.users import Language, QuietHours, User
 from storage.admin import AdminQueries
+from storage.conversations import ConversationQueries
 from storage.database import SqliteDatabase
 from storage.history import HistoryQueries
 from storage.migrations import migrate
@@ -28,7 +29,13 @@ def _now() -> datetime:
 
 
 class Store(
-    OfferQueries, HistoryQueries, SubscriptionQueries, OutboxQueries, RefreshQueries, AdminQueries
+    OfferQueries,
+    HistoryQueries,
+    SubscriptionQueries,
+    OutboxQueries,
+    RefreshQueries,
+    AdminQueries,
+    ConversationQueries,
 ):
     """Users here; the other tables in their own modules (storage.offers, .history, ...)."""
 

@@ -11,6 +11,7 @@ import inspect
 
 import pytest
 
+from bot.conversation import SizingMemoryStore
 from bot.delivery.handlers import AlertStore, MembershipStore
 from bot.delivery.sender import DeliveryStore
 from bot.middlewares.user import UserStore
@@ -44,6 +45,7 @@ PORTS: tuple[type, ...] = (
     MenuStore,
     SubscribeStore,
     SubsStore,
+    SizingMemoryStore,
 )
 
 
@@ -65,7 +67,8 @@ def serve_every_port(store: Store) -> list[object]:
     menu: MenuStore = store
     subscribe: SubscribeStore = store
     subs: SubsStore = store
-    routers: list[object] = [ask, errors, history, prices, settings, menu, subscribe, subs]
+    memory: SizingMemoryStore = store
+    routers: list[object] = [ask, errors, history, prices, settings, menu, subscribe, subs, memory]
     return [pipeline, subscriptions, delivery, health, alerts, membership, users, admin, *routers]
 
 

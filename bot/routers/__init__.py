@@ -11,6 +11,7 @@ from bot.routers import (
     errors,
     fallback,
     fit,
+    followup,
     help,
     history,
     prices,
@@ -27,6 +28,10 @@ def create_routers() -> list[Router]:
         start.create_router(),
         help.create_router(),
         settings.create_router(),
+        # Before fit: «а для 70b?» reads as a sizing question of its own there, where it is
+        # a change of the last answer. It takes only texts that change a remembered sizing
+        # and say nothing else; a new question naming a model goes on to fit.
+        followup.create_router(),
         fit.create_router(),
         prices.create_router(),
         watch.create_router(),

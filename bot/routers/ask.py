@@ -18,9 +18,10 @@ from bot.quotes import quotes_from
 from estimator.cost import PriceQuote
 from estimator.gpus import family_members, find_in_text, get
 from estimator.models import find_model_in_text, get_model
+from estimator.parsing.language import reply_language
 from estimator.parsing.market import Constraints as StatedConstraints
 from estimator.parsing.market import read_constraints
-from estimator.parsing.text import language_of, read_method
+from estimator.parsing.text import read_method
 from estimator.plan_text import rubles
 from estimator.planner import (
     BreakEven,
@@ -34,6 +35,7 @@ from estimator.query import FitQuery, Method
 from estimator.specs import GpuSpec
 from estimator.timing import tokens_per_second
 from monitor.offers import Offer
+from monitor.users import User
 
 MAX_TEXT = 300
 SHOWN = 3
@@ -62,9 +64,11 @@ def create_router() -> Router:
     return router
 
 
-async def on_text(message: Message, translators: dict[str, Translator], store: AskStore) -> None:
+async def on_text(
+    message: Message, translators: dict[str, Translator], store: AskStore, user: User
+) -> None:
     text = (message.text or "")[:MAX_TEXT]
-    language = language_of(text)
+    language = reply_language(text, user.language)  # «?», «550»: the user's setting
     i18n = translators.get(language) or next(iter(translators.values()))
     quotes = quotes_from(await store.current_offers())
     await message.answer(answer_question(text, i18n, quotes, read_constraints(text)))

@@ -16,6 +16,7 @@ from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.callbacks import FitDetailsCallback, FitWatchCallback, FitWizardCallback
+from bot.conversation import Conversations
 from bot.i18n import Translator
 from bot.quotes import quotes_from
 from bot.replies import show
@@ -25,6 +26,7 @@ from estimator.ask import command_for, command_with_method, understand
 from estimator.cost import PriceQuote
 from estimator.gpus import load_gpus
 from estimator.parse import ParsedQuery, QueryError, parse_question
+from estimator.parsing.language import reply_language
 from estimator.parsing.text import language_of, read_method
 from estimator.query import Method
 from estimator.render import render_compare, render_details, render_short
@@ -189,6 +191,7 @@ async def on_fit(
     translators: dict[str, Translator],
     user: User,
     store: SubscribeStore,
+    conversations: Conversations,
 ) -> None:
     if not command.args:
         await message.answer(i18n("fit-wizard-size"), reply_markup=size_keyboard())
@@ -211,6 +214,7 @@ async def on_fit(
     if parsed is None:
         await message.answer(local("fit-not-understood"))
         return
+    await conversations.remember(message.chat.id, parsed, language)
     await reply_with_answer(message, parsed, language, local, store)
 
 
@@ -247,10 +251,13 @@ async def on_question(
     parsed: ParsedQuery,
     translators: dict[str, Translator],
     i18n: Translator,
+    user: User,
     store: SubscribeStore,
+    conversations: Conversations,
 ) -> None:
     # A free question is answered in its own language, whatever the user's setting.
-    language = language_of(message.text or "")
+    language = reply_language(message.text or "", user.language)
+    await conversations.remember(message.chat.id, parsed, language)
     await reply_with_answer(message, parsed, language, translators.get(language, i18n), store)
 
 
@@ -281,6 +288,7 @@ async def on_wizard(
     i18n: Translator,
     user: User,
     store: SubscribeStore,
+    conversations: Conversations,
 ) -> None:
     await callback.answer()
     size, method, ctx = callback_data.size, callback_data.method, callback_data.ctx
@@ -299,6 +307,8 @@ async def on_wizard(
         await show(callback, i18n("fit-not-understood"), None)
         return
     answer = await build(parsed, store)
+    if callback.message is not None:
+        await conversations.remember(callback.message.chat.id, parsed, user.language)
     await show(
         callback,
         render_short(answer, user.language),

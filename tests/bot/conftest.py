@@ -6,12 +6,14 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from bot.app import Application, build_application
 from bot.config import Settings
+from bot.conversation import utc_now
 from bot.replica import ElectionFactory
 from monitor.users import User
 from storage import Store
@@ -61,6 +63,7 @@ async def running_app(
     clock: Callable[[], float] = time.monotonic,
     handle_as_tasks: bool = True,
     election: ElectionFactory | None = None,
+    wall_clock: Callable[[], datetime] | None = None,
     **settings: object,
 ) -> AsyncIterator[Application]:
     """Start the bot as production does (polling), and stop it cleanly afterwards.
@@ -74,6 +77,7 @@ async def running_app(
         throttle_interval=throttle_interval,
         clock=clock,
         election=election,
+        wall_clock=wall_clock or utc_now,
     )
     started_at = len(telegram.calls)
     polling = asyncio.create_task(

@@ -9,6 +9,8 @@ from pathlib import Path
 from bot.app import OUTBOX_KEEP, housekeeping
 from monitor.alerts import Alert
 from storage import Store
+from storage.conversations import REMEMBER_FOR
+from storage.sql import scalar
 from tests.bot.test_e2e_delivery import the_event
 from tests.factories import enqueue
 from tests.polling import eventually
@@ -39,3 +41,26 @@ async def test_housekeeping_purges_old_rows_at_start_and_stops_at_once(tmp_path:
         await store.close()
     # The old pending row stays (never purged), and so does the recent sent one.
     assert left == {second.id, recent.id}
+
+
+async def test_housekeeping_forgets_sizings_too_old_to_follow_up(tmp_path: Path):
+    store = await Store.open(tmp_path / "h.sqlite3")
+    try:
+        now = datetime.now(UTC)
+        await store.remember_sizing(1, "13b qlora", "ru", now - REMEMBER_FOR - timedelta(hours=1))
+        await store.remember_sizing(2, "7b lora", "en", now - timedelta(hours=1))
+        stop = asyncio.Event()
+        task = asyncio.create_task(housekeeping(store, stop))
+
+        async def forgotten() -> bool:
+            async with store.database.access() as connection:
+                return bool(await scalar(connection, "SELECT count(*) FROM sizing_memory") == 1)
+
+        await eventually(forgotten)
+        stop.set()
+        await asyncio.wait_for(task, 2)
+        kept = await store.last_sizing(2, now)
+    finally:
+        await store.close()
+    assert kept is not None
+    assert kept.command == "7b lora"

@@ -1,0 +1,74 @@
+"""Each chat's last sizing answer, as the follow-ups read it (bot.routers.followup).
+
+The sizing is stored as the /fit command of what the user stated (estimator.followup), with
+the language it was answered in, for storage.conversations.REMEMBER_FOR. A sizing is
+remembered just before its answer goes out, so that no reply to the answer can come before
+it. If the database fails then, the answer still goes and the next reply is read on its own:
+a failure is logged, never shown.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Protocol
+
+from estimator.ask import understand
+from estimator.followup import stated_command
+from estimator.parse import ParsedQuery, QueryError
+from monitor.users import Language
+from storage.conversations import RememberedSizing
+
+logger = logging.getLogger("gpuradar.conversation")
+
+
+class SizingMemoryStore(Protocol):
+    """What the memory needs of the Store (storage.conversations)."""
+
+    async def remember_sizing(
+        self, chat_id: int, command: str, language: Language, at: datetime, /
+    ) -> None: ...
+
+    async def last_sizing(self, chat_id: int, now: datetime, /) -> RememberedSizing | None: ...
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def as_language(language: str) -> Language:
+    return "ru" if language == "ru" else "en"
+
+
+class Conversations:
+    """Remembers each answered sizing of a chat and reads back the last one."""
+
+    def __init__(self, store: SizingMemoryStore, clock: Callable[[], datetime] = utc_now) -> None:
+        self._store = store
+        self._clock = clock  # wall time: replicas compare each other's rows
+
+    async def remember(self, chat_id: int, parsed: ParsedQuery, language: str) -> None:
+        try:
+            await self._store.remember_sizing(
+                chat_id, stated_command(parsed), as_language(language), self._clock()
+            )
+        except Exception:
+            logger.warning("could not remember the sizing of chat %s", chat_id, exc_info=True)
+
+    async def last(self, chat_id: int) -> tuple[ParsedQuery, Language] | None:
+        """The chat's last sizing and its language, unless expired or unreadable now."""
+        try:
+            remembered = await self._store.last_sizing(chat_id, self._clock())
+        except Exception:
+            logger.warning("could not read the sizing of chat %s", chat_id, exc_info=True)
+            return None
+        if remembered is None:
+            return None
+        try:
+            parsed = understand(remembered.command)
+        except QueryError:
+            parsed = None  # the catalog changed under it (a GPU or model renamed)
+        if parsed is None:
+            return None
+        return parsed, remembered.language

@@ -1,0 +1,63 @@
+"""Each chat's last sizing answer, so that a reply to it can adjust it (bot.routers.followup).
+
+Kept in the database, not in a process, so that replicas sharing PostgreSQL share it: the
+follow-up may reach another replica than the answer did. A chat has one row, replaced by
+each new answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from monitor.users import Language
+from storage.sql import Database, moment_of, moment_value
+
+# How long a reply still refers to the last answer. A follow-up comes within minutes; a day
+# covers one coming back the next morning to the same run, and after that a bare «а с
+# qlora?» is more likely a new conversation, which the normal routers answer.
+REMEMBER_FOR = timedelta(hours=24)
+
+
+@dataclass(frozen=True)
+class RememberedSizing:
+    command: str  # the sizing in the /fit command grammar (estimator.followup.stated_command)
+    language: Language  # the language the answer was given in
+    at: datetime
+
+
+class ConversationQueries:
+    _db: Database
+
+    async def remember_sizing(
+        self, chat_id: int, command: str, language: Language, at: datetime, /
+    ) -> None:
+        """Keep `command` as the chat's last sizing, replacing the one before."""
+        async with self._db.write() as connection:
+            await connection.execute(
+                "INSERT INTO sizing_memory (chat_id, command, language, remembered_at)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET"
+                " command = excluded.command, language = excluded.language,"
+                " remembered_at = excluded.remembered_at",
+                (chat_id, command, language, moment_value(connection.dialect, at)),
+            )
+
+    async def last_sizing(self, chat_id: int, now: datetime, /) -> RememberedSizing | None:
+        """The chat's last sizing, unless it is older than REMEMBER_FOR at `now`."""
+        async with self._db.access() as connection:
+            row = await connection.fetchone(
+                "SELECT command, language, remembered_at FROM sizing_memory"
+                " WHERE chat_id = ? AND remembered_at >= ?",
+                (chat_id, moment_value(connection.dialect, now - REMEMBER_FOR)),
+            )
+        if row is None:
+            return None
+        return RememberedSizing(row[0], row[1], moment_of(row[2]))
+
+    async def forget_sizings(self, now: datetime) -> int:
+        """Delete the sizings too old to be followed up at `now` (housekeeping)."""
+        async with self._db.write() as connection:
+            return await connection.execute(
+                "DELETE FROM sizing_memory WHERE remembered_at < ?",
+                (moment_value(connection.dialect, now - REMEMBER_FOR),),
+            )
