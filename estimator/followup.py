@@ -42,6 +42,8 @@ _KEY_OF.update({key: key for key in COMMAND_KEYS})
 _KEY_ORDER = {key: n for n, key in enumerate(COMMAND_KEYS)}
 _QUERY_FIELDS = {field.name for field in dataclasses.fields(FitQuery)}
 _DEFAULT = FitQuery(model="-")
+# The methods a sizing ruled out («без qlora»), as command_for writes them ("no-qlora").
+RULED_OUT = "no"
 
 # Given (what a free-text reader understood) -> the command key that says the same.
 GIVEN_KEYS: dict[str, str] = {
@@ -69,6 +71,15 @@ GIVEN_KEYS: dict[str, str] = {
     "target_family": "gpu",
     "model": "model",
     "size_b": "model",
+    # The longest example, or a range of lengths («от 1500 до 3500»: tok=1500-3500).
+    "longest_tokens": "longest",
+    "shortest_tokens": "tokens",
+    # What the user said about the offers.
+    "ruled_out": RULED_OUT,  # «без qlora»: no-qlora, positional
+    "min_vram_gib": "vram",
+    "hours_per_month": "hpm",
+    "russia_only": "loc",
+    "max_rub_per_hour": "rate",
 }
 
 # Words a follow-up is made of besides what it changes: «а если взять 4 карты?», "what about
@@ -194,14 +205,7 @@ def apply_followup(previous: ParsedQuery, text: str) -> ParsedQuery | None:
         if error.code == "unknown_key" and error.value is None:
             return None  # no key of ours, nor near one: not meant for /fit
         raise
-    # The offer constraints are not in the command grammar; a follow-up keeps them.
-    return dataclasses.replace(
-        parsed,
-        min_vram_gib=previous.min_vram_gib,
-        hours_per_month=previous.hours_per_month,
-        russia_only=previous.russia_only,
-        max_rub_per_hour=previous.max_rub_per_hour,
-    )
+    return parsed  # the offer constraints travel in the command (vram=, loc=, rate=, hpm=)
 
 
 def read_changes(text: str) -> dict[str, str] | None:
@@ -278,7 +282,7 @@ def _given_keys(given: Given) -> dict[str, str]:
     keys: dict[str, str] = {}
     for name, key in GIVEN_KEYS.items():
         value = getattr(given, name)
-        if value is None:
+        if value is None or (name == "ruled_out" and not value):
             continue
         if name == "model":
             keys[key] = value.id
@@ -293,6 +297,14 @@ def _given_keys(given: Given) -> dict[str, str]:
             keys[key] = f"{value / 1e9:.12g}{unit}"
         elif name in ("target_gpu", "target_family"):
             keys[key] = str(value).replace(" ", "-")
+        elif name == "shortest_tokens":
+            keys[key] = f"{value}-{given.longest_tokens}"
+        elif name == "longest_tokens" and given.shortest_tokens is not None:
+            continue  # the range says it
+        elif name == "ruled_out":
+            keys[key] = " ".join(f"no-{method.value}" for method in value)
+        elif name == "russia_only":
+            keys[key] = "ru" if value else "any"
         else:
             keys[key] = _shown(value)
     return keys
@@ -318,11 +330,20 @@ def _stated_keys(parsed: ParsedQuery) -> dict[str, str]:
     bare = dataclasses.replace(parsed, query=dataclasses.replace(parsed.query, **resets))
     words = command_for(bare).split(" ")
     keys = {"model": words[0]}
-    if "method" not in assumed:
-        keys["method"] = words[1]
-    for word in words[2:]:
+    ruled_out = []
+    for word in words[1:]:
+        if "=" not in word:
+            # Positional: the method as named, or a method ruled out («без qlora»: no-qlora);
+            # command_for leaves an assumed method out.
+            if word.startswith("no-"):
+                ruled_out.append(word)
+            else:
+                keys["method"] = word
+            continue
         key, value = word.split("=", 1)
         keys[_KEY_OF[key]] = value
+    if ruled_out:
+        keys[RULED_OUT] = " ".join(ruled_out)
     return keys
 
 
@@ -334,7 +355,10 @@ def _command(keys: Mapping[str, str]) -> str:
         # A method word positional, as command_for writes it; anything else as a pair, so
         # that the grammar reports it ("method=banana") instead of skipping a stray word.
         parts.append(method if method.lower() in COMMAND_METHOD_WORDS else f"method={method}")
-    pairs = sorted((key, value) for key, value in keys.items() if key not in ("model", "method"))
+    elif RULED_OUT in keys:
+        parts.append(keys[RULED_OUT])  # a method named now replaces what was ruled out
+    positional = ("model", "method", RULED_OUT)
+    pairs = sorted((key, value) for key, value in keys.items() if key not in positional)
     pairs.sort(key=lambda pair: _KEY_ORDER.get(pair[0], len(_KEY_ORDER)))
     parts += [f"{key}={value}" for key, value in pairs]
     return " ".join(parts)

@@ -8,6 +8,7 @@ the language of the question: a free question's own, a command's from the user's
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from aiogram import F, Router
@@ -71,9 +72,22 @@ async def build(parsed: ParsedQuery, store: SubscribeStore) -> FitAnswer:
     return build_answer(parsed, load_gpus(), await live_quotes(store))
 
 
-def details_button(parsed: ParsedQuery, language: str, *, full: bool) -> FitDetailsCallback | None:
+# A run whose command does not fit in callback data (64 bytes) is carried by reference: "@"
+# and a digest of its command. The press finds it as the chat's remembered sizing (storage,
+# shared by replicas); a digest that no longer matches is an outdated button.
+BY_REFERENCE = "@"
+
+
+def sizing_digest(parsed: ParsedQuery) -> str:
+    return hashlib.sha256(command_for(parsed).encode()).hexdigest()[:12]
+
+
+def details_button(parsed: ParsedQuery, language: str, *, full: bool) -> FitDetailsCallback:
     toggle = FitDetailsCallback(lang=language, full=0 if full else 1, cmd=command_for(parsed))
-    return toggle if _packs(toggle) else None
+    if _packs(toggle):
+        return toggle
+    reference = BY_REFERENCE + sizing_digest(parsed)
+    return FitDetailsCallback(lang=language, full=0 if full else 1, cmd=reference)
 
 
 def answer_keyboard(
@@ -83,9 +97,8 @@ def answer_keyboard(
     assumed (each re-answers with it), and «watch for offers that fit»."""
     builder = InlineKeyboardBuilder()
     toggle = details_button(parsed, language, full=full)
-    if toggle is not None:
-        key = "fitb-button-short" if full else "fitb-button-details"
-        builder.button(text=i18n(key), callback_data=toggle)
+    key = "fitb-button-short" if full else "fitb-button-details"
+    builder.button(text=i18n(key), callback_data=toggle)
     for method in other_methods(parsed):
         again = FitDetailsCallback(
             lang=language, full=1 if full else 0, cmd=command_with_method(parsed, method)
@@ -135,13 +148,7 @@ async def reply_with_answer(
 ) -> None:
     answer = await build(parsed, store)
     keyboard = answer_keyboard(parsed, i18n, language)
-    text = render_short(answer, language)
-    if details_button(parsed, language, full=False) is None:
-        # No room for the button's command: the details go into the same message.
-        details = render_details(answer, language)
-        if len(text) + len(details) + 2 <= 4096:
-            text = f"{text}\n\n{details}"
-    await message.answer(text, reply_markup=keyboard)
+    await message.answer(render_short(answer, language), reply_markup=keyboard)
 
 
 async def on_fit_watch(
@@ -165,16 +172,15 @@ async def on_details(
     translators: dict[str, Translator],
     i18n: Translator,
     store: SubscribeStore,
+    conversations: Conversations,
 ) -> None:
-    """Rebuild the answer from the button's command at today's prices, in the question's
-    language, and switch the message between the short and the detailed view."""
+    """Rebuild the answer from the button's command (or the chat's remembered sizing it
+    refers to) at today's prices, in the question's language, and switch the message between
+    the short and the detailed view."""
     await callback.answer()
     language = callback_data.lang if callback_data.lang in ("ru", "en") else i18n.language
     local = translators.get(language, i18n)
-    try:
-        parsed = understand(callback_data.cmd)
-    except QueryError:
-        parsed = None
+    parsed = await _button_sizing(callback, callback_data.cmd, conversations)
     if parsed is None:  # a forged or outdated button
         await show(callback, local("fitb-stale"), None)
         return
@@ -182,6 +188,22 @@ async def on_details(
     full = bool(callback_data.full)
     text = render_details(answer, language) if full else render_short(answer, language)
     await show(callback, text, answer_keyboard(parsed, local, language, full=full))
+
+
+async def _button_sizing(
+    callback: CallbackQuery, cmd: str, conversations: Conversations
+) -> ParsedQuery | None:
+    """The run a «Подробнее» button stands for; None for a forged or outdated one."""
+    if cmd.startswith(BY_REFERENCE):
+        chat = callback.message.chat.id if callback.message else callback.from_user.id
+        remembered = await conversations.last(chat)
+        if remembered is None or sizing_digest(remembered[0]) != cmd[len(BY_REFERENCE) :]:
+            return None
+        return remembered[0]
+    try:
+        return understand(cmd)
+    except QueryError:
+        return None
 
 
 async def on_fit(

@@ -255,16 +255,29 @@ async def test_general_questions_are_answered_from_live_prices(
     assert "/prices" in chatter
 
 
-async def test_a_run_too_long_for_a_button_gets_the_details_at_once(
+async def test_a_run_too_long_for_a_button_still_gets_a_short_answer_and_details(
     telegram: FakeTelegram, db_path: Path
 ):
+    await seed_prices(db_path)
+    long_run = (
+        "/fit qwen2.5 coder 14b qlora ctx=16k dataset=50k tokens=700 epochs=3 "
+        "gpu=a100-80 budget=5000"
+    )
     async with running_app(telegram, db_path):
-        text = await reply_to(
-            telegram,
-            "/fit qwen2.5 coder 14b qlora ctx=16k dataset=50k tokens=700 epochs=3 "
-            "gpu=a100-80 budget=5000",
-        )
-        labels = [button.text for button in telegram.last_message(CHAT).buttons()]
-    assert "Подробнее" not in labels  # its command does not fit in 64 bytes of callback data
-    assert "Разбивка на GPU" in text
-    assert len(text) <= 4096
+        text = await reply_to(telegram, long_run)
+        first = telegram.last_message(CHAT)
+        labels = [button.text for button in first.buttons()]
+        details = await press(telegram, "Подробнее")
+        back = await press(telegram, "Кратко")
+        # A later question replaces the remembered run: the old button says it is outdated.
+        await reply_to(telegram, "/fit 7b qlora")
+        stale_after = telegram.mark()
+        telegram.press(CHAT, "Подробнее", message=first)
+        stale = await telegram.wait_for_call("editMessageText", after=stale_after)
+    # The command does not fit in 64 bytes of callback data: the button refers to the run.
+    assert "Подробнее" in labels
+    assert len(text) < PHONE
+    assert "Разбивка на GPU" not in text
+    assert "Разбивка на GPU" in details
+    assert back == text
+    assert "устарела" in stale.result["text"]

@@ -228,7 +228,7 @@ def test_the_stated_command_reads_back_as_the_same_sizing(command: str):
 
 def test_assumed_values_are_left_out_of_the_stated_command():
     assert stated_command(sizing("70b full gpus=8")) == "70b full gpus=8"  # not shard=zero3
-    assert stated_command(sizing("13b dataset=20k")) == "13b dataset=20000"  # no qlora, tok=
+    assert stated_command(sizing("13b dataset=20k")) == "13b dataset=20k"  # no qlora, tok=
 
 
 def test_every_reading_of_the_free_text_has_its_command_key():
@@ -256,7 +256,11 @@ def suggested_replies() -> list[str]:
             for hint in hints:
                 if hint.startswith("/") or hint in NOT_REPLIES:
                     continue
-                found.add(hint.replace("{ $value }", "1024").replace("{ $code }", "unsloth"))
+                found.add(
+                    hint.replace("{ $value }", "1024")
+                    .replace("{ $code }", "unsloth")
+                    .replace("{ $covering }", "8192")
+                )
     return sorted(found)
 
 
