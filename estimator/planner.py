@@ -299,9 +299,29 @@ def plan_runs(
     return sorted(plans, key=_rank)
 
 
+def _same_choice(plan: Plan) -> tuple[object, ...]:
+    """What a renter chooses between: two pools of one provider at one price are one option."""
+    quote = plan.quote
+    return (quote.provider, quote.gpu_id, quote.gpus, quote.rub_per_hour, quote.rub_per_month)
+
+
+def distinct(plans: Sequence[Plan]) -> list[Plan]:
+    """The plans without repeats of the same choice (Selectel's ru-7a and ru-7b pools at one
+    price), best first; a different country is a different choice."""
+    seen: set[tuple[object, ...]] = set()
+    kept = []
+    for plan in plans:
+        key = (*_same_choice(plan), plan.quote.country)
+        if key not in seen:
+            seen.add(key)
+            kept.append(plan)
+    return kept
+
+
 def with_hourly(plans: Sequence[Plan], shown: int) -> list[Plan]:
-    """The best `shown` plans, with the best hourly one in them whenever one exists: a job of
-    hours is never offered only as months of rent."""
+    """The best `shown` distinct plans, with the best hourly one in them whenever one exists:
+    a job of hours is never offered only as months of rent."""
+    plans = distinct(plans)
     top = list(plans[:shown])
     if top and all(plan.monthly for plan in top):
         hourly = next((plan for plan in plans if not plan.monthly), None)

@@ -237,3 +237,17 @@ def test_a_wish_that_leaves_nothing_is_said():
     assert answer.plans == []
     assert answer.unmet == ("russia_only",)
     assert "только РФ" in render_short(answer, "ru")
+
+
+def test_two_pools_at_one_price_are_one_option():
+    sizing = _sizing("7b qlora")
+    quotes = [
+        PriceQuote("RTX 4090", 1, "Selectel", 67.2, None, location="ru-7a"),
+        PriceQuote("RTX 4090", 1, "Selectel", 67.2, None, location="ru-7b"),
+        PriceQuote("RTX 4090", 1, "immers.cloud", 82.8, None),
+    ]
+    shown = with_hourly(plan_runs(sizing, quotes), 3)
+    assert [(p.quote.provider, p.quote.rub_per_hour) for p in shown] == [
+        ("Selectel", 67.2),
+        ("immers.cloud", 82.8),
+    ]
