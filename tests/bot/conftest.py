@@ -61,6 +61,7 @@ async def running_app(
     clock: Callable[[], float] = time.monotonic,
     handle_as_tasks: bool = True,
     election: ElectionFactory | None = None,
+    warm_charts: bool = False,
     **settings: object,
 ) -> AsyncIterator[Application]:
     """Start the bot as production does (polling), and stop it cleanly afterwards.
@@ -74,6 +75,7 @@ async def running_app(
         throttle_interval=throttle_interval,
         clock=clock,
         election=election,
+        warm_charts=warm_charts,
     )
     started_at = len(telegram.calls)
     polling = asyncio.create_task(

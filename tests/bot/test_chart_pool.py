@@ -12,11 +12,14 @@ from typing import Any
 import pytest
 
 from bot.chart_pool import BUSY_WAIT_S, ChartBusyError, ChartPool
+from bot.history_chart import ChartSpec, ChartTexts
 from tests.bot.conftest import CHAT, running_app
 from tests.bot.test_e2e_watch import seed_history
 from tests.fakes.telegram import FakeTelegram
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+TEXTS = ChartTexts("H100", "₽", "UTC", "in stock", "out of stock", "")
+SPEC = ChartSpec((), NOW - timedelta(days=30), NOW, "UTC", TEXTS, None, 0)
 
 
 class HeldExecutor(Executor):
@@ -43,19 +46,19 @@ async def test_cooldown_and_queue_limit_say_how_long_to_wait():
     pool = ChartPool(cooldown_s=10, queue_limit=3, clock=clock, executor=lambda: held)
 
     def chart(user: int) -> asyncio.Task[bytes]:
-        return asyncio.create_task(pool.render(user, [], "H100", NOW - timedelta(days=30), NOW))
+        return asyncio.create_task(pool.render(user, SPEC))
 
     first = chart(1)
     await asyncio.sleep(0)
     clock.now += 4
     with pytest.raises(ChartBusyError) as again:
-        await pool.render(1, [], "H100", NOW, NOW)
+        await pool.render(1, SPEC)
     assert again.value.wait_s == 6  # the rest of user 1's 10 s
 
     others = [chart(user) for user in (2, 3)]
     await asyncio.sleep(0)
     with pytest.raises(ChartBusyError) as full:
-        await pool.render(4, [], "H100", NOW, NOW)
+        await pool.render(4, SPEC)
     assert full.value.wait_s == BUSY_WAIT_S
     assert len(held.drawing) == 3
 
