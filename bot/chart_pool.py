@@ -96,6 +96,11 @@ class ChartPool:
         await self._pool()
         await asyncio.gather(*self._spawned)
 
+    @property
+    def warm(self) -> bool:
+        """Whether the workers have started and taken their first tasks."""
+        return bool(self._spawned) and all(future.done() for future in self._spawned)
+
     async def start_warming(self) -> None:
         """Warm the pool in the background (start-up must not wait for it)."""
         if self._warming is None:

@@ -1,0 +1,45 @@
+"""/history through the real handlers: a sign of life at once, then the chart."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from tests.bot.conftest import CHAT, running_app
+from tests.bot.test_e2e_watch import seed_history
+from tests.fakes.telegram import FakeTelegram
+
+
+async def test_history_says_a_photo_is_coming_before_it_sends_one(
+    telegram: FakeTelegram, db_path: Path
+):
+    await seed_history(db_path)
+    async with running_app(telegram, db_path):
+        after = telegram.mark()
+        telegram.push_message(CHAT, "/history h100")
+        photo = await telegram.wait_for_call("sendPhoto", after=after)
+        after_photo = telegram.mark()
+        telegram.push_message(CHAT, "/history")  # usage: no chart coming, so no action
+        await telegram.wait_for_call("sendMessage", after=after_photo)
+    actions = [call for call in telegram.calls_of("sendChatAction") if call.index >= after]
+    assert [(a.params["chat_id"], a.params["action"]) for a in actions] == [
+        (str(CHAT), "upload_photo")
+    ]
+    assert actions[0].index < photo.index
+    assert photo.ok, photo.description
+    assert "Selectel" in photo.params["caption"]
+
+
+async def test_a_served_bot_warms_its_chart_workers_before_the_first_history(
+    telegram: FakeTelegram, db_path: Path
+):
+    await seed_history(db_path)
+    async with running_app(telegram, db_path, warm_charts=True) as application:
+        assert application.charts is not None
+        async with asyncio.timeout(60):  # two cold Python processes importing matplotlib
+            while not application.charts.warm:
+                await asyncio.sleep(0.05)
+        after = telegram.mark()
+        telegram.push_message(CHAT, "/history h100")
+        photo = await telegram.wait_for_call("sendPhoto", after=after)
+    assert photo.ok, photo.description
