@@ -424,7 +424,9 @@ async def build_application(
     # else has started (aiogram runs no shutdown hooks when a start-up hook fails).
     attach_ops(application)
     if warm_charts:
-        application.services.append(Duty("chart warm-up", charts.start_warming, charts.stop_warming))
+        application.services.append(
+            Duty("chart warm-up", charts.start_warming, charts.stop_warming)
+        )
     if shared is not None:
         # Before delivery: the first heartbeat sets this replica's share of the send rate.
         attach_heartbeat(application, ReplicaRegistry(shared), limiter)

@@ -13,11 +13,11 @@ background at start-up (`start_warming`): the first /history then waits for a dr
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import multiprocessing
 import os
 import time
-import logging
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 
@@ -97,9 +97,9 @@ class ChartPool:
         await asyncio.gather(*self._spawned)
 
     @property
-    def warm(self) -> bool:
-        """Whether the workers have started and taken their first tasks."""
-        return bool(self._spawned) and all(future.done() for future in self._spawned)
+    def warming(self) -> bool:
+        """Whether a background warm-up was started (`start_warming`)."""
+        return self._warming is not None
 
     async def start_warming(self) -> None:
         """Warm the pool in the background (start-up must not wait for it)."""

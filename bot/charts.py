@@ -123,9 +123,7 @@ def _stock_keys() -> list[Line2D]:
     """Legend keys for what thick and faint lines mean."""
     return [
         Line2D([], [], color="#444444", linewidth=IN_STOCK_WIDTH),
-        Line2D(
-            [], [], color="#444444", linewidth=OUT_OF_STOCK_WIDTH, alpha=OUT_OF_STOCK_ALPHA
-        ),
+        Line2D([], [], color="#444444", linewidth=OUT_OF_STOCK_WIDTH, alpha=OUT_OF_STOCK_ALPHA),
     ]
 
 

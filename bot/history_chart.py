@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from monitor.watch_parse import PROVIDER_NAMES
 from monitor.offers import StockState
+from monitor.watch_parse import PROVIDER_NAMES
 from storage.history import HistoryPoint
 
 # Rentable: in stock, or priced with unknown stock (what storage.history.lowest_price counts).
@@ -152,9 +152,7 @@ def _spans(series: Sequence[HistoryPoint], since: datetime, until: datetime) -> 
         start = max(point.at, since)
         end = min(following.at if following is not None else until, until)
         if end > start:
-            spans.append(
-                Span(start, end, point.price_per_gpu_hour, point.stock in RENTABLE)
-            )
+            spans.append(Span(start, end, point.price_per_gpu_hour, point.stock in RENTABLE))
     return tuple(spans)
 
 
@@ -166,7 +164,9 @@ def _series_low(spans: Sequence[Span]) -> tuple[bool, float]:
     return (True, min(span.price for span in spans))
 
 
-def _labels(offers: Sequence[tuple[tuple[str, str, str], HistoryPoint]]) -> dict[tuple[str, str, str], str]:
+def _labels(
+    offers: Sequence[tuple[tuple[str, str, str], HistoryPoint]],
+) -> dict[tuple[str, str, str], str]:
     """Offers that read the same in words (two configurations of one GPU in one place) are
     told apart by their SKU."""
     plain = {key: offer_label(point) for key, point in offers}

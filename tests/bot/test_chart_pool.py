@@ -17,6 +17,10 @@ from tests.bot.conftest import CHAT, running_app
 from tests.bot.test_e2e_watch import seed_history
 from tests.fakes.telegram import FakeTelegram
 
+# A cold chart pool's first chart: a spawned worker imports matplotlib first (seconds on a
+# loaded machine), not the tenths of a second a warm one takes.
+COLD_CHART_S = 30.0
+
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 TEXTS = ChartTexts("H100", "₽", "UTC", "in stock", "out of stock", "")
 SPEC = ChartSpec((), NOW - timedelta(days=30), NOW, "UTC", TEXTS, None, 0)
@@ -78,7 +82,7 @@ async def test_a_second_history_within_the_cooldown_is_told_to_wait(
     async with running_app(telegram, db_path):
         after = telegram.mark()
         telegram.push_message(CHAT, "/history h100")
-        photo = await telegram.wait_for_call("sendPhoto", after=after)
+        photo = await telegram.wait_for_call("sendPhoto", after=after, timeout=COLD_CHART_S)
         after = telegram.mark()
         telegram.push_message(CHAT, "/history h100")
         wait = await telegram.wait_for_call("sendMessage", after=after)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from hypothesis import given, settings
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
@@ -32,9 +33,14 @@ def lines(figure: Figure, kind: str) -> list[Line2D]:
     return [line for line in axes.get_lines() if str(line.get_gid()).startswith(kind + ":")]
 
 
+def ys(line: Line2D) -> list[float]:
+    """The line's y values, gaps (NaN) left out."""
+    values = np.asarray(line.get_ydata(), dtype=float)
+    return [float(y) for y in values if not math.isnan(y)]
+
+
 def plotted_min(drawn: list[Line2D]) -> float:
-    values = [float(y) for line in drawn for y in line.get_ydata() if not math.isnan(float(y))]
-    return min(values)
+    return min(y for line in drawn for y in ys(line))
 
 
 def legend_texts(figure: Figure) -> list[str]:
@@ -73,12 +79,10 @@ def test_line_colours_are_never_reused():
 
 
 def test_stock_is_drawn_thick_when_rentable_and_faint_when_not():
-    figure, _ = figure_of(
-        [point(price=80, stock=StockState.OUT_OF_STOCK), point(day=10, price=70)]
-    )
+    figure, _ = figure_of([point(price=80, stock=StockState.OUT_OF_STOCK), point(day=10, price=70)])
     (everything,), (rentable,) = lines(figure, "all"), lines(figure, "rentable")
-    assert list(everything.get_ydata()) == [80, 80, 70, 70]
-    assert [y for y in rentable.get_ydata() if not math.isnan(y)] == [70, 70]
+    assert ys(everything) == [80, 80, 70, 70]
+    assert ys(rentable) == [70, 70]
     assert rentable.get_linewidth() > everything.get_linewidth()
     assert (everything.get_alpha() or 1.0) < 1.0
 
@@ -90,16 +94,14 @@ def test_caption_minimum_is_the_minimum_plotted(points: list[HistoryPoint]):
     drawn_all = lines(figure, "all")
     if not drawn_all:
         return  # nothing in the window: /history says there is no history instead
-    drawn_rentable = [
-        line for line in lines(figure, "rentable") if any(not math.isnan(y) for y in line.get_ydata())
-    ]
+    drawn_rentable = [line for line in lines(figure, "rentable") if ys(line)]
     (axes,) = figure.axes
     low_lines = [line for line in axes.get_lines() if line.get_gid() == "low"]
     if drawn_rentable:
         low = plotted_min(drawn_rentable)
         assert f"Минимум в наличии: {rubles(low)} ₽" in text
         (low_line,) = low_lines
-        assert set(low_line.get_ydata()) == {low}
+        assert set(ys(low_line)) == {low}
     else:
         assert low_lines == []
         assert "В наличии не было." in text

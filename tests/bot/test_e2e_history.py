@@ -9,6 +9,10 @@ from tests.bot.conftest import CHAT, running_app
 from tests.bot.test_e2e_watch import seed_history
 from tests.fakes.telegram import FakeTelegram
 
+# A cold chart pool's first chart: a spawned worker imports matplotlib first (seconds on a
+# loaded machine), not the tenths of a second a warm one takes.
+COLD_CHART_S = 30.0
+
 
 async def test_history_says_a_photo_is_coming_before_it_sends_one(
     telegram: FakeTelegram, db_path: Path
@@ -17,7 +21,7 @@ async def test_history_says_a_photo_is_coming_before_it_sends_one(
     async with running_app(telegram, db_path):
         after = telegram.mark()
         telegram.push_message(CHAT, "/history h100")
-        photo = await telegram.wait_for_call("sendPhoto", after=after)
+        photo = await telegram.wait_for_call("sendPhoto", after=after, timeout=COLD_CHART_S)
         after_photo = telegram.mark()
         telegram.push_message(CHAT, "/history")  # usage: no chart coming, so no action
         await telegram.wait_for_call("sendMessage", after=after_photo)
@@ -36,10 +40,10 @@ async def test_a_served_bot_warms_its_chart_workers_before_the_first_history(
     await seed_history(db_path)
     async with running_app(telegram, db_path, warm_charts=True) as application:
         assert application.charts is not None
-        async with asyncio.timeout(60):  # two cold Python processes importing matplotlib
-            while not application.charts.warm:
-                await asyncio.sleep(0.05)
+        assert application.charts.warming  # started with the bot, before any /history
+        # Waits for that warm-up: two cold Python processes importing matplotlib.
+        await asyncio.wait_for(application.charts.warm_up(), 60)
         after = telegram.mark()
         telegram.push_message(CHAT, "/history h100")
-        photo = await telegram.wait_for_call("sendPhoto", after=after)
+        photo = await telegram.wait_for_call("sendPhoto", after=after, timeout=COLD_CHART_S)
     assert photo.ok, photo.description

@@ -101,7 +101,9 @@ def test_no_two_series_share_colour_and_style():
 # The reviewer's case: a HOSTKEY price under the caption's minimum was out of stock then.
 def test_a_lower_price_out_of_stock_is_named_beside_the_low_in_stock():
     points = [
-        point("hostkey", "stock:1", location="NL", price=690, count=2, stock=StockState.OUT_OF_STOCK),
+        point(
+            "hostkey", "stock:1", location="NL", price=690, count=2, stock=StockState.OUT_OF_STOCK
+        ),
         point("selectel", price=456),
     ]
     spec = chart_spec(RU, "RTX 4090", points, SINCE, UNTIL, "UTC")
@@ -143,7 +145,8 @@ def test_the_caption_quotes_the_lows_of_what_is_drawn(points: list[HistoryPoint]
     drawn = [span for line in spec.series for span in line.spans]
     rentable = [span.price for span in drawn if span.rentable]
     if rentable:
-        assert spec.low is not None and spec.low.price == min(rentable)
+        assert spec.low is not None
+        assert spec.low.price == min(rentable)
         assert f"Минимум в наличии: {rubles(min(rentable))} ₽" in text
     else:
         assert "В наличии не было." in text
