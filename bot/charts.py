@@ -30,7 +30,7 @@ LOW_COLOUR = "#000000"  # the low line is black: the palette's colours all name 
 LEGEND_COLUMNS = 2
 
 
-def _num(moment: datetime) -> float:
+def axis_date(moment: datetime) -> float:
     """Matplotlib's date axis unit (days since its epoch)."""
     return float(mdates.date2num(moment))  # type: ignore[no-untyped-call]
 
@@ -40,7 +40,7 @@ def _steps(spans: tuple[Span, ...]) -> tuple[list[float], list[float]]:
     xs: list[float] = []
     ys: list[float] = []
     for span in spans:
-        xs += [_num(span.start), _num(span.end)]
+        xs += [axis_date(span.start), axis_date(span.end)]
         ys += [span.price, span.price]
     return xs, ys
 
@@ -51,7 +51,7 @@ def _rentable_pieces(spans: tuple[Span, ...]) -> tuple[list[float], list[float]]
     ys: list[float] = []
     for span in spans:
         if span.rentable:
-            xs += [_num(span.start), _num(span.end), math.nan]
+            xs += [axis_date(span.start), axis_date(span.end), math.nan]
             ys += [span.price, span.price, math.nan]
     return xs, ys
 
@@ -76,10 +76,20 @@ def history_figure(spec: ChartSpec) -> Figure:
     axes.set_title(spec.texts.title)
     axes.set_ylabel(spec.texts.price_axis)
     axes.set_xlabel(spec.texts.time_axis)
-    axes.set_xlim(_num(spec.since), _num(spec.until))
+    axes.set_xlim(axis_date(_left_edge(spec)), axis_date(spec.until))
     axes.margins(y=0.08)  # room above and below the dearest and cheapest line
+    # Days over a month, hours over a young history: the concise formatter picks the unit.
+    locator = mdates.AutoDateLocator(tz=zone(spec.timezone))  # type: ignore[no-untyped-call]
+    axes.xaxis.set_major_locator(locator)
     axes.xaxis.set_major_formatter(
-        mdates.DateFormatter("%d.%m", tz=zone(spec.timezone))  # type: ignore[no-untyped-call]
+        mdates.ConciseDateFormatter(  # type: ignore[no-untyped-call]
+            locator,
+            tz=zone(spec.timezone),
+            # Numbers only: month names would come out in English whatever the language.
+            formats=["%Y", "%d.%m", "%d.%m", "%H:%M", "%H:%M", "%S.%f"],
+            zero_formats=["", "%Y", "%d.%m", "%d.%m", "%H:%M", "%H:%M"],
+            offset_formats=["", "%Y", "%Y", "%d.%m.%Y", "%d.%m.%Y", "%d.%m.%Y %H:%M"],
+        )
     )
     axes.grid(True, alpha=0.3)
     handles, labels = axes.get_legend_handles_labels()
@@ -94,6 +104,16 @@ def history_figure(spec: ChartSpec) -> Figure:
         frameon=False,
     )
     return figure
+
+
+def _left_edge(spec: ChartSpec) -> datetime:
+    """The window's start, or the first price drawn when history is younger than the
+    window: a day of history squeezed into a 30-day axis would be a sliver at its right."""
+    starts = [line.spans[0].start for line in spec.series if line.spans]
+    if not starts or min(starts) <= spec.since:
+        return spec.since
+    first = min(starts)
+    return max(spec.since, first - (spec.until - first) * 0.03)
 
 
 def _draw_series(axes: Axes, index: int, series: Series) -> None:

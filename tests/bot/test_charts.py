@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from datetime import timedelta
 
 import numpy as np
 from hypothesis import given, settings
@@ -10,7 +11,7 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from bot.charts import history_figure, history_png
+from bot.charts import axis_date, history_figure, history_png
 from bot.history_chart import MAX_SERIES
 from bot.i18n import load_translators
 from bot.routers.history import caption, chart_spec
@@ -115,3 +116,13 @@ def test_the_png_is_a_png():
     i18n = TRANSLATORS["ru"]
     spec = chart_spec(i18n, "RTX 4090", figure_points, SINCE, UNTIL, "UTC")
     assert history_png(spec).startswith(b"\x89PNG")
+
+
+def test_a_history_younger_than_the_window_fills_the_axis():
+    (axes,) = figure_of([point(day=28, price=70)])[0].axes
+    left, right = axes.get_xlim()
+    assert right == axis_date(UNTIL)
+    # The two days of history take nearly all the width, not a sliver at the right.
+    assert axis_date(UNTIL - timedelta(days=2.2)) < left < axis_date(UNTIL - timedelta(days=2))
+    (old,) = figure_of([point(day=-3, price=70)])[0].axes
+    assert old.get_xlim()[0] == axis_date(SINCE)
