@@ -149,17 +149,17 @@ class ChartPool:
         """The executor, its workers started by the warm-up or else at the first chart."""
         async with self._starting:
             if self._executor is None:
-                executor = self._make_executor()
+                # Kept before the workers spawn: a warm-up cancelled midway (the bot stopping)
+                # leaves close() an executor to shut down, not live workers nobody holds.
+                executor = self._executor = self._make_executor()
                 if isinstance(executor, ProcessPoolExecutor):
                     # Spawning a worker is a fork and exec: off the event loop. One task per
                     # worker, as each submit spawns one while none is idle; each worker then
                     # runs _warm_up before its first task.
-                    self._spawned = [
-                        asyncio.wrap_future(await asyncio.to_thread(executor.submit, _ready))
-                        for _ in range(WORKERS)
-                    ]
-                self._executor = executor
-        return self._executor
+                    for _ in range(WORKERS):
+                        submitted = await asyncio.to_thread(executor.submit, _ready)
+                        self._spawned.append(asyncio.wrap_future(submitted))
+            return self._executor
 
     def _forget(self, now: float) -> None:
         if len(self._last) < 1024:

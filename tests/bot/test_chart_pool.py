@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from datetime import UTC, datetime, timedelta
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.chart_pool import BUSY_WAIT_S, ChartBusyError, ChartPool
+from bot.chart_pool import BUSY_WAIT_S, ChartBusyError, ChartPool, _process_pool
 from bot.history_chart import ChartSpec, ChartTexts
 from tests.bot.conftest import CHAT, running_app
 from tests.bot.test_e2e_watch import seed_history
@@ -88,3 +89,23 @@ async def test_a_second_history_within_the_cooldown_is_told_to_wait(
         wait = await telegram.wait_for_call("sendMessage", after=after)
     assert photo.ok
     assert "Попробуйте через" in wait.result["text"]
+
+
+async def test_a_warm_up_stopped_midway_is_shut_down_by_close():
+    made: list[Executor] = []
+
+    def executor() -> Executor:
+        made.append(_process_pool())
+        return made[-1]
+
+    pool = ChartPool(executor=executor)
+    await pool.start_warming()
+    assert pool.warming
+    await asyncio.sleep(0)  # the warm-up has made the executor and is spawning a worker
+    await pool.stop_warming()
+    # Shutting down waits for a worker still importing matplotlib: off the loop.
+    await asyncio.to_thread(pool.close)
+    (only,) = made
+    with pytest.raises(RuntimeError, match="shutdown"):
+        only.submit(int)
+    assert multiprocessing.active_children() == []
