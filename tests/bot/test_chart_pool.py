@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import subprocess
+import sys
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from datetime import UTC, datetime, timedelta
@@ -109,3 +111,16 @@ async def test_a_warm_up_stopped_midway_is_shut_down_by_close():
     with pytest.raises(RuntimeError, match="shutdown"):
         only.submit(int)
     assert multiprocessing.active_children() == []
+
+
+def test_a_worker_loads_no_aiogram_aiohttp_or_pydantic():
+    """What a worker loads: pickled specs name bot.history_chart, and bot.charts draws them.
+    aiogram's import alone took a worker 9 s on a loaded machine."""
+    code = (
+        "import sys, bot.chart_pool, bot.charts; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'aiogram', 'aiohttp', 'pydantic'}))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert found.stdout.strip() == "[]"
