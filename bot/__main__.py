@@ -25,7 +25,7 @@ async def serve_telegram(settings: Settings) -> None:
     token = settings.bot_token.get_secret_value()
     with starting():
         application = await build_application(
-            settings, token=token, api_url=settings.telegram_api_url
+            settings, token=token, api_url=settings.telegram_api_url, warm_charts=True
         )
     try:
         with starting():

@@ -382,8 +382,12 @@ async def build_application(
     clock: Callable[[], float] = time.monotonic,
     election: ElectionFactory | None = None,
     wall_clock: Callable[[], datetime] = utc_now,
+    warm_charts: bool = False,
 ) -> Application:
     """Open the database and build the bot; the caller owns `close()`.
+
+    With `warm_charts` (the served bot), the chart workers start in the background at
+    start-up, so the first /history does not wait seconds for matplotlib.
 
     `election` decides when this replica leads; by default the replicas of a PostgreSQL
     database elect one there (storage.leader), and a SQLite file's one process leads from
@@ -426,6 +430,10 @@ async def build_application(
     # First: its start-up hook binds the port, and a failure there must come before anything
     # else has started (aiogram runs no shutdown hooks when a start-up hook fails).
     attach_ops(application)
+    if warm_charts:
+        application.services.append(
+            Duty("chart warm-up", charts.start_warming, charts.stop_warming)
+        )
     if shared is not None:
         # Before delivery: the first heartbeat sets this replica's share of the send rate.
         attach_heartbeat(application, ReplicaRegistry(shared), limiter)

@@ -5,21 +5,25 @@ five charts at once held every other user's reply for seconds. A process pool ke
 free; a bounded queue and a per-user cooldown keep the pool from being flooded, and a user
 past either gets "wait N s" instead of a chart.
 
-matplotlib is imported only in the workers (bot.charts), never in the bot's process.
+matplotlib is imported only in the workers (bot.charts), never in the bot's process. Started
+cold, a worker spends seconds importing it and loading fonts, so the bot warms the pool in the
+background at start-up (`start_warming`): the first /history then waits for a drawing only.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
-from datetime import datetime
 
-from storage.history import HistoryPoint
+from bot.history_chart import ChartSpec
+
+logger = logging.getLogger(__name__)
 
 # One chart per user per this many seconds: nobody reads two price charts faster.
 COOLDOWN_S = 10.0
@@ -39,13 +43,22 @@ class ChartBusyError(Exception):
 
 
 def _warm_up() -> None:
-    import bot.charts  # noqa: F401 - matplotlib's import, paid once per worker
+    """Each worker's initializer: matplotlib's import, and one drawing for its fonts and
+    renderer, paid before the worker takes its first chart."""
+    from bot.charts import history_png, sample_spec
+
+    history_png(sample_spec())
 
 
-def _draw(points: Sequence[HistoryPoint], title: str, since: datetime, until: datetime) -> bytes:
+def _ready() -> int:
+    """Runs once a worker's initializer has finished."""
+    return os.getpid()
+
+
+def _draw(spec: ChartSpec) -> bytes:
     from bot.charts import history_png
 
-    return history_png(points, title, since, until)
+    return history_png(spec)
 
 
 def _process_pool() -> Executor:
@@ -74,19 +87,41 @@ class ChartPool:
         self._starting = asyncio.Lock()
         self._active = 0
         self._last: dict[int, float] = {}  # user -> when their last chart was accepted
+        self._warming: asyncio.Task[None] | None = None
+        self._spawned: list[asyncio.Future[int]] = []  # each worker's first task
 
     async def warm_up(self) -> None:
-        """Start the workers now rather than at the first chart (benchmarks)."""
+        """Start the workers and wait until they have taken their first tasks: by then a
+        worker has imported matplotlib and drawn once (the first to be ready may take both)."""
         await self._pool()
+        await asyncio.gather(*self._spawned)
 
-    async def render(
-        self,
-        user_id: int,
-        points: Sequence[HistoryPoint],
-        title: str,
-        since: datetime,
-        until: datetime,
-    ) -> bytes:
+    @property
+    def warming(self) -> bool:
+        """Whether a background warm-up was started (`start_warming`)."""
+        return self._warming is not None
+
+    async def start_warming(self) -> None:
+        """Warm the pool in the background (start-up must not wait for it)."""
+        if self._warming is None:
+            self._warming = asyncio.create_task(self._warm_quietly(), name="chart warm-up")
+
+    async def stop_warming(self) -> None:
+        task, self._warming = self._warming, None
+        if task is not None:
+            task.cancel()
+            await asyncio.wait((task,))
+
+    async def _warm_quietly(self) -> None:
+        started = time.monotonic()
+        try:
+            await self.warm_up()
+        except Exception:  # a chart will start the workers again, or say why it cannot
+            logger.exception("chart workers did not warm up")
+        else:
+            logger.info("chart workers warm in %.1f s", time.monotonic() - started)
+
+    async def render(self, user_id: int, spec: ChartSpec) -> bytes:
         """The chart as PNG; raises ChartBusyError when this user or the queue must wait."""
         now = self._clock()
         last = self._last.get(user_id)
@@ -100,7 +135,7 @@ class ChartPool:
         try:
             pool = await self._pool()
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(pool, _draw, tuple(points), title, since, until)
+            return await loop.run_in_executor(pool, _draw, spec)
         finally:
             self._active -= 1
 
@@ -111,18 +146,20 @@ class ChartPool:
             executor.shutdown(wait=True, cancel_futures=True)
 
     async def _pool(self) -> Executor:
-        """The executor, its workers started at the first chart (not with the bot: most
-        runs, and every test, never draw one)."""
+        """The executor, its workers started by the warm-up or else at the first chart."""
         async with self._starting:
             if self._executor is None:
-                executor = self._make_executor()
+                # Kept before the workers spawn: a warm-up cancelled midway (the bot stopping)
+                # leaves close() an executor to shut down, not live workers nobody holds.
+                executor = self._executor = self._make_executor()
                 if isinstance(executor, ProcessPoolExecutor):
-                    # Spawning a worker is a fork and exec: off the event loop. Each then
-                    # imports matplotlib once.
+                    # Spawning a worker is a fork and exec: off the event loop. One task per
+                    # worker, as each submit spawns one while none is idle; each worker then
+                    # runs _warm_up before its first task.
                     for _ in range(WORKERS):
-                        await asyncio.to_thread(executor.submit, _warm_up)
-                self._executor = executor
-        return self._executor
+                        submitted = await asyncio.to_thread(executor.submit, _ready)
+                        self._spawned.append(asyncio.wrap_future(submitted))
+            return self._executor
 
     def _forget(self, now: float) -> None:
         if len(self._last) < 1024:

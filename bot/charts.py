@@ -1,73 +1,167 @@
-"""Price and stock history as a PNG chart (matplotlib, Agg backend: no display needed)."""
+"""A /history chart as PNG (matplotlib, Agg backend: no display needed).
+
+Draws a bot.history_chart.ChartSpec and nothing else: every price drawn is one of its spans,
+and the low line is its low, which the caption quotes too.
+"""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
-from datetime import datetime
+import math
+from datetime import UTC, datetime, timedelta
 
 import matplotlib
 
 matplotlib.use("Agg")  # before pyplot: render to memory on a headless server
 
 import matplotlib.dates as mdates
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
-from storage.history import HistoryPoint
+from bot.history_chart import ChartSpec, ChartTexts, Low, Series, Span
+from estimator.plan_text import rubles
+from monitor.users import zone
 
-IN_STOCK_STATES = frozenset({"in_stock", "unknown"})
+IN_STOCK_WIDTH = 2.2  # rentable stretches: the line to read prices from
+OUT_OF_STOCK_WIDTH = 1.2
+OUT_OF_STOCK_ALPHA = 0.5  # faint: listed at this price, but not to be had
+LOW_COLOUR = "#000000"  # the low line is black: the palette's colours all name offers
+LEGEND_COLUMNS = 2
 
 
-def _num(moment: datetime) -> float:
+def axis_date(moment: datetime) -> float:
     """Matplotlib's date axis unit (days since its epoch)."""
     return float(mdates.date2num(moment))  # type: ignore[no-untyped-call]
 
 
-def history_png(
-    points: Sequence[HistoryPoint], title: str, since: datetime, until: datetime
-) -> bytes:
-    """One step line per offer (₽ per GPU-hour); filled markers where it was rentable,
-    hollow where it was not; the 30-day low marked and labelled."""
-    figure = Figure(figsize=(8, 4.5), dpi=110)
+def _steps(spans: tuple[Span, ...]) -> tuple[list[float], list[float]]:
+    """The whole series as one step line: each price held from its start to its end."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for span in spans:
+        xs += [axis_date(span.start), axis_date(span.end)]
+        ys += [span.price, span.price]
+    return xs, ys
+
+
+def _rentable_pieces(spans: tuple[Span, ...]) -> tuple[list[float], list[float]]:
+    """Only the rentable stretches, NaN between them so matplotlib leaves gaps."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for span in spans:
+        if span.rentable:
+            xs += [axis_date(span.start), axis_date(span.end), math.nan]
+            ys += [span.price, span.price, math.nan]
+    return xs, ys
+
+
+def history_figure(spec: ChartSpec) -> Figure:
+    """The chart as a matplotlib Figure (tests read what it draws from it)."""
+    rows = math.ceil((len(spec.series) + 2) / LEGEND_COLUMNS)
+    # A taller figure for a longer legend, so the plot keeps its height.
+    figure = Figure(figsize=(9, 4.6 + 0.22 * rows), dpi=110, layout="constrained")
     axes = figure.add_subplot()
-    by_offer: dict[tuple[str, str, str], list[HistoryPoint]] = {}
-    for point in points:
-        by_offer.setdefault((point.provider, point.sku, point.location), []).append(point)
-    for (provider, sku, _location), series in sorted(by_offer.items()):
-        times = [_num(max(p.at, since)) for p in series] + [_num(until)]
-        prices = [p.price_per_gpu_hour for p in series] + [series[-1].price_per_gpu_hour]
-        line = axes.step(times, prices, where="post", linewidth=1.2, label=f"{provider} {sku}")
-        color = line[0].get_color()
-        for p in series:
-            filled = str(p.stock) in IN_STOCK_STATES
-            axes.plot(
-                _num(max(p.at, since)),
-                p.price_per_gpu_hour,
-                "o",
-                color=color,
-                markerfacecolor=color if filled else "white",
-                markersize=4,
-            )
-    rentable = [p for p in points if str(p.stock) in IN_STOCK_STATES]
-    if rentable:
-        low = min(rentable, key=lambda p: p.price_per_gpu_hour)
-        axes.axhline(low.price_per_gpu_hour, color="green", linestyle="--", linewidth=0.8)
-        axes.annotate(
-            f"min 30d: {low.price_per_gpu_hour:.0f} ₽ ({low.provider})",
-            # The low may date from before the window (history keeps change points only).
-            (_num(max(low.at, since)), low.price_per_gpu_hour),
-            textcoords="offset points",
-            xytext=(5, -12),
-            color="green",
-            fontsize=8,
+    for index, series in enumerate(spec.series):
+        _draw_series(axes, index, series)
+    if spec.low is not None:
+        axes.axhline(
+            spec.low.price,
+            color=LOW_COLOUR,
+            linestyle=(0, (4, 3)),
+            linewidth=0.9,
+            gid="low",
+            label=spec.texts.low,
         )
-    axes.set_title(title)
-    axes.set_ylabel("₽ / GPU·h")
-    axes.set_xlim(_num(since), _num(until))
-    axes.xaxis.set_major_formatter(mdates.DateFormatter("%d.%m"))  # type: ignore[no-untyped-call]
+    axes.set_title(spec.texts.title)
+    axes.set_ylabel(spec.texts.price_axis)
+    axes.set_xlabel(spec.texts.time_axis)
+    axes.set_xlim(axis_date(_left_edge(spec)), axis_date(spec.until))
+    axes.margins(y=0.08)  # room above and below the dearest and cheapest line
+    # Days over a month, hours over a young history: the concise formatter picks the unit.
+    locator = mdates.AutoDateLocator(tz=zone(spec.timezone))  # type: ignore[no-untyped-call]
+    axes.xaxis.set_major_locator(locator)
+    axes.xaxis.set_major_formatter(
+        mdates.ConciseDateFormatter(  # type: ignore[no-untyped-call]
+            locator,
+            tz=zone(spec.timezone),
+            # Numbers only: month names would come out in English whatever the language.
+            formats=["%Y", "%d.%m", "%d.%m", "%H:%M", "%H:%M", "%S.%f"],
+            zero_formats=["", "%Y", "%d.%m", "%d.%m", "%H:%M", "%H:%M"],
+            offset_formats=["", "%Y", "%Y", "%d.%m.%Y", "%d.%m.%Y", "%d.%m.%Y %H:%M"],
+        )
+    )
     axes.grid(True, alpha=0.3)
-    if by_offer:
-        axes.legend(fontsize=7, loc="upper left")
+    handles, labels = axes.get_legend_handles_labels()
+    handles += _stock_keys()
+    labels += [spec.texts.in_stock, spec.texts.out_of_stock]
+    figure.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        ncols=LEGEND_COLUMNS,
+        fontsize=8,
+        frameon=False,
+    )
+    return figure
+
+
+def _left_edge(spec: ChartSpec) -> datetime:
+    """The window's start, or the first price drawn when history is younger than the
+    window: a day of history squeezed into a 30-day axis would be a sliver at its right."""
+    starts = [line.spans[0].start for line in spec.series if line.spans]
+    if not starts or min(starts) <= spec.since:
+        return spec.since
+    first = min(starts)
+    return max(spec.since, first - (spec.until - first) * 0.03)
+
+
+def _draw_series(axes: Axes, index: int, series: Series) -> None:
+    xs, ys = _steps(series.spans)
+    axes.plot(
+        xs,
+        ys,
+        color=series.colour,
+        linestyle=series.line_style,
+        linewidth=OUT_OF_STOCK_WIDTH,
+        alpha=OUT_OF_STOCK_ALPHA,
+        gid=f"all:{index}",
+    )
+    rentable_x, rentable_y = _rentable_pieces(series.spans)
+    axes.plot(
+        rentable_x or [math.nan],
+        rentable_y or [math.nan],
+        color=series.colour,
+        linestyle=series.line_style,
+        linewidth=IN_STOCK_WIDTH,
+        gid=f"rentable:{index}",
+        label=series.label,
+    )
+
+
+def _stock_keys() -> list[Line2D]:
+    """Legend keys for what thick and faint lines mean."""
+    return [
+        Line2D([], [], color="#444444", linewidth=IN_STOCK_WIDTH),
+        Line2D([], [], color="#444444", linewidth=OUT_OF_STOCK_WIDTH, alpha=OUT_OF_STOCK_ALPHA),
+    ]
+
+
+def history_png(spec: ChartSpec) -> bytes:
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", bbox_inches="tight")
+    history_figure(spec).savefig(buffer, format="png")
     return buffer.getvalue()
+
+
+def sample_spec() -> ChartSpec:
+    """A small chart with every element of a real one: drawing it once in a new worker loads
+    the fonts and renderer that the first real chart would otherwise wait for."""
+    until = datetime(2026, 1, 31, tzinfo=UTC)
+    since = until - timedelta(days=30)
+    spans = (
+        Span(since, since + timedelta(days=10), 100.0, False),
+        Span(since + timedelta(days=10), until, 90.0, True),
+    )
+    series = Series("Selectel", "Selectel · 1× H100 · ru-1", "#1f77b4", "solid", spans)
+    texts = ChartTexts("H100", "₽ / GPU·h", "UTC", "in stock", "out of stock", rubles(90.0))
+    return ChartSpec((series,), since, until, "UTC", texts, Low(90.0, "Selectel", series.label), 1)

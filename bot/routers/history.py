@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
-from aiogram import Router
+from aiogram import Bot, Router
+from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command, CommandObject
 from aiogram.types import BufferedInputFile, Message
 
 from bot.chart_pool import ChartBusyError, ChartPool
+from bot.history_chart import ChartSpec, ChartTexts, build_series, lowest
 from bot.i18n import Translator
 from bot.routers.prices import MAX_FILTER, gpu_filter
 from estimator.plan_text import rubles
+from monitor.users import User
 from storage.history import HistoryPoint
+
+logger = logging.getLogger(__name__)
 
 WINDOW = timedelta(days=30)
 
@@ -26,10 +33,6 @@ class HistoryStore(Protocol):
         self, gpu_ids: Collection[str], since: datetime, /
     ) -> list[HistoryPoint]: ...
 
-    async def lowest_price(
-        self, gpu_ids: Collection[str], since: datetime, /
-    ) -> HistoryPoint | None: ...
-
 
 def create_router() -> Router:
     router = Router(name="history")
@@ -40,7 +43,9 @@ def create_router() -> Router:
 async def on_history(
     message: Message,
     command: CommandObject,
+    bot: Bot,
     i18n: Translator,
+    user: User,
     store: HistoryStore,
     charts: ChartPool,
 ) -> None:
@@ -53,26 +58,84 @@ async def on_history(
         key = "history-usage" if not wanted else "history-unknown-gpu"
         await message.answer(i18n(key, gpu=wanted))
         return
+    # "Sending a photo…" at once: the chart takes a moment. Sent alongside the reading and
+    # drawing, and awaited before any reply, so it never shows after the chart.
+    action = asyncio.create_task(_upload_photo_action(bot, message.chat.id))
     label, ids = selection
     until = datetime.now(UTC)
     since = until - WINDOW
     points = await store.price_series(ids, since)
-    if not points:
+    spec = chart_spec(i18n, label, points, since, until, user.timezone)
+    if not spec.series:
+        await action
         await message.answer(i18n("history-empty", gpu=label))
         return
-    low = await store.lowest_price(ids, since)
-    user = message.from_user.id if message.from_user else message.chat.id
+    sender = message.from_user.id if message.from_user else message.chat.id
     try:
         # Drawn in a worker process: matplotlib would hold the GIL, and so the event loop.
-        png = await charts.render(user, points, label, since, until)
+        png = await charts.render(sender, spec)
     except ChartBusyError as busy:
+        await action
         await message.answer(i18n("history-wait", seconds=busy.wait_s))
         return
-    caption = (
-        i18n(
-            "history-caption", gpu=label, low=rubles(low.price_per_gpu_hour), provider=low.provider
-        )
-        if low
-        else i18n("history-caption-nolow", gpu=label)
+    await action
+    await message.answer_photo(
+        BufferedInputFile(png, "history.png"), caption=caption(i18n, label, spec)
     )
-    await message.answer_photo(BufferedInputFile(png, "history.png"), caption=caption)
+
+
+async def _upload_photo_action(bot: Bot, chat_id: int) -> None:
+    try:
+        await bot.send_chat_action(chat_id, "upload_photo")
+    except TelegramAPIError as error:  # only a hint: the chart goes out without it
+        logger.warning("chat action for /history not sent: %s", error)
+
+
+def chart_spec(
+    i18n: Translator,
+    label: str,
+    points: list[HistoryPoint],
+    since: datetime,
+    until: datetime,
+    timezone: str,
+) -> ChartSpec:
+    series, offers = build_series(points, since, until)
+    low = lowest(series, rentable_only=True)
+    texts = ChartTexts(
+        title=i18n("history-chart-title", gpu=label),
+        price_axis=i18n("history-axis-price"),
+        time_axis=i18n("history-axis-time", zone=timezone),
+        in_stock=i18n("history-key-in-stock"),
+        out_of_stock=i18n("history-key-out-of-stock"),
+        low=""
+        if low is None
+        else i18n("history-key-low", low=rubles(low.price), provider=low.provider),
+    )
+    return ChartSpec(series, since, until, timezone, texts, low, offers)
+
+
+def caption(i18n: Translator, label: str, spec: ChartSpec) -> str:
+    """The lows the chart draws: the cheapest while rentable, and a cheaper price drawn
+    while it was not to be had, so no line on the chart sits under the caption's minimum
+    unexplained."""
+    parts = []
+    if spec.low is None:
+        parts.append(i18n("history-caption-nolow", gpu=label))
+    else:
+        parts.append(
+            i18n(
+                "history-caption", gpu=label, low=rubles(spec.low.price), provider=spec.low.provider
+            )
+        )
+    drawn_low = lowest(spec.series, rentable_only=False)
+    if drawn_low is not None and (spec.low is None or drawn_low.price < spec.low.price):
+        parts.append(
+            i18n(
+                "history-caption-unrentable-low",
+                low=rubles(drawn_low.price),
+                provider=drawn_low.provider,
+            )
+        )
+    if spec.offers > len(spec.series):
+        parts.append(i18n("history-caption-cut", shown=len(spec.series), total=spec.offers))
+    return " ".join(parts)

@@ -64,6 +64,7 @@ async def running_app(
     handle_as_tasks: bool = True,
     election: ElectionFactory | None = None,
     wall_clock: Callable[[], datetime] | None = None,
+    warm_charts: bool = False,
     **settings: object,
 ) -> AsyncIterator[Application]:
     """Start the bot as production does (polling), and stop it cleanly afterwards.
@@ -78,6 +79,7 @@ async def running_app(
         clock=clock,
         election=election,
         wall_clock=wall_clock or utc_now,
+        warm_charts=warm_charts,
     )
     started_at = len(telegram.calls)
     polling = asyncio.create_task(

@@ -31,8 +31,18 @@ stock-title = <b>✅ In stock now</b>
 history-usage = Name a GPU: <code>/history h100</code> or <code>/history 4090</code>.
 history-unknown-gpu = I do not know the GPU “{ $gpu }”. Examples: <code>/history h100</code>, <code>/history a100</code>, <code>/history 4090</code>.
 history-empty = No price history for { $gpu } yet — it builds up with every poll of the providers.
-history-caption = { $gpu }: price per GPU-hour over 30 days. Low: { $low } ₽ ({ $provider }).
-history-caption-nolow = { $gpu }: price per GPU-hour over 30 days.
+history-caption = { $gpu }: price per GPU-hour over 30 days. Low in stock: { $low } ₽ ({ $provider }).
+history-caption-nolow = { $gpu }: price per GPU-hour over 30 days. Never in stock.
+# A lower price drawn while that offer could not be rented (out of stock, pre-order).
+history-caption-unrentable-low = Lower only while out of stock: { $low } ₽ ({ $provider }).
+history-caption-cut = The chart shows the { $shown } cheapest of { $total } offers.
+# The chart's own words: title, axes, legend keys (bot/charts.py draws them).
+history-chart-title = { $gpu }: price and stock over 30 days
+history-axis-price = ₽ per GPU-hour
+history-axis-time = Date ({ $zone })
+history-key-in-stock = thick line — in stock
+history-key-out-of-stock = faint line — out of stock
+history-key-low = low in stock: { $low } ₽ ({ $provider })
 fit-watch-button = 🔔 Watch for fitting offers
 fit-watch-stale = This button is out of date — create the alert with <code>/watch</code>.
 # A chart is drawn at most once per user every few seconds, and only a few at once.

@@ -32,8 +32,21 @@ stock-title = <b>✅ В наличии сейчас</b>
 history-usage = Укажите видеокарту: <code>/history h100</code> или <code>/history 4090</code>.
 history-unknown-gpu = Не знаю видеокарту «{ $gpu }». Примеры: <code>/history h100</code>, <code>/history a100</code>, <code>/history 4090</code>.
 history-empty = По { $gpu } пока нет истории цен — она копится с каждым опросом провайдеров.
-history-caption = { $gpu }: цена за GPU·час за 30 дней. Минимум: { $low } ₽ ({ $provider }).
-history-caption-nolow = { $gpu }: цена за GPU·час за 30 дней.
+history-caption = { $gpu }: цена за GPU·час за 30 дней. Минимум в наличии: { $low } ₽ ({ $provider }).
+history-caption-nolow = { $gpu }: цена за GPU·час за 30 дней. В наличии не было.
+# A lower price drawn while that offer could not be rented (out of stock, pre-order).
+history-caption-unrentable-low = Ниже цена была только без наличия: { $low } ₽ ({ $provider }).
+history-caption-cut = На графике { $shown } самых дешёвых из { $total } { $total ->
+        [one] предложения
+       *[other] предложений
+    }.
+# The chart's own words: title, axes, legend keys (bot/charts.py draws them).
+history-chart-title = { $gpu }: цена и наличие за 30 дней
+history-axis-price = ₽ за GPU·час
+history-axis-time = Дата ({ $zone })
+history-key-in-stock = толстая линия — в наличии
+history-key-out-of-stock = бледная линия — нет в наличии
+history-key-low = минимум в наличии: { $low } ₽ ({ $provider })
 fit-watch-button = 🔔 Следить за подходящими
 fit-watch-stale = Кнопка устарела — создайте подписку командой <code>/watch</code>.
 # A chart is drawn at most once per user every few seconds, and only a few at once.
