@@ -16,7 +16,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CODE_FOLDERS = ("bot", "monitor", "scrapers", "storage", "estimator", "tests", "bench")
+CODE_FOLDERS = ("bot", "monitor", "scrapers", "storage", "estimator", "tests", "bench", "deploy")
+# Code, and the texts that sit beside it with comments: locales and data tables. SQL
+# migrations are left out: an applied one stays byte for byte as it was
+# (tests/storage/test_migrations.py), comments included.
+CODE_SUFFIXES = frozenset({".py", ".ftl", ".csv"})
 
 # What points outside the repository, each with what to write instead.
 FORBIDDEN: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -43,8 +47,8 @@ def checked_files() -> list[Path]:
     files = [
         path
         for folder in CODE_FOLDERS
-        for path in sorted((ROOT / folder).rglob("*.py"))
-        if not _skipped(path)
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.suffix in CODE_SUFFIXES and path.is_file() and not _skipped(path)
     ]
     files += [path for path in sorted(ROOT.rglob("*.md")) if not _skipped(path)]
     return files
@@ -63,7 +67,8 @@ def outside_references(text: str) -> list[tuple[int, str, str]]:
 def test_the_files_checked_include_code_tests_and_docs() -> None:
     names = {path.relative_to(ROOT).as_posix() for path in checked_files()}
     assert {"README.md", "docs/design.md", "docs/providers.md", "tests/test_layout.py"} <= names
-    assert "scrapers/selectel_parse.py" in names
+    assert {"scrapers/selectel_parse.py", "bot/locales/ru/fit.ftl"} <= names
+    assert "estimator/data/gpus.csv" in names
     assert not any(name.startswith(".venv/") for name in names)
 
 
