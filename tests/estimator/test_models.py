@@ -24,8 +24,8 @@ CALIBRATION_CSV = (
     Path(__file__).resolve().parents[1] / "fixtures" / "estimator" / "vram_calibration.csv"
 )
 
-# model column of tests/fixtures/estimator/vram_calibration.csv -> its params_b column, written
-# out so a catalog change shows here; `test_calibration_list_is_current` catches a new model.
+# model column of tests/fixtures/estimator/vram_calibration.csv -> its params_b column, as
+# published; `test_calibration_list_is_current` fails when the CSV gains a model not listed.
 CALIBRATION_MODELS: dict[str, float] = {
     "Baichuan-13B-Chat": 13.26, "CodeLlama-34B": 33.74, "GLM-4-9B-chat": 9.4,
     "LLaMA-65B (Guanaco-65B)": 65.29, "Llama-2-13B": 13.02, "Llama-2-70B": 68.98,
