@@ -1,4 +1,4 @@
-"""Reading shared/data/vram_calibration.csv: each published measurement as a FitQuery.
+"""Reading tests/fixtures/estimator/vram_calibration.csv: each published measurement as a FitQuery.
 
 The file is free text written by people, so this module interprets it with general rules
 (what the framework keeps in which precision, what the metric and unit of the figure are)
@@ -26,8 +26,8 @@ from estimator.query import (
     Targets,
 )
 
-# The repository's copy of shared/data/vram_calibration.csv (every row keeps its source), so
-# the bench and its test run on a fresh clone; --csv reads any file in the same format.
+# The published measurements, every row with its source (provenance in the README beside the
+# file); --csv reads any file in the same format.
 DEFAULT_CSV = (
     Path(__file__).resolve().parents[1]
     / "tests"
@@ -35,7 +35,6 @@ DEFAULT_CSV = (
     / "estimator"
     / "vram_calibration.csv"
 )
-SHARED_CSV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "vram_calibration.csv"
 
 # The longest Alpaca sample in Llama-2 tokens (litgpt's resource tables); memory follows the
 # longest batch, so unpacked Alpaca runs peak there whatever their cap above it.

@@ -13,8 +13,8 @@ scored.
 
     .venv/bin/python -m bench.estimator_accuracy [--csv FILE] [--quiet] [--fit]
 
-The default CSV is the repository's copy of shared/data/vram_calibration.csv
-(tests/fixtures/estimator/); --fit prints the in-sample constants estimator/memory.py ships.
+The default CSV is tests/fixtures/estimator/vram_calibration.csv (provenance in the README
+beside it); --fit prints the in-sample constants estimator/memory.py ships.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from estimator.specs import GIB
 GB_PER_GIB = 2**30 / 1e9
 TARGET_MEDIAN = 0.10
 TARGET_WITHIN_25 = 0.85
-# Search ranges for the fit: the brackets the research note documents (CUDA context 0.5-1.5
-# GB, §0; allocator slack 1-12 %, §1.5) and, for autograd's extras, from none beyond the
+# Search ranges for the fit: the brackets of docs/estimator.md §Overheads (CUDA context
+# 0.5-1.5 GB; allocator slack 1-12 %) and, for autograd's extras, from none beyond the
 # counted tensors to 60 % more (or 30 % fewer, where storage is shared).
 RANGES = {
     "activation_factor": (0.7, 1.6),
@@ -199,7 +199,7 @@ def llama_factory(row: CalibrationRow) -> float:
 
 
 def seeds_rule(row: CalibrationRow) -> float:
-    """The seed guide's "VRAM ≈ 4× the parameters in fp16" (8 GB per billion)."""
+    """The seed guide's "VRAM ≈ 4× the parameters in fp16" (8 GB per billion; docs/estimator.md)."""
     return _params_b(row) * 4 * 2 / GB_PER_GIB
 
 

@@ -10,7 +10,7 @@ A third row keeps the 10k subscriptions and adds 90k that wait for prices the ma
 reaches: if matching grows with the matches and not with the subscriptions, that row costs
 about what the 10k row costs.
 
-Then, on a real SQLite store with 100k subscriptions (issues 10 and 13): how long one refresh
+Then, on a real SQLite store with 100k subscriptions: how long one refresh
 that queues ~20k alerts takes to load what it decides on (snapshot, part runs, live cooldowns,
 held chats; no lock held after it) and holds the write transaction of its commit (snapshot,
 history, parts, health, the outbox rows), and again when all 20k are cooling down; and how
@@ -19,8 +19,8 @@ replaced.
 
     .venv/bin/python -m bench.match [--events 1000] [--seed 7] [--runs 5] [--alerts 20000]
 
-Targets: < 200 ms for 100k x 1k in memory, growing with the matches (issue 5); the refresh's
-write transaction < 300 ms at 20k alerts, a subscription change < 5 ms (issue 10).
+Targets: < 200 ms for 100k x 1k in memory, growing with the matches; the refresh's write
+transaction < 300 ms at 20k alerts, a subscription change < 5 ms.
 """
 
 from __future__ import annotations
@@ -243,7 +243,7 @@ def main(n_events: int, seed: int, runs: int) -> None:
     )
 
 
-# --- on the store (issue 10) ------------------------------------------------------------------
+# --- on the store ----------------------------------------------------------------------------
 
 PROVIDER = "selectel"
 

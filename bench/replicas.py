@@ -8,7 +8,7 @@ than once) and their bound, lost alerts (a chat never alerted), 429s, the most m
 one second, seconds from the first delivery to the last, and msg/s over that span. The bound:
 0 without a kill; with one, the killed replica's sends in flight (GPURADAR_SEND_CONCURRENCY),
 which it may have sent without marking them, so that another replica sends them again once
-their claim lease runs out. Target (issue 13): >= 27 msg/s, 0 lost, duplicates <= the bound.
+their claim lease runs out. Target: >= 27 msg/s, 0 lost, duplicates <= the bound.
 
 The alerts are seeded into the outbox through the product's Store (bench/fanout.py's fill),
 before any replica starts; the replicas run with the product's defaults and scrape nothing.
@@ -287,7 +287,7 @@ async def main(backend: Backend, runs: list[int], n: int, rtt_ms: float) -> int:
     print(
         f"target: >= {TARGET:.0f} msg/s, 0 lost, dups <= bound (the killed replica's sends in"
         " flight). seconds: first delivery to last; max/1s: most messages in any one second;"
-        " takeover: from the kill -9 to the next leader's first getUpdates (issue 13: < 30 s)."
+        " takeover: from the kill -9 to the next leader's first getUpdates (target: < 30 s)."
     )
     return 0 if all(result.passed for result in results) else 1
 

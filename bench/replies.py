@@ -3,9 +3,9 @@ later) to the real application, long-polling a fake Telegram that allows 30 mess
 overall and 1 per chat. Every update deserves its reply.
 
 Prints, for the product (replies share the sender's limiter and wait out 429s) and, measured
-in the same run, for the bot without that session middleware (as before issue 10): replies
-delivered, 429s received, tracebacks logged, and how long until the last reply. Target: every
-reply delivered, 0 tracebacks.
+in the same run, for the bot without that session middleware (replies sent straight to
+Telegram, as before they shared the limiter): replies delivered, 429s received, tracebacks
+logged, and how long until the last reply. Target: every reply delivered, 0 tracebacks.
 
     .venv/bin/python -m bench.replies [--users 500]
 """

@@ -9,8 +9,9 @@ Prints the median and p95 in milliseconds, and each as a ratio of the baseline.
 
 Then "5 concurrent /history plus /help": five users ask for a chart at once and a sixth for
 /help; the /help latency while the charts are drawn, with charts in worker processes (the
-product) and, as the baseline measured in the same run, in a thread as before issue 10
-(matplotlib holds the GIL, so every other reply waits). Target: /help p95 < 50 ms.
+product) and, as the baseline measured in the same run, in a thread, as the bot drew them before
+it had worker processes (matplotlib holds the GIL, so every other reply waits). Target: /help
+p95 < 50 ms.
 
     .venv/bin/python -m bench.update_latency [--n 200] [--rounds 20]
 """

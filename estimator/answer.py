@@ -250,7 +250,7 @@ def _stack_gc(query: FitQuery, stack: Stack) -> Checkpointing:
 
 
 def _h200_would_do(target: GpuFit | None, table: list[GpuFit]) -> bool:
-    """The seeds' upgrade path: same Hopper chip, 141 GB instead of 80."""
+    """The seed guide's upgrade path (docs/estimator.md): same Hopper chip, 141 GB, not 80."""
     if target is None or target.gpu.family != "H100" or target.verdict is not Verdict.NO:
         return False
     return any(row.gpu.family == "H200" and row.verdict is not Verdict.NO for row in table)

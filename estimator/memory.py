@@ -42,15 +42,15 @@ class Calibration:
     # Saved tensors autograd keeps beyond those counted per layer (rotary and dtype-cast
     # copies, masks, the adapter path's small intermediates), as a multiplier.
     activation_factor: float
-    # CUDA context + cuBLAS/cuDNN workspaces: in nvidia-smi, not in torch's counters. The
-    # research note (§0) brackets it at 0.5-1.5 GB.
+    # CUDA context + cuBLAS/cuDNN workspaces: in nvidia-smi, not in torch's counters,
+    # bracketed at 0.5-1.5 GB (docs/estimator.md §Overheads).
     cuda_context_gib: float
-    # Allocator cache and fragmentation: reserved / allocated - 1 (note §1.5: 1-12 %).
+    # Allocator cache and fragmentation: reserved / allocated - 1 (1-12 %, same section).
     allocator_slack: float
 
 
 # Fitted on all 112 scored rows of tests/fixtures/estimator/vram_calibration.csv within the
-# research note's brackets (`bench.estimator_accuracy.RANGES`); the fits that leave one
+# brackets of docs/estimator.md (`bench.estimator_accuracy.RANGES`); the fits that leave one
 # source out are printed by the bench beside the error on that source. The counted tensors
 # explain the data with no extra factor; context and slack sit at their brackets' low ends.
 CALIBRATION = Calibration(activation_factor=0.994, cuda_context_gib=0.5, allocator_slack=0.01)

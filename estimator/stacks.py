@@ -183,8 +183,8 @@ PROFILES: dict[Stack, StackProfile] = {
     p.stack: p for p in (HF, UNSLOTH, TORCHTUNE, LITGPT, AXOLOTL, SWIFT, LLAMAFACTORY)
 }
 
-# The stacks an answer compares when the user names none: the default and the two that
-# people in the seeds' audience most often switch to for memory.
+# The stacks an answer compares when the user names none: the default and the ones that
+# people fine-tuning on one rented card most often switch to for memory.
 COMMON_STACKS: tuple[Stack, ...] = (Stack.HF, Stack.UNSLOTH, Stack.TORCHTUNE, Stack.AXOLOTL)
 
 

@@ -90,7 +90,7 @@ class Billing(StrEnum):
 
 def billing_of(price: Price) -> Billing:
     """The billing kind a price's period says. "preemptible" is the period of Selectel's
-    interruptible cloud twins (real-data.md), which are never mixed with regular prices."""
+    interruptible cloud twins (docs/providers.md §Selectel), never mixed with regular prices."""
     if price.period == "month":
         return Billing.MONTHLY
     if price.period == "preemptible":

@@ -12,7 +12,7 @@ Language = Literal["ru", "en"]
 LANGUAGES: tuple[Language, ...] = ("ru", "en")
 
 MINUTES_PER_DAY = 24 * 60
-DEFAULT_TIMEZONE = "Europe/Moscow"  # the market's time, as DESIGN.md says
+DEFAULT_TIMEZONE = "Europe/Moscow"  # the market's time, as docs/design.md says
 
 
 @dataclass(frozen=True)

@@ -33,9 +33,8 @@ STOCK = "stock"  # the part of the stock servers (every location's list together
 
 
 # --- ASSUMED (confirm against the live site) -------------------------------------------------
-# Everything below comes from the research's [assumed] / medium-confidence notes
-# (shared/research/providers.md §2) and the second-hand hints of real-data.md (no real HOSTKEY
-# capture exists). Correct it here; nothing else in the module hard-codes it.
+# Everything below comes from assumed or second-hand facts (docs/providers.md §HOSTKEY: no
+# real HOSTKEY capture exists). Correct it here; nothing else in the module hard-codes it.
 @dataclass(frozen=True)
 class Assumed:
     # RU is the .ru portal's own location; the rest are the .com API's list. Whether
@@ -44,7 +43,7 @@ class Assumed:
         "RU", "NL", "US", "FI", "DE", "IS", "TR", "UK", "ES", "IT", "PL", "CH",
     )  # fmt: skip
     info_currencies: str = "RUB,EUR"  # presets.php action=info `currencies`
-    stock_group: str = "GPU"  # stocks.php `group`; the research also saw lower-case "gpu"
+    stock_group: str = "GPU"  # stocks.php `group`; third-party code also sends lower-case "gpu"
     # Preset name prefixes that are GPU products; everything else (vm., vds., bm.) is dropped.
     gpu_prefixes: tuple[str, ...] = ("gpu.", "vgpu.")
     # `active` in a presets list: 1 = orderable now, 0 = sold out; active 0 with no price is a

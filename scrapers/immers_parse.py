@@ -1,6 +1,6 @@
 """immers.cloud: pure parsers from the server-rendered HTML to Offers (no I/O, easy to fuzz).
 
-There is no public API (shared/research/providers.md §3): the `/gpu/` index links one page per
+There is no public API (docs/providers.md §immers.cloud): the `/gpu/` index links one page per
 GPU model, `/gpu/<slug>/`, and each page has a tariff table with one row per OpenStack flavor.
 The flavor name `<gpu>-<n>.<vcpu>.<ramGB>.<diskGB>` is the one reliably known thing, so tables
 are read by header text (never by column position) and every row is cross-checked against its
@@ -31,7 +31,7 @@ PRICE_SOURCE = "RUB/hour"  # the table quotes ₽ per hour, billed per second (s
 # --- ASSUMED (confirm against the live site) --------------------------------------------------
 @dataclass(frozen=True)
 class GpuHint:
-    """What a flavor's text cannot say about its GPU (real-data.md has only hints)."""
+    """What a flavor's text cannot say about its GPU (docs/providers.md has only hints)."""
 
     form: str = ""  # "PCIe": the form factor, added to the name
     vram_gb: float | None = None  # per GPU, used when the page heading does not state it

@@ -1,7 +1,7 @@
 """Selectel: pure parsers from the public API's JSON to Offers (no I/O, easy to fuzz).
 
-Three parts, each parsed on its own (shared/research/real-data.md, which overrides
-providers.md §1):
+Three parts, each parsed on its own (the API shapes and which facts real captures confirm:
+docs/providers.md §Selectel):
 * "server": dedicated servers, `GET /servers/v2/pub/service/server`;
 * "serverchip": Chipcore servers, `GET /servers/v2/pub/service/serverchip` (same shape);
   both with the data centres of `GET /servers/v2/pub/location`, one offer per (config,
@@ -32,7 +32,7 @@ SERVER, SERVERCHIP, CLOUD = "server", "serverchip", "cloud"
 # --- ASSUMED (confirm against the live site) --------------------------------------------------
 @dataclass(frozen=True)
 class Assumed:
-    """What the real captures do not settle. Seen and no longer assumed (real-data.md):
+    """What the real captures do not settle. Seen and no longer assumed (docs/providers.md):
     `state` is Active, EOL or Discount and all three are on sale (orderable = `is_order`); a
     GPU config is one whose `gpu` has a name; `location_price_collection` is keyed by location
     uuid and shaped like `price_collection` (mostly null or {}); the storefront locations are
@@ -56,7 +56,7 @@ class Assumed:
     cloud_preemptible_suffix: str = "_preemptible"
     home_pool_prefix: str = "ru-"
     # Model token -> (GPU name, memory per GPU in GB). The tokens are seen; what each means is
-    # read from the token and the cloud line's published shapes (providers.md §1.3). Where the
+    # read from the token and the cloud line's published shapes (docs/providers.md). Where the
     # memory or form is not known it stays None / unstated, and the name stays unresolved.
     cloud_models: Mapping[str, tuple[str, float | None]] = field(
         default_factory=lambda: {

@@ -1,4 +1,4 @@
-"""DESIGN.md's import directions hold: bot -> everything; scrapers -> monitor, estimator;
+"""docs/design.md's import directions hold: bot -> everything; scrapers -> monitor, estimator;
 storage -> monitor; monitor -> estimator; estimator -> nothing of ours."""
 
 from __future__ import annotations

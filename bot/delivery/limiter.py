@@ -3,7 +3,7 @@
 * Overall: `rate` messages per second, as a GCRA (the "virtual scheduling" form of a token
   bucket) with a tolerance of `burst - 1` messages. In any window of T seconds at most
   `burst + rate * T` messages start, so `rate + burst <= 30` keeps every second under
-  Telegram's ~30 messages/s (research/telegram.md, §3). The tolerance also absorbs the event
+  Telegram's ~30 messages/s (docs/telegram.md). The tolerance also absorbs the event
   loop waking a waiter a little late, which a burst of exactly 1 would turn into lost rate.
 * Per chat: one alert in flight, and the next one `per_chat_interval` after Telegram
   answered the previous message to that chat (Telegram's "about one message per second" in

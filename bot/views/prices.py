@@ -220,7 +220,7 @@ def health_line(i18n: Translator, health: ProviderHealth, now: datetime) -> str:
             minutes=minutes,
             error=health.last_error_class or "",
         )
-    if health.partly_failing:  # name the part that did not update (issue 9)
+    if health.partly_failing:  # name the part that did not update, not just the provider
         parts = Html(troubled_parts_text(i18n, health))  # escaped piece by piece already
         return i18n("prices-provider-partial", provider=name, minutes=minutes, parts=parts)
     return i18n("prices-provider-fresh", provider=name, minutes=minutes)

@@ -1,6 +1,6 @@
 """The calibration reader understands every published row, and accuracy holds out of sample.
 
-The rows are the repository's copy of shared/data/vram_calibration.csv, so this never skips.
+The rows are tests/fixtures/estimator/vram_calibration.csv, in the repository, so this never skips.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import csv
 
 import pytest
 
-from bench.calibration import DEFAULT_CSV, SHARED_CSV, Bound, Metric, read_rows
+from bench.calibration import DEFAULT_CSV, Bound, Metric, read_rows
 from bench.estimator_accuracy import (
     TARGET_MEDIAN,
     TARGET_WITHIN_25,
@@ -35,11 +35,6 @@ def test_every_row_is_read_has_a_catalog_model_and_a_source():
         assert row.source.startswith(("github.com/", "arxiv.org")), row.source
     with DEFAULT_CSV.open(encoding="utf-8") as handle:
         assert all(record["source"].strip() for record in csv.DictReader(handle))
-
-
-@pytest.mark.skipif(not SHARED_CSV.exists(), reason="../shared is not beside the repo")
-def test_the_repository_copy_is_the_shared_file():
-    assert DEFAULT_CSV.read_bytes() == SHARED_CSV.read_bytes()
 
 
 def test_rows_are_read_by_general_rules():

@@ -15,7 +15,7 @@ from tests.bot.conftest import CHAT, running_app
 from tests.factories import make_offer, store_snapshot
 from tests.fakes.telegram import FakeTelegram
 
-PHONE = 900  # characters a first answer may take (issue 12: "under 900")
+PHONE = 900  # characters a first answer may take (a phone screen: under 900 characters)
 
 
 async def reply_to(telegram: FakeTelegram, text: str, **user: object) -> str:

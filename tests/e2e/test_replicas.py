@@ -1,4 +1,4 @@
-"""Three `python -m bot` replicas on one PostgreSQL (issue 13, item 5), end to end over HTTP.
+"""Three `python -m bot` replicas on one PostgreSQL, end to end over HTTP.
 
 - One poller: the fake Telegram fails the older of two overlapping getUpdates with 409, as
   Telegram does; after the warm-up (a leader elected) no 409 comes, the takeover included.

@@ -1,5 +1,6 @@
-"""Each fact issue 11 names, and the seed guides' claims: the answer says the right thing.
-(The speed facts - H100 against A100, T4 against a 3090 - are in test_fit_time_cost.py.)"""
+"""The GPU and model facts an answer must get right, and the seed guides' claims
+(docs/estimator.md): the answer says the right thing. (The speed facts - H100 against A100,
+T4 against a 3090 - are in test_fit_time_cost.py.)"""
 
 from __future__ import annotations
 

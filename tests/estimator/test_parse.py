@@ -158,7 +158,7 @@ def test_enough_phrasings() -> None:
     assert len(QUESTIONS) - len(russian) >= 15
 
 
-# Issue 11's phrasings, each as meant.
+# Phrasings of the questions the estimator had to answer right, each as meant.
 ISSUE_PHRASINGS: list[tuple[str, dict[str, Any]]] = [
     ("13b full на a100", {"model": L13, "method": "full", "family": "A100"}),
     ("7b full on h100", {"model": L7, "method": "full", "gpu": "H100 PCIe"}),

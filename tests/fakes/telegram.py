@@ -80,7 +80,7 @@ RATE_LIMITED = frozenset(
 
 
 def too_many_requests(retry_after: int) -> ApiError:
-    # retry_after must stay >= 1: aiogram checks it for truthiness (see research note, §1).
+    # retry_after must stay >= 1: aiogram checks it for truthiness (docs/telegram.md §Errors).
     retry_after = max(1, retry_after)
     return ApiError(429, f"Too Many Requests: retry after {retry_after}", retry_after=retry_after)
 

@@ -1,4 +1,4 @@
-"""Fuzz tests (issue 6 §5): parsers fed arbitrary input never crash, replies stay valid HTML.
+"""Fuzz tests: parsers fed arbitrary input never crash, replies stay valid HTML.
 
 Example counts are sized so `pytest tests/fuzz` stays well under 30 s on two cores. Set
 `HYPOTHESIS_PROFILE=deep` for a ten times longer run (see conftest.py).

@@ -1,5 +1,5 @@
 """Selectel scraper: the pure parsers against fixtures shaped like the real data
-(shared/research/real-data.md), then real HTTP to a fake site, part by part."""
+(docs/providers.md §Selectel), then real HTTP to a fake site, part by part."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-## /fit answers and general questions (issue 11 and the /fit part of issue 12).
+## /fit answers (a short first answer, the rest under a button) and general questions.
 ## Kept in this file, apart from main.ftl, so that the two can change without clashing.
 
 fitb-button-details = Подробнее
