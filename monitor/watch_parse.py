@@ -26,7 +26,15 @@ from estimator.parsing.patterns import amount_value, size_value
 from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS
 from monitor.subscriptions import AlertKind, WatchFilter, default_kinds
 
-__all__ = ["LABEL_LIMIT", "PROVIDER_NAMES", "WatchError", "describe", "parse_watch", "short_label"]
+__all__ = [
+    "LABEL_LIMIT",
+    "PROVIDER_NAMES",
+    "WatchError",
+    "describe",
+    "filter_parts",
+    "parse_watch",
+    "short_label",
+]
 
 
 class WatchError(ValueError):
@@ -488,14 +496,13 @@ def _kind_words(watch: WatchFilter, texts: dict[str, str]) -> list[str]:
     return [texts[kind] for kind in AlertKind if kind in kinds]
 
 
-def describe(watch: WatchFilter, language: str) -> str:
-    """One plain-text line: «H100 · до 250 ₽/GPU·ч · в наличии». The caller escapes it."""
+def filter_parts(watch: WatchFilter, language: str) -> list[str]:
+    """What the filter narrows offers to, in words («H100», «до 250 ₽/GPU·ч», «Selectel»),
+    without the alert kinds: /prices shows these as its filter, /watch adds the kinds."""
     texts = _TEXTS["ru" if language == "ru" else "en"]
     parts: list[str] = []
     if watch.gpu or watch.family:
         parts.append(watch.gpu or watch.family or "")
-    elif watch.fit_query is None:
-        parts.append(texts["any"])
     if watch.fit_query is not None:
         parts.append(texts["fit"].format(watch.fit_query))
     if watch.min_count is not None:
@@ -510,6 +517,15 @@ def describe(watch: WatchFilter, language: str) -> str:
         parts.append(", ".join(PROVIDER_NAMES.get(p, p) for p in sorted(watch.providers)))
     if watch.location is not None:
         parts.append(texts["location"].format(watch.location))
+    return [part for part in parts if part]
+
+
+def describe(watch: WatchFilter, language: str) -> str:
+    """One plain-text line: «H100 · до 250 ₽/GPU·ч · в наличии». The caller escapes it."""
+    texts = _TEXTS["ru" if language == "ru" else "en"]
+    parts = filter_parts(watch, language)
+    if not (watch.gpu or watch.family or watch.fit_query is not None):
+        parts.insert(0, texts["any"])
     parts.append(", ".join(_kind_words(watch, texts)))
     if watch.cooldown_s is not None:
         parts.append(texts["cooldown"].format(_duration(watch.cooldown_s, texts)))
