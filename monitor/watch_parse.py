@@ -555,3 +555,63 @@ def short_label(watch: WatchFilter, limit: int = LABEL_LIMIT) -> str:
         parts.append(watch.location)
     label = " ".join(" ".join(parts).split())
     return label if len(label) <= limit else label[: limit - 1].rstrip() + "…"
+
+
+# --------------------------------------------------------------------------- questions
+
+# «сообщи, когда…», "notify me when…": a question asking to be told later, i.e. a watch.
+_NOTIFY = re.compile(
+    r"сообщ|уведом|оповест|напомн|дай(?:те)?\s+знать|напиши(?:те)?,?\s+когда|"
+    r"скажи(?:те)?,?\s+когда|notify|let\s+me\s+know|tell\s+me\s+when|alert\s+me|ping\s+me|"
+    r"message\s+me\s+when",
+    re.IGNORECASE,
+)
+# Keys a question's own phrasing can produce (_tidy spells «дешевле 600 ₽» as max=600).
+_QUESTION_KEYS = ("max", "count")
+
+
+def watch_words_in_question(text: str) -> str | None:
+    """The /watch words a notify-me question states («сообщи, когда 8×H100 будет дешевле
+    600 ₽» -> "count=8 H100 max=600"), or None when it is no such question or names neither
+    a GPU nor a price. Only the GPU, its count, the price cap and providers are kept: the
+    rest of a sentence ("when", "will be") is not a filter, and parse_watch would refuse it.
+    The words always parse with parse_watch."""
+    if _NOTIFY.search(text) is None:
+        return None
+    try:
+        parts = _split_loosely(_tidy(text))
+        gpu, _rest = _gpu_in_words(parts.words)
+    except WatchError:
+        return None
+    if gpu is None and "max" not in parts.keyed:
+        return None
+    words = [f"count={parts.keyed['count']}"] if "count" in parts.keyed else []
+    if gpu is not None:
+        words.append(gpu.gpu or gpu.family or "")
+        if gpu.min_vram_gb is not None:
+            words.append(f"vram={gpu.min_vram_gb:g}")
+    if "max" in parts.keyed:
+        words.append(f"max={parts.keyed['max']}")
+    words += [f"provider={provider}" for provider in sorted(parts.providers)]
+    spec = " ".join(words)
+    try:
+        parse_watch(spec)
+    except WatchError:
+        return None
+    return spec
+
+
+def _split_loosely(text: str) -> _Parts:
+    """Like _split, but a sentence's own words and unknown keys are dropped, not refused."""
+    parts = _Parts()
+    for token in text.split():
+        token = token.strip(",.!?;:«»\"'()")
+        if "=" in token:
+            key, value = token.split("=", 1)
+            if _WATCH_KEY_OF.get(key.lower()) in _QUESTION_KEYS and value:
+                parts.keyed[_WATCH_KEY_OF[key.lower()]] = value
+        elif token.lower() in _PROVIDER_ALIASES:
+            parts.providers.add(_PROVIDER_ALIASES[token.lower()])
+        elif token:
+            parts.words.append(token)
+    return parts

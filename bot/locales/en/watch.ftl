@@ -60,3 +60,12 @@ subs-toast-resumed = ▶️ “{ $label }” watching again
 subs-toast-deleted = 🗑 Alert “{ $label }” deleted
 subs-toast-price = ✏️ “{ $label }”: up to { $max } ₽ per GPU-hour
 subs-toast-price-off = ✏️ “{ $label }”: no price limit
+
+## A watch asked for in words (bot/routers/watch_question.py)
+
+watchq-offer = 🔔 I can watch for: <b>{ $summary }</b>.
+watchq-cap = The price is per GPU-hour, as in <code>/watch max=</code>: up to { $max } ₽ per GPU·h.
+watchq-cap-server = The price is per GPU-hour, as in <code>/watch max=</code>: up to { $max } ₽ per GPU·h, so a { $count }-GPU server up to { $server } ₽/h.
+watchq-press = Press the button to subscribe.
+watchq-command = To subscribe, send <code>{ $command }</code>
+watchq-button = 🔔 Watch: { $label }

@@ -62,3 +62,12 @@ subs-toast-resumed = ▶️ «{ $label }» снова следит
 subs-toast-deleted = 🗑 Подписка «{ $label }» удалена
 subs-toast-price = ✏️ «{ $label }»: до { $max } ₽ за GPU·ч
 subs-toast-price-off = ✏️ «{ $label }»: без ограничения цены
+
+## A watch asked for in words (bot/routers/watch_question.py)
+
+watchq-offer = 🔔 Могу следить: <b>{ $summary }</b>.
+watchq-cap = Цена — за один GPU в час, как в <code>/watch max=</code>: до { $max } ₽ за GPU·ч.
+watchq-cap-server = Цена — за один GPU в час, как в <code>/watch max=</code>: до { $max } ₽ за GPU·ч, то есть сервер из { $count } GPU — до { $server } ₽/ч.
+watchq-press = Нажмите кнопку, чтобы подписаться.
+watchq-command = Чтобы подписаться, отправьте <code>{ $command }</code>
+watchq-button = 🔔 Следить: { $label }
