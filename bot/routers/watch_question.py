@@ -73,9 +73,7 @@ def question_reply(
     return "\n".join(lines), builder.as_markup()
 
 
-async def on_question(
-    message: Message, spec: str, translators: dict[str, Translator]
-) -> None:
+async def on_question(message: Message, spec: str, translators: dict[str, Translator]) -> None:
     # Answered in the question's language, as the other free-text answers are.
     language = language_of((message.text or "")[:MAX_TEXT])
     i18n = _translator(translators, language)
