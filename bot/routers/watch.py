@@ -268,8 +268,8 @@ async def on_subs_button(
         await state.set_state(SubsEdit.price)
         await state.update_data(sub=sub_id)
         number = [sub.id for sub in subscriptions].index(sub_id) + 1
-        text, keyboard = await edit_view(store, i18n, number, owned[sub_id])
-        await show(callback, text, keyboard)
+        editor, editor_keyboard = await edit_view(store, i18n, number, owned[sub_id])
+        await show(callback, editor, editor_keyboard)
         return
     await state.clear()
     if action == "back":

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.fake_telegram.models import ApiCall
 from monitor.subscriptions import AlertKind
 from tests.bot.conftest import CHAT, running_app
 from tests.fakes.telegram import FakeTelegram
 
 
-async def ask(telegram: FakeTelegram, text: str, chat: int = CHAT, **user: object):  # type: ignore[no-untyped-def]
+async def ask(telegram: FakeTelegram, text: str) -> ApiCall:
     after = telegram.mark()
-    telegram.push_message(chat, text, **user)  # type: ignore[arg-type]
+    telegram.push_message(CHAT, text)
     call = await telegram.wait_for_call("sendMessage", after=after)
     assert call.ok, call.description
     return call
