@@ -85,3 +85,11 @@ class FitDetailsCallback(CallbackData, prefix="d"):
     lang: str  # "ru" | "en": the language of the question it answers
     full: int  # 1: the details view, 0: the short answer
     cmd: str
+
+
+class WatchQuestionCallback(CallbackData, prefix="q"):
+    """«Следить» under a notify-me question's answer: the watch travels as its /watch words
+    (monitor.watch_parse.watch_words_in_question), parsed again when pressed."""
+
+    lang: str  # "ru" | "en": the language of the question
+    spec: str

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from monitor.offers import Billing, Offer, billing_of
 from monitor.subscriptions import WatchFilter, offer_meets
-from monitor.watch_parse import WatchError, parse_watch
+from monitor.watch_parse import WatchError, filter_parts, parse_watch
 
 _BILLING_WORDS: dict[str, Billing] = {
     alias: billing
@@ -35,6 +35,19 @@ _BILLING_WORDS: dict[str, Billing] = {
         ),
     }.items()
     for alias in aliases
+}
+
+_BILLING_TEXTS: dict[str, dict[Billing, str]] = {
+    "ru": {
+        Billing.HOURLY: "почасово",
+        Billing.MONTHLY: "помесячно",
+        Billing.PREEMPTIBLE: "прерываемые",
+    },
+    "en": {
+        Billing.HOURLY: "hourly",
+        Billing.MONTHLY: "monthly",
+        Billing.PREEMPTIBLE: "preemptible",
+    },
 }
 
 
@@ -54,6 +67,14 @@ class PriceQuery:
         if self.watch is None:
             return ""
         return self.watch.gpu or self.watch.family or ""
+
+    def describe(self, language: str) -> str:
+        """The filter in the user's words: «H100, до 100 ₽/GPU·ч, помесячно»; empty when
+        nothing narrows the list. Plain text; the caller escapes it."""
+        parts = filter_parts(self.watch, language) if self.watch is not None else []
+        if self.billing is not None:
+            parts.append(_BILLING_TEXTS["ru" if language == "ru" else "en"][self.billing])
+        return ", ".join(parts)
 
     def canonical(self) -> str:
         """ASCII words that parse back to this query (the page buttons carry them)."""

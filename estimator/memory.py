@@ -86,6 +86,10 @@ class MemoryEstimate:
     trainable_params: int
     paged_optimizer: bool = False
     buffers: float = 0.0  # DDP gradient buckets and NCCL buffers
+    # The parts of `adapters` that are the adapters' gradients and optimizer state: the
+    # breakdown reports them as gradients and optimizer (they are counted once, in adapters).
+    adapter_gradients: float = 0.0
+    adapter_optimizer: float = 0.0
 
     @property
     def overhead(self) -> float:
@@ -113,14 +117,31 @@ class MemoryEstimate:
         return self.reserved + self.context
 
     def breakdown(self) -> dict[str, float]:
+        """The peak by part, summing to it. A LoRA's gradients and optimizer state are shown
+        as such, not inside "adapters", and keep enough digits to read as non-zero."""
+        adapter_state = self.adapter_gradients + self.adapter_optimizer
         return {
-            "weights": self.weights,
-            "adapters": self.adapters,
-            "gradients": self.gradients,
-            "optimizer": self.optimizer,
-            "activations": self.activations,
-            "overhead": self.overhead,
+            "weights": Gib(self.weights),
+            "adapters": Gib(self.adapters - adapter_state),
+            "gradients": Gib(self.gradients + self.adapter_gradients),
+            "optimizer": Gib(self.optimizer + self.adapter_optimizer),
+            "activations": Gib(self.activations),
+            "overhead": Gib(self.overhead),
         }
+
+
+class Gib(float):
+    """GiB that stays readable when small: formatted to one decimal (".1f") a LoRA's 0.04 GiB
+    of optimizer state would read «0.0»; under 0.1 it keeps two significant digits instead."""
+
+    def __format__(self, spec: str) -> str:
+        value = float(self)
+        if spec.endswith("f") and 0 < abs(value) < 0.1:
+            digits = 1
+            while abs(value) * 10**digits < 10:  # two significant digits: 0.039, 0.0012
+                digits += 1
+            return format(value, f".{digits}f")
+        return format(value, spec)
 
 
 @dataclass(frozen=True)
@@ -135,6 +156,9 @@ class MemoryParts:
     logits: float
     buffers: float
     trainable_params: int
+    # Of `adapters`: the bytes that are their gradients and their optimizer state.
+    adapter_gradients: float = 0.0
+    adapter_optimizer: float = 0.0
     # Bytes an adaptive fused loss takes beyond `logits` when the card has room (Unsloth).
     loss_room: float = 0.0
 
@@ -235,9 +259,14 @@ def _weight_bytes(query: FitQuery, model: ModelSpec, stack: StackProfile) -> flo
     return params * 2.0
 
 
+def _adapter_width(query: FitQuery, stack: StackProfile) -> float:
+    """Bytes of one stored copy of a LoRA parameter (its weight, or its gradient)."""
+    return 4.0 if query.precision is Precision.FP32 else float(stack.adapter_bytes)
+
+
 def _adapter_bytes(query: FitQuery, stack: StackProfile) -> float:
     """Bytes per LoRA parameter: weight, gradient and optimizer state."""
-    width = 4.0 if query.precision is Precision.FP32 else float(stack.adapter_bytes)
+    width = _adapter_width(query, stack)
     return 2 * width + _optimizer_bytes(query.optimizer, width)
 
 
@@ -385,6 +414,7 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
 
     weights = _weight_bytes(query, model, stack)
     gradients = optimizer = adapters = buffers = 0.0
+    adapter_gradients = adapter_optimizer = 0.0
     if full:
         trainable = model.total_params
         gradients = trainable * _state_bytes(query.precision)
@@ -394,6 +424,9 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
     else:
         trainable = lora_params(model, query.lora_rank, query.targets, query.train_embeddings)
         adapters = trainable * _adapter_bytes(query, stack)
+        width = _adapter_width(query, stack)
+        adapter_gradients = trainable * width
+        adapter_optimizer = trainable * _optimizer_bytes(query.optimizer, width)
 
     if query.offload is not Offload.NONE:
         # ZeRO-Offload / FSDP CPUOffload: optimizer state, fp32 masters and the reduced
@@ -404,8 +437,8 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
         if full and query.precision in (Precision.MIXED, Precision.FP32):
             weights = model.total_params * 2.0
         if not full:
-            width = 4.0 if query.precision is Precision.FP32 else float(stack.adapter_bytes)
-            adapters = trainable * width  # the adapter weights stay; their state goes
+            adapters = trainable * _adapter_width(query, stack)  # weights stay; state goes
+            adapter_gradients = adapter_optimizer = 0.0
     layer_weights = weights / max(1, model.layers)
     if sharded:
         on_gpu = 0.0 if query.offload is Offload.PARAMS else weights / w_split
@@ -416,6 +449,8 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
     optimizer /= o_split
     if not full and sharded:
         adapters /= o_split
+        adapter_gradients /= o_split
+        adapter_optimizer /= o_split
 
     if query.gpus > 1:
         buffers = NCCL_BUFFERS_GIB * GIB
@@ -435,6 +470,8 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
         logits=_logits(query, model, stack),
         buffers=buffers,
         trainable_params=trainable,
+        adapter_gradients=adapter_gradients,
+        adapter_optimizer=adapter_optimizer,
         loss_room=_loss_room(query, model, stack),
     )
 
@@ -456,6 +493,8 @@ def estimate_memory(
         trainable_params=parts.trainable_params,
         paged_optimizer=query.optimizer is Optimizer.PAGED_ADAMW_8BIT,
         buffers=parts.buffers / GIB,
+        adapter_gradients=parts.adapter_gradients / GIB,
+        adapter_optimizer=parts.adapter_optimizer / GIB,
     )
 
 

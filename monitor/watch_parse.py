@@ -28,7 +28,15 @@ from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS
 from estimator.planner import Sizing, job_hours
 from monitor.subscriptions import AlertKind, WatchFilter, default_kinds
 
-__all__ = ["LABEL_LIMIT", "PROVIDER_NAMES", "WatchError", "describe", "parse_watch", "short_label"]
+__all__ = [
+    "LABEL_LIMIT",
+    "PROVIDER_NAMES",
+    "WatchError",
+    "describe",
+    "filter_parts",
+    "parse_watch",
+    "short_label",
+]
 
 
 class WatchError(ValueError):
@@ -518,14 +526,13 @@ def _kind_words(watch: WatchFilter, texts: dict[str, str]) -> list[str]:
     return [texts[kind] for kind in AlertKind if kind in kinds]
 
 
-def describe(watch: WatchFilter, language: str) -> str:
-    """One plain-text line: «H100 · до 250 ₽/GPU·ч · в наличии». The caller escapes it."""
+def filter_parts(watch: WatchFilter, language: str) -> list[str]:
+    """What the filter narrows offers to, in words («H100», «до 250 ₽/GPU·ч», «Selectel»),
+    without the alert kinds: /prices shows these as its filter, /watch adds the kinds."""
     texts = _TEXTS["ru" if language == "ru" else "en"]
     parts: list[str] = []
     if watch.gpu or watch.family:
         parts.append(watch.gpu or watch.family or "")
-    elif watch.fit_query is None:
-        parts.append(texts["any"])
     if watch.fit_query is not None:
         parts.append(texts["fit"].format(watch.fit_query))
     if watch.min_count is not None:
@@ -540,6 +547,15 @@ def describe(watch: WatchFilter, language: str) -> str:
         parts.append(", ".join(PROVIDER_NAMES.get(p, p) for p in sorted(watch.providers)))
     if watch.location is not None:
         parts.append(texts["location"].format(watch.location))
+    return [part for part in parts if part]
+
+
+def describe(watch: WatchFilter, language: str) -> str:
+    """One plain-text line: «H100 · до 250 ₽/GPU·ч · в наличии». The caller escapes it."""
+    texts = _TEXTS["ru" if language == "ru" else "en"]
+    parts = filter_parts(watch, language)
+    if not (watch.gpu or watch.family or watch.fit_query is not None):
+        parts.insert(0, texts["any"])
     parts.append(", ".join(_kind_words(watch, texts)))
     if watch.cooldown_s is not None:
         parts.append(texts["cooldown"].format(_duration(watch.cooldown_s, texts)))
@@ -569,3 +585,63 @@ def short_label(watch: WatchFilter, limit: int = LABEL_LIMIT) -> str:
         parts.append(watch.location)
     label = " ".join(" ".join(parts).split())
     return label if len(label) <= limit else label[: limit - 1].rstrip() + "…"
+
+
+# --------------------------------------------------------------------------- questions
+
+# «сообщи, когда…», "notify me when…": a question asking to be told later, i.e. a watch.
+_NOTIFY = re.compile(
+    r"сообщ|уведом|оповест|напомн|дай(?:те)?\s+знать|напиши(?:те)?,?\s+когда|"
+    r"скажи(?:те)?,?\s+когда|notify|let\s+me\s+know|tell\s+me\s+when|alert\s+me|ping\s+me|"
+    r"message\s+me\s+when",
+    re.IGNORECASE,
+)
+# Keys a question's own phrasing can produce (_tidy spells «дешевле 600 ₽» as max=600).
+_QUESTION_KEYS = ("max", "count")
+
+
+def watch_words_in_question(text: str) -> str | None:
+    """The /watch words a notify-me question states («сообщи, когда 8×H100 будет дешевле
+    600 ₽» -> "count=8 H100 max=600"), or None when it is no such question or names neither
+    a GPU nor a price. Only the GPU, its count, the price cap and providers are kept: the
+    rest of a sentence ("when", "will be") is not a filter, and parse_watch would refuse it.
+    The words always parse with parse_watch."""
+    if _NOTIFY.search(text) is None:
+        return None
+    try:
+        parts = _split_loosely(_tidy(text))
+        gpu, _rest = _gpu_in_words(parts.words)
+    except WatchError:
+        return None
+    if gpu is None and "max" not in parts.keyed:
+        return None
+    words = [f"count={parts.keyed['count']}"] if "count" in parts.keyed else []
+    if gpu is not None:
+        words.append(gpu.gpu or gpu.family or "")
+        if gpu.min_vram_gb is not None:
+            words.append(f"vram={gpu.min_vram_gb:g}")
+    if "max" in parts.keyed:
+        words.append(f"max={parts.keyed['max']}")
+    words += [f"provider={provider}" for provider in sorted(parts.providers)]
+    spec = " ".join(words)
+    try:
+        parse_watch(spec)
+    except WatchError:
+        return None
+    return spec
+
+
+def _split_loosely(text: str) -> _Parts:
+    """Like _split, but a sentence's own words and unknown keys are dropped, not refused."""
+    parts = _Parts()
+    for token in text.split():
+        token = token.strip(",.!?;:«»\"'()")
+        if "=" in token:
+            key, value = token.split("=", 1)
+            if _WATCH_KEY_OF.get(key.lower()) in _QUESTION_KEYS and value:
+                parts.keyed[_WATCH_KEY_OF[key.lower()]] = value
+        elif token.lower() in _PROVIDER_ALIASES:
+            parts.providers.add(_PROVIDER_ALIASES[token.lower()])
+        elif token:
+            parts.words.append(token)
+    return parts

@@ -18,6 +18,7 @@ from bot.routers import (
     settings,
     start,
     watch,
+    watch_question,
 )
 
 
@@ -38,6 +39,8 @@ def create_routers() -> list[Router]:
         history.create_router(),
         alerts.create_router(),
         admin.create_router(),
+        # «Сообщи, когда…»: a watch asked for in words, before the general questions.
+        watch_question.create_router(),
         # Free text no other router took: general questions, answered or pointed to a command.
         ask.create_router(),
         fallback.create_router(),

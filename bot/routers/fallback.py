@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiogram import F, Router
 from aiogram.types import Message
 
+from bot.command_guess import guess_command
 from bot.i18n import Translator
 
 # Long garbage is not echoed back in full.
@@ -20,7 +21,12 @@ def create_router() -> Router:
 
 
 async def on_unknown_command(message: Message, i18n: Translator) -> None:
-    command = (message.text or "").split(maxsplit=1)[0][:_MAX_ECHO]
+    text = message.text or ""
+    command = text.split(maxsplit=1)[0][:_MAX_ECHO]
+    guess = guess_command(text)
+    if guess is not None:
+        await message.answer(i18n("unknown-command-guess", command=command, guess=guess))
+        return
     await message.answer(i18n("unknown-command", command=command))
 
 

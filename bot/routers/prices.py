@@ -68,8 +68,15 @@ async def render_page(
         title = i18n("prices-title-gpu", gpu=query.label)
     else:
         title = i18n("prices-title")
+    # The buttons carry the canonical words; the user reads the filter in their language.
     text = prices_text(
-        i18n, offers, health, page, datetime.now(UTC), title=title, filters=canonical
+        i18n,
+        offers,
+        health,
+        page,
+        datetime.now(UTC),
+        title=title,
+        filters=query.describe(i18n.language),
     )
     return text, prices_keyboard(len(offers), page, canonical, in_stock_only)
 

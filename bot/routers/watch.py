@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Protocol
 
-from aiogram import Router
+from aiogram import F, Router
 from aiogram.filters import Command, CommandObject
+from aiogram.fsm.context import FSMContext
+from aiogram.fsm.state import State, StatesGroup
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.callbacks import SubsCallback, WatchWizardCallback
 from bot.i18n import Html, Translator
 from bot.replies import show
+from bot.views.price_caps import cap_choices
 from bot.views.prices import money, offer_brief, provider_ages
 from monitor.health import ProviderHealth
 from monitor.offers import Offer
-from monitor.subscriptions import AlertKind, Subscription, WatchFilter, offer_matches
+from monitor.subscriptions import (
+    AlertKind,
+    Subscription,
+    WatchFilter,
+    offer_matches,
+    offer_meets,
+    with_max_price,
+)
 from monitor.users import DEFAULT_TIMEZONE, User, zone
 from monitor.watch_parse import WatchError, describe, parse_watch, short_label
 from storage.subscriptions import MAX_SUBSCRIPTIONS, SubscriptionLimitError
@@ -24,7 +35,12 @@ from storage.subscriptions import MAX_SUBSCRIPTIONS, SubscriptionLimitError
 # The button flow offers the families people rent most; anything else can be typed.
 WIZARD_FAMILIES = ("H100", "H200", "A100", "L40S", "RTX 4090", "RTX 5090", "RTX 3090", "T4")
 WIZARD_PRICES = ("0", "100", "200", "300", "500")  # ₽ per GPU-hour; 0 = no limit
-EDIT_PRICES = ("", "100", "150", "200", "250", "300", "400", "600")
+# The highest cap a typed value may set, as /watch max= allows (monitor.watch_parse).
+MAX_TYPED_PRICE = 1_000_000
+# A typed cap: «450», «450 ₽», «1 200,5 руб»; anything else is left to the other routers.
+_TYPED_PRICE = re.compile(
+    r"^\s*-?\d[\d\s\u00a0\u202f]*(?:[.,]\d+)?\s*(?:₽|р\.?|руб\.?|rub)?\s*$", re.I
+)
 MAX_ARGS = 200
 # How many of the offers that already match a new watch its first answer lists.
 SHOWN_MATCHES = 3
@@ -57,6 +73,18 @@ class SubsStore(Protocol):
         self, chat_id: int, sub_id: int, value: float | None, /
     ) -> Subscription | None: ...
 
+    async def current_offers(self) -> list[Offer]:
+        """The price editor reaches as high as what the watch follows costs now."""
+
+
+class SubsEdit(StatesGroup):
+    """«✏️» pressed: the chat's next number is the new cap of the subscription in the state
+    data. aiogram keeps it per chat and user; the number is checked against the chat's own
+    subscriptions again when it arrives, and a lost state only means the number is not read
+    as a price (the editor's buttons still work)."""
+
+    price = State()
+
 
 def create_router() -> Router:
     router = Router(name="watch")
@@ -64,6 +92,7 @@ def create_router() -> Router:
     router.message.register(on_subs, Command("subs"))
     router.callback_query.register(on_wizard, WatchWizardCallback.filter())
     router.callback_query.register(on_subs_button, SubsCallback.filter())
+    router.message.register(on_typed_price, SubsEdit.price, F.text.regexp(_TYPED_PRICE))
     return router
 
 
@@ -224,17 +253,29 @@ async def on_subs_button(
     i18n: Translator,
     store: SubsStore,
     user: User,
+    state: FSMContext,
 ) -> None:
     assert callback.message is not None
     chat_id = callback.message.chat.id
     action, sub_id = callback_data.action, callback_data.sub
-    owned = {sub.id: sub for sub in await store.subscriptions_of(chat_id)}
+    subscriptions = await store.subscriptions_of(chat_id)
+    owned = {sub.id: sub for sub in subscriptions}
     if sub_id not in owned or action not in _TOASTS:
         await callback.answer(i18n("subs-stale"), show_alert=True)
         return
     if action == "edit":
         await callback.answer()
-        await show(callback, i18n("subs-edit-price"), edit_keyboard(sub_id))
+        await state.set_state(SubsEdit.price)
+        await state.update_data(sub=sub_id)
+        number = [sub.id for sub in subscriptions].index(sub_id) + 1
+        editor, editor_keyboard = await edit_view(store, i18n, number, owned[sub_id])
+        await show(callback, editor, editor_keyboard)
+        return
+    await state.clear()
+    if action == "back":
+        await callback.answer()
+        text, keyboard = await subs_view(store, i18n, chat_id, user.timezone)
+        await show(callback, text, keyboard)
         return
     # Toasts are plain text: Html() only stops the Translator escaping the label.
     label = Html(short_label(owned[sub_id].filter))
@@ -264,6 +305,7 @@ _TOASTS = {
     "delete": "subs-toast-deleted",
     "price": "subs-toast-price",
     "edit": "",
+    "back": "",
 }
 
 
@@ -275,12 +317,82 @@ def _price(value: str) -> float | None:
     return price if price is not None and price > 0 else None
 
 
-def edit_keyboard(sub_id: int) -> InlineKeyboardMarkup:
+async def edit_view(
+    store: SubsStore, i18n: Translator, number: int, sub: Subscription
+) -> tuple[str, InlineKeyboardMarkup]:
+    """The cap now, the steps (as high as what the watch follows costs now), «Назад»."""
+    uncapped = with_max_price(sub.filter, None)
+    prices = [
+        offer.rub_per_gpu_hour
+        for offer in await store.current_offers()
+        if offer_meets(uncapped, offer)
+    ]
+    cap = sub.filter.max_rub_per_gpu_hour
+    label = short_label(sub.filter)  # a message, not a toast: the Translator escapes it
+    current = (
+        i18n("subs-edit-current", number=number, label=label, max=money(cap))
+        if cap is not None
+        else i18n("subs-edit-current-none", number=number, label=label)
+    )
+    text = "\n".join([i18n("subs-edit-price"), current, i18n("subs-edit-type")])
+    return text, edit_keyboard(i18n, sub.id, cap_choices(prices), cap)
+
+
+def edit_keyboard(
+    i18n: Translator, sub_id: int, steps: tuple[int, ...], current: float | None
+) -> InlineKeyboardMarkup:
     builder = InlineKeyboardBuilder()
-    for price in EDIT_PRICES:
+    for step in steps:
+        mark = "• " if current == step else ""
         builder.button(
-            text=f"≤ {price} ₽" if price else "∞",
-            callback_data=SubsCallback(action="price", sub=sub_id, value=price),
+            text=f"{mark}≤ {money(step)} ₽",
+            callback_data=SubsCallback(action="price", sub=sub_id, value=str(step)),
         )
+    builder.button(
+        text=("• " if current is None else "") + "∞",
+        callback_data=SubsCallback(action="price", sub=sub_id, value=""),
+    )
+    builder.button(
+        text=i18n("subs-edit-back"), callback_data=SubsCallback(action="back", sub=sub_id)
+    )
     builder.adjust(4)
     return builder.as_markup()
+
+
+def typed_price(text: str) -> float | None:
+    """«450», «1 200,5 ₽» -> 450.0, 1200.5; «0» -> 0.0 (no cap); None when it is not a
+    usable price (negative, or above MAX_TYPED_PRICE)."""
+    digits = re.sub(r"[^\d.,-]", "", text).replace(",", ".")
+    try:
+        value = float(digits)
+    except ValueError:
+        return None
+    return value if 0 <= value <= MAX_TYPED_PRICE else None
+
+
+async def on_typed_price(
+    message: Message, i18n: Translator, store: SubsStore, user: User, state: FSMContext
+) -> None:
+    assert message.chat is not None
+    chat_id = message.chat.id
+    sub_id = (await state.get_data()).get("sub")
+    value = typed_price(message.text or "")
+    if value is None:
+        await message.answer(i18n("subs-edit-bad", limit=money(MAX_TYPED_PRICE)))
+        return
+    cap = value or None  # 0: no cap
+    updated = (
+        await store.update_max_price(chat_id, sub_id, cap) if isinstance(sub_id, int) else None
+    )
+    await state.clear()
+    if updated is None:  # deleted meanwhile, or a state from before a restart
+        await message.answer(i18n("subs-stale"))
+        return
+    label = short_label(updated.filter)  # a message: the Translator escapes it
+    toast = (
+        i18n("subs-toast-price", label=label, max=money(cap))
+        if cap is not None
+        else i18n("subs-toast-price-off", label=label)
+    )
+    text, keyboard = await subs_view(store, i18n, chat_id, user.timezone)
+    await message.answer(f"{toast}\n\n{text}", reply_markup=keyboard)

@@ -112,7 +112,7 @@ async def test_prices_filters_and_their_pages(telegram: FakeTelegram, db_path):
     assert "почасово" in hourly
     assert "только помесячно" in monthly
     assert "почасово" not in monthly
-    assert "Фильтр: H100 monthly" in monthly
+    assert "Фильтр: H100, помесячно" in monthly
     # max= is per GPU-hour: the 8× RTX 4090 at 670,97 ₽/h is 83,87 ₽ per GPU.
     assert "RTX 4090" in capped
     assert "H100" not in capped
@@ -122,7 +122,7 @@ async def test_prices_filters_and_their_pages(telegram: FakeTelegram, db_path):
     assert "Не знаю видеокарту «voodoo5»" in unknown
     assert "colour" in bad
     text = next_page.result["text"]
-    assert "Фильтр: vram=80" in text
+    assert "Фильтр: от 80 ГБ/GPU" in text
     assert "Стр. 2 из 2" in text
     assert "A100 80GB SXM · 80 ГБ" in text  # the 80 GB card after the eight H100 offers
     assert "RTX 4090" not in text

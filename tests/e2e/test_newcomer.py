@@ -136,7 +136,7 @@ def test_what_the_examples_show(transcripts: dict[str, subprocess.CompletedProce
     prices = chat_of(transcripts, "/prices h100 hourly")
     assert "✎ 💰 Цены и наличие" in prices  # #3 turned the page
     assert "Стр. 2 из" in prices
-    assert "Фильтр: H100 hourly" in prices
+    assert "Фильтр: H100, почасово" in prices
     assert "✅ В наличии сейчас" in prices
     pictures = chat_of(transcripts, "/history h100")
     saved = re.search(r"🖼 (data/demo/console/\S+\.png)", pictures)

@@ -91,6 +91,7 @@ tz-UTC = UTC
 ## Fallbacks and errors
 
 unknown-command = I don't know the command { $command }. See /help for the list.
+unknown-command-guess = I don't know the command { $command }. Did you mean /{ $guess }? All commands: /help.
 unknown-text = I did not get that. Ask about GPU sizing, e.g. “will a 4090 do llama 3 8b lora at 8k context?” — or see /help.
 unsupported-message = I only understand text. Start with /start or /help.
 throttled = Too many messages in a row: I answer at most once a second. Please wait a moment.

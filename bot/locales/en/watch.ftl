@@ -27,6 +27,11 @@ subs-line = { $number }. { $summary }
 subs-paused = { " " }— ⏸ paused
 subs-stale = This alert is gone. Open /subs again.
 subs-edit-price = Alert up to what price per GPU-hour?
+subs-edit-current = Subscription { $number } “{ $label }”: now up to { $max } ₽ per GPU·h.
+subs-edit-current-none = Subscription { $number } “{ $label }”: now with no price limit.
+subs-edit-type = Press a button or type the price as a number, e.g. <code>450</code> (0 for no limit).
+subs-edit-back = ⬅️ Back
+subs-edit-bad = Type the price per GPU-hour as a number from 1 to { $limit }, e.g. <code>450</code> (0 for no limit), or press “⬅️ Back”.
 stock-title = <b>✅ In stock now</b>
 history-usage = Name a GPU: <code>/history h100</code> or <code>/history 4090</code>.
 history-unknown-gpu = I do not know the GPU “{ $gpu }”. Examples: <code>/history h100</code>, <code>/history a100</code>, <code>/history 4090</code>.
@@ -70,3 +75,12 @@ subs-toast-resumed = ▶️ “{ $label }” watching again
 subs-toast-deleted = 🗑 Alert “{ $label }” deleted
 subs-toast-price = ✏️ “{ $label }”: up to { $max } ₽ per GPU-hour
 subs-toast-price-off = ✏️ “{ $label }”: no price limit
+
+## A watch asked for in words (bot/routers/watch_question.py)
+
+watchq-offer = 🔔 I can watch for: <b>{ $summary }</b>.
+watchq-cap = The price is per GPU-hour, as in <code>/watch max=</code>: up to { $max } ₽ per GPU·h.
+watchq-cap-server = The price is per GPU-hour, as in <code>/watch max=</code>: up to { $max } ₽ per GPU·h, so a { $count }-GPU server up to { $server } ₽/h.
+watchq-press = Press the button to subscribe.
+watchq-command = To subscribe, send <code>{ $command }</code>
+watchq-button = 🔔 Watch: { $label }

@@ -93,6 +93,7 @@ tz-UTC = UTC
 ## Fallbacks and errors
 
 unknown-command = Не знаю команду { $command }. Список команд — /help.
+unknown-command-guess = Не знаю команду { $command }. Может, /{ $guess }? Все команды — /help.
 unknown-text = Не понял вопроса. Спросите о подборе GPU, например: «хватит ли 4090 для llama 3 8b с лорой на 8к контексте?» — или откройте /help.
 unsupported-message = Я понимаю только текст. Начните с /start или /help.
 throttled = Слишком много сообщений подряд: отвечаю не чаще раза в секунду. Подождите немного.

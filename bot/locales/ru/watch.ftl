@@ -28,6 +28,11 @@ subs-line = { $number }. { $summary }
 subs-paused = { " " }— ⏸ на паузе
 subs-stale = Этой подписки уже нет. Откройте /subs заново.
 subs-edit-price = До какой цены за GPU·час сообщать?
+subs-edit-current = Подписка { $number } «{ $label }»: сейчас до { $max } ₽ за GPU·ч.
+subs-edit-current-none = Подписка { $number } «{ $label }»: сейчас без ограничения цены.
+subs-edit-type = Нажмите кнопку или напишите цену числом, например <code>450</code> (0 — без ограничения).
+subs-edit-back = ⬅️ Назад
+subs-edit-bad = Напишите цену за GPU·час числом от 1 до { $limit }, например <code>450</code> (0 — без ограничения), или нажмите «⬅️ Назад».
 stock-title = <b>✅ В наличии сейчас</b>
 history-usage = Укажите видеокарту: <code>/history h100</code> или <code>/history 4090</code>.
 history-unknown-gpu = Не знаю видеокарту «{ $gpu }». Примеры: <code>/history h100</code>, <code>/history a100</code>, <code>/history 4090</code>.
@@ -75,3 +80,12 @@ subs-toast-resumed = ▶️ «{ $label }» снова следит
 subs-toast-deleted = 🗑 Подписка «{ $label }» удалена
 subs-toast-price = ✏️ «{ $label }»: до { $max } ₽ за GPU·ч
 subs-toast-price-off = ✏️ «{ $label }»: без ограничения цены
+
+## A watch asked for in words (bot/routers/watch_question.py)
+
+watchq-offer = 🔔 Могу следить: <b>{ $summary }</b>.
+watchq-cap = Цена — за один GPU в час, как в <code>/watch max=</code>: до { $max } ₽ за GPU·ч.
+watchq-cap-server = Цена — за один GPU в час, как в <code>/watch max=</code>: до { $max } ₽ за GPU·ч, то есть сервер из { $count } GPU — до { $server } ₽/ч.
+watchq-press = Нажмите кнопку, чтобы подписаться.
+watchq-command = Чтобы подписаться, отправьте <code>{ $command }</code>
+watchq-button = 🔔 Следить: { $label }

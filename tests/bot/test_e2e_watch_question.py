@@ -1,0 +1,86 @@
+"""«Сообщи, когда 8×H100 будет дешевле 600 ₽»: the reply names the watch and its one button
+creates exactly it (per GPU-hour, as /watch max= is matched)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.fake_telegram.models import ApiCall
+from monitor.subscriptions import AlertKind
+from tests.bot.conftest import CHAT, running_app
+from tests.fakes.telegram import FakeTelegram
+
+
+async def ask(telegram: FakeTelegram, text: str) -> ApiCall:
+    after = telegram.mark()
+    telegram.push_message(CHAT, text)
+    call = await telegram.wait_for_call("sendMessage", after=after)
+    assert call.ok, call.description
+    return call
+
+
+async def test_russian_question_offers_one_button_for_exactly_that_watch(
+    telegram: FakeTelegram, db_path: Path
+):
+    async with running_app(telegram, db_path) as application:
+        call = await ask(telegram, "сообщи, когда 8×H100 будет дешевле 600 ₽")
+        text = str(call.result["text"])
+        answer = telegram.last_message(CHAT)
+        labels = [button.text for button in answer.buttons()]
+        assert await application.store.subscriptions_of(CHAT) == []  # nothing until pressed
+        after = telegram.mark()
+        telegram.press(CHAT, labels[0], message=answer)
+        created = await telegram.wait_for_call("editMessageText", after=after)
+        (sub,) = await application.store.subscriptions_of(CHAT)
+    assert "H100 · от 8 GPU · до 600 ₽/GPU·ч" in text
+    assert "max=…" not in text
+    assert "сервер из 8 GPU — до 4\u202f800 ₽/ч" in text
+    assert labels == ["🔔 Следить: 8×H100 ≤600₽"]
+    assert sub.filter.family == "H100"
+    assert sub.filter.min_count == 8
+    assert sub.filter.max_rub_per_gpu_hour == 600
+    assert AlertKind.BELOW_TARGET in sub.filter.kinds
+    assert str(created.result["text"]).startswith("✅ Подписка: H100")
+
+
+async def test_english_question_is_answered_in_english(telegram: FakeTelegram, db_path: Path):
+    async with running_app(telegram, db_path) as application:
+        call = await ask(telegram, "notify me when H100 is under 300 rub")
+        answer = telegram.last_message(CHAT)
+        (button,) = answer.buttons()
+        after = telegram.mark()
+        telegram.press(CHAT, button.text, message=answer)
+        created = await telegram.wait_for_call("editMessageText", after=after)
+        (sub,) = await application.store.subscriptions_of(CHAT)
+    text = str(call.result["text"])
+    assert "H100 · ≤ 300 ₽/GPU·h" in text
+    assert "per GPU-hour" in text
+    assert button.text == "🔔 Watch: H100 ≤300₽"
+    assert (sub.filter.family, sub.filter.min_count, sub.filter.max_rub_per_gpu_hour) == (
+        "H100",
+        None,
+        300,
+    )
+    assert str(created.result["text"]).startswith("✅")
+
+
+async def test_a_forged_button_gets_the_watch_error_not_a_crash(
+    telegram: FakeTelegram, db_path: Path
+):
+    async with running_app(telegram, db_path) as application:
+        await ask(telegram, "сообщи, когда H100 будет дешевле 600 ₽")
+        answer = telegram.last_message(CHAT)
+        after = telegram.mark()
+        telegram.push_callback(CHAT, answer.message_id, "q:ru:voodoo5")
+        edited = await telegram.wait_for_call("editMessageText", after=after)
+        subs = await application.store.subscriptions_of(CHAT)
+    assert "voodoo5" in str(edited.result["text"])
+    assert subs == []
+
+
+async def test_other_questions_still_reach_the_general_answers(
+    telegram: FakeTelegram, db_path: Path
+):
+    async with running_app(telegram, db_path):
+        call = await ask(telegram, "где дешевле H100?")
+    assert "Могу следить" not in str(call.result["text"])

@@ -1,0 +1,38 @@
+"""The /watch words a notify-me question states (monitor.watch_parse.watch_words_in_question)."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.watch_parse import parse_watch, watch_words_in_question
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("сообщи, когда 8×H100 будет дешевле 600 ₽", "count=8 H100 max=600"),
+        ("notify me when H100 is under 300 rub", "H100 max=300"),
+        ("сообщи когда появится a100 80gb", "A100 vram=80"),
+        ("уведоми, когда 4090 будет до 60 руб/ч на селектеле", "RTX 4090 max=60 provider=selectel"),
+        ("let me know when anything is under 100₽", "max=100"),
+    ],
+)
+def test_the_question_becomes_watch_words(question: str, words: str) -> None:
+    assert watch_words_in_question(question) == words
+    parse_watch(words)  # and they always parse
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["какая H100 дешевле?", "сообщи мне что-нибудь", "notify me", "H100 under 300 rub"],
+)
+def test_not_a_notify_question_or_nothing_to_watch(question: str) -> None:
+    assert watch_words_in_question(question) is None
+
+
+def test_the_cap_is_per_gpu_hour_as_max_is() -> None:
+    words = watch_words_in_question("сообщи, когда 8×H100 будет дешевле 600 ₽")
+    assert words is not None
+    watch = parse_watch(words)
+    assert watch.max_rub_per_gpu_hour == 600
+    assert watch.min_count == 8
