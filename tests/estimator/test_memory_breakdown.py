@@ -6,8 +6,8 @@ import pytest
 
 from estimator.memory import Gib, estimate_memory
 from estimator.models import get_model
+from estimator.plan_text import gib
 from estimator.query import FitQuery, Method, Offload
-from estimator.render import gib
 from estimator.specs import GIB
 
 
