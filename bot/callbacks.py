@@ -93,3 +93,13 @@ class WatchQuestionCallback(CallbackData, prefix="q"):
 
     lang: str  # "ru" | "en": the language of the question
     spec: str
+
+
+class RunWatchCallback(CallbackData, prefix="j"):
+    """«Следить за ценой запуска» under a run-cost question: the run is the chat's remembered
+    sizing, named by a digest of its command (bot.routers.fit.sizing_digest) so that a later
+    sizing makes the button outdated rather than silently watching another run."""
+
+    lang: str  # "ru" | "en"
+    ref: str  # the digest of the remembered sizing
+    budget: int  # ₽, the most the whole run may cost

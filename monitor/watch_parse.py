@@ -600,14 +600,42 @@ _NOTIFY = re.compile(
 _QUESTION_KEYS = ("max", "count")
 
 
+# «мой запуск», "my run": the question is about the whole run's cost, not a card's price.
+_RUN = re.compile(
+    r"запуск|обучени|дообучени|прогон|трениров|файнтюн|fine-?tun|\bmy\s+run\b|\bthe\s+run\b|"
+    r"\bthis\s+run\b|\btraining\b|\bmy\s+job\b",
+    re.IGNORECASE,
+)
+_RUBLES = re.compile(
+    r"(?<![\w.,])(\d[\d\s\u202f]*(?:[.,]\d+)?)\s*(к|k|тыс\.?)?\s*(?:₽|руб|rub|р\b)",
+    re.IGNORECASE,
+)
+
+
+def run_budget_in_question(text: str) -> float | None:
+    """The budget of «сообщи, когда мой запуск будет стоить меньше 5 000 ₽» (5000.0): a
+    notify-me question about the whole run's cost, or None for any other text."""
+    if _NOTIFY.search(text) is None or _RUN.search(text) is None:
+        return None
+    found = _RUBLES.search(text)
+    if found is None:
+        return None
+    digits = re.sub(r"[\s\u202f]", "", found.group(1)).replace(",", ".")
+    try:
+        value = float(digits) * (1000 if found.group(2) else 1)
+    except ValueError:
+        return None
+    return value if value >= 1 else None
+
+
 def watch_words_in_question(text: str) -> str | None:
     """The /watch words a notify-me question states («сообщи, когда 8×H100 будет дешевле
     600 ₽» -> "count=8 H100 max=600"), or None when it is no such question or names neither
     a GPU nor a price. Only the GPU, its count, the price cap and providers are kept: the
     rest of a sentence ("when", "will be") is not a filter, and parse_watch would refuse it.
     The words always parse with parse_watch."""
-    if _NOTIFY.search(text) is None:
-        return None
+    if _NOTIFY.search(text) is None or run_budget_in_question(text) is not None:
+        return None  # a run's total cost is its own watch (run_budget_in_question)
     try:
         parts = _split_loosely(_tidy(text))
         gpu, _rest = _gpu_in_words(parts.words)

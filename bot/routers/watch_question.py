@@ -14,13 +14,23 @@ from aiogram import F, Router
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.callbacks import WatchQuestionCallback
+from bot.callbacks import RunWatchCallback, WatchQuestionCallback
+from bot.conversation import Conversations
 from bot.i18n import Translator
 from bot.replies import show
+from bot.routers.fit import sizing_digest
 from bot.routers.watch import SubscribeStore, subscribe
 from bot.views.prices import money
+from estimator.followup import stated_command
+from estimator.parse import ParsedQuery
 from estimator.parsing.text import language_of
-from monitor.watch_parse import describe, parse_watch, short_label, watch_words_in_question
+from monitor.watch_parse import (
+    describe,
+    parse_watch,
+    run_budget_in_question,
+    short_label,
+    watch_words_in_question,
+)
 
 MAX_TEXT = 300
 # Telegram's limit on callback_data, in bytes.
@@ -29,9 +39,71 @@ CALLBACK_LIMIT = 64
 
 def create_router() -> Router:
     router = Router(name="watch_question")
+    router.message.register(on_run_question, F.text, ~F.text.startswith("/"), _run_question)
     router.message.register(on_question, F.text, ~F.text.startswith("/"), _notify_question)
     router.callback_query.register(on_press, WatchQuestionCallback.filter())
+    router.callback_query.register(on_run_press, RunWatchCallback.filter())
     return router
+
+
+def _run_question(message: Message) -> bool | dict[str, Any]:
+    """A filter: «сообщи, когда мой запуск будет стоить меньше 5 000 ₽» -> its budget."""
+    budget = run_budget_in_question((message.text or "")[:MAX_TEXT])
+    return {"budget": budget} if budget is not None else False
+
+
+def run_watch_words(parsed: ParsedQuery, budget: float) -> str | None:
+    """The /watch words of a watch on the whole run's cost, or None when the run has no
+    dataset (no length, so no cost to watch)."""
+    query = parsed.query
+    if not (query.dataset_examples or query.dataset_tokens):
+        return None
+    return f"{stated_command(parsed)} budget={budget:g}"
+
+
+async def on_run_question(
+    message: Message,
+    budget: float,
+    translators: dict[str, Translator],
+    conversations: Conversations,
+) -> None:
+    """The run is the chat's last sizing: the reply names it and the budget, and one button
+    creates exactly that watch; without a sized run with a dataset, it says what to send."""
+    language = language_of((message.text or "")[:MAX_TEXT])
+    i18n = _translator(translators, language)
+    remembered = await conversations.last(message.chat.id)
+    words = run_watch_words(remembered[0], budget) if remembered is not None else None
+    if remembered is None or words is None:
+        await message.answer(i18n("watchq-run-needs-sizing"))
+        return
+    parsed = remembered[0]
+    data = RunWatchCallback(lang=language, ref=sizing_digest(parsed), budget=round(budget))
+    builder = InlineKeyboardBuilder()
+    builder.button(text=i18n("watchq-run-button", budget=money(budget)), callback_data=data)
+    text = i18n("watchq-run-offer", run=stated_command(parsed), budget=money(budget))
+    await message.answer(text, reply_markup=builder.as_markup())
+
+
+async def on_run_press(
+    callback: CallbackQuery,
+    callback_data: RunWatchCallback,
+    translators: dict[str, Translator],
+    store: SubscribeStore,
+    conversations: Conversations,
+) -> None:
+    await callback.answer()
+    assert callback.message is not None
+    i18n = _translator(translators, callback_data.lang)
+    chat = callback.message.chat.id
+    remembered = await conversations.last(chat)
+    if remembered is None or sizing_digest(remembered[0]) != callback_data.ref:
+        await show(callback, i18n("watchq-run-stale"), None)
+        return
+    words = run_watch_words(remembered[0], callback_data.budget)
+    if words is None:  # pragma: no cover - the question's answer checked it
+        await show(callback, i18n("watchq-run-needs-sizing"), None)
+        return
+    await show(callback, await subscribe(store, i18n, chat, words), None)
 
 
 def _notify_question(message: Message) -> bool | dict[str, Any]:

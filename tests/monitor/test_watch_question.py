@@ -36,3 +36,17 @@ def test_the_cap_is_per_gpu_hour_as_max_is() -> None:
     watch = parse_watch(words)
     assert watch.max_rub_per_gpu_hour == 600
     assert watch.min_count == 8
+
+
+def test_a_run_cost_question_is_not_a_card_price():
+    from monitor.watch_parse import run_budget_in_question, watch_words_in_question
+
+    for text, budget in (
+        ("сообщи, когда мой запуск будет стоить меньше 5 000 ₽", 5000),
+        ("notify me when my run costs under 3000 rub", 3000),
+        ("напиши, когда обучение обойдётся дешевле 2к ₽", 2000),
+    ):
+        assert run_budget_in_question(text) == budget
+        assert watch_words_in_question(text) is None
+    assert run_budget_in_question("сообщи, когда 8×H100 будет дешевле 600 ₽") is None
+    assert run_budget_in_question("сколько стоит мой запуск?") is None  # not a notify-me

@@ -84,3 +84,7 @@ watchq-cap-server = The price is per GPU-hour, as in <code>/watch max=</code>: u
 watchq-press = Press the button to subscribe.
 watchq-command = To subscribe, send <code>{ $command }</code>
 watchq-button = 🔔 Watch: { $label }
+watchq-run-offer = 🔔 I can watch the cost of the run <code>{ $run }</code>: I will write when the whole run — its hours on an offer's cards, at that offer's billing — costs no more than { $budget } ₽.
+watchq-run-button = 🔔 Watch: the run under { $budget } ₽
+watchq-run-needs-sizing = To watch a run's cost, first ask about it with a dataset, e.g. <code>/fit 8b lora dataset=20k</code>, then write "notify me when my run costs under 5000 rub".
+watchq-run-stale = This button is about an earlier run — ask again about the one you want.
