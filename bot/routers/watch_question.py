@@ -8,6 +8,7 @@ for a stated count, what that makes for the whole server.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from aiogram import F, Router
@@ -58,7 +59,9 @@ def run_watch_words(parsed: ParsedQuery, budget: float) -> str | None:
     query = parsed.query
     if not (query.dataset_examples or query.dataset_tokens):
         return None
-    return f"{stated_command(parsed)} budget={budget:g}"
+    # The run without a budget it was asked with («уложусь в 1000 ₽?»): this budget is the
+    # watch's, said once.
+    return f"{stated_command(replace(parsed, budget_rub=None))} budget={budget:g}"
 
 
 async def on_run_question(
@@ -80,7 +83,8 @@ async def on_run_question(
     data = RunWatchCallback(lang=language, ref=sizing_digest(parsed), budget=round(budget))
     builder = InlineKeyboardBuilder()
     builder.button(text=i18n("watchq-run-button", budget=money(budget)), callback_data=data)
-    text = i18n("watchq-run-offer", run=stated_command(parsed), budget=money(budget))
+    run = stated_command(replace(parsed, budget_rub=None))
+    text = i18n("watchq-run-offer", run=run, budget=money(budget))
     await message.answer(text, reply_markup=builder.as_markup())
 
 

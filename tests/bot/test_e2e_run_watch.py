@@ -15,6 +15,7 @@ async def test_a_run_cost_question_after_a_sizing_watches_that_run(
 ):
     async with running_app(telegram, db_path) as application:
         await reply_to(telegram, "/fit 8b lora dataset=20k tokens=1024")
+        await reply_to(telegram, "уложусь в 1000 ₽?")  # a budget the watch replaces
         offer = await reply_to(telegram, "сообщи, когда мой запуск будет стоить меньше 5 000 ₽")
         labels = [button.text for button in telegram.last_message(CHAT).buttons()]
         assert await application.store.subscriptions_of(CHAT) == []  # nothing until pressed
@@ -29,6 +30,7 @@ async def test_a_run_cost_question_after_a_sizing_watches_that_run(
     assert sub.filter.job_hours is not None
     assert sub.filter.fit_query is not None
     assert "dataset=20k" in sub.filter.fit_query
+    assert sub.filter.fit_query.count("budget=") == 1
 
 
 async def test_in_english_and_without_a_sized_run(telegram: FakeTelegram, db_path: Path):
