@@ -13,7 +13,7 @@ from monitor.offers import Offer, StockState
 from monitor.scrape import ScrapeResult
 from storage import Store
 from tests.bot.conftest import running_app
-from tests.bot.test_e2e_fit import PHONE, reply_to
+from tests.bot.test_e2e_fit import PHONE, press, reply_to
 from tests.factories import make_offer, store_snapshot
 from tests.fakes.telegram import FakeTelegram
 
@@ -281,3 +281,23 @@ async def test_hours_a_month_decide_hourly_or_monthly(telegram: FakeTelegram, db
         heavy = await reply_to(telegram, "a100 почасовая или помесячная при 600 часах в месяц")
     assert "При 60 ч в месяц выгоднее почасовая" in light
     assert "При 600 ч в месяц выгоднее помесячная" in heavy
+
+
+async def test_the_break_even_in_details_is_the_job_s_own_card(
+    telegram: FakeTelegram, db_path: Path
+):
+    await seed(
+        db_path,
+        [
+            make_offer("4090", 60.0, provider="immers"),
+            make_offer("4090-month", 50.0, provider="hostkey", monthly=True),
+            make_offer("a2", 20.0, provider="selectel", gpu="A2", vram_gb=16),
+            make_offer("a2-month", 10.0, provider="hostkey", gpu="A2", vram_gb=16, monthly=True),
+        ],
+    )
+    async with running_app(telegram, db_path):
+        await reply_to(telegram, "/fit 13b qlora gpu=4090 dataset=20k tokens=1024")
+        details = await press(telegram, "Подробнее")
+    line = next(line for line in details.splitlines() if "Почасовая или помесячная" in line)
+    assert "RTX 4090 ×1" in line
+    assert "A2" not in line

@@ -173,3 +173,46 @@ def test_the_first_answer_fits_a_phone_names_the_method_and_speaks_the_language(
     # No plan is offered that the answer says does not fit.
     for plan in answer.plans:
         assert plan.verdict is not Verdict.NO
+
+
+# Free questions as people type them: the method by any of its names, or none at all.
+METHOD_PHRASES = {
+    "full": ("фул файнтюн", "полное дообучение", "все веса", "без лоры", "full fine-tune",
+             "all weights", "no lora"),
+    "lora": ("с лорой", "лора", "lora", "with lora"),
+    "qlora": ("qlora", "с qlora", "кулора", "4-bit qlora"),
+}  # fmt: skip
+OPENERS = {
+    "ru": ("влезет ли", "сколько памяти нужно для", "хватит ли"),
+    "en": ("will", "how much vram for"),
+}
+
+
+@PROPERTY
+@given(
+    language=st.sampled_from(("ru", "en")),
+    size=st.sampled_from(SIZES),
+    method=st.sampled_from((*METHODS, None)),
+    data=st.data(),
+    market=markets(),
+)
+def test_a_free_question_is_sized_with_its_own_method_and_answered_in_its_language(
+    language: str, size: str, method: str | None, data: st.DataObject, market: list[PriceQuote]
+) -> None:
+    opener = data.draw(st.sampled_from(OPENERS[language]))
+    phrase = "" if method is None else data.draw(st.sampled_from(METHOD_PHRASES[method]))
+    if language == "ru" and not re.search(r"[а-яё]", phrase):
+        phrase = f"{phrase} на 4090" if phrase else "на 4090"
+    text = f"{opener} {size} {phrase}?".replace("  ", " ")
+    parsed = understand(text)
+    assert parsed is not None, text
+    if method is not None:
+        assert parsed.query.method.value == method, text
+        assert parsed.assumed("method") is None, text
+    else:
+        assert parsed.assumed("method") is not None, text
+    reply_language = "ru" if re.search(r"[а-яё]", text, re.IGNORECASE) else "en"
+    short = to_plain(render_short(build_answer(parsed, load_gpus(), market), reply_language))
+    assert METHOD_NAMES[parsed.query.method] in short.splitlines()[0]
+    assert len(short) <= SHORT_LIMIT
+    assert bool(re.search(r"[а-яё]", short, re.IGNORECASE)) == (reply_language == "ru")
