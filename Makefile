@@ -29,8 +29,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# One worker per core (pytest-xdist); loadgroup keeps an xdist_group's tests on one worker,
+# so a module-scoped fixture (tests/e2e/test_newcomer.py) is built once. PYTEST_WORKERS=0
+# runs in this process alone.
+PYTEST_WORKERS ?= auto
 pytest: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
