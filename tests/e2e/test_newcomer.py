@@ -27,8 +27,6 @@ LOG_LINE = re.compile(
     r"|^gpuradar (warning|error):|^(WARNING|ERROR|INFO):"
 )
 TIMEOUT_S = 180
-# The examples run once per module (the fixtures below): on one pytest-xdist worker.
-pytestmark = pytest.mark.xdist_group("newcomer")
 
 
 def console_examples() -> list[str]:
