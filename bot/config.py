@@ -76,6 +76,12 @@ class Settings(ScraperSettings):
     # How long start-up keeps retrying when Telegram (or PostgreSQL) cannot be reached,
     # before exit 2.
     startup_retry_s: float = Field(default=60.0, ge=0, le=3600)
+    # The first wait before a failed provider request (timeout, connection error, 5xx, 429
+    # without Retry-After) is tried again; it doubles, with jitter, up to 8 s
+    # (the default is scrapers.http.HttpSettings', not imported here: aiohttp's import time
+    # would come before a bad setting is reported). Tests of faults set it small: they prove
+    # the retry, not the wait.
+    scrape_backoff_s: float = Field(default=0.5, gt=0, le=60)
     # The operations server (/healthz, /metrics, and the webhook in webhook mode).
     # Port 0 means any free port (tests); the bound port is logged.
     ops_host: str = "0.0.0.0"  # noqa: S104 - inside a container, the probe and Prometheus are outside

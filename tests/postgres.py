@@ -1,4 +1,15 @@
-"""A real PostgreSQL for tests: each test gets a database of its own, dropped afterwards.
+"""A real PostgreSQL for tests: a database of the test's own, or this worker's migrated one.
+
+`temporary_database()` creates a database for one test and drops it afterwards (migration
+tests, and tests that change a database's settings or schema). `migrated_database()` lends
+the test this pytest worker's migrated database, emptied (TRUNCATE) after the test: creating
+and dropping a database per test cost most of a PostgreSQL test's time. Should a test change
+that database beyond its rows (a table, a column, a setting), it is dropped after the test and
+the next test gets a fresh copy, so no test sees another's leftovers.
+
+Every database is named after the pytest-xdist worker (PYTEST_XDIST_WORKER, "main" without
+workers) and a random token: workers, and other checkouts' runs on the same server, never
+share one.
 
 The server is the one this project's machines run at 127.0.0.1:5432 with trust auth
 (GPURADAR_TEST_POSTGRES_URL points elsewhere). Where it is unreachable the PostgreSQL tests
@@ -14,6 +25,7 @@ import secrets
 from collections.abc import AsyncIterator, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -25,6 +37,12 @@ ADMIN_URL = os.environ.get(
     "GPURADAR_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
 PREFIX = "gpuradar_test_"
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
+def new_name(kind: str) -> str:
+    """A database name no other test, worker or concurrent run uses."""
+    return f"{PREFIX}{WORKER}_{kind}_{secrets.token_hex(4)}"
 
 
 def in_ci() -> bool:
@@ -66,7 +84,7 @@ def migrated_template() -> str:
     from storage.migrations import migrate
     from storage.postgres import PgDatabase
 
-    name = f"{PREFIX}template_{secrets.token_hex(4)}"
+    name = new_name("template")
 
     async def build() -> None:
         admin = await asyncpg.connect(ADMIN_URL, timeout=5)
@@ -93,7 +111,8 @@ _templates: list[str] = []
 
 
 def drop_templates() -> None:
-    """Drop the templates this session made (tests/conftest.py, at the session's end)."""
+    """Drop the template and the worker's database this session made (tests/conftest.py, at
+    the session's end)."""
 
     async def drop() -> None:
         admin = await asyncpg.connect(ADMIN_URL, timeout=5)
@@ -126,7 +145,7 @@ async def temporary_database(*, migrated: bool = False) -> AsyncIterator[str]:
     Empty, or `migrated`: a copy of a template that has the bundled schema, migrated once per
     test session (copying it is several times faster than running the migrations).
     """
-    name = PREFIX + secrets.token_hex(6)
+    name = new_name("db")
     template = f' TEMPLATE "{migrated_template()}"' if migrated else ""
     admin = await asyncpg.connect(ADMIN_URL, timeout=5)
     try:
@@ -142,3 +161,141 @@ async def temporary_database(*, migrated: bool = False) -> AsyncIterator[str]:
             await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         finally:
             await admin.close()
+
+
+# --- this worker's migrated database -------------------------------------------------------
+
+# Everything about a database but its rows: its tables, columns, constraints, indexes,
+# triggers, functions, schemas, its settings (ALTER DATABASE ... SET) and the migrations it
+# records. Equal before and after a test: TRUNCATE makes it as good as a fresh copy.
+_SHAPE = """
+SELECT md5(concat_ws('|',
+  (SELECT string_agg(nspname, ',' ORDER BY nspname) FROM pg_namespace
+   WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema'),
+  (SELECT string_agg(format('%s.%s:%s', n.nspname, c.relname, c.relkind), ','
+                     ORDER BY n.nspname, c.relname)
+   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'),
+  (SELECT string_agg(format('%s.%s:%s:%s:%s', a.attrelid::regclass, a.attname,
+                            format_type(a.atttypid, a.atttypmod), a.attnotnull,
+                            pg_get_expr(d.adbin, d.adrelid)), ','
+                     ORDER BY a.attrelid::regclass::text, a.attnum)
+   FROM pg_attribute a
+   JOIN pg_class c ON c.oid = a.attrelid
+   JOIN pg_namespace n ON n.oid = c.relnamespace
+   LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+   WHERE a.attnum > 0 AND NOT a.attisdropped
+     AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'),
+  (SELECT string_agg(format('%s:%s', conrelid::regclass, pg_get_constraintdef(oid)), ','
+                     ORDER BY conrelid::regclass::text, conname)
+   FROM pg_constraint WHERE connamespace = 'public'::regnamespace),
+  (SELECT string_agg(indexdef, ',' ORDER BY indexdef) FROM pg_indexes
+   WHERE schemaname NOT LIKE 'pg\\_%' AND schemaname <> 'information_schema'),
+  (SELECT string_agg(format('%s:%s:%s', tgrelid::regclass, tgname, tgenabled), ','
+                     ORDER BY tgrelid::regclass::text, tgname)
+   FROM pg_trigger WHERE NOT tgisinternal),
+  (SELECT string_agg(md5(pg_get_functiondef(p.oid)), ',' ORDER BY p.proname, p.oid)
+   FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+   WHERE n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'
+     AND p.prokind IN ('f', 'p')),
+  (SELECT string_agg(array_to_string(setconfig, ','), ';') FROM pg_db_role_setting
+   WHERE setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())),
+  (SELECT string_agg(format('%s:%s', version, name), ',' ORDER BY version)
+   FROM schema_migrations)
+))
+"""
+# The tables a test writes rows to: every table but the migrations' own record.
+_TABLES = """
+SELECT format('%I.%I', schemaname, tablename) FROM pg_tables
+WHERE schemaname NOT LIKE 'pg\\_%' AND schemaname <> 'information_schema'
+  AND tablename <> 'schema_migrations'
+"""
+# A session a test left open (a killed replica's pool) may hold a lock TRUNCATE waits for.
+_OTHERS = """
+SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+WHERE datname = current_database() AND pid <> pg_backend_pid()
+"""
+_EMPTYING_TIMEOUT = "5s"
+
+
+@dataclass
+class _Lent:
+    name: str
+    shape: str
+    tables: list[str]
+
+
+_lent: _Lent | None = None
+
+
+@asynccontextmanager
+async def migrated_database() -> AsyncIterator[str]:
+    """The URL of this worker's migrated database, with no rows; emptied after the test.
+
+    One test at a time uses it (a pytest worker runs one test at a time). Where the test
+    changed it beyond its rows, or emptying it fails, it is dropped: the next test gets a
+    fresh copy of the migrated template.
+    """
+    global _lent
+    if _lent is None:
+        _lent = await _lend_new()
+    lent = _lent
+    _lent = None  # not lent again unless emptied below
+    try:
+        yield url_for(lent.name)
+    finally:
+        if await _emptied(lent):
+            _lent = lent
+        else:
+            await _drop(lent.name)
+
+
+async def _lend_new() -> _Lent:
+    name = new_name("shared")
+    admin = await asyncpg.connect(ADMIN_URL, timeout=5)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{migrated_template()}"')
+    finally:
+        await admin.close()
+    _templates.append(name)  # dropped at the session's end with the template
+    connection = await asyncpg.connect(url_for(name), timeout=5)
+    try:
+        tables = [row[0] for row in await connection.fetch(_TABLES)]
+        for table in tables:
+            # The emptying below would lose rows the migrations themselves wrote.
+            exists = f"SELECT EXISTS (SELECT FROM {table})"  # noqa: S608 - quoted by %I
+            if await connection.fetchval(exists):
+                raise AssertionError(f"the migrated template has rows in {table}")
+        shape = await connection.fetchval(_SHAPE)
+    finally:
+        await connection.close()
+    return _Lent(name, shape, tables)
+
+
+async def _emptied(lent: _Lent) -> bool:
+    """Truncate every table; False where the database is no longer as migrated."""
+    try:
+        connection = await asyncpg.connect(url_for(lent.name), timeout=5)
+    except (OSError, TimeoutError, asyncpg.PostgresError):
+        return False
+    try:
+        await connection.execute(_OTHERS)
+        if await connection.fetchval(_SHAPE) != lent.shape:
+            return False
+        await connection.execute(f"SET lock_timeout = '{_EMPTYING_TIMEOUT}'")
+        await connection.execute(f"TRUNCATE {', '.join(lent.tables)} RESTART IDENTITY CASCADE")
+    except (OSError, TimeoutError, asyncpg.PostgresError):
+        return False
+    finally:
+        await connection.close()
+    return True
+
+
+async def _drop(name: str) -> None:
+    admin = await asyncpg.connect(ADMIN_URL, timeout=5)
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+    if name in _templates:
+        _templates.remove(name)

@@ -51,11 +51,13 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def clean_environ() -> dict[str, str]:
-    """This shell's environment without any gpuradar setting: the test decides every one."""
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("GPURADAR_")}
-    environ.pop("BOT_TOKEN", None)
-    return environ
+def clean_environ(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This shell's environment (or `environ`) without any gpuradar setting: the test decides
+    every one."""
+    source = os.environ if environ is None else environ
+    clean = {k: v for k, v in source.items() if not k.startswith("GPURADAR_")}
+    clean.pop("BOT_TOKEN", None)
+    return clean
 
 
 def bot_settings(

@@ -48,6 +48,8 @@ def make_settings(telegram: FakeTelegram, db_path: Path, **overrides: object) ->
         # The ops server (/healthz, /metrics) on a free loopback port: tests run side by side.
         "ops_host": "127.0.0.1",
         "ops_port": 0,
+        # A failing fake site is retried at once: the tests prove the retry, not the wait.
+        "scrape_backoff_s": 0.01,
     }
     values.update(overrides)
     # model_validate skips the environment and .env: the test decides every value.

@@ -1,11 +1,13 @@
-"""`python -m bot` as a process: bad configuration exits 2 with one line; console mode works."""
+"""`python -m bot`: bad configuration exits 2 with one line; console mode works.
+
+Its main() runs in this process (tests/in_process.py) where only the exit status and what it
+printed count; real processes where a signal stops it or a second one shares its database."""
 
 from __future__ import annotations
 
 import asyncio
 import signal
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -13,31 +15,24 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from bot.__main__ import main
 from storage import Store
 from tests.bot.conftest import TOKEN
 from tests.fakes.telegram import FakeTelegram
+from tests.in_process import Finished, run_entry
 from tests.postgres import require_postgres, temporary_database, url_for
 from tests.processes import ROOT, clean_environ, free_port
 
 
-def run_bot(
-    tmp_path: Path, env: dict[str, str], stdin: str = ""
-) -> subprocess.CompletedProcess[str]:
-    clean = clean_environ()
-    clean["GPURADAR_DB_PATH"] = str(tmp_path / "data" / "bot.sqlite3")
-    clean["GPURADAR_MONITOR"] = "false"  # no scraping of real providers from tests
-    clean["GPURADAR_OPS_PORT"] = "0"  # any free port: 8080 may be taken
-    clean.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "bot"],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,  # no .env from the checkout
-        env={**clean, "PYTHONPATH": str(ROOT)},
-        timeout=60,
-        check=False,
-    )
+def run_bot(tmp_path: Path, env: dict[str, str], stdin: str = "") -> Finished:
+    """`python -m bot` run in this process (tests/in_process.py): what it printed and its
+    exit status, with exactly these settings, in `tmp_path` (no .env from the checkout)."""
+    settings = {
+        "GPURADAR_DB_PATH": str(tmp_path / "data" / "bot.sqlite3"),
+        "GPURADAR_MONITOR": "false",  # no scraping of real providers from tests
+        "GPURADAR_OPS_PORT": "0",  # any free port: 8080 may be taken
+    }
+    return run_entry(main, env={**settings, **env}, cwd=tmp_path, stdin=stdin)
 
 
 @pytest.mark.parametrize(
@@ -87,17 +82,7 @@ NO_TOKEN_LINE = (
 
 def test_without_a_token_or_a_terminal_it_exits_2_saying_a_token_is_needed(tmp_path: Path):
     # A container started without its token: stdin is /dev/null, as under `docker run`.
-    env = clean_environ()
-    result = subprocess.run(
-        [sys.executable, "-m", "bot"],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**env, "PYTHONPATH": str(ROOT)},
-        timeout=60,
-        check=False,
-    )
+    result = run_entry(main, env={}, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.splitlines() == [NO_TOKEN_LINE]
@@ -241,15 +226,16 @@ async def test_with_a_token_the_process_polls_telegram_and_stops_on_sigterm(tmp_
 async def test_a_token_telegram_rejects_exits_2(tmp_path: Path):
     async with FakeTelegram(token=TOKEN) as telegram:
         wrong = "999:wrong-token"
-        process = await start_bot_process(
+        # In a thread: this loop serves the fake Telegram while main runs its own.
+        result = await asyncio.to_thread(
+            run_bot,
             tmp_path,
             {"GPURADAR_BOT_TOKEN": wrong, "GPURADAR_TELEGRAM_API_URL": telegram.base_url},
         )
-        _, stderr = await asyncio.wait_for(process.communicate(), 30)
-    lines = stderr.decode().strip().splitlines()
-    assert process.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2
     assert lines == ["gpuradar: Telegram rejected GPURADAR_BOT_TOKEN (401 Unauthorized)"]
-    assert wrong not in stderr.decode()
+    assert wrong not in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -40,13 +41,25 @@ EXAMPLES = console_examples()
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A directory that looks like the checkout: `make` and relative paths work in it."""
+    """A directory that looks like the checkout: `make` and relative paths work in it.
+
+    Its `.venv` is the interpreter running these tests, already installed (the Makefile's
+    stamp is newer than pyproject.toml): `make demo` installs nothing, and never into a .venv
+    of this or another checkout, which a symlink to one would let it do.
+    """
     folder = tmp_path_factory.mktemp("newcomer")
     for entry in ROOT.iterdir():
         if entry.name not in SKIPPED and entry.name != ".venv":
             (folder / entry.name).symlink_to(entry)
-    venv = ROOT / ".venv" if (ROOT / ".venv" / "bin" / "python").exists() else Path(sys.prefix)
-    (folder / ".venv").symlink_to(venv)
+    bin_folder = folder / ".venv" / "bin"
+    bin_folder.mkdir(parents=True)
+    python = bin_folder / "python"
+    python.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} "$@"\n', encoding="utf-8")
+    python.chmod(0o755)
+    stamp = folder / ".venv" / ".installed"
+    stamp.touch()
+    newer = (ROOT / "pyproject.toml").stat().st_mtime + 1
+    os.utime(stamp, (newer, newer))  # make sees the stamp as up to date: nothing to install
     return folder
 
 
@@ -77,6 +90,32 @@ def transcripts(sandbox: Path) -> dict[str, subprocess.CompletedProcess[str]]:
             check=False,
         )
     return done
+
+
+def test_make_in_the_sandbox_installs_nothing_and_runs_this_interpreter(sandbox: Path):
+    planned = subprocess.run(
+        ["make", "-n", "demo", "run"],  # noqa: S607 - what the README's lines call
+        cwd=sandbox,
+        env=newcomer_env(),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout
+    assert "pip" not in planned
+    assert "venv" not in planned.replace(".venv/bin/python", "")
+    assert planned.splitlines() == [
+        ".venv/bin/python -m tests.fakes.demo",
+        ".venv/bin/python -m bot",
+    ]
+    version = subprocess.run(
+        [str(sandbox / ".venv" / "bin" / "python"), "-c", "import sys; print(sys.executable)"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    assert version.stdout.strip() == sys.executable
 
 
 def test_the_readme_has_console_examples_for_the_demo_and_the_console():

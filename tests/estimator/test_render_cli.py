@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from bot.fake_telegram.html import parse_telegram_html, utf16_len
+from estimator.__main__ import main
 from estimator.answer import build_answer, to_json
 from estimator.ask import understand
 from estimator.cost import PriceQuote
 from estimator.gpus import load_gpus
 from estimator.parse import QueryError
 from estimator.render import render, render_details, render_short
+from tests.in_process import Finished, run_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -140,15 +140,9 @@ def test_command_mistakes_are_errors_and_chatter_is_none():
     assert understand("привет, как дела?") is None
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "estimator", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
+def run_cli(*args: str) -> Finished:
+    """`python -m estimator ARGS`, its main() run in this process (tests/in_process.py)."""
+    return run_entry(lambda: main(list(args)), env={}, cwd=ROOT, argv=("-m", *args))
 
 
 def test_cli_prints_the_answer_and_json():

@@ -1,34 +1,28 @@
-"""`python -m scrapers` as a process, against the fake sites and against nothing."""
+"""`python -m scrapers` against the fake sites and against nothing: its main() in this
+process; the fake sites' own server (tests/fakes/serve_providers.py) as a real process."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 
+from scrapers.__main__ import main
 from tests.fakes.providers import FakeProviders, Mode, all_sites
+from tests.in_process import run_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 async def run_cli(env: dict[str, str], *args: str) -> tuple[int, str, str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("GPURADAR_")}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "scrapers",
-        *args,
-        cwd=ROOT,
-        env={**clean, **env},
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+    """`python -m scrapers ARGS`, its main() run in this process (tests/in_process.py), in a
+    thread: this loop serves the fake sites meanwhile."""
+    result = await asyncio.to_thread(
+        run_entry, lambda: main(list(args)), env=env, cwd=ROOT, argv=("-m", *args)
     )
-    out, err = await asyncio.wait_for(process.communicate(), 60)
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()
+    return result.returncode, result.stdout, result.stderr
 
 
 async def test_json_lists_every_providers_offers():

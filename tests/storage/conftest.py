@@ -17,7 +17,7 @@ from storage import Store
 from storage.database import SqliteDatabase
 from storage.postgres import PgDatabase
 from storage.sql import Dialect
-from tests.postgres import require_postgres, temporary_database
+from tests.postgres import migrated_database, require_postgres, temporary_database
 
 BACKENDS: tuple[Dialect, ...] = ("sqlite", "postgresql")
 
@@ -60,7 +60,7 @@ async def place(backend: Dialect, tmp_path: Path) -> AsyncIterator[Place]:
         yield Place(backend, path=tmp_path / "store.sqlite3")
         return
     require_postgres()
-    async with temporary_database(migrated=True) as url:
+    async with migrated_database() as url:  # this worker's, emptied after the test
         yield Place(backend, url=url)
 
 
