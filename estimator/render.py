@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from estimator.answer import FitAnswer
-from estimator.fit import GpuFit, Verdict, trains_in_bf16
+from estimator.fit import RENTED_CARDS, GpuFit, Verdict, trains_in_bf16
 from estimator.hardware import runs_unsloth
 from estimator.models import LLAMA_LADDER
 from estimator.parsing.build import covering_ctx
@@ -33,19 +33,6 @@ from estimator.query import Method, Stack
 from estimator.stacks import profile
 from estimator.texts import Markup, text
 
-# The cards people actually rent, smallest first: the table shows these (plus the target).
-LADDER = (
-    "T4",
-    "RTX 3090",
-    "RTX 4090",
-    "RTX 5090",
-    "L40S",
-    "A100 40GB PCIe",
-    "A100 80GB SXM",
-    "H100 SXM",
-    "H200",
-    "B200",
-)
 MESSAGE_LIMIT = 4096
 SHORT_LIMIT = 900
 BEST = 3
@@ -385,7 +372,7 @@ def render(answer: FitAnswer, language: str) -> str:
 
 
 def _shown_rows(answer: FitAnswer) -> list[GpuFit]:
-    wanted = list(LADDER)
+    wanted = list(RENTED_CARDS)  # the cards people rent, and the target
     if answer.target is not None and answer.target.gpu.id not in wanted:
         wanted.insert(0, answer.target.gpu.id)
     by_id = {row.gpu.id: row for row in answer.table}

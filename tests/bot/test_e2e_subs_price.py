@@ -12,24 +12,10 @@ from bot.routers.watch import typed_price
 from monitor.scrape import ScrapeResult
 from storage import Store
 from tests.bot.conftest import CHAT, running_app
+from tests.bot.test_e2e_fit import press
+from tests.bot.test_e2e_fit import reply_to as send
 from tests.factories import make_offer, store_snapshot
 from tests.fakes.telegram import FakeTelegram
-
-
-async def send(telegram: FakeTelegram, text: str) -> str:
-    after = telegram.mark()
-    telegram.push_message(CHAT, text)
-    call = await telegram.wait_for_call("sendMessage", after=after)
-    assert call.ok, call.description
-    return str(call.result["text"])
-
-
-async def press(telegram: FakeTelegram, label: str) -> str:
-    after = telegram.mark()
-    telegram.press(CHAT, label)
-    call = await telegram.wait_for_call("editMessageText", after=after)
-    assert call.ok, call.description
-    return str(call.result["text"])
 
 
 def labels(telegram: FakeTelegram) -> list[str]:
