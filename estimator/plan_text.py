@@ -6,8 +6,6 @@ own time, its own billing. Units are written once per figure.
 
 from __future__ import annotations
 
-import html
-
 from estimator.cost import HOURS_PER_MONTH
 from estimator.planner import BreakEven, BudgetVerdict, Caveat, Plan
 from estimator.texts import Markup, text
@@ -41,10 +39,10 @@ def where(plan: Plan, language: str) -> str:
     return text(language, "fit-plan-where", **common)
 
 
-def flags(plan: Plan, language: str, *, skip: frozenset[Caveat] = frozenset()) -> str:
+def flags(plan: Plan, language: str) -> str:
     """The caveats a renter must see next to the price, in a few words each. The foreign
     location is already in `where`."""
-    shown = [c for c in plan.caveats if c is not Caveat.ABROAD and c not in skip]
+    shown = [c for c in plan.caveats if c is not Caveat.ABROAD]
     if not shown:
         return ""
     words = ", ".join(text(language, f"caveat-short-{c.value}") for c in shown)
@@ -107,7 +105,7 @@ def break_even_line(point: BreakEven, language: str) -> str:
         "rate": rubles(hourly.rub_per_hour or 0.0),
     }
     if point.pays_off:
-        line = text(
+        return text(
             language,
             "fit-breakeven-pays",
             hours=f"{point.hours:.0f}",
@@ -115,14 +113,9 @@ def break_even_line(point: BreakEven, language: str) -> str:
             hourly_provider=hourly.provider,
             **common,
         )
-    else:
-        line = text(
-            language,
-            "fit-breakeven-never",
-            around=rubles(point.around_the_clock_rub),
-            **common,
-        )
-    return line
+    return text(
+        language, "fit-breakeven-never", around=rubles(point.around_the_clock_rub), **common
+    )
 
 
 def usage_line(point: BreakEven, language: str, *, per_month: bool) -> str | None:
@@ -171,7 +164,3 @@ def budget_line(verdict: BudgetVerdict, language: str) -> str:
 def unmet_line(unmet: tuple[str, ...], language: str) -> str:
     what = ", ".join(text(language, f"unmet-{code}") for code in unmet)
     return text(language, "fit-unmet", what=what)
-
-
-def escaped(value: str) -> Markup:
-    return Markup(html.escape(value, quote=False))

@@ -88,10 +88,6 @@ class Plan:
         """The hourly rate, or a month's price over 720 hours for a monthly plan."""
         return hourly_equivalent(self.quote)
 
-    @property
-    def rented_hours(self) -> float | None:
-        return None if self.months is None else self.months * HOURS_PER_MONTH
-
 
 def hourly_equivalent(quote: PriceQuote) -> float:
     if quote.rub_per_hour is not None:
@@ -300,18 +296,26 @@ def plan_runs(
 
 
 def _same_choice(plan: Plan) -> tuple[object, ...]:
-    """What a renter chooses between: two pools of one provider at one price are one option."""
+    """What a renter chooses between: two pools of one provider at one price in one country
+    are one option."""
     quote = plan.quote
-    return (quote.provider, quote.gpu_id, quote.gpus, quote.rub_per_hour, quote.rub_per_month)
+    return (
+        quote.provider,
+        quote.gpu_id,
+        quote.gpus,
+        quote.rub_per_hour,
+        quote.rub_per_month,
+        quote.country,
+    )
 
 
 def distinct(plans: Sequence[Plan]) -> list[Plan]:
     """The plans without repeats of the same choice (Selectel's ru-7a and ru-7b pools at one
-    price), best first; a different country is a different choice."""
+    price), best first."""
     seen: set[tuple[object, ...]] = set()
     kept = []
     for plan in plans:
-        key = (*_same_choice(plan), plan.quote.country)
+        key = _same_choice(plan)
         if key not in seen:
             seen.add(key)
             kept.append(plan)
@@ -369,8 +373,9 @@ def break_evens(
     """One break-even per (card, count) that is rented both ways, cheapest hour first."""
     hourly: dict[tuple[str, int], PriceQuote] = {}
     monthly: dict[tuple[str, int], PriceQuote] = {}
+    both_ways = replace(constraints, hourly_only=False)
     for quote in quotes:
-        if not admits(quote, replace(constraints, hourly_only=False)):
+        if not admits(quote, both_ways):
             continue
         key = (quote.gpu_id, quote.gpus)
         if quote.rub_per_hour is not None:
@@ -438,17 +443,3 @@ def cheapest_offers(
     compared with one card's (a 4-card server is never "from" its whole rate)."""
     usable = [quote for quote in quotes if admits(quote, constraints)]
     return sorted(usable, key=lambda q: (rub_per_gpu_hour(q), q.gpus, q.provider))
-
-
-@dataclass(frozen=True)
-class StockCount:
-    in_stock: int  # offers whose provider says they are available
-    unpublished: int  # priced offers whose provider publishes no stock
-
-
-def stock_count(
-    quotes: Iterable[PriceQuote], constraints: Constraints = Constraints()
-) -> StockCount:
-    usable = [quote for quote in quotes if admits(quote, constraints)]
-    published = sum(1 for quote in usable if quote.stock_published)
-    return StockCount(published, len(usable) - published)

@@ -332,14 +332,11 @@ def _fitting_cards(answer: FitAnswer) -> list[GpuFit]:
         for row in _shown_rows(answer)
         if row.verdict is not Verdict.NO and trains_in_bf16(row.gpu)
     ]
-    first = answer.smallest
     ordered = sorted(rows, key=lambda row: (row.verdict is Verdict.TIGHT, row.usable_gib))
-    if first is not None and first not in ordered:
-        ordered.insert(0, first)
-    elif first is not None:
-        ordered.remove(first)
-        ordered.insert(0, first)
-    return ordered
+    first = answer.smallest
+    if first is None:
+        return ordered
+    return [first, *(row for row in ordered if row != first)]
 
 
 # --- details ---------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from estimator import gpus
 from estimator.answer import build_answer
 from estimator.ask import understand
 from estimator.models import find_model_in_text
-from estimator.parse import QueryError
+from estimator.parse import ParsedQuery, QueryError
 from estimator.parsing.patterns import amount_value, size_value
 from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS
 from estimator.planner import Sizing, job_hours
@@ -331,8 +331,9 @@ def _is_fit_word(word: str) -> bool:
     return size_value(word) is not None or word.lower() in COMMAND_METHOD_WORDS
 
 
-def _fit_need(text: str) -> dict[str, int]:
-    """GPU id -> fewest cards that hold the run, from the estimator's fit table."""
+def _fit(text: str) -> tuple[dict[str, int], ParsedQuery]:
+    """GPU id -> fewest cards that hold the run, from the estimator's fit table, and the run
+    as read."""
     try:
         parsed = understand(text)
     except QueryError as error:
@@ -347,27 +348,20 @@ def _fit_need(text: str) -> dict[str, int]:
     need = {row.gpu.id: row.min_gpus for row in answer.table if row.min_gpus is not None}
     if not need:
         raise WatchError("fit_error", "no GPU holds this run, even 8 in one server", value=text)
-    return need
+    return need, parsed
 
 
-def _job_cost(text: str, need: Mapping[str, int]) -> tuple[dict[str, dict[int, float]], float]:
+def _job_cost(
+    parsed: ParsedQuery, budget: float, need: Mapping[str, int], text: str
+) -> tuple[dict[str, dict[int, float]], float]:
     """A fit watch with budget=: the run's hours by card and count, and the budget. A budget
     without a dataset has no run to price, so it is refused rather than ignored."""
-    parsed = understand(text)
-    assert parsed is not None  # _fit_need has read it
-    assert parsed.budget_rub is not None
-    sizing = Sizing(parsed.query, parsed.model)
-    hours = job_hours(sizing, need)
+    hours = job_hours(Sizing(parsed.query, parsed.model), need)
     if not hours:
         raise WatchError(
             "fit_error", "a budget for the run needs its dataset (dataset=20k)", value=text
         )
-    return hours, parsed.budget_rub
-
-
-def _has_budget(text: str) -> bool:
-    parsed = understand(text)
-    return parsed is not None and parsed.budget_rub is not None
+    return hours, budget
 
 
 def parse_watch(text: str, *, narrow: bool = True) -> WatchFilter:
@@ -398,9 +392,9 @@ def parse_watch(text: str, *, narrow: bool = True) -> WatchFilter:
     job: tuple[dict[str, dict[int, float]], float] | None = None
     if parts.fit_pairs or find_model_in_text(" ".join(rest)) or any(map(_is_fit_word, rest)):
         fit_query = " ".join([*rest, *parts.fit_pairs])
-        fit_need = _fit_need(fit_query)
-        if _has_budget(fit_query):
-            job = _job_cost(fit_query, fit_need)
+        fit_need, run = _fit(fit_query)
+        if run.budget_rub is not None:
+            job = _job_cost(run, run.budget_rub, fit_need, fit_query)
     elif rest:
         words = " ".join(rest)
         raise WatchError("unknown_gpu", f"not a GPU or a model: {words!r}", value=words, key="gpu")

@@ -29,7 +29,6 @@ from estimator.planner import (
     break_evens,
     cheapest_offers,
     rub_per_gpu_hour,
-    stock_count,
 )
 from estimator.query import FitQuery, Method
 from estimator.specs import GpuSpec
@@ -231,19 +230,18 @@ def _in_stock(
     """Offers the provider says are available, apart from those whose stock is not published."""
     if not quotes:
         return i18n("ask-no-prices")
-    constraints = _constraints(family, wish)
-    count = stock_count(quotes, constraints)
-    if count.in_stock == 0 and count.unpublished == 0:
+    pool = cheapest_offers(quotes, _constraints(family, wish))
+    if not pool:
         return i18n("ask-none-now", gpu=family, query=family.lower())
-    pool = cheapest_offers(quotes, constraints)
     published = [q for q in pool if q.stock_published]
+    unpublished = len(pool) - len(published)
     lines = []
-    if count.in_stock:
-        lines.append(i18n("ask-stock-title", gpu=family, count=count.in_stock))
+    if published:
+        lines.append(i18n("ask-stock-title", gpu=family, count=len(published)))
     else:
         lines.append(i18n("ask-stock-none-published", gpu=family))
-    if count.unpublished:
-        lines.append(i18n("ask-stock-unpublished", count=count.unpublished))
+    if unpublished:
+        lines.append(i18n("ask-stock-unpublished", count=unpublished))
     lines += [_quote_line(q, i18n) for q in (published or pool)[:SHOWN]]
     lines.append(i18n("ask-stock-hint", gpu=family.lower()))
     return "\n".join(lines)
