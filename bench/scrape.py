@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+from monitor.providers import PROVIDERS
 from monitor.scrape import ScrapeError, ScrapeResult
 from scrapers import hostkey_parse, immers_parse, jsonscan, selectel_parse
 from scrapers.config import ScraperSettings
@@ -85,9 +86,8 @@ class InProcessHttp:
 
 
 def settings_for(base: str = "http://fixtures.invalid") -> ScraperSettings:
-    return ScraperSettings.model_validate(
-        {"selectel_url": base, "hostkey_url": base, "immers_url": base, "monitor": False}
-    )
+    urls = {provider.url_setting: base for provider in PROVIDERS}
+    return ScraperSettings.model_validate({**urls, "monitor": False})
 
 
 # --------------------------------------------------------------------------- big inputs
@@ -250,12 +250,12 @@ def parse_on_the_loop() -> Iterator[None]:
 
 async def scrape_big(big: Big, body: bytes) -> tuple[str, float]:
     http = cast(Http, InProcessHttp(Mode.NORMAL, big, body))
-    (scraper,) = create_scrapers(settings_for(), big.provider)
+    (scraper,) = create_scrapers(settings_for(), http, big.provider)
     outcome: list[str] = []
 
     async def fetch() -> None:
         try:
-            result = await scraper.fetch(http)
+            result = await scraper.fetch()
         except ScrapeError as error:
             outcome.append(f"{error.kind} (refused)")
         else:
@@ -300,11 +300,11 @@ async def parse_times(repeat: int) -> list[tuple[str, str, int, float]]:
     rows = []
     for mode in (Mode.NORMAL, Mode.CHANGED):
         http = cast(Http, InProcessHttp(mode))
-        for scraper in create_scrapers(settings_for()):
+        for scraper in create_scrapers(settings_for(), http):
             samples, offers = [], 0
             for _ in range(repeat):
                 started = time.perf_counter()
-                result: ScrapeResult = await scraper.fetch(http)
+                result: ScrapeResult = await scraper.fetch()
                 samples.append((time.perf_counter() - started) * 1000)
                 offers = len(result.offers)
             rows.append((scraper.name, mode.value, offers, statistics.median(samples)))
@@ -314,14 +314,14 @@ async def parse_times(repeat: int) -> list[tuple[str, str, int, float]]:
 async def refresh_times(repeat: int) -> tuple[float, float]:
     async with FakeProviders(all_sites()) as sites:
         settings = ScraperSettings.model_validate(
-            {f"{name}_url": site.base_url for name, site in sites.sites.items()}
+            {PROVIDERS.get(name).url_setting: site.base_url for name, site in sites.sites.items()}
         )
-        scrapers = create_scrapers(settings)
         full, raw = [], []
         async with Http() as http:
+            scrapers = create_scrapers(settings, http)
             for _ in range(repeat):
                 started = time.perf_counter()
-                await asyncio.gather(*(scraper.fetch(http) for scraper in scrapers))
+                await asyncio.gather(*(scraper.fetch() for scraper in scrapers))
                 full.append(time.perf_counter() - started)
             # Baseline: replay exactly the requests the scrapers made, without parsing.
             made = [(name, r) for name, site in sites.sites.items() for r in site.requests]

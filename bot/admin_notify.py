@@ -15,9 +15,9 @@ from aiogram.exceptions import TelegramAPIError
 from bot.config import Settings
 from bot.i18n import Translator
 from bot.routers.admin import MAX_ERROR_CHARS, trim
-from bot.views.prices import PROVIDER_NAMES
 from monitor.alarms import DEFAULT_THRESHOLD, AlarmEvent, AlarmKind, ProviderAlarms
 from monitor.pipeline import PipelineOutcome
+from monitor.providers import PROVIDERS
 from monitor.users import Language
 
 logger = logging.getLogger("gpuradar.admin")
@@ -26,7 +26,7 @@ OutcomeHook = Callable[[PipelineOutcome], Awaitable[None]]
 
 
 def alarm_text(i18n: Translator, event: AlarmEvent) -> str:
-    provider = PROVIDER_NAMES.get(event.provider, event.provider)
+    provider = PROVIDERS.name(event.provider)
     if event.kind is AlarmKind.RECOVERED:
         return i18n("admin-alarm-recovered", provider=provider, failures=event.failures)
     return i18n(

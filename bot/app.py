@@ -49,7 +49,6 @@ from monitor.users import Language
 from monitor.watchlist import Watchlist
 from scrapers.http import Http, HttpSettings
 from scrapers.registry import create_scrapers
-from scrapers.source import BoundSource
 from storage import MigrationError, Store
 from storage.flows import SharedFlows
 from storage.leader import Hook, LeaderElection
@@ -590,7 +589,7 @@ async def housekeeping(store: Store, stop: asyncio.Event, flows: SharedFlows | N
 def attach_monitor(application: Application) -> None:
     """Scrape every provider on a schedule that starts and stops with the dispatcher."""
     http = Http(HttpSettings(backoff_initial_s=application.settings.scrape_backoff_s))
-    sources = [BoundSource(scraper, http) for scraper in create_scrapers(application.settings)]
+    sources = create_scrapers(application.settings, http)
     scheduler = create_scheduler(
         sources,
         application.store,

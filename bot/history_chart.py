@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from monitor.offers import StockState
-from monitor.watch_parse import PROVIDER_NAMES
+from monitor.providers import PROVIDERS
 from storage.history import HistoryPoint
 
 # Rentable: in stock, or priced with unknown stock (what storage.history.lowest_price counts).
@@ -96,13 +96,9 @@ class ChartSpec:
     offers: int  # offers with a price in the window; more than drawn past MAX_SERIES
 
 
-def provider_name(provider: str) -> str:
-    return PROVIDER_NAMES.get(provider, provider)
-
-
 def offer_label(point: HistoryPoint) -> str:
     """Provider, configuration and place in words: "Selectel · 1× RTX 4090 · ru-7a"."""
-    return f"{provider_name(point.provider)} · {point.gpu_count}× {point.gpu} · {point.location}"
+    return f"{PROVIDERS.name(point.provider)} · {point.gpu_count}× {point.gpu} · {point.location}"
 
 
 def build_series(
@@ -120,7 +116,7 @@ def build_series(
     labels = _labels([(key, by_offer[key][-1]) for key, _ in kept])
     series = tuple(
         Series(
-            provider=provider_name(key[0]),
+            provider=PROVIDERS.name(key[0]),
             label=labels[key],
             colour=PALETTE[index % len(PALETTE)],
             line_style=LINE_STYLES[index // len(PALETTE)],

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from bot.views.prices import PROVIDER_NAMES
 from estimator.cost import PriceQuote
 from estimator.gpus import resolve_for_sizing
 from monitor.locations import country_of
 from monitor.offers import Billing, Offer, StockState, billing_of
+from monitor.providers import PROVIDERS
 
 # Stock that can be rented now. "unknown" means priced but not published: immers.cloud and
 # Selectel's cloud list no stock, and leaving them out would hide most hourly offers; the
@@ -27,7 +27,7 @@ def quotes_from(offers: Iterable[Offer]) -> list[PriceQuote]:
         PriceQuote(
             gpu_id=gpu_id,
             gpus=offer.gpu_count,
-            provider=PROVIDER_NAMES.get(offer.provider, offer.provider),
+            provider=PROVIDERS.name(offer.provider),
             # An hourly offer's month is just 720 of its hours, not a monthly plan: only
             # offers billed by the month count as monthly rent (hourly-vs-monthly answers).
             rub_per_hour=offer.price.rub_per_hour if offer.price.hourly else None,

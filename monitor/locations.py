@@ -9,11 +9,16 @@ Locations come in each provider's own words:
   the `ru-*` cloud pools);
 * immers.cloud publishes no location: its data centres are in Russia (its site), and the
   scraper records "ru".
+
+A provider whose every location is in one country says so in its record (`country`,
+monitor/providers.py): that answers for location words that name none.
 """
 
 from __future__ import annotations
 
 import re
+
+from monitor.providers import PROVIDERS
 
 RUSSIA = "RU"
 # Selectel's Russian data-centre prefixes: Moscow, St Petersburg, Novosibirsk.
@@ -28,6 +33,4 @@ def country_of(provider: str, location: str) -> str:
         return RUSSIA
     if _COUNTRY_CODE.match(code):
         return code.upper()
-    if provider in ("selectel", "immers"):
-        return RUSSIA  # neither rents outside Russia (module docstring)
-    return ""
+    return PROVIDERS.get(provider).country if provider in PROVIDERS else ""

@@ -26,11 +26,11 @@ from estimator.parse import ParsedQuery, QueryError
 from estimator.parsing.patterns import amount_value, size_value
 from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS
 from estimator.planner import Sizing, job_hours
+from monitor.providers import PROVIDERS
 from monitor.subscriptions import AlertKind, WatchFilter, default_kinds
 
 __all__ = [
     "LABEL_LIMIT",
-    "PROVIDER_NAMES",
     "WatchError",
     "describe",
     "filter_parts",
@@ -65,16 +65,7 @@ class WatchError(ValueError):
 
 # --------------------------------------------------------------------------- words
 
-PROVIDER_NAMES = {"selectel": "Selectel", "hostkey": "HOSTKEY", "immers": "immers.cloud"}
-_PROVIDER_ALIASES = {
-    alias: provider
-    for provider, aliases in {
-        "selectel": ("selectel", "selectel.ru", "селектел", "селектеле"),
-        "hostkey": ("hostkey", "hostkey.ru", "хосткей", "хосткее", "хостки"),
-        "immers": ("immers", "immers.cloud", "immerscloud", "иммерс", "иммерсе"),
-    }.items()
-    for alias in aliases
-}
+# Provider words and names are the registry's (monitor/providers.py): PROVIDERS.find, .name.
 
 _WATCH_KEYS: dict[str, tuple[str, ...]] = {
     "max": ("max", "max_price", "price", "макс", "максимум", "цена", "до"),
@@ -219,8 +210,8 @@ def _split(text: str) -> _Parts:
                 raise WatchError(
                     "unknown_key", f"unknown key {raw_key!r}", value=raw_key, allowed=allowed
                 )
-        elif token.lower() in _PROVIDER_ALIASES:
-            parts.providers.add(_PROVIDER_ALIASES[token.lower()])
+        elif (provider := PROVIDERS.find(token)) is not None:
+            parts.providers.add(provider)
         elif token.lower() not in _FILLER:
             parts.words.append(token)
     return parts
@@ -263,11 +254,12 @@ def _cooldown(raw: str) -> int:
 def _providers(raw: str) -> set[str]:
     found = set()
     for name in filter(None, re.split(r"[,+|;]", raw.lower())):
-        if name not in _PROVIDER_ALIASES:
-            raise _bad("provider", raw, "unknown provider", tuple(PROVIDER_NAMES))
-        found.add(_PROVIDER_ALIASES[name])
+        provider = PROVIDERS.find(name)
+        if provider is None:
+            raise _bad("provider", raw, "unknown provider", PROVIDERS.ids)
+        found.add(provider)
     if not found:
-        raise _bad("provider", raw, "name a provider", tuple(PROVIDER_NAMES))
+        raise _bad("provider", raw, "name a provider", PROVIDERS.ids)
     return found
 
 
@@ -538,7 +530,7 @@ def filter_parts(watch: WatchFilter, language: str) -> list[str]:
     if watch.max_rub_per_gpu_hour is not None:
         parts.append(texts["max"].format(_amount(watch.max_rub_per_gpu_hour, language)))
     if watch.providers:
-        parts.append(", ".join(PROVIDER_NAMES.get(p, p) for p in sorted(watch.providers)))
+        parts.append(", ".join(PROVIDERS.name(p) for p in sorted(watch.providers)))
     if watch.location is not None:
         parts.append(texts["location"].format(watch.location))
     return [part for part in parts if part]
@@ -574,7 +566,7 @@ def short_label(watch: WatchFilter, limit: int = LABEL_LIMIT) -> str:
         parts.append(f"Σ≥{_amount(watch.min_total_vram_gb, 'en')}GB")
     if watch.max_rub_per_gpu_hour is not None:
         parts.append(f"≤{_amount(watch.max_rub_per_gpu_hour, 'en')}₽")
-    parts.extend(PROVIDER_NAMES.get(p, p) for p in sorted(watch.providers))
+    parts.extend(PROVIDERS.name(p) for p in sorted(watch.providers))
     if watch.location is not None:
         parts.append(watch.location)
     label = " ".join(" ".join(parts).split())
@@ -662,8 +654,8 @@ def _split_loosely(text: str) -> _Parts:
             key, value = token.split("=", 1)
             if _WATCH_KEY_OF.get(key.lower()) in _QUESTION_KEYS and value:
                 parts.keyed[_WATCH_KEY_OF[key.lower()]] = value
-        elif token.lower() in _PROVIDER_ALIASES:
-            parts.providers.add(_PROVIDER_ALIASES[token.lower()])
+        elif (provider := PROVIDERS.find(token)) is not None:
+            parts.providers.add(provider)
         elif token:
             parts.words.append(token)
     return parts

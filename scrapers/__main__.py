@@ -22,13 +22,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from monitor.offers import Offer
+from monitor.providers import PROVIDERS
 from monitor.scrape import ScrapeError, ScrapeResult
 from scrapers.base import Scraper
-from scrapers.config import ScraperSettings
+from scrapers.config import ScraperSettings, base_url_of
 from scrapers.http import Http
 from scrapers.recording import Recorder, RecordingError, ReplayServer
 from scrapers.records import offer_record
-from scrapers.registry import PROVIDERS, create_scrapers
+from scrapers.registry import create_scrapers
 from scrapers.report import check_report
 
 Outcome = ScrapeResult | ScrapeError
@@ -63,10 +64,10 @@ def table(offers: list[Offer]) -> str:
     )
 
 
-async def fetch_all(scrapers: list[Scraper], http: Http) -> list[Outcome]:
+async def fetch_all(scrapers: list[Scraper]) -> list[Outcome]:
     async def one(scraper: Scraper) -> Outcome:
         try:
-            return await scraper.fetch(http)
+            return await scraper.fetch()
         except ScrapeError as error:
             return error
 
@@ -77,17 +78,21 @@ async def live(
     settings: ScraperSettings, only: str | None, recorder: Recorder | None = None
 ) -> list[Outcome]:
     async with Http(observe=recorder) as http:
-        return await fetch_all(create_scrapers(settings, only), http)
+        return await fetch_all(create_scrapers(settings, http, only))
 
 
 async def replay(settings: ScraperSettings, only: str | None, folder: Path) -> list[Outcome]:
     async with ReplayServer(folder) as server:
         pointed = settings.model_copy(
-            update={f"{name}_url": url for name, url in server.urls.items()}
+            update={
+                PROVIDERS.get(name).url_setting: url
+                for name, url in server.urls.items()
+                if name in PROVIDERS
+            }
         )
-        scrapers = [s for s in create_scrapers(pointed, only) if s.name in server.urls]
         async with Http() as http:
-            return await fetch_all(scrapers, http)
+            scrapers = [s for s in create_scrapers(pointed, http, only) if s.name in server.urls]
+            return await fetch_all(scrapers)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--provider", choices=PROVIDERS)
+    parser.add_argument("--provider", choices=PROVIDERS.ids)
     parser.add_argument("--json", action="store_true")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--record", type=Path, metavar="DIR")
@@ -118,7 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.replay is not None:
             outcomes = asyncio.run(replay(settings, args.provider, args.replay))
         elif args.record is not None:
-            bases = {s.name: s.base_url for s in create_scrapers(settings, args.provider)}
+            bases = {
+                p.id: base_url_of(settings, p) for p in PROVIDERS if args.provider in (None, p.id)
+            }
             recorder = Recorder(bases)
             outcomes = asyncio.run(live(settings, args.provider, recorder))
             written = recorder.save(args.record)

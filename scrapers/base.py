@@ -14,17 +14,20 @@ from typing import Any, Protocol, TypeVar
 from monitor.offers import Offer
 from monitor.scrape import LayoutError, PartOutcome, ScrapeError, ScrapeResult, Skip
 from scrapers import jsonscan
-from scrapers.http import Http, Response
+from scrapers.http import Response
 
 logger = logging.getLogger(__name__)
 
 
 class Scraper(Protocol):
-    name: str
+    """One provider's scraper, holding the HTTP client it was built with: the OfferSource the
+    monitor refreshes (monitor/pipeline.py)."""
+
+    name: str  # its provider's id (monitor/providers.py)
     default_interval_s: int
     base_url: str  # where its requests go (the real site, a fake, a replay)
 
-    async def fetch(self, http: Http) -> ScrapeResult: ...
+    async def fetch(self) -> ScrapeResult: ...
 
 
 @dataclass

@@ -1,25 +1,35 @@
-"""Where the providers live and how prices convert; read from GPURADAR_* like all settings."""
+"""Where the providers live and how prices convert; read from GPURADAR_* like all settings.
+
+Each registered provider (monitor/providers.py) has a base-URL setting, `<id>_url`
+(`GPURADAR_<ID>_URL`), defaulting to its record's `base_url`: the fields are made from the
+records, so a new provider's setting needs no line here.
+"""
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, Field, create_model
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-SELECTEL_URL = "https://api.selectel.ru"
-HOSTKEY_URL = "https://invapi.hostkey.ru"
-IMMERS_URL = "https://immers.cloud"
+from monitor.providers import PROVIDERS, Provider
 
 
-class ScraperSettings(BaseSettings):
+def _http_url(value: str) -> str:
+    if not re.match(r"^https?://[^/\s]+", value):
+        raise ValueError(f"{value!r} is not an http(s) URL")
+    return value.rstrip("/")
+
+
+BaseUrl = Annotated[str, AfterValidator(_http_url)]
+
+
+class _Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="GPURADAR_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
     )
 
-    selectel_url: str = SELECTEL_URL
-    hostkey_url: str = HOSTKEY_URL
-    immers_url: str = IMMERS_URL
     # ₽ per unit for prices published in EUR/USD (HOSTKEY's international locations).
     eur_rub: float = Field(default=100.0, gt=0)
     usd_rub: float = Field(default=90.0, gt=0)
@@ -28,9 +38,20 @@ class ScraperSettings(BaseSettings):
     # Off: no scheduled scraping (tests, or a bot that only sizes).
     monitor: bool = True
 
-    @field_validator("selectel_url", "hostkey_url", "immers_url")
-    @classmethod
-    def _http_url(cls, value: str) -> str:
-        if not re.match(r"^https?://[^/\s]+", value):
-            raise ValueError(f"{value!r} is not an http(s) URL")
-        return value.rstrip("/")
+
+_url_fields: dict[str, Any] = {
+    provider.url_setting: (BaseUrl, provider.base_url) for provider in PROVIDERS
+}
+if TYPE_CHECKING:
+    # mypy sees the fields every provider shares; the URLs are read with base_url_of() below.
+    ScraperSettings = _Settings
+else:
+    ScraperSettings = create_model(
+        "ScraperSettings", __base__=_Settings, __module__=__name__, **_url_fields
+    )
+
+
+def base_url_of(settings: ScraperSettings, provider: Provider) -> str:
+    """Where the provider's requests go. A provider registered after the settings were made
+    (a test's extra provider) has no field: its record's default is the answer."""
+    return str(getattr(settings, provider.url_setting, provider.base_url))

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from functools import partial
 
+from monitor.providers import HOSTKEY
 from monitor.scrape import (
     HttpStatusError,
     LayoutError,
@@ -36,6 +37,7 @@ from monitor.scrape import (
     Skip,
 )
 from scrapers.base import decode_json, guarded, unique_across_parts
+from scrapers.config import ScraperSettings, base_url_of
 from scrapers.hostkey_parse import (
     ASSUMED,
     PROVIDER,
@@ -52,22 +54,23 @@ from scrapers.hostkey_parse import (
 from scrapers.http import Http, Response
 from scrapers.report import log_run
 
-BASE_URL = "https://invapi.hostkey.ru"
 Answer = Response | ScrapeError
 
 
 class HostkeyScraper:
     name = PROVIDER
-    default_interval_s = 900  # the catalogue changes slowly; the terraform provider caches it
+    default_interval_s = HOSTKEY.interval_s
 
     def __init__(
         self,
-        base_url: str = BASE_URL,
+        http: Http,
+        base_url: str = HOSTKEY.base_url,
         *,
         eur_rub: float = 100.0,
         usd_rub: float = 90.0,
         locations: Sequence[str] = ASSUMED.locations,
     ) -> None:
+        self.http = http
         self.base_url = base_url.rstrip("/")
         self.rates = Rates(eur_rub=eur_rub, usd_rub=usd_rub)
         self.locations = tuple(locations)
@@ -75,8 +78,14 @@ class HostkeyScraper:
         # by name (and keep their offers) instead of vanishing from the scrape.
         self._gpu_locations: tuple[str, ...] = ()
 
-    async def fetch(self, http: Http) -> ScrapeResult:
-        calls = _Calls(self, http)
+    @classmethod
+    def from_settings(cls, http: Http, settings: ScraperSettings) -> HostkeyScraper:
+        return cls(
+            http, base_url_of(settings, HOSTKEY), eur_rub=settings.eur_rub, usd_rub=settings.usd_rub
+        )
+
+    async def fetch(self) -> ScrapeResult:
+        calls = _Calls(self)
         info = await calls.post("presets", action="info", currencies=ASSUMED.info_currencies)
         book = await asyncio.to_thread(_book, info)
         if isinstance(book, ScrapeError):
@@ -132,9 +141,9 @@ class HostkeyScraper:
 class _Calls:
     """InvAPI calls one after another; once the host is down, the rest are not made."""
 
-    def __init__(self, scraper: HostkeyScraper, http: Http) -> None:
+    def __init__(self, scraper: HostkeyScraper) -> None:
         self._base = scraper.base_url
-        self._http = http
+        self._http = scraper.http
         self.down: ScrapeError | None = None
 
     async def post(self, resource: str, **form: str) -> Answer:

@@ -25,10 +25,11 @@ from typing import Any, TypeVar
 from estimator.gpus import get as gpu_spec
 from estimator.gpus import resolve
 from monitor.offers import Offer, Price, StockState, Vat
+from monitor.providers import HOSTKEY
 from monitor.scrape import ApiError, LayoutError, Skip
 from scrapers.gpu_names import canonical_gpu
 
-PROVIDER = "hostkey"
+PROVIDER = HOSTKEY.id
 STOCK = "stock"  # the part of the stock servers (every location's list together)
 
 
@@ -63,8 +64,8 @@ class Assumed:
     # `active` decides and no count is known.
     available_key: str = "available"
     vat: Vat = Vat.UNKNOWN  # no page says "с НДС" / "без НДС"
-    dedicated_url: str = "https://hostkey.ru/gpu-dedicated-servers/"
-    vgpu_url: str = "https://hostkey.ru/gpu-dedicated-servers/vm/"
+    dedicated_url: str = f"{HOSTKEY.public_url}/gpu-dedicated-servers/"
+    vgpu_url: str = f"{HOSTKEY.public_url}/gpu-dedicated-servers/vm/"
 
 
 ASSUMED = Assumed()

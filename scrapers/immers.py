@@ -19,13 +19,14 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from functools import partial
 
+from monitor.providers import IMMERS
 from monitor.scrape import NetworkError, PartOutcome, ScrapeError, ScrapeResult, Skip
 from scrapers.base import guarded, unique_across_parts
+from scrapers.config import ScraperSettings, base_url_of
 from scrapers.http import Http, Response
 from scrapers.immers_parse import (
     ASSUMED,
     PROVIDER,
-    PUBLIC_URL,
     Assumed,
     PageOffers,
     model_url,
@@ -34,9 +35,8 @@ from scrapers.immers_parse import (
 )
 from scrapers.report import log_run
 
-__all__ = ["ASSUMED", "BASE_URL", "ImmersScraper"]
+__all__ = ["ASSUMED", "ImmersScraper"]
 
-BASE_URL = PUBLIC_URL
 # The markup a real answer has: a bot-check page with a captcha word lacks it.
 INDEX_MARKUP = re.compile(rb"/gpu/[a-z0-9]", re.IGNORECASE)
 TABLE_MARKUP = re.compile(rb"<table\b", re.IGNORECASE)
@@ -45,23 +45,29 @@ Answer = Response | ScrapeError
 
 class ImmersScraper:
     name = PROVIDER
-    default_interval_s = 900
+    default_interval_s = IMMERS.interval_s
 
     def __init__(
         self,
-        base_url: str = BASE_URL,
+        http: Http,
+        base_url: str = IMMERS.base_url,
         *,
-        public_url: str = PUBLIC_URL,
+        public_url: str = IMMERS.public_url,
         assumed: Assumed = ASSUMED,
     ) -> None:
         # base_url is where requests go (a fake site in tests); public_url is what offers link
         # to, so a user always gets a page on the real site.
+        self.http = http
         self.base_url = base_url.rstrip("/")
         self.public_url = public_url.rstrip("/")
         self.assumed = assumed
 
-    async def fetch(self, http: Http) -> ScrapeResult:
-        index = await http.get(self.name, f"{self.base_url}/gpu/", expect=INDEX_MARKUP)
+    @classmethod
+    def from_settings(cls, http: Http, settings: ScraperSettings) -> ImmersScraper:
+        return cls(http, base_url_of(settings, IMMERS))
+
+    async def fetch(self) -> ScrapeResult:
+        index = await self.http.get(self.name, f"{self.base_url}/gpu/", expect=INDEX_MARKUP)
         slugs = await asyncio.to_thread(parse_index, index.body, self.assumed)
         pages: dict[str, Answer] = {}
         down: ScrapeError | None = None
@@ -71,7 +77,7 @@ class ImmersScraper:
                 continue
             try:
                 url = model_url(slug, self.base_url)
-                pages[slug] = await http.get(self.name, url, expect=TABLE_MARKUP)
+                pages[slug] = await self.http.get(self.name, url, expect=TABLE_MARKUP)
             except ScrapeError as error:
                 pages[slug] = error
                 down = error if isinstance(error, NetworkError) else None

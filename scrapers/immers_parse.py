@@ -20,11 +20,12 @@ from urllib.parse import urlsplit
 
 from estimator.gpus import get as gpu_spec
 from monitor.offers import Offer, Price, StockState, Vat
+from monitor.providers import IMMERS
 from monitor.scrape import LayoutError, Skip
 from scrapers.gpu_names import canonical_gpu
 
-PROVIDER = "immers"
-PUBLIC_URL = "https://immers.cloud"  # where the pages a user opens live
+PROVIDER = IMMERS.id
+PUBLIC_URL = IMMERS.public_url  # where the pages a user opens live
 PRICE_SOURCE = "RUB/hour"  # the table quotes ₽ per hour, billed per second (seen)
 
 

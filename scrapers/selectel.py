@@ -13,8 +13,10 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from functools import partial
 
+from monitor.providers import SELECTEL
 from monitor.scrape import PartOutcome, ScrapeError, ScrapeResult, Skip
 from scrapers.base import Parsed, decode_json, guarded, unique_across_parts
+from scrapers.config import ScraperSettings, base_url_of
 from scrapers.http import Http, Response
 from scrapers.report import log_run
 from scrapers.selectel_parse import (
@@ -28,7 +30,6 @@ from scrapers.selectel_parse import (
     parse_servers,
 )
 
-DEFAULT_BASE_URL = "https://api.selectel.ru"
 LOCATION_PATH = "/servers/v2/pub/location"
 SERVER_PATH = "/servers/v2/pub/service/server"
 SERVERCHIP_PATH = "/servers/v2/pub/service/serverchip"
@@ -40,21 +41,26 @@ Answer = Response | ScrapeError
 
 class SelectelScraper:
     name = PROVIDER
-    default_interval_s = 600
+    default_interval_s = SELECTEL.interval_s
 
-    def __init__(self, base_url: str = DEFAULT_BASE_URL) -> None:
+    def __init__(self, http: Http, base_url: str = SELECTEL.base_url) -> None:
+        self.http = http
         self.base_url = base_url.rstrip("/")
         # The last good /pub/location answer: when the location call fails, the dedicated
         # parts still know the data centres (they change a few times a year).
         self._locations: dict[str, Location] | None = None
 
-    async def fetch(self, http: Http) -> ScrapeResult:
+    @classmethod
+    def from_settings(cls, http: Http, settings: ScraperSettings) -> SelectelScraper:
+        return cls(http, base_url_of(settings, SELECTEL))
+
+    async def fetch(self) -> ScrapeResult:
         # All at once: a part whose endpoint hangs costs its own timeout, not the others'.
         location, server, chip, prices = await asyncio.gather(
-            self._get(http, LOCATION_PATH),
-            self._get(http, SERVER_PATH),
-            self._get(http, SERVERCHIP_PATH),
-            self._get(http, PRICES_PATH, PRICES_PARAMS),
+            self._get(LOCATION_PATH),
+            self._get(SERVER_PATH),
+            self._get(SERVERCHIP_PATH),
+            self._get(PRICES_PATH, PRICES_PARAMS),
         )
         result = await asyncio.to_thread(self.parse, location, server, chip, prices)
         log_run(result)
@@ -84,9 +90,9 @@ class SelectelScraper:
             PROVIDER, parts, datetime.now(UTC), tuple(warnings), tuple(skips)
         )
 
-    async def _get(self, http: Http, path: str, params: Mapping[str, str] | None = None) -> Answer:
+    async def _get(self, path: str, params: Mapping[str, str] | None = None) -> Answer:
         try:
-            return await http.get(PROVIDER, self.base_url + path, params=params)
+            return await self.http.get(PROVIDER, self.base_url + path, params=params)
         except ScrapeError as error:
             return error
 

@@ -21,11 +21,12 @@ from typing import Any
 from urllib.parse import quote
 
 from monitor.offers import HOURS_PER_MONTH, Offer, Price, StockState, Vat
+from monitor.providers import SELECTEL
 from monitor.scrape import ApiError, LayoutError
 from scrapers.base import Parsed
 from scrapers.gpu_names import gpu_identity
 
-PROVIDER = "selectel"
+PROVIDER = SELECTEL.id
 SERVER, SERVERCHIP, CLOUD = "server", "serverchip", "cloud"
 
 
@@ -80,8 +81,8 @@ class Assumed:
     cloud_value_divisor: float = 100.0
     cloud_vat: Vat = Vat.INCLUDED
     # Pages a user can open (the config name as a fragment only helps them find the card).
-    dedicated_url: str = "https://selectel.ru/services/dedicated/"
-    cloud_url: str = "https://selectel.ru/services/cloud/servers/gpu/"
+    dedicated_url: str = f"{SELECTEL.public_url}/services/dedicated/"
+    cloud_url: str = f"{SELECTEL.public_url}/services/cloud/servers/gpu/"
 
 
 ASSUMED = Assumed()

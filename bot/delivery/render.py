@@ -18,9 +18,10 @@ from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.delivery.callbacks import AlertAction, AlertCallback
 from bot.i18n import Html, Translator
-from bot.views.prices import PROVIDER_NAMES, money, price_text
+from bot.views.prices import money, price_text
 from monitor.events import Event, EventKind
 from monitor.offers import HOURS_PER_MONTH, Billing, Offer, StockState, billing_of
+from monitor.providers import PROVIDERS
 from monitor.watch_parse import LABEL_LIMIT, short_label
 from storage.outbox import OutboxRow
 
@@ -184,7 +185,7 @@ def _block(i18n: Translator, event: Event) -> str:
         icon=KIND_ICONS[event.kind],
         gpu=_field(offer.gpu),
         count=offer.gpu_count,
-        provider=_field(provider_name(offer.provider)),
+        provider=_field(PROVIDERS.name(offer.provider)),
         location=_field(offer.location),
     )
     if event.kind in (EventKind.PRICE_DROP, EventKind.PRICE_RISE):
@@ -252,10 +253,6 @@ def _field(value: str) -> str:
     return value if len(value) <= _FIELD_LIMIT else value[: _FIELD_LIMIT - 1] + "…"
 
 
-def provider_name(provider: str) -> str:
-    return PROVIDER_NAMES.get(provider, provider)
-
-
 def _signed_percent(value: float) -> str:
     # Half away from zero: -12.5 % reads as "−13%", not Python's banker's "−12%".
     rounded = int(abs(value) + 0.5) * (1 if value >= 0 else -1)
@@ -274,7 +271,7 @@ def _keyboard(i18n: Translator, units: Sequence[_Unit]) -> InlineKeyboardMarkup:
     first = units[0].event.offer
     if first.url.startswith(("https://", "http://")):  # Telegram rejects other URL buttons
         # Button texts are plain text, not HTML: Html() only stops the Translator escaping.
-        name = Html(provider_name(first.provider))
+        name = Html(PROVIDERS.name(first.provider))
         rows.append(
             [InlineKeyboardButton(text=i18n("alert-button-open", provider=name), url=first.url)]
         )

@@ -16,9 +16,9 @@ from aiogram.types import Message
 
 from bot.config import Settings
 from bot.i18n import Html, Translator
-from bot.views.prices import PROVIDER_NAMES
 from bot.views.provider_health import admin_part_state
 from monitor.health import PartHealth, ProviderHealth
+from monitor.providers import PROVIDERS
 from storage.admin import SubscriptionCounts
 
 # A provider's error text is scraped or exception text: long ones are trimmed for the table.
@@ -86,7 +86,7 @@ async def admin_text(store: AdminStore, i18n: Translator, now: datetime) -> str:
 
 
 def health_lines(i18n: Translator, health: ProviderHealth, now: datetime) -> list[str]:
-    name = PROVIDER_NAMES.get(health.provider, health.provider)
+    name = PROVIDERS.name(health.provider)
     failures = health.consecutive_failures
     if health.last_success_at is None:
         lines = [i18n("admin-provider-never", provider=name, failures=failures)]

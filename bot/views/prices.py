@@ -25,10 +25,10 @@ from estimator import gpus
 from estimator.plan_text import rubles
 from monitor.health import ProviderHealth
 from monitor.offers import Offer, StockState, billing_of
+from monitor.providers import PROVIDERS
 from monitor.subscriptions import offer_gpu
 
 PAGE_SIZE = 8
-PROVIDER_NAMES = {"selectel": "Selectel", "hostkey": "HOSTKEY", "immers": "immers.cloud"}
 STOCK_ICONS = {
     StockState.IN_STOCK: "✅",
     StockState.PREORDER: "⏳",
@@ -148,7 +148,7 @@ def stock_text(i18n: Translator, offer: Offer) -> str:
 
 
 def provider_link(offer: Offer) -> Html:
-    name = html.escape(PROVIDER_NAMES.get(offer.provider, offer.provider), quote=False)
+    name = html.escape(PROVIDERS.name(offer.provider), quote=False)
     if not offer.url.startswith(("https://", "http://")):
         return Html(name)
     # Inside an attribute: quotes must be escaped too, or a '"' in a URL cuts the link.
@@ -209,7 +209,7 @@ def offer_brief(i18n: Translator, offer: Offer, age: int | None) -> str:
 
 
 def health_line(i18n: Translator, health: ProviderHealth, now: datetime) -> str:
-    name = PROVIDER_NAMES.get(health.provider, health.provider)
+    name = PROVIDERS.name(health.provider)
     if health.last_success_at is None:
         return i18n("prices-provider-never", provider=name, error=health.last_error_class or "")
     minutes = max(0, int((now - health.last_success_at).total_seconds() // 60))

@@ -24,7 +24,7 @@ from monitor.scrape import (
     Skip,
 )
 from scrapers.base import Scraper
-from scrapers.hostkey import BASE_URL, HostkeyScraper, _without_duplicates
+from scrapers.hostkey import HostkeyScraper, _without_duplicates
 from scrapers.hostkey_parse import (
     ASSUMED,
     Parsed,
@@ -37,6 +37,7 @@ from scrapers.hostkey_parse import (
     parse_stocks,
     require_readable,
 )
+from scrapers.http import Http
 from scrapers.records import offer_record
 from tests.fakes.providers import FakeSite, Mode, SiteRequest, SiteResponse
 from tests.fakes.sites.hostkey import routes
@@ -417,19 +418,19 @@ async def site() -> AsyncIterator[FakeSite]:
 
 
 @pytest.fixture
-def scraper(site: FakeSite) -> HostkeyScraper:
-    return HostkeyScraper(base_url=site.base_url)
+def scraper(site: FakeSite, http: Http) -> HostkeyScraper:
+    return HostkeyScraper(http, base_url=site.base_url)
 
 
-def test_scraper_api():
-    scraper: Scraper = HostkeyScraper()
+def test_scraper_api(http):
+    scraper: Scraper = HostkeyScraper(http)
     assert (scraper.name, scraper.default_interval_s) == ("hostkey", 900)
-    assert BASE_URL == "https://invapi.hostkey.ru"
-    assert HostkeyScraper(eur_rub=95.0, usd_rub=85.0).rates == Rates(95.0, 85.0)
+    assert scraper.base_url == "https://invapi.hostkey.ru"
+    assert HostkeyScraper(http, eur_rub=95.0, usd_rub=85.0).rates == Rates(95.0, 85.0)
 
 
 async def test_normal_scrape(site, http, scraper):
-    result = await scraper.fetch(http)
+    result = await scraper.fetch()
     assert isinstance(result, ScrapeResult)
     assert result.provider == "hostkey"
     assert dicts(result.offers) == load("scrape.expected.json")
@@ -447,7 +448,7 @@ async def test_normal_scrape(site, http, scraper):
 
 
 async def test_requests_are_form_posts_to_the_real_paths(site, http, scraper):
-    await scraper.fetch(http)
+    await scraper.fetch()
     assert all(r.method == "POST" and r.query == {} for r in site.requests)
     assert (site.requests[0].path, site.requests[0].form) == (
         "/presets.php",
@@ -464,16 +465,16 @@ async def test_requests_are_form_posts_to_the_real_paths(site, http, scraper):
 
 
 async def test_locations_are_configurable(site, http):
-    result = await HostkeyScraper(base_url=site.base_url, locations=("FI",)).fetch(http)
+    result = await HostkeyScraper(http, base_url=site.base_url, locations=("FI",)).fetch()
     assert {o.location for o in result.offers} == {"FI"}
     assert list(result.parts) == ["FI", "stock"]
     assert len(site.requests) == 3
 
 
 async def test_changed_scrape(site, http, scraper):
-    before = by_key((await scraper.fetch(http)).offers)
+    before = by_key((await scraper.fetch()).offers)
     site.mode = Mode.CHANGED
-    result = await scraper.fetch(http)
+    result = await scraper.fetch()
     after = by_key(result.offers)
     assert dicts(result.offers) == load("scrape.changed.expected.json")
     # Back in stock: a preset turned active, a reserved stock server freed.
@@ -503,9 +504,9 @@ async def test_changed_scrape(site, http, scraper):
     ],
 )
 async def test_failures_are_typed_errors_of_every_part(site, http, scraper, mode, error):
-    await scraper.fetch(http)  # a good scrape first: its GPU locations are remembered
+    await scraper.fetch()  # a good scrape first: its GPU locations are remembered
     site.mode = mode
-    result = await scraper.fetch(http)
+    result = await scraper.fetch()
     assert set(result.failures) == {"RU", "NL", "FI", "stock"}
     assert all(isinstance(e, error) for e in result.failures.values())
     assert all(e.provider == "hostkey" for e in result.failures.values())
@@ -513,7 +514,7 @@ async def test_failures_are_typed_errors_of_every_part(site, http, scraper, mode
 
 async def test_a_host_that_is_down_is_asked_once(site, http, scraper):
     site.mode = Mode.ERROR_500
-    result = await scraper.fetch(http)
+    result = await scraper.fetch()
     # Info failed after its retries; nothing else was asked, and no location is known yet.
     assert list(result.parts) == ["presets", "stock"]
     assert {r.form.get("action") for r in site.requests} == {"info"}
@@ -521,13 +522,13 @@ async def test_a_host_that_is_down_is_asked_once(site, http, scraper):
 
 async def test_api_error_names_the_message(site, http, scraper):
     site.mode = Mode.API_ERROR
-    result = await scraper.fetch(http)
+    result = await scraper.fetch()
     assert all("presets: action required" in e.detail for e in result.failures.values())
 
 
 async def test_empty_lists_are_empty_parts_not_empty_stock(site, http, scraper):
     site.mode = Mode.EMPTY
-    result = await scraper.fetch(http)
+    result = await scraper.fetch()
     assert dict(result.parts) == {"RU": (), "NL": (), "FI": (), "stock": ()}
     # Every location was asked before concluding there is nothing.
     assert len(site.requests) == 1 + 3 + len(ASSUMED.locations)
@@ -542,7 +543,7 @@ async def test_one_location_failing_keeps_the_others(site, http, scraper):
 
     presets_handler = site.routes[("POST", "/presets.php")]
     site.routes[("POST", "/presets.php")] = nl_broken
-    result = await scraper.fetch(http)
+    result = await scraper.fetch()
     assert set(result.failures) == {"NL"}
     assert isinstance(result.failures["NL"], ApiError)
     expected = [

@@ -324,7 +324,7 @@ async def fake() -> AsyncIterator[FakeSite]:
 
 async def scrape(fake: FakeSite, http: Http, mode: Mode = Mode.NORMAL) -> ScrapeResult:
     fake.mode = mode
-    return await ImmersScraper(base_url=fake.base_url + "/").fetch(http)
+    return await ImmersScraper(http, base_url=fake.base_url + "/").fetch()
 
 
 async def test_normal_scrape(fake: FakeSite, http: Http) -> None:
@@ -407,8 +407,8 @@ async def test_a_captcha_on_one_page_fails_that_part(fake: FakeSite, http: Http)
     assert isinstance(result.failures["a10"], AntiBotError)
 
 
-def test_scraper_api() -> None:
-    scraper = ImmersScraper()
+def test_scraper_api(http: Http) -> None:
+    scraper = ImmersScraper(http)
     assert (scraper.name, scraper.default_interval_s) == ("immers", 900)
     assert scraper.base_url == "https://immers.cloud"
 

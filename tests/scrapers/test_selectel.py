@@ -308,7 +308,7 @@ async def site() -> AsyncIterator[FakeSite]:
 
 
 async def fetch(site: FakeSite, http: Http) -> ScrapeResult:
-    return await SelectelScraper(base_url=site.base_url).fetch(http)
+    return await SelectelScraper(http, base_url=site.base_url).fetch()
 
 
 def part_expected(part: str) -> list[dict[str, Any]]:
@@ -317,10 +317,10 @@ def part_expected(part: str) -> list[dict[str, Any]]:
     return expected
 
 
-def test_scraper_shape():
-    scraper: Scraper = SelectelScraper()
+def test_scraper_shape(http):
+    scraper: Scraper = SelectelScraper(http)
     assert (scraper.name, scraper.default_interval_s) == ("selectel", 600)
-    assert SelectelScraper().base_url == "https://api.selectel.ru"
+    assert SelectelScraper(http).base_url == "https://api.selectel.ru"
 
 
 async def test_normal(site, http):
@@ -397,7 +397,7 @@ async def test_a_server_list_redirected_to_another_host_fails_that_part(http):
     async with FakeSite("elsewhere", {}) as elsewhere, FakeSite("selectel", routes()) as home:
         home.path_modes["/servers/v2/pub/service/server"] = Mode.REDIRECT_AWAY
         home.away_url = elsewhere.base_url
-        result = await SelectelScraper(base_url=home.base_url).fetch(http)
+        result = await SelectelScraper(http, base_url=home.base_url).fetch()
     assert set(result.failures) == {"server"}
     assert isinstance(result.failures["server"], RedirectError)
     assert elsewhere.requests == []
@@ -434,26 +434,26 @@ def _failing_location(request: SiteRequest, mode: Mode) -> SiteResponse:
 async def test_without_any_location_list_the_dedicated_parts_fail(http):
     failing = routes() | {("GET", "/servers/v2/pub/location"): _failing_location}
     async with FakeSite("selectel", failing) as fake:
-        result = await SelectelScraper(base_url=fake.base_url).fetch(http)
+        result = await SelectelScraper(http, base_url=fake.base_url).fetch()
     assert set(result.failures) == {"server", "serverchip"}
     assert "/servers/v2/pub/location" in result.failures["server"].detail
     assert dicts(result.parts["cloud"]) == part_expected("cloud")
 
 
 async def test_location_failure_keeps_the_last_good_list(site, http):
-    scraper = SelectelScraper(base_url=site.base_url)
-    first = await scraper.fetch(http)
+    scraper = SelectelScraper(http, base_url=site.base_url)
+    first = await scraper.fetch()
     site.routes[("GET", "/servers/v2/pub/location")] = _failing_location
-    second = await scraper.fetch(http)
+    second = await scraper.fetch()
     assert second.warnings[0] == "/pub/location failed (HttpStatusError): using the last good list"
     assert dicts(second.offers) == dicts(first.offers)
 
 
 async def test_unknown_gpu_names_are_logged_once_per_run(site, http, caplog):
     caplog.set_level(logging.WARNING, logger="scrapers.report")
-    scraper = SelectelScraper(base_url=site.base_url)
-    await scraper.fetch(http)
-    await scraper.fetch(http)
+    scraper = SelectelScraper(http, base_url=site.base_url)
+    await scraper.fetch()
+    await scraper.fetch()
     lines = [r.getMessage() for r in caplog.records if "does not pin" in r.getMessage()]
     assert len(lines) == 2  # one per run, naming every unknown name once
     assert lines[0].count("'GPU RTX 4090 48GB' -> 'RTX 4090 48GB'") == 1
