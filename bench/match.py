@@ -45,6 +45,7 @@ from monitor.events import Event, EventKind
 from monitor.offers import Offer, Price, StockState
 from monitor.pipeline import refresh
 from monitor.plan import RefreshState
+from monitor.providers import PROVIDERS as REGISTRY
 from monitor.scrape import ScrapeResult
 from monitor.subscriptions import (
     AlertKind,
@@ -62,7 +63,7 @@ from storage.subscriptions import filter_to_json
 from tests.factories import FixedSource
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
-PROVIDERS = ("selectel", "hostkey", "immers")
+PROVIDERS = REGISTRY.ids
 LOCATIONS = ("MSK-1", "MSK-2", "SPB-1", "Novosibirsk")
 FIT_QUERIES = (
     "7b qlora",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Protocol, cast
 
-from monitor.providers import PROVIDERS, Provider, Providers
+from monitor.providers import PROVIDERS, Provider
 from scrapers.base import Scraper
 from scrapers.config import ScraperSettings
 from scrapers.http import Http
@@ -36,13 +36,11 @@ def scraper_class(provider: Provider) -> ScraperClass:
 
 
 def create_scrapers(
-    settings: ScraperSettings,
-    http: Http,
-    only: str | None = None,
-    providers: Providers = PROVIDERS,
+    settings: ScraperSettings, http: Http, only: str | None = None
 ) -> list[Scraper]:
+    """One scraper per registered provider, in the registry's order (or the one named)."""
     return [
         scraper_class(provider).from_settings(http, settings)
-        for provider in providers
+        for provider in PROVIDERS
         if only is None or provider.id == only
     ]
