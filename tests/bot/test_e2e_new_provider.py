@@ -34,13 +34,14 @@ from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
 
 ID = "tinycloud"
+INTERVAL_S = 3600  # the record's, and so its scraper's
 
 
 class TinyScraper:
     """GET /gpus.json: a list of {"sku", "gpu", "rub_per_hour"}."""
 
     name = ID
-    default_interval_s = 3600
+    default_interval_s = INTERVAL_S
 
     def __init__(self, http: Http, base_url: str) -> None:
         self.http = http
@@ -73,7 +74,7 @@ async def test_a_registered_fourth_provider_is_scraped_listed_and_watchable(
             id=ID,
             name="Tiny Cloud",
             aliases=("tiny.cloud", "тайни"),
-            interval_s=3600,
+            interval_s=INTERVAL_S,
             base_url=fakes[ID].base_url,  # no settings field: the record's default is used
             public_url="https://tiny.example",
             scraper=f"{__name__}:TinyScraper",
@@ -86,7 +87,7 @@ async def test_a_registered_fourth_provider_is_scraped_listed_and_watchable(
                 assert application.scheduler is not None
                 job = application.scheduler.get_job(job_id(ID))
                 assert job is not None
-                assert job.trigger.interval.total_seconds() == 3600
+                assert job.trigger.interval.total_seconds() == INTERVAL_S
 
                 async def scraped() -> bool:
                     offers = await application.store.current_offers()
