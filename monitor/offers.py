@@ -51,7 +51,7 @@ class Price:
 
 @dataclass(frozen=True)
 class Offer:
-    provider: str  # "selectel", "hostkey", "immers"
+    provider: str  # its provider's id (monitor/providers.py): "selectel", "hostkey", "immers"
     sku: str  # the provider's own id for it (config name, preset, flavor)
     location: str  # data centre or pool, as the provider names it
     gpu: str  # canonical GPU id, or the raw name when the catalog does not know it
