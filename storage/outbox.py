@@ -38,7 +38,6 @@ from storage.sql import (
 from storage.subscriptions import filter_from_json
 
 OutboxStatus = Literal["pending", "sent", "dropped"]
-OfferKey = tuple[str, str, str]
 
 PAYLOAD_VERSION = 1
 # Telegram: "avoid sending more than one message per second" to one chat
