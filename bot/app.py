@@ -500,7 +500,6 @@ def create_sender(
         bot,
         store,
         translators,
-        on_blocked=store.pause_all,
         limiter=limiter,
         concurrency=settings.send_concurrency,
         default_language=settings.default_language,

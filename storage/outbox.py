@@ -413,15 +413,6 @@ class OutboxQueries:
             found = await scalar(connection, "SELECT count(*) FROM outbox WHERE status = 'pending'")
         return int(found)
 
-    async def drop_chat(self, chat_id: int, reason: str) -> int:
-        """Drop everything pending for a chat (403: the user blocked the bot)."""
-        async with self._db.transaction() as connection:
-            return await connection.execute(
-                "UPDATE outbox SET status = 'dropped', last_error = ?"
-                " WHERE chat_id = ? AND status = 'pending'",
-                (reason[:500], chat_id),
-            )
-
     async def drop_subscription(self, chat_id: int, subscription_id: int, reason: str) -> int:
         """Drop a subscription's pending rows (it was muted or deleted from an alert)."""
         async with self._db.transaction() as connection:
@@ -629,6 +620,15 @@ _CLAIMABLE = (
     " AND chat_id NOT IN (SELECT sent.chat_id FROM outbox AS sent"
     "  WHERE sent.status = 'sent' AND sent.sent_at > :paced)"
 )
+
+
+async def drop_pending(connection: Connection, chat_id: int, reason: str) -> int:
+    """Drop every pending row of a chat (a 403: Store.block), in the caller's transaction."""
+    return await connection.execute(
+        "UPDATE outbox SET status = 'dropped', last_error = ?"
+        " WHERE chat_id = ? AND status = 'pending'",
+        (reason[:500], chat_id),
+    )
 
 
 def _reason(text: str | None) -> str | None:

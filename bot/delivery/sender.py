@@ -57,7 +57,7 @@ from bot.delivery.limiter import Limiter
 from bot.delivery.render import AlertMessage, fit_message, render_alerts, summary_message
 from bot.delivery.session import sending_alert
 from bot.i18n import Translator
-from monitor.users import Language, User
+from monitor.users import Language
 from storage.outbox import OutboxRow
 
 logger = logging.getLogger(__name__)
@@ -89,7 +89,7 @@ SEND_OUTCOMES = (
 
 
 class DeliveryStore(Protocol):
-    """What the sender needs: storage.outbox.OutboxQueries plus Store.set_blocked."""
+    """What the sender needs: storage.outbox.OutboxQueries plus Store.block."""
 
     async def claim(
         self,
@@ -120,9 +120,7 @@ class DeliveryStore(Protocol):
         self, chat_id: int, ids: Sequence[int], due_at: datetime, error: str, *, failed: bool
     ) -> int: ...
 
-    async def drop_chat(self, chat_id: int, reason: str) -> int: ...
-
-    async def set_blocked(self, chat_id: int, blocked: bool) -> User: ...
+    async def block(self, chat_id: int, *, refused: str | None = None) -> int: ...
 
 
 @dataclass
@@ -152,7 +150,6 @@ class Sender:
         store: DeliveryStore,
         translators: Mapping[Language, Translator],
         *,
-        on_blocked: Callable[[int], Awaitable[object]],
         limiter: Limiter | None = None,
         concurrency: int = 8,
         batch_size: int = 500,
@@ -172,9 +169,7 @@ class Sender:
         on_result: ResultHook | None = None,
         renew_sleep: Sleep = asyncio.sleep,
     ) -> None:
-        """`on_blocked(chat_id)` pauses the chat's subscriptions after a 403 (store.pause_all).
-
-        `limiter` is shared with the bot's replies (bot.delivery.session); by default the
+        """`limiter` is shared with the bot's replies (bot.delivery.session); by default the
         sender gets one of its own at 28 messages/s. `per_chat` bounds the rows one chat
         takes of a `batch_size` claim, so a chat with a backlog cannot starve the others.
         `max_attempts` failed tries (5xx, network, other API errors of this chat) drop a
@@ -194,7 +189,6 @@ class Sender:
         self._bot = bot
         self._store = store
         self._translators = translators
-        self._on_blocked = on_blocked
         self._limiter = limiter or Limiter(28.0, 1.5, clock=clock, sleep=sleep)
         self._concurrency = concurrency
         self._batch_size = batch_size
@@ -540,15 +534,11 @@ class Sender:
         logger.info("chat %s blocked the bot (%s): pausing its subscriptions", chat_id, description)
         self.stats.blocked += 1
 
-        async def record() -> None:
-            with contextlib.suppress(LookupError):  # a chat without a users row
-                await self._store.set_blocked(chat_id, True)
-            await self._on_blocked(chat_id)
-            # Dropped last: if anything above fails, the rows stay pending and the 403 comes
-            # again.
-            await self._store.drop_chat(chat_id, f"403: {description}")
-
-        await self._write_or_hold(record)
+        # One transaction: the user marked, their subscriptions paused, their pending rows
+        # dropped. If it fails, the rows stay pending and the 403 comes again.
+        await self._write_or_hold(
+            partial(self._store.block, chat_id, refused=f"403: {description}")
+        )
 
     # --- floods and outages --------------------------------------------------------------
 
