@@ -45,6 +45,7 @@ from bot.ops.server import HealthCheck, OpsServer, SchedulerState
 from bot.replica import Duty, Election, ElectionFactory, Replica, Role
 from bot.routers import create_routers
 from bot.scheduler import create_scheduler, outcome_hooks
+from monitor.pipeline import PipelineOutcome
 from monitor.users import Language
 from monitor.watchlist import Watchlist
 from scrapers.http import Http, HttpSettings
@@ -76,6 +77,10 @@ HOUSEKEEPING_INTERVAL = timedelta(days=1)
 REPLICA_CLAIM_LEASE = timedelta(seconds=15)
 SOLE_CLAIM_LEASE = timedelta(minutes=5)
 CLAIM_HORIZON_S = 5.0
+# How often an idle sender looks at the outbox unasked. A refresh that queues alerts wakes it
+# (attach_monitor), so this is only the fallback: for rows that come due later (backoffs,
+# quiet hours, snoozes) and for alerts another replica's refresh queued.
+DELIVERY_POLL_S = 1.0
 
 
 def create_bot(token: str, api_url: str, limiter: Limiter | None = None) -> Bot:
@@ -383,6 +388,7 @@ async def build_application(
     election: ElectionFactory | None = None,
     wall_clock: Callable[[], datetime] = utc_now,
     warm_charts: bool = False,
+    delivery_poll_s: float = DELIVERY_POLL_S,
 ) -> Application:
     """Open the database and build the bot; the caller owns `close()`.
 
@@ -437,7 +443,7 @@ async def build_application(
     if shared is not None:
         # Before delivery: the first heartbeat sets this replica's share of the send rate.
         attach_heartbeat(application, ReplicaRegistry(shared), limiter)
-    attach_delivery(application, translators, limiter, flows)
+    attach_delivery(application, translators, limiter, flows, poll_s=delivery_poll_s)
     if settings.monitor:
         attach_monitor(application)
     return application
@@ -493,6 +499,7 @@ def create_sender(
     limiter: Limiter,
     *,
     on_result: Callable[[str], object] | None = None,
+    poll_s: float = DELIVERY_POLL_S,
 ) -> Sender:
     """The sender as the application runs it (bench/fanout.py measures this one)."""
     shared = settings.database_url is not None
@@ -506,6 +513,7 @@ def create_sender(
         on_result=on_result,
         lease=REPLICA_CLAIM_LEASE if shared else SOLE_CLAIM_LEASE,
         claim_horizon_s=CLAIM_HORIZON_S if shared else None,
+        idle_interval=poll_s,
     )
 
 
@@ -514,6 +522,8 @@ def attach_delivery(
     translators: Mapping[Language, Translator],
     limiter: Limiter,
     flows: SharedFlows | None = None,
+    *,
+    poll_s: float = DELIVERY_POLL_S,
 ) -> None:
     """Every replica sends from the outbox (claims keep two from sending one row); the
     leader alone purges it daily."""
@@ -525,6 +535,7 @@ def attach_delivery(
         application.settings,
         limiter,
         on_result=application.metrics.record_send,
+        poll_s=poll_s,
     )
     application.sender = sender
 
@@ -596,6 +607,7 @@ def attach_monitor(application: Application) -> None:
         Watchlist(application.store),
         interval_override_s=application.settings.refresh_seconds,
         on_outcome=outcome_hooks(
+            wake_delivery(application),
             application.metrics.record_outcome,
             alarm_hook(
                 application.bot, application.settings, application.dispatcher["translators"]
@@ -631,6 +643,17 @@ def attach_monitor(application: Application) -> None:
 
     application.services.append(Duty("scheduler", start_scheduler, stop_scheduler))
     application.duties.append(Duty("refresher", lead_refresh, follow))
+
+
+def wake_delivery(application: Application) -> Callable[[PipelineOutcome], None]:
+    """A refresh that queued alerts starts this replica's next delivery pass at once,
+    instead of leaving them to the sender's poll."""
+
+    def wake(outcome: PipelineOutcome) -> None:
+        if outcome.alerts and application.sender is not None:
+            application.sender.wake()
+
+    return wake
 
 
 def attach_ops(application: Application) -> None:
