@@ -40,10 +40,6 @@ from storage.subscriptions import filter_from_json
 OutboxStatus = Literal["pending", "sent", "dropped"]
 
 PAYLOAD_VERSION = 1
-# Telegram: "avoid sending more than one message per second" to one chat
-# (core.telegram.org/bots/faq, "My bot is hitting limits"). Replicas sharing PostgreSQL pace
-# chats through the database: a chat messaged this recently is not claimed.
-CHAT_GAP = timedelta(seconds=1)
 
 
 def to_text(moment: datetime) -> str:
@@ -300,6 +296,7 @@ class OutboxQueries:
         limit: int,
         per_chat: int,
         lease: timedelta,
+        chat_gap: timedelta,
         skip_chats: Collection[int] = (),
     ) -> list[OutboxRow]:
         """Claim up to `limit` due pending rows, at most `per_chat` of any one chat, until
@@ -307,11 +304,15 @@ class OutboxQueries:
         and so are the chats in `skip_chats` (messaged a moment ago: pacing).
 
         On PostgreSQL a chat with any row under a live lease is skipped whole, and so is a
-        chat messaged less than CHAT_GAP before `now` (by any replica).
+        chat messaged less than `chat_gap` before `now` (by any replica): the limiter's
+        per-chat gap (bot.delivery.limiter), which one process keeps in memory (`skip_chats`)
+        but replicas keep only here.
         """
         async with self._db.transaction() as connection:
             if connection.dialect == "postgresql":
-                rows = await _claim_chats(connection, now, limit, per_chat, lease, skip_chats)
+                rows = await _claim_chats(
+                    connection, now, limit, per_chat, lease, now - chat_gap, skip_chats
+                )
             else:
                 rows = await _claim_rows(connection, now, limit, per_chat, lease, skip_chats)
         return _outbox_rows(rows)
@@ -550,11 +551,12 @@ async def _claim_chats(
     limit: int,
     per_chat: int,
     lease: timedelta,
+    paced: datetime,
     skip_chats: Collection[int],
 ) -> list[Row]:
     """PostgreSQL's claim, for several replicas at once, in three statements:
 
-    1. the chats with due rows, none under a live lease, none messaged within CHAT_GAP, the
+    1. the chats with due rows, none under a live lease, none messaged after `paced`, the
        longest-waiting first;
     2. of those, the ones this transaction can lock (pg_try_advisory_xact_lock on the chat
        id): another replica claiming the same chat right now holds its lock, and we skip it;
@@ -567,7 +569,7 @@ async def _claim_chats(
     """
     params = {
         "now": now,
-        "paced": now - CHAT_GAP,
+        "paced": paced,
         "skip": sorted(skip_chats),
         "limit": limit,
     }
@@ -601,7 +603,7 @@ async def _claim_chats(
         " ORDER BY claimed.due_at, claimed.id",
         {
             "now": now,
-            "paced": now - CHAT_GAP,
+            "paced": paced,
             "chats": [row[0] for row in locked],
             "per_chat": per_chat,
             "limit": limit,
@@ -611,7 +613,7 @@ async def _claim_chats(
 
 
 # The rows a PostgreSQL claim may take: due and pending, in a chat that no sender holds (no
-# pending row under a live lease) and that no replica messaged within CHAT_GAP (the partial
+# pending row under a live lease) and that no replica messaged after :paced (the partial
 # index outbox_recent_sent finds the few rows sent that recently).
 _CLAIMABLE = (
     "status = 'pending' AND due_at <= :now"

@@ -98,6 +98,7 @@ class DeliveryStore(Protocol):
         limit: int,
         per_chat: int,
         lease: timedelta,
+        chat_gap: timedelta,
         skip_chats: Collection[int] = (),
     ) -> list[OutboxRow]: ...
 
@@ -283,6 +284,7 @@ class Sender:
             limit=self._claim_limit(),
             per_chat=self._per_chat,
             lease=self._lease,
+            chat_gap=timedelta(seconds=self._limiter.per_chat_interval),
             skip_chats=self._limiter.busy_chats(),
         )
         self._store_ok()  # the claim was a write

@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from bot.delivery.limiter import CHAT_GAP_S
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import StockState, Vat
@@ -13,7 +14,6 @@ from monitor.users import QuietHours, User
 from monitor.watch_parse import parse_watch
 from storage import Store
 from storage.outbox import (
-    CHAT_GAP,
     event_from_json,
     event_to_json,
     insert_alerts,
@@ -114,10 +114,12 @@ async def test_payload_keeps_the_whole_event():
 
 
 LEASE = timedelta(minutes=5)
+CHAT_GAP = timedelta(seconds=CHAT_GAP_S)
 
 
 async def claim(store: Store, now: datetime = T0, limit: int = 10, **options: Any) -> list[Any]:
     options.setdefault("per_chat", 20)
+    options.setdefault("chat_gap", CHAT_GAP)
     return await store.claim(now, limit=limit, lease=LEASE, **options)
 
 
