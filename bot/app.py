@@ -42,9 +42,10 @@ from bot.middlewares.user import UserMiddleware
 from bot.ops.latency import LatencyMiddleware
 from bot.ops.metrics import Metrics
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
-from bot.replica import Duty, Election, ElectionFactory, Replica, Role
+from bot.replica import Duty, ElectionFactory, Replica, Role
 from bot.routers import create_routers
 from bot.scheduler import create_scheduler, outcome_hooks
+from bot.topology import SOLE_CLAIMS, Alone, ClaimPolicy, Topology, topology_of
 from monitor.pipeline import PipelineOutcome
 from monitor.users import Language
 from monitor.watchlist import Watchlist
@@ -53,9 +54,8 @@ from scrapers.registry import create_scrapers
 from scrapers.source import BoundSource
 from storage import MigrationError, Store
 from storage.flows import SharedFlows
-from storage.leader import Hook, LeaderElection
 from storage.lock import DatabaseInUseError, DatabaseLock
-from storage.postgres import DatabaseUnavailableError, PgDatabase
+from storage.postgres import DatabaseUnavailableError
 from storage.replicas import BEAT_INTERVAL_S, ReplicaRegistry
 
 logger = logging.getLogger("gpuradar")
@@ -69,14 +69,6 @@ SEND_BURST = 1.5
 # the unique key stops a re-derived old event only while its row exists.
 OUTBOX_KEEP = timedelta(days=30)
 HOUSEKEEPING_INTERVAL = timedelta(days=1)
-# Replicas sharing one outbox (PostgreSQL): a claim lives this long unless its sender renews it
-# (every third of it), so a dead replica's unsent rows go to another within 15 s. Each pass
-# claims what this replica sends in CLAIM_HORIZON_S at its share of the rate, so a fan-out
-# spreads over the replicas instead of one claiming it all. Alone on SQLite, the sender keeps
-# its 5-minute lease and 500-row batches: start-up releases a dead process's claims.
-REPLICA_CLAIM_LEASE = timedelta(seconds=15)
-SOLE_CLAIM_LEASE = timedelta(minutes=5)
-CLAIM_HORIZON_S = 5.0
 # How often an idle sender looks at the outbox unasked. A refresh that queues alerts wakes it
 # (attach_monitor), so this is only the fallback: for rows that come due later (backoffs,
 # quiet hours, snoozes) and for alerts another replica's refresh queued.
@@ -162,8 +154,8 @@ class Application:
     services: list[Duty] = field(default_factory=list)
     # What only the leader runs (refresher, housekeeping; polling is added by run_polling).
     duties: list[Duty] = field(default_factory=list)
-    # None: alone on the database (SQLite), so this replica leads from the start.
-    election: ElectionFactory | None = None
+    # Alone on SQLite or shared on PostgreSQL: chosen once, from the database opened.
+    topology: Topology = field(default_factory=Alone)
     replica: Replica | None = None
     # Set once every service has started and the replica holds its first role.
     started: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)
@@ -220,7 +212,7 @@ class Application:
         replica = self.replica = Replica(
             self.settings.replica_id,
             [*leader_only, *self.duties],
-            election=self.election,
+            election=self.topology.election,
             on_role=self.metrics.set_role,
         )
         services = [*self.services, *([webhook] if webhook else [])]
@@ -369,15 +361,6 @@ async def open_store(settings: Settings) -> tuple[Store, DatabaseLock | None]:
         raise
 
 
-def postgresql_election(url: str) -> ElectionFactory:
-    """The replicas sharing the database at `url` elect their leader with an advisory lock."""
-
-    def election(on_elected: Hook, on_deposed: Hook) -> Election:
-        return LeaderElection(url, on_elected=on_elected, on_deposed=on_deposed)
-
-    return election
-
-
 async def build_application(
     settings: Settings,
     *,
@@ -397,11 +380,10 @@ async def build_application(
 
     `election` decides when this replica leads; by default the replicas of a PostgreSQL
     database elect one there (storage.leader), and a SQLite file's one process leads from
-    the start.
+    the start (bot.topology).
     """
     store, lock = await open_store(settings)
-    if election is None and settings.database_url is not None:
-        election = postgresql_election(settings.database_url.get_secret_value())
+    topology = topology_of(store, election=election)
     limiter = create_limiter(settings)
     try:
         translators = load_translators()
@@ -411,8 +393,6 @@ async def build_application(
         if lock is not None:
             lock.release()
         raise
-    shared = shared_database(store)
-    flows = None if shared is None else SharedFlows(shared)
     charts = ChartPool()
     dispatcher = create_dispatcher(
         store=store,
@@ -421,7 +401,7 @@ async def build_application(
         throttle_interval=throttle_interval,
         clock=clock,
         charts=charts,
-        flows=flows,
+        flows=topology.flows,
         wall_clock=wall_clock,
     )
     application = Application(
@@ -431,7 +411,7 @@ async def build_application(
         dispatcher=dispatcher,
         db_lock=lock,
         charts=charts,
-        election=election,
+        topology=topology,
     )
     # First: its start-up hook binds the port, and a failure there must come before anything
     # else has started (aiogram runs no shutdown hooks when a start-up hook fails).
@@ -440,19 +420,13 @@ async def build_application(
         application.services.append(
             Duty("chart warm-up", charts.start_warming, charts.stop_warming)
         )
-    if shared is not None:
+    if topology.heartbeats is not None:
         # Before delivery: the first heartbeat sets this replica's share of the send rate.
-        attach_heartbeat(application, ReplicaRegistry(shared), limiter)
-    attach_delivery(application, translators, limiter, flows, poll_s=delivery_poll_s)
+        attach_heartbeat(application, topology.heartbeats, limiter)
+    attach_delivery(application, translators, limiter, poll_s=delivery_poll_s)
     if settings.monitor:
         attach_monitor(application)
     return application
-
-
-def shared_database(store: Store) -> PgDatabase | None:
-    """The PostgreSQL database replicas share, or None for SQLite (one process owns it)."""
-    database = store.database
-    return database if isinstance(database, PgDatabase) else None
 
 
 def attach_heartbeat(application: Application, registry: ReplicaRegistry, limiter: Limiter) -> None:
@@ -498,11 +472,11 @@ def create_sender(
     settings: Settings,
     limiter: Limiter,
     *,
+    claims: ClaimPolicy = SOLE_CLAIMS,
     on_result: Callable[[str], object] | None = None,
     poll_s: float = DELIVERY_POLL_S,
 ) -> Sender:
     """The sender as the application runs it (bench/fanout.py measures this one)."""
-    shared = settings.database_url is not None
     return Sender(
         bot,
         store,
@@ -511,8 +485,8 @@ def create_sender(
         concurrency=settings.send_concurrency,
         default_language=settings.default_language,
         on_result=on_result,
-        lease=REPLICA_CLAIM_LEASE if shared else SOLE_CLAIM_LEASE,
-        claim_horizon_s=CLAIM_HORIZON_S if shared else None,
+        lease=claims.lease,
+        claim_horizon_s=claims.horizon_s,
         idle_interval=poll_s,
     )
 
@@ -521,19 +495,19 @@ def attach_delivery(
     application: Application,
     translators: Mapping[Language, Translator],
     limiter: Limiter,
-    flows: SharedFlows | None = None,
     *,
     poll_s: float = DELIVERY_POLL_S,
 ) -> None:
     """Every replica sends from the outbox (claims keep two from sending one row); the
     leader alone purges it daily."""
-    store = application.store
+    store, topology = application.store, application.topology
     sender = create_sender(
         application.bot,
         store,
         translators,
         application.settings,
         limiter,
+        claims=topology.claims,
         on_result=application.metrics.record_send,
         poll_s=poll_s,
     )
@@ -542,15 +516,13 @@ def attach_delivery(
     async def release_stale_claims() -> None:
         # Alone on the database (SQLite's lock), a claim still held was a dead process's.
         # Replicas sharing PostgreSQL leave each other's claims to their leases.
-        if application.election is not None:
-            return
-        released = await store.release_claims()
+        released = await topology.release_stale_claims(store)
         if released:
             logger.info("released %s outbox rows claimed before the last stop", released)
 
     application.services.append(background("delivery", sender.run, before=release_stale_claims))
     application.duties.append(
-        background("housekeeping", lambda stop: housekeeping(store, stop, flows))
+        background("housekeeping", lambda stop: housekeeping(store, stop, topology.flows))
     )
 
 
