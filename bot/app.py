@@ -1,30 +1,25 @@
 """The composition root: the one place that builds and wires every part of the bot.
 
 Nothing is built at import time; each factory takes what it needs as arguments, so tests
-build the same application against a fake Bot API and a temporary database.
+build the same application against a fake Bot API and a temporary database. What it builds
+runs elsewhere: the Application and its start/stop order in bot.runtime, the start-up probes
+in bot.startup, the background jobs in bot.jobs, the SQLite/PostgreSQL difference in
+bot.topology.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
-import signal
-import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
-from aiogram.exceptions import TelegramNetworkError, TelegramServerError
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.schedulers.base import STATE_PAUSED
 
 from bot.admin_notify import alarm_hook
@@ -36,27 +31,24 @@ from bot.delivery.limiter import Limiter
 from bot.delivery.sender import Sender
 from bot.delivery.session import SharedLimitMiddleware
 from bot.i18n import Translator, load_translators
-from bot.logging_setup import one_line
+from bot.jobs import background, heartbeat, housekeeping
 from bot.middlewares.throttling import FlowStore, LocalFlows, ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
 from bot.ops.latency import LatencyMiddleware
-from bot.ops.metrics import Metrics
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
-from bot.replica import Duty, ElectionFactory, Replica, Role
+from bot.replica import Duty, ElectionFactory
 from bot.routers import create_routers
+from bot.runtime import Application
 from bot.scheduler import create_scheduler, outcome_hooks
-from bot.topology import SOLE_CLAIMS, Alone, ClaimPolicy, Topology, topology_of
+from bot.startup import open_store
+from bot.topology import SOLE_CLAIMS, ClaimPolicy, topology_of
 from monitor.pipeline import PipelineOutcome
 from monitor.users import Language
 from monitor.watchlist import Watchlist
 from scrapers.http import Http, HttpSettings
 from scrapers.registry import create_scrapers
 from scrapers.source import BoundSource
-from storage import MigrationError, Store
-from storage.flows import SharedFlows
-from storage.lock import DatabaseInUseError, DatabaseLock
-from storage.postgres import DatabaseUnavailableError
-from storage.replicas import BEAT_INTERVAL_S, ReplicaRegistry
+from storage import Store
 
 logger = logging.getLogger("gpuradar")
 
@@ -65,10 +57,6 @@ REQUEST_TIMEOUT_S = 30.0
 # The limiter's burst (bot/delivery/limiter.py): with the default 28 messages/s, at most 29.5
 # start in any second, under Telegram's 30.
 SEND_BURST = 1.5
-# Sent and dropped alerts are kept this long: far over any cooldown, which reads them, and
-# the unique key stops a re-derived old event only while its row exists.
-OUTBOX_KEEP = timedelta(days=30)
-HOUSEKEEPING_INTERVAL = timedelta(days=1)
 # How often an idle sender looks at the outbox unasked. A refresh that queues alerts wakes it
 # (attach_monitor), so this is only the fallback: for rows that come due later (backoffs,
 # quiet hours, snoozes) and for alerts another replica's refresh queued.
@@ -135,232 +123,6 @@ async def on_startup(
     await set_bot_commands(bot, translators, default_language)
 
 
-@dataclass
-class Application:
-    settings: Settings
-    store: Store
-    bot: Bot
-    dispatcher: Dispatcher
-    http: Http | None = None
-    scheduler: AsyncIOScheduler | None = None
-    metrics: Metrics = field(default_factory=Metrics)
-    # provider -> refresh interval in seconds, for /healthz's freshness (set by attach_monitor)
-    provider_intervals: dict[str, float] = field(default_factory=dict)
-    ops: OpsServer | None = None
-    sender: Sender | None = None
-    db_lock: DatabaseLock | None = None
-    charts: ChartPool | None = None
-    # What every replica runs for its whole life (ops server, sender), in start order.
-    services: list[Duty] = field(default_factory=list)
-    # What only the leader runs (refresher, housekeeping; polling is added by run_polling).
-    duties: list[Duty] = field(default_factory=list)
-    # Alone on SQLite or shared on PostgreSQL: chosen once, from the database opened.
-    topology: Topology = field(default_factory=Alone)
-    replica: Replica | None = None
-    # Set once every service has started and the replica holds its first role.
-    started: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)
-    _stop: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)
-    _failure: BaseException | None = field(default=None, init=False, repr=False)
-
-    @property
-    def role(self) -> Role:
-        return "follower" if self.replica is None else self.replica.role
-
-    async def run_polling(
-        self, *, handle_signals: bool = True, handle_as_tasks: bool = True
-    ) -> None:
-        """Serve until stopped by a signal or by `stop()`; long-poll while this replica leads."""
-        await self._serve([self._polling_duty(handle_as_tasks)], handle_signals=handle_signals)
-
-    async def run_webhook(self, *, handle_signals: bool = True) -> None:
-        """Serve Telegram's webhook on the ops server until stopped by a signal or `stop()`.
-
-        Every replica serves the updates posted to it, leader or not. The webhook is
-        registered after start-up and left in place on stop: Telegram keeps the updates that
-        arrive meanwhile and delivers them when a replica is back.
-        """
-        settings, bot, dispatcher = self.settings, self.bot, self.dispatcher
-        endpoint = settings.webhook_endpoint
-        if endpoint is None or settings.webhook_secret is None:
-            raise ConfigError("webhook mode needs GPURADAR_WEBHOOK_URL and GPURADAR_WEBHOOK_SECRET")
-        secret = settings.webhook_secret.get_secret_value()
-        workflow = {"dispatcher": dispatcher, "bots": [bot], **dispatcher.workflow_data}
-
-        async def open_webhook() -> None:
-            await dispatcher.emit_startup(bot=bot, **workflow)
-            await bot.set_webhook(
-                endpoint,
-                secret_token=secret,
-                allowed_updates=dispatcher.resolve_used_update_types(),
-            )
-            logger.info("webhook set: Telegram posts updates to %s", endpoint)
-
-        async def close_webhook() -> None:
-            await dispatcher.emit_shutdown(bot=bot, **workflow)
-
-        webhook = Duty("webhook", open_webhook, close_webhook)
-        await self._serve([], handle_signals=handle_signals, webhook=webhook)
-
-    async def _serve(
-        self, leader_only: list[Duty], *, handle_signals: bool, webhook: Duty | None = None
-    ) -> None:
-        stop = self._stop
-        loop = asyncio.get_running_loop()
-        signals = (signal.SIGTERM, signal.SIGINT) if handle_signals else ()
-        for number in signals:
-            loop.add_signal_handler(number, stop.set)
-        replica = self.replica = Replica(
-            self.settings.replica_id,
-            [*leader_only, *self.duties],
-            election=self.topology.election,
-            on_role=self.metrics.set_role,
-        )
-        services = [*self.services, *([webhook] if webhook else [])]
-        started: list[Duty] = []
-        role: asyncio.Task[None] | None = None
-        try:
-            for service in services:
-                await service.start()
-                started.append(service)
-            role = asyncio.create_task(replica.run(stop), name="replica")
-            self.started.set()
-            stopped = asyncio.create_task(stop.wait())
-            await asyncio.wait((role, stopped), return_when=asyncio.FIRST_COMPLETED)
-            stopped.cancel()
-        finally:
-            stop.set()
-            try:
-                if role is not None:
-                    await role  # stops the leader's duties first
-            finally:
-                for service in reversed(started):
-                    try:
-                        await service.stop()
-                    except Exception:
-                        logger.exception("%s did not stop cleanly", service.name)
-                for number in signals:
-                    loop.remove_signal_handler(number)
-        if self._failure is not None:
-            raise self._failure
-
-    def _polling_duty(self, handle_as_tasks: bool) -> Duty:
-        """Long-polling, for as long as this replica leads: two pollers get 409s from Telegram.
-
-        A takeover keeps the pending updates (no drop_pending_updates): the new leader reads
-        from where Telegram's queue is.
-        """
-        dispatcher = self.dispatcher
-        polling: list[asyncio.Task[None]] = []
-
-        def on_polling_end(task: asyncio.Task[None]) -> None:
-            if not task.cancelled() and task.exception() is not None:
-                self._failure = task.exception()
-                self._stop.set()
-
-        async def start() -> None:
-            task = asyncio.create_task(
-                dispatcher.start_polling(
-                    self.bot,
-                    handle_signals=False,
-                    handle_as_tasks=handle_as_tasks,
-                    close_bot_session=False,
-                ),
-                name="polling",
-            )
-            task.add_done_callback(on_polling_end)
-            polling.append(task)
-
-        async def stop() -> None:
-            while polling:
-                task = polling.pop()
-                try:
-                    await dispatcher.stop_polling()
-                except RuntimeError:  # not polling yet (still in its start-up hooks)
-                    task.cancel()
-                await asyncio.wait((task,))  # its failure, if any, is on_polling_end's
-
-        return Duty("polling", start, stop)
-
-    async def stop(self) -> None:
-        self._stop.set()
-
-    async def close(self) -> None:
-        try:
-            if self.charts is not None:
-                self.charts.close()
-            if self.http is not None:
-                await self.http.close()
-            await self.bot.session.close()
-            await self.store.close()
-        finally:
-            if self.db_lock is not None:
-                self.db_lock.release()
-
-    async def reach_telegram(
-        self, *, budget_s: float, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
-    ) -> None:
-        """getMe until Telegram answers, retrying network errors and 5xx with a backoff for
-        up to `budget_s`; then StartupError. A 401 is raised at once: retrying cannot fix it.
-        """
-        deadline = time.monotonic() + budget_s
-        delay = 1.0
-        while True:
-            try:
-                await self.bot.me()  # cached: start_polling's own getMe uses this answer
-                return
-            except (TelegramNetworkError, TelegramServerError) as error:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise StartupError(
-                        f"cannot reach Telegram at GPURADAR_TELEGRAM_API_URL="
-                        f"{self.settings.telegram_api_url} (retried {budget_s:.0f} s):"
-                        f" {error.message}"
-                    ) from None
-                logger.warning("Telegram not reachable yet (%s); retrying", error.message)
-                await sleep(min(delay, left))
-                delay = min(delay * 2, 15.0)
-
-
-class StartupError(Exception):
-    """Start-up gave up (Telegram unreachable); `str()` is the one line for the operator."""
-
-
-async def open_store(settings: Settings) -> tuple[Store, DatabaseLock | None]:
-    """Open and migrate the database the settings name; a failure is a configuration error.
-
-    PostgreSQL (GPURADAR_DATABASE_URL) is shared by replicas and needs no lock; nothing is
-    written to the local disk then. A SQLite file is locked first: a second process on the
-    same file must not even migrate it.
-    """
-    if settings.database_url is not None:
-        try:
-            store = await Store.connect(
-                settings.database_url.get_secret_value(), retry_for_s=settings.startup_retry_s
-            )
-        except (DatabaseUnavailableError, MigrationError) as error:
-            # Neither holds the password (storage.postgres cuts it out of what asyncpg says).
-            raise ConfigError(f"cannot use database GPURADAR_DATABASE_URL: {error}") from None
-        return store, None
-    try:
-        lock = DatabaseLock.acquire(settings.db_path)
-    except DatabaseInUseError as error:
-        raise ConfigError(str(error)) from None
-    except OSError as error:
-        raise ConfigError(
-            f"cannot use database GPURADAR_DB_PATH={settings.db_path}: {error}"
-        ) from error
-    try:
-        return await Store.open(settings.db_path), lock
-    except (sqlite3.Error, OSError, MigrationError) as error:
-        lock.release()
-        raise ConfigError(
-            f"cannot use database GPURADAR_DB_PATH={settings.db_path}: {error}"
-        ) from error
-    except BaseException:
-        lock.release()
-        raise
-
-
 async def build_application(
     settings: Settings,
     *,
@@ -422,47 +184,13 @@ async def build_application(
         )
     if topology.heartbeats is not None:
         # Before delivery: the first heartbeat sets this replica's share of the send rate.
-        attach_heartbeat(application, topology.heartbeats, limiter)
+        application.services.append(
+            heartbeat(topology.heartbeats, settings.replica_id, lambda: application.role, limiter)
+        )
     attach_delivery(application, translators, limiter, poll_s=delivery_poll_s)
     if settings.monitor:
         attach_monitor(application)
     return application
-
-
-def attach_heartbeat(application: Application, registry: ReplicaRegistry, limiter: Limiter) -> None:
-    """Say every BEAT_INTERVAL_S that this replica lives, and send at 1/N of the bot's rate
-    while N replicas do (Limiter.share): Telegram's 30 messages/s is per bot."""
-    replica_id = application.settings.replica_id
-
-    async def beat() -> None:
-        try:
-            alive = await registry.beat(replica_id, application.role)
-        except Exception as error:  # the last share stays; the next beat tries again
-            logger.warning("replica heartbeat failed: %s", one_line(error))
-            return
-        if alive != limiter.shared_by:
-            logger.info("%s replicas alive: sending at %.1f messages/s", alive, limiter.rate)
-            limiter.share(alive)
-
-    async def beating(stop: asyncio.Event) -> None:
-        try:
-            while not stop.is_set():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), BEAT_INTERVAL_S)
-                await beat()
-        finally:
-            # A clean stop: the others take this replica's share at their next beat.
-            with contextlib.suppress(Exception):
-                await registry.leave(replica_id)
-
-    async def join() -> None:
-        # Say we are here, then give the others one beat to count us before sending: replicas
-        # started together each counting only themselves would each send at the full rate.
-        await beat()
-        await asyncio.sleep(BEAT_INTERVAL_S)
-        await beat()
-
-    application.services.append(background("heartbeat", beating, before=join))
 
 
 def create_sender(
@@ -524,49 +252,6 @@ def attach_delivery(
     application.duties.append(
         background("housekeeping", lambda stop: housekeeping(store, stop, topology.flows))
     )
-
-
-def background(
-    name: str,
-    run: Callable[[asyncio.Event], Coroutine[Any, Any, None]],
-    *,
-    before: Callable[[], Awaitable[None]] | None = None,
-) -> Duty:
-    """A task that runs `run(stop)` from `start` until `stop` sets its event and awaits it."""
-    running: list[tuple[asyncio.Event, asyncio.Task[None]]] = []
-
-    async def start() -> None:
-        if before is not None:
-            await before()
-        stop = asyncio.Event()
-        running.append((stop, asyncio.create_task(run(stop), name=name)))
-
-    async def stop() -> None:
-        while running:
-            event, task = running.pop()
-            event.set()
-            await task
-
-    return Duty(name, start, stop)
-
-
-async def housekeeping(store: Store, stop: asyncio.Event, flows: SharedFlows | None = None) -> None:
-    """Daily, from start-up: forget sent and dropped alerts older than OUTBOX_KEEP, all but
-    the newest subscription changes (the match index has long applied them), the shared
-    flood state of users long quiet, and the sizings too old to be followed up."""
-    while not stop.is_set():
-        try:
-            purged = await store.purge_outbox(datetime.now(UTC) - OUTBOX_KEEP)
-            await store.prune_subscription_changes()
-            await store.forget_sizings(datetime.now(UTC))
-            if flows is not None:
-                await flows.forget_quiet()
-            if purged:
-                logger.info("purged %s sent or dropped outbox rows", purged)
-        except Exception:  # the next day tries again; delivery does not depend on this
-            logger.exception("outbox purge failed")
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), HOUSEKEEPING_INTERVAL.total_seconds())
 
 
 def attach_monitor(application: Application) -> None:

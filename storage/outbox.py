@@ -283,7 +283,7 @@ class OutboxQueries:
     claimed again once its lease ends. If the dead replica had already sent it and had not
     yet marked it sent, the user gets it twice. At most the messages a sender had in flight
     when it died come twice (GPURADAR_SEND_CONCURRENCY chats, one message each); nothing is
-    lost. With SQLite one process holds the database (bot.app locks the file), so there is one
+    lost. With SQLite one process holds the database (bot.startup locks the file), so there is one
     claimer, and `release_claims()` at its start gives the dead process's claims back at once.
     """
 

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import DELIVERY_POLL_S, Application, build_application
+from bot.app import DELIVERY_POLL_S, build_application
 from bot.config import Settings
 from bot.conversation import utc_now
 from bot.replica import ElectionFactory
+from bot.runtime import Application
 from monitor.users import User
 from storage import Store
 from tests.fakes.telegram import FakeTelegram

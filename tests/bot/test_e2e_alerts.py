@@ -12,7 +12,7 @@ from typing import Any
 
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecutionEvent
 
-from bot.app import Application
+from bot.runtime import Application
 from bot.scheduler import job_id
 from monitor.watch_parse import parse_watch
 from tests.bot.conftest import CHAT, running_app

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import Application
+from bot.runtime import Application
 from tests.bot.conftest import CHAT, running_app
 from tests.bot.test_e2e_alerts import alerts_sent, all_delivered, all_refreshed, command, refresh
 from tests.fakes.providers import (
