@@ -12,7 +12,8 @@ from storage.database import SqliteDatabase
 from storage.history import HistoryQueries
 from storage.migrations import migrate
 from storage.offers import OfferQueries
-from storage.outbox import OutboxQueries, drop_pending
+from storage.outbox_claims import OutboxClaims
+from storage.outbox_marks import OutboxMarks, drop_pending
 from storage.postgres import CONNECT_RETRY_S, PgDatabase
 from storage.refresh import RefreshQueries
 from storage.sql import Database, Dialect, WriteFault, moment_value, scalar
@@ -32,7 +33,8 @@ class Store(
     OfferQueries,
     HistoryQueries,
     SubscriptionQueries,
-    OutboxQueries,
+    OutboxClaims,
+    OutboxMarks,
     RefreshQueries,
     AdminQueries,
     ConversationQueries,

@@ -89,7 +89,8 @@ SEND_OUTCOMES = (
 
 
 class DeliveryStore(Protocol):
-    """What the sender needs: storage.outbox.OutboxQueries plus Store.block."""
+    """What the sender needs: storage.outbox_claims and storage.outbox_marks, plus
+    Store.block."""
 
     async def claim(
         self,

@@ -25,7 +25,7 @@ from monitor.offers import StockState
 from monitor.subscriptions import WatchFilter
 from monitor.users import QuietHours, zone
 from storage import Store
-from storage.outbox import OutboxQueries, OutboxRow
+from storage.outbox import OutboxRow
 from tests.factories import enqueue, make_offer
 from tests.fakes.telegram import FakeTelegram, make_bot, polling
 
@@ -33,7 +33,7 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 TRANSLATORS = load_translators()
 
 
-class _Store(Store, OutboxQueries):
+class _Store(Store):
     """The real users + outbox; the two subscription methods the buttons call are faked, so
     these tests need no subscription rows."""
 

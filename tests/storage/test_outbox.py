@@ -13,12 +13,8 @@ from monitor.queueing import Queued
 from monitor.users import QuietHours, User
 from monitor.watch_parse import parse_watch
 from storage import Store
-from storage.outbox import (
-    event_from_json,
-    event_to_json,
-    insert_alerts,
-    prepare_alerts,
-)
+from storage.outbox_codec import event_from_json, event_to_json
+from storage.outbox_insert import insert_alerts, prepare_alerts
 from tests.factories import enqueue, make_offer
 from tests.storage.conftest import Place
 
