@@ -39,7 +39,7 @@ from monitor.events import Event, EventKind
 from monitor.offers import Offer, Price, StockState
 from monitor.queueing import queue
 from storage import Store
-from storage.outbox import insert_alerts, prepare_alerts
+from storage.outbox_insert import insert_alerts, prepare_alerts
 from storage.sql import moment_value
 from tests.fakes.telegram import TOKEN, FakeTelegram
 

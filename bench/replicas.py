@@ -38,9 +38,9 @@ from typing import Literal
 import asyncpg
 
 from bench.fanout import TARGET, TELEGRAM_LIMIT, busiest_second, fill
-from bot.app import open_store
 from bot.config import Settings
 from bot.fake_telegram import ApiCall
+from bot.startup import open_store
 from tests.fakes.telegram import FakeTelegram
 from tests.postgres import ADMIN_URL, temporary_database, unreachable_reason
 from tests.processes import BotProcess, bot_settings

@@ -20,6 +20,7 @@ EXIT_CRASH = 1  # the running bot stopped on an error
 
 async def serve_telegram(settings: Settings) -> None:
     from bot.app import build_application
+    from bot.startup import reach_telegram
 
     assert settings.bot_token is not None
     token = settings.bot_token.get_secret_value()
@@ -29,7 +30,7 @@ async def serve_telegram(settings: Settings) -> None:
         )
     try:
         with starting():
-            await application.reach_telegram(budget_s=settings.startup_retry_s)
+            await reach_telegram(application.bot, settings, budget_s=settings.startup_retry_s)
         if settings.mode == "webhook":
             await application.run_webhook()
         else:
@@ -44,8 +45,8 @@ def starting() -> Iterator[None]:
     anything else (aiohttp's InvalidURL, ...) becomes a StartupError with its one line."""
     from aiogram.exceptions import TelegramUnauthorizedError
 
-    from bot.app import StartupError
     from bot.logging_setup import one_line
+    from bot.startup import StartupError
 
     try:
         yield
@@ -64,9 +65,9 @@ def main() -> int:
     # Imported only now: a bad setting is reported before aiogram's second of import time.
     from aiogram.exceptions import TelegramUnauthorizedError
 
-    from bot.app import StartupError
     from bot.console import run_console
     from bot.logging_setup import configure_console_logging, configure_logging, one_line, redact
+    from bot.startup import StartupError
 
     secrets = [
         secret.get_secret_value()

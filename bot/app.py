@@ -1,30 +1,25 @@
 """The composition root: the one place that builds and wires every part of the bot.
 
 Nothing is built at import time; each factory takes what it needs as arguments, so tests
-build the same application against a fake Bot API and a temporary database.
+build the same application against a fake Bot API and a temporary database. What it builds
+runs elsewhere: the Application and its start/stop order in bot.runtime, the start-up probes
+in bot.startup, the background jobs in bot.jobs, the SQLite/PostgreSQL difference in
+bot.topology.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
-import signal
-import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
-from aiogram.exceptions import TelegramNetworkError, TelegramServerError
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.schedulers.base import STATE_PAUSED
 
 from bot.admin_notify import alarm_hook
@@ -36,25 +31,23 @@ from bot.delivery.limiter import Limiter
 from bot.delivery.sender import Sender
 from bot.delivery.session import SharedLimitMiddleware
 from bot.i18n import Translator, load_translators
-from bot.logging_setup import one_line
+from bot.jobs import background, heartbeat, housekeeping
 from bot.middlewares.throttling import FlowStore, LocalFlows, ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
 from bot.ops.latency import LatencyMiddleware
-from bot.ops.metrics import Metrics
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
-from bot.replica import Duty, Election, ElectionFactory, Replica, Role
+from bot.replica import Duty, ElectionFactory
 from bot.routers import create_routers
+from bot.runtime import Application
 from bot.scheduler import create_scheduler, outcome_hooks
+from bot.startup import open_store
+from bot.topology import SOLE_CLAIMS, ClaimPolicy, topology_of
+from monitor.pipeline import PipelineOutcome
 from monitor.users import Language
 from monitor.watchlist import Watchlist
 from scrapers.http import Http, HttpSettings
 from scrapers.registry import create_scrapers
-from storage import MigrationError, Store
-from storage.flows import SharedFlows
-from storage.leader import Hook, LeaderElection
-from storage.lock import DatabaseInUseError, DatabaseLock
-from storage.postgres import DatabaseUnavailableError, PgDatabase
-from storage.replicas import BEAT_INTERVAL_S, ReplicaRegistry
+from storage import Store
 
 logger = logging.getLogger("gpuradar")
 
@@ -63,18 +56,10 @@ REQUEST_TIMEOUT_S = 30.0
 # The limiter's burst (bot/delivery/limiter.py): with the default 28 messages/s, at most 29.5
 # start in any second, under Telegram's 30.
 SEND_BURST = 1.5
-# Sent and dropped alerts are kept this long: far over any cooldown, which reads them, and
-# the unique key stops a re-derived old event only while its row exists.
-OUTBOX_KEEP = timedelta(days=30)
-HOUSEKEEPING_INTERVAL = timedelta(days=1)
-# Replicas sharing one outbox (PostgreSQL): a claim lives this long unless its sender renews it
-# (every third of it), so a dead replica's unsent rows go to another within 15 s. Each pass
-# claims what this replica sends in CLAIM_HORIZON_S at its share of the rate, so a fan-out
-# spreads over the replicas instead of one claiming it all. Alone on SQLite, the sender keeps
-# its 5-minute lease and 500-row batches: start-up releases a dead process's claims.
-REPLICA_CLAIM_LEASE = timedelta(seconds=15)
-SOLE_CLAIM_LEASE = timedelta(minutes=5)
-CLAIM_HORIZON_S = 5.0
+# How often an idle sender looks at the outbox unasked. A refresh that queues alerts wakes it
+# (attach_monitor), so this is only the fallback: for rows that come due later (backoffs,
+# quiet hours, snoozes) and for alerts another replica's refresh queued.
+DELIVERY_POLL_S = 1.0
 
 
 def create_bot(token: str, api_url: str, limiter: Limiter | None = None) -> Bot:
@@ -137,241 +122,6 @@ async def on_startup(
     await set_bot_commands(bot, translators, default_language)
 
 
-@dataclass
-class Application:
-    settings: Settings
-    store: Store
-    bot: Bot
-    dispatcher: Dispatcher
-    http: Http | None = None
-    scheduler: AsyncIOScheduler | None = None
-    metrics: Metrics = field(default_factory=Metrics)
-    # provider -> refresh interval in seconds, for /healthz's freshness (set by attach_monitor)
-    provider_intervals: dict[str, float] = field(default_factory=dict)
-    ops: OpsServer | None = None
-    sender: Sender | None = None
-    db_lock: DatabaseLock | None = None
-    charts: ChartPool | None = None
-    # What every replica runs for its whole life (ops server, sender), in start order.
-    services: list[Duty] = field(default_factory=list)
-    # What only the leader runs (refresher, housekeeping; polling is added by run_polling).
-    duties: list[Duty] = field(default_factory=list)
-    # None: alone on the database (SQLite), so this replica leads from the start.
-    election: ElectionFactory | None = None
-    replica: Replica | None = None
-    # Set once every service has started and the replica holds its first role.
-    started: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)
-    _stop: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)
-    _failure: BaseException | None = field(default=None, init=False, repr=False)
-
-    @property
-    def role(self) -> Role:
-        return "follower" if self.replica is None else self.replica.role
-
-    async def run_polling(
-        self, *, handle_signals: bool = True, handle_as_tasks: bool = True
-    ) -> None:
-        """Serve until stopped by a signal or by `stop()`; long-poll while this replica leads."""
-        await self._serve([self._polling_duty(handle_as_tasks)], handle_signals=handle_signals)
-
-    async def run_webhook(self, *, handle_signals: bool = True) -> None:
-        """Serve Telegram's webhook on the ops server until stopped by a signal or `stop()`.
-
-        Every replica serves the updates posted to it, leader or not. The webhook is
-        registered after start-up and left in place on stop: Telegram keeps the updates that
-        arrive meanwhile and delivers them when a replica is back.
-        """
-        settings, bot, dispatcher = self.settings, self.bot, self.dispatcher
-        endpoint = settings.webhook_endpoint
-        if endpoint is None or settings.webhook_secret is None:
-            raise ConfigError("webhook mode needs GPURADAR_WEBHOOK_URL and GPURADAR_WEBHOOK_SECRET")
-        secret = settings.webhook_secret.get_secret_value()
-        workflow = {"dispatcher": dispatcher, "bots": [bot], **dispatcher.workflow_data}
-
-        async def open_webhook() -> None:
-            await dispatcher.emit_startup(bot=bot, **workflow)
-            await bot.set_webhook(
-                endpoint,
-                secret_token=secret,
-                allowed_updates=dispatcher.resolve_used_update_types(),
-            )
-            logger.info("webhook set: Telegram posts updates to %s", endpoint)
-
-        async def close_webhook() -> None:
-            await dispatcher.emit_shutdown(bot=bot, **workflow)
-
-        webhook = Duty("webhook", open_webhook, close_webhook)
-        await self._serve([], handle_signals=handle_signals, webhook=webhook)
-
-    async def _serve(
-        self, leader_only: list[Duty], *, handle_signals: bool, webhook: Duty | None = None
-    ) -> None:
-        stop = self._stop
-        loop = asyncio.get_running_loop()
-        signals = (signal.SIGTERM, signal.SIGINT) if handle_signals else ()
-        for number in signals:
-            loop.add_signal_handler(number, stop.set)
-        replica = self.replica = Replica(
-            self.settings.replica_id,
-            [*leader_only, *self.duties],
-            election=self.election,
-            on_role=self.metrics.set_role,
-        )
-        services = [*self.services, *([webhook] if webhook else [])]
-        started: list[Duty] = []
-        role: asyncio.Task[None] | None = None
-        try:
-            for service in services:
-                await service.start()
-                started.append(service)
-            role = asyncio.create_task(replica.run(stop), name="replica")
-            self.started.set()
-            stopped = asyncio.create_task(stop.wait())
-            await asyncio.wait((role, stopped), return_when=asyncio.FIRST_COMPLETED)
-            stopped.cancel()
-        finally:
-            stop.set()
-            try:
-                if role is not None:
-                    await role  # stops the leader's duties first
-            finally:
-                for service in reversed(started):
-                    try:
-                        await service.stop()
-                    except Exception:
-                        logger.exception("%s did not stop cleanly", service.name)
-                for number in signals:
-                    loop.remove_signal_handler(number)
-        if self._failure is not None:
-            raise self._failure
-
-    def _polling_duty(self, handle_as_tasks: bool) -> Duty:
-        """Long-polling, for as long as this replica leads: two pollers get 409s from Telegram.
-
-        A takeover keeps the pending updates (no drop_pending_updates): the new leader reads
-        from where Telegram's queue is.
-        """
-        dispatcher = self.dispatcher
-        polling: list[asyncio.Task[None]] = []
-
-        def on_polling_end(task: asyncio.Task[None]) -> None:
-            if not task.cancelled() and task.exception() is not None:
-                self._failure = task.exception()
-                self._stop.set()
-
-        async def start() -> None:
-            task = asyncio.create_task(
-                dispatcher.start_polling(
-                    self.bot,
-                    handle_signals=False,
-                    handle_as_tasks=handle_as_tasks,
-                    close_bot_session=False,
-                ),
-                name="polling",
-            )
-            task.add_done_callback(on_polling_end)
-            polling.append(task)
-
-        async def stop() -> None:
-            while polling:
-                task = polling.pop()
-                try:
-                    await dispatcher.stop_polling()
-                except RuntimeError:  # not polling yet (still in its start-up hooks)
-                    task.cancel()
-                await asyncio.wait((task,))  # its failure, if any, is on_polling_end's
-
-        return Duty("polling", start, stop)
-
-    async def stop(self) -> None:
-        self._stop.set()
-
-    async def close(self) -> None:
-        try:
-            if self.charts is not None:
-                self.charts.close()
-            if self.http is not None:
-                await self.http.close()
-            await self.bot.session.close()
-            await self.store.close()
-        finally:
-            if self.db_lock is not None:
-                self.db_lock.release()
-
-    async def reach_telegram(
-        self, *, budget_s: float, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
-    ) -> None:
-        """getMe until Telegram answers, retrying network errors and 5xx with a backoff for
-        up to `budget_s`; then StartupError. A 401 is raised at once: retrying cannot fix it.
-        """
-        deadline = time.monotonic() + budget_s
-        delay = 1.0
-        while True:
-            try:
-                await self.bot.me()  # cached: start_polling's own getMe uses this answer
-                return
-            except (TelegramNetworkError, TelegramServerError) as error:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise StartupError(
-                        f"cannot reach Telegram at GPURADAR_TELEGRAM_API_URL="
-                        f"{self.settings.telegram_api_url} (retried {budget_s:.0f} s):"
-                        f" {error.message}"
-                    ) from None
-                logger.warning("Telegram not reachable yet (%s); retrying", error.message)
-                await sleep(min(delay, left))
-                delay = min(delay * 2, 15.0)
-
-
-class StartupError(Exception):
-    """Start-up gave up (Telegram unreachable); `str()` is the one line for the operator."""
-
-
-async def open_store(settings: Settings) -> tuple[Store, DatabaseLock | None]:
-    """Open and migrate the database the settings name; a failure is a configuration error.
-
-    PostgreSQL (GPURADAR_DATABASE_URL) is shared by replicas and needs no lock; nothing is
-    written to the local disk then. A SQLite file is locked first: a second process on the
-    same file must not even migrate it.
-    """
-    if settings.database_url is not None:
-        try:
-            store = await Store.connect(
-                settings.database_url.get_secret_value(), retry_for_s=settings.startup_retry_s
-            )
-        except (DatabaseUnavailableError, MigrationError) as error:
-            # Neither holds the password (storage.postgres cuts it out of what asyncpg says).
-            raise ConfigError(f"cannot use database GPURADAR_DATABASE_URL: {error}") from None
-        return store, None
-    try:
-        lock = DatabaseLock.acquire(settings.db_path)
-    except DatabaseInUseError as error:
-        raise ConfigError(str(error)) from None
-    except OSError as error:
-        raise ConfigError(
-            f"cannot use database GPURADAR_DB_PATH={settings.db_path}: {error}"
-        ) from error
-    try:
-        return await Store.open(settings.db_path), lock
-    except (sqlite3.Error, OSError, MigrationError) as error:
-        lock.release()
-        raise ConfigError(
-            f"cannot use database GPURADAR_DB_PATH={settings.db_path}: {error}"
-        ) from error
-    except BaseException:
-        lock.release()
-        raise
-
-
-def postgresql_election(url: str) -> ElectionFactory:
-    """The replicas sharing the database at `url` elect their leader with an advisory lock."""
-
-    def election(on_elected: Hook, on_deposed: Hook) -> Election:
-        return LeaderElection(url, on_elected=on_elected, on_deposed=on_deposed)
-
-    return election
-
-
 async def build_application(
     settings: Settings,
     *,
@@ -382,6 +132,7 @@ async def build_application(
     election: ElectionFactory | None = None,
     wall_clock: Callable[[], datetime] = utc_now,
     warm_charts: bool = False,
+    delivery_poll_s: float = DELIVERY_POLL_S,
 ) -> Application:
     """Open the database and build the bot; the caller owns `close()`.
 
@@ -390,11 +141,10 @@ async def build_application(
 
     `election` decides when this replica leads; by default the replicas of a PostgreSQL
     database elect one there (storage.leader), and a SQLite file's one process leads from
-    the start.
+    the start (bot.topology).
     """
     store, lock = await open_store(settings)
-    if election is None and settings.database_url is not None:
-        election = postgresql_election(settings.database_url.get_secret_value())
+    topology = topology_of(store, election=election)
     limiter = create_limiter(settings)
     try:
         translators = load_translators()
@@ -404,8 +154,6 @@ async def build_application(
         if lock is not None:
             lock.release()
         raise
-    shared = shared_database(store)
-    flows = None if shared is None else SharedFlows(shared)
     charts = ChartPool()
     dispatcher = create_dispatcher(
         store=store,
@@ -414,7 +162,7 @@ async def build_application(
         throttle_interval=throttle_interval,
         clock=clock,
         charts=charts,
-        flows=flows,
+        flows=topology.flows,
         wall_clock=wall_clock,
     )
     application = Application(
@@ -424,7 +172,7 @@ async def build_application(
         dispatcher=dispatcher,
         db_lock=lock,
         charts=charts,
-        election=election,
+        topology=topology,
     )
     # First: its start-up hook binds the port, and a failure there must come before anything
     # else has started (aiogram runs no shutdown hooks when a start-up hook fails).
@@ -433,55 +181,15 @@ async def build_application(
         application.services.append(
             Duty("chart warm-up", charts.start_warming, charts.stop_warming)
         )
-    if shared is not None:
+    if topology.heartbeats is not None:
         # Before delivery: the first heartbeat sets this replica's share of the send rate.
-        attach_heartbeat(application, ReplicaRegistry(shared), limiter)
-    attach_delivery(application, translators, limiter, flows)
+        application.services.append(
+            heartbeat(topology.heartbeats, settings.replica_id, lambda: application.role, limiter)
+        )
+    attach_delivery(application, translators, limiter, poll_s=delivery_poll_s)
     if settings.monitor:
         attach_monitor(application)
     return application
-
-
-def shared_database(store: Store) -> PgDatabase | None:
-    """The PostgreSQL database replicas share, or None for SQLite (one process owns it)."""
-    database = store.database
-    return database if isinstance(database, PgDatabase) else None
-
-
-def attach_heartbeat(application: Application, registry: ReplicaRegistry, limiter: Limiter) -> None:
-    """Say every BEAT_INTERVAL_S that this replica lives, and send at 1/N of the bot's rate
-    while N replicas do (Limiter.share): Telegram's 30 messages/s is per bot."""
-    replica_id = application.settings.replica_id
-
-    async def beat() -> None:
-        try:
-            alive = await registry.beat(replica_id, application.role)
-        except Exception as error:  # the last share stays; the next beat tries again
-            logger.warning("replica heartbeat failed: %s", one_line(error))
-            return
-        if alive != limiter.shared_by:
-            logger.info("%s replicas alive: sending at %.1f messages/s", alive, limiter.rate)
-            limiter.share(alive)
-
-    async def beating(stop: asyncio.Event) -> None:
-        try:
-            while not stop.is_set():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), BEAT_INTERVAL_S)
-                await beat()
-        finally:
-            # A clean stop: the others take this replica's share at their next beat.
-            with contextlib.suppress(Exception):
-                await registry.leave(replica_id)
-
-    async def join() -> None:
-        # Say we are here, then give the others one beat to count us before sending: replicas
-        # started together each counting only themselves would each send at the full rate.
-        await beat()
-        await asyncio.sleep(BEAT_INTERVAL_S)
-        await beat()
-
-    application.services.append(background("heartbeat", beating, before=join))
 
 
 def create_sender(
@@ -491,21 +199,22 @@ def create_sender(
     settings: Settings,
     limiter: Limiter,
     *,
+    claims: ClaimPolicy = SOLE_CLAIMS,
     on_result: Callable[[str], object] | None = None,
+    poll_s: float = DELIVERY_POLL_S,
 ) -> Sender:
     """The sender as the application runs it (bench/fanout.py measures this one)."""
-    shared = settings.database_url is not None
     return Sender(
         bot,
         store,
         translators,
-        on_blocked=store.pause_all,
         limiter=limiter,
         concurrency=settings.send_concurrency,
         default_language=settings.default_language,
         on_result=on_result,
-        lease=REPLICA_CLAIM_LEASE if shared else SOLE_CLAIM_LEASE,
-        claim_horizon_s=CLAIM_HORIZON_S if shared else None,
+        lease=claims.lease,
+        claim_horizon_s=claims.horizon_s,
+        idle_interval=poll_s,
     )
 
 
@@ -513,77 +222,35 @@ def attach_delivery(
     application: Application,
     translators: Mapping[Language, Translator],
     limiter: Limiter,
-    flows: SharedFlows | None = None,
+    *,
+    poll_s: float = DELIVERY_POLL_S,
 ) -> None:
     """Every replica sends from the outbox (claims keep two from sending one row); the
     leader alone purges it daily."""
-    store = application.store
+    store, topology = application.store, application.topology
     sender = create_sender(
         application.bot,
         store,
         translators,
         application.settings,
         limiter,
+        claims=topology.claims,
         on_result=application.metrics.record_send,
+        poll_s=poll_s,
     )
     application.sender = sender
 
     async def release_stale_claims() -> None:
         # Alone on the database (SQLite's lock), a claim still held was a dead process's.
         # Replicas sharing PostgreSQL leave each other's claims to their leases.
-        if application.election is not None:
-            return
-        released = await store.release_claims()
+        released = await topology.release_stale_claims(store)
         if released:
             logger.info("released %s outbox rows claimed before the last stop", released)
 
     application.services.append(background("delivery", sender.run, before=release_stale_claims))
     application.duties.append(
-        background("housekeeping", lambda stop: housekeeping(store, stop, flows))
+        background("housekeeping", lambda stop: housekeeping(store, stop, topology.flows))
     )
-
-
-def background(
-    name: str,
-    run: Callable[[asyncio.Event], Coroutine[Any, Any, None]],
-    *,
-    before: Callable[[], Awaitable[None]] | None = None,
-) -> Duty:
-    """A task that runs `run(stop)` from `start` until `stop` sets its event and awaits it."""
-    running: list[tuple[asyncio.Event, asyncio.Task[None]]] = []
-
-    async def start() -> None:
-        if before is not None:
-            await before()
-        stop = asyncio.Event()
-        running.append((stop, asyncio.create_task(run(stop), name=name)))
-
-    async def stop() -> None:
-        while running:
-            event, task = running.pop()
-            event.set()
-            await task
-
-    return Duty(name, start, stop)
-
-
-async def housekeeping(store: Store, stop: asyncio.Event, flows: SharedFlows | None = None) -> None:
-    """Daily, from start-up: forget sent and dropped alerts older than OUTBOX_KEEP, all but
-    the newest subscription changes (the match index has long applied them), the shared
-    flood state of users long quiet, and the sizings too old to be followed up."""
-    while not stop.is_set():
-        try:
-            purged = await store.purge_outbox(datetime.now(UTC) - OUTBOX_KEEP)
-            await store.prune_subscription_changes()
-            await store.forget_sizings(datetime.now(UTC))
-            if flows is not None:
-                await flows.forget_quiet()
-            if purged:
-                logger.info("purged %s sent or dropped outbox rows", purged)
-        except Exception:  # the next day tries again; delivery does not depend on this
-            logger.exception("outbox purge failed")
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), HOUSEKEEPING_INTERVAL.total_seconds())
 
 
 def attach_monitor(application: Application) -> None:
@@ -596,6 +263,7 @@ def attach_monitor(application: Application) -> None:
         Watchlist(application.store),
         interval_override_s=application.settings.refresh_seconds,
         on_outcome=outcome_hooks(
+            wake_delivery(application),
             application.metrics.record_outcome,
             alarm_hook(
                 application.bot, application.settings, application.dispatcher["translators"]
@@ -631,6 +299,17 @@ def attach_monitor(application: Application) -> None:
 
     application.services.append(Duty("scheduler", start_scheduler, stop_scheduler))
     application.duties.append(Duty("refresher", lead_refresh, follow))
+
+
+def wake_delivery(application: Application) -> Callable[[PipelineOutcome], None]:
+    """A refresh that queued alerts starts this replica's next delivery pass at once,
+    instead of leaving them to the sender's poll."""
+
+    def wake(outcome: PipelineOutcome) -> None:
+        if outcome.alerts and application.sender is not None:
+            application.sender.wake()
+
+    return wake
 
 
 def attach_ops(application: Application) -> None:

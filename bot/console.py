@@ -22,9 +22,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TextIO
 
-from bot.app import Application, build_application
+from bot.app import build_application
 from bot.config import Settings
 from bot.fake_telegram import ApiCall, FakeBotApi
+from bot.runtime import Application
 
 logger = logging.getLogger(__name__)
 

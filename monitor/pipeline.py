@@ -90,13 +90,14 @@ async def refresh(
         result = await source.fetch()
     except ScrapeError as error:
         failure: ScrapeError = error
+        logger.warning("%s: scrape failed: %s: %s", source.name, failure.kind, failure.detail)
     except Exception as error:  # a parser bug on provider garbage is the provider's failure
-        logger.exception("%s: scraper crashed", source.name)
         failure = LayoutError(source.name, f"scraper crashed: {type(error).__name__}: {error}")
+        # The same one line, with the traceback the bug needs.
+        logger.exception("%s: scrape failed: %s: %s", source.name, failure.kind, failure.detail)
     else:
         return await _apply(result, store, matcher, removal_after, now(), monotonic() - started)
     duration = monotonic() - started
-    logger.warning("%s: scrape failed: %s: %s", source.name, failure.kind, failure.detail)
     await store.commit(source.name, RefreshPlan(Failed(failure, duration, now())))
     return PipelineOutcome(source.name, False, duration_s=duration, error=failure)
 

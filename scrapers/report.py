@@ -15,7 +15,8 @@ EXAMPLES = 5  # items shown per skip reason
 
 
 def log_run(result: ScrapeResult) -> None:
-    """Once per run, however many rows say it: unknown GPU names, skips by reason, failed parts."""
+    """Once per run, however many rows say it: unknown GPU names, skips by reason. A failed
+    part is the refresh's to log (monitor.pipeline), with the offers it keeps meanwhile."""
     unknown = sorted({(o.gpu_raw, o.gpu) for o in result.offers if not o.gpu_known})
     if unknown:
         names = ", ".join(f"{raw!r} -> {gpu!r}" for raw, gpu in unknown)
@@ -24,10 +25,6 @@ def log_run(result: ScrapeResult) -> None:
     if reasons:
         counted = "; ".join(f"{reason}: {count}" for reason, count in sorted(reasons.items()))
         logger.info("%s: rows skipped: %s", result.provider, counted)
-    for part, error in result.failures.items():
-        logger.warning(
-            "%s: part %r failed: %s: %s", result.provider, part, error.kind, error.detail
-        )
 
 
 def check_report(outcome: ScrapeResult | ScrapeError) -> list[str]:

@@ -14,15 +14,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-from monitor.diff import Tracked
+from monitor.diff import OfferKey, Tracked
 from monitor.offers import Offer, StockState
 
 # One stored row layout for offers lives in storage.offers; reusing it keeps the two writers
 # of the offers table from drifting apart.
 from storage.offers import _COLUMNS, _offer, _row
 from storage.sql import Connection, Database, Dialect, Row, moment_of, moment_value
-
-OfferKey = tuple[str, str, str]
 
 # Readers that show offers to users as on sale now must add this condition: the offers table
 # also keeps offers that are missing from the latest snapshot until diff removes them.

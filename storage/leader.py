@@ -26,7 +26,7 @@ from storage.postgres import redact_url
 logger = logging.getLogger(__name__)
 
 # Advisory lock keys are one bigint namespace per database; these are ours. The outbox's
-# claims lock chats by their chat ids (storage.outbox), far below these (Telegram's ids fit
+# claims lock chats by their chat ids (storage.outbox_claims), far below these (Telegram's ids fit
 # in 52 bits).
 LEADER_LOCK_KEY = 0x67707261_6461_7201  # "gpuradar" leader
 MIGRATION_LOCK_KEY = 0x67707261_6461_7202  # "gpuradar" migrations

@@ -13,7 +13,7 @@ from monitor.queueing import Hold
 from monitor.users import QuietHours
 from storage.history import read_tracked, record_change_points, write_tracked
 from storage.offers import mark_healthy, record_failure
-from storage.outbox import insert_alerts, prepare_alerts
+from storage.outbox_insert import insert_alerts, prepare_alerts
 from storage.parts import read_part_runs, write_part_statuses
 from storage.sql import Connection, Database, moment_of, moment_value, scalar
 

@@ -12,7 +12,8 @@ from storage.database import SqliteDatabase
 from storage.history import HistoryQueries
 from storage.migrations import migrate
 from storage.offers import OfferQueries
-from storage.outbox import OutboxQueries
+from storage.outbox_claims import OutboxClaims
+from storage.outbox_marks import OutboxMarks, drop_pending
 from storage.postgres import CONNECT_RETRY_S, PgDatabase
 from storage.refresh import RefreshQueries
 from storage.sql import Database, Dialect, WriteFault, moment_value, scalar
@@ -32,7 +33,8 @@ class Store(
     OfferQueries,
     HistoryQueries,
     SubscriptionQueries,
-    OutboxQueries,
+    OutboxClaims,
+    OutboxMarks,
     RefreshQueries,
     AdminQueries,
     ConversationQueries,
@@ -150,19 +152,28 @@ class Store(
     async def set_blocked(self, chat_id: int, blocked: bool) -> User:
         return await self._update_user(chat_id, "blocked = ?", (int(blocked),))
 
-    async def block(self, chat_id: int) -> int:
-        """The user blocked the bot: mark them, and pause their subscriptions as a 403 does
-        (SubscriptionQueries.pause_all), in one transaction. Returns how many paused."""
+    async def block(self, chat_id: int, *, refused: str | None = None) -> int:
+        """The user blocked the bot: mark them and pause their subscriptions (marked as the
+        block's, so `unblock` resumes exactly these), in one transaction. Returns how many
+        paused.
+
+        With `refused` (a 403's reason, from the sender), the chat's pending alerts are
+        dropped with it in the same transaction, and a chat with no users row is no error:
+        its rows must go, or the next pass meets the same 403.
+        """
         async with self._db.transaction() as connection:
-            if not await connection.execute(
+            known = await connection.execute(
                 "UPDATE users SET blocked = 1 WHERE chat_id = ?", (chat_id,)
-            ):
+            )
+            if refused is not None:
+                await drop_pending(connection, chat_id, refused)
+            elif not known:
                 raise LookupError(f"no user with chat id {chat_id}")
             return await connection.execute(PAUSE_FOR_BLOCK, (chat_id,))
 
     async def unblock(self, chat_id: int) -> int:
         """The user is back (any update from them): clear the block and resume what the 403
-        paused (SubscriptionQueries.pause_all); what they paused themselves stays paused.
+        paused (`block`); what they paused themselves stays paused.
         Returns how many subscriptions resumed."""
         async with self._db.transaction() as connection:
             await connection.execute("UPDATE users SET blocked = 0 WHERE chat_id = ?", (chat_id,))

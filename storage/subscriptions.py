@@ -211,14 +211,6 @@ class SubscriptionQueries:
             "UPDATE subscriptions SET muted_until = ?", chat_id, sub_id, (value,)
         )
 
-    async def pause_all(self, chat_id: int) -> int:
-        """Pause every active subscription of a user who blocked the bot; returns how many.
-
-        Marked as paused by the block, so `Store.unblock` resumes exactly these.
-        """
-        async with self._db.transaction() as connection:
-            return await connection.execute(PAUSE_FOR_BLOCK, (chat_id,))
-
     async def update_max_price(
         self, chat_id: int, sub_id: int, value: float | None
     ) -> Subscription | None:

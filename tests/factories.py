@@ -12,7 +12,7 @@ from monitor.queueing import queue
 from monitor.scrape import ScrapeResult
 from monitor.watchlist import DEFAULT_COOLDOWN, Watchlist
 from storage import Store
-from storage.outbox import insert_alerts, prepare_alerts
+from storage.outbox_insert import insert_alerts, prepare_alerts
 
 
 def make_offer(

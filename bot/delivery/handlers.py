@@ -21,7 +21,7 @@ MORNING_MINUTE = 8 * 60  # "until morning" means the next 08:00 on the user's cl
 
 
 class AlertStore(Protocol):
-    """Subscription methods (storage/subscriptions.py) plus storage.outbox.OutboxQueries.
+    """Subscription methods (storage/subscriptions.py) plus storage.outbox_marks.OutboxMarks.
 
     Positional-only, so any parameter names satisfy it. mute and delete_subscription may
     return anything; False or a LookupError means "no such subscription in this chat".

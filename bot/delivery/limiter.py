@@ -27,6 +27,10 @@ from contextlib import asynccontextmanager
 
 Sleep = Callable[[float], Awaitable[None]]
 
+# Telegram: "avoid sending more than one message per second" to one chat
+# (core.telegram.org/bots/faq, "My bot is hitting limits"). The one owner of that gap: the
+# sender hands it to the outbox's claim too, where replicas sharing PostgreSQL keep it.
+CHAT_GAP_S = 1.0
 # How often a message for a chat that has one in flight looks again.
 _IN_FLIGHT_POLL_S = 0.02
 _PRUNE_EVERY = 1024
@@ -38,7 +42,7 @@ class Limiter:
         rate: float,
         burst: float = 1.0,
         *,
-        per_chat_interval: float = 1.0,
+        per_chat_interval: float = CHAT_GAP_S,
         clock: Callable[[], float] = time.monotonic,
         sleep: Sleep = asyncio.sleep,
     ) -> None:

@@ -1,6 +1,10 @@
 """The delivery loop: claim a fair batch of due outbox rows -> one message per chat ->
 Telegram, several in flight, under its limits (bot.delivery.limiter, shared with replies).
 
+The mechanism is here; what each refusal means and how long things wait is the policy's
+(bot.delivery.policy); writing the results, or holding them while the database refuses, is
+the journal's (bot.delivery.journal).
+
 Guarantees, and what they rest on:
 
 * Nothing is lost: a row leaves "pending" only when Telegram accepted its message (sent), or
@@ -17,9 +21,9 @@ Guarantees, and what they rest on:
   Transport errors from two chats in a row mean Telegram itself is down: then everything
   pauses with a backoff, and the messages wait in memory without spending attempts.
 * A 429 pauses what it covers: that chat, or every send when two chats are flooded within
-  FLOOD_WINDOW_S (a bot-wide flood). A pause lasts at most `flood_cap`; a chat's message,
-  and a message whose retry_after is past the cap, goes back to the outbox due when Telegram
-  said, so no worker sleeps on it.
+  FLOOD_WINDOW_S (bot.delivery.policy: a bot-wide flood). A pause lasts at most `flood_cap`;
+  a chat's message, and a message whose retry_after is past the cap, goes back to the outbox
+  due when Telegram said, so no worker sleeps on it.
 * Per chat, order is kept: one message per chat per pass, none while one is in flight, and a
   chat's backoff pushes all of its pending rows back together.
 * The stop event interrupts every wait; a send in flight gets `stop_grace` seconds to finish.
@@ -53,11 +57,13 @@ from aiogram.exceptions import (
 from aiogram.methods.base import Response
 from aiogram.types import Message
 
+from bot.delivery.journal import Journal
 from bot.delivery.limiter import Limiter
+from bot.delivery.policy import DeliveryPolicy
 from bot.delivery.render import AlertMessage, fit_message, render_alerts, summary_message
 from bot.delivery.session import sending_alert
 from bot.i18n import Translator
-from monitor.users import Language, User
+from monitor.users import Language
 from storage.outbox import OutboxRow
 
 logger = logging.getLogger(__name__)
@@ -67,11 +73,6 @@ logger = logging.getLogger(__name__)
 # sends in the fan-out benchmark. Holding one reference keeps it cached for the process's life.
 _RESPONSE_OF_SEND = Response[Message]
 
-# Two chats answered 429 within this many seconds: the flood is the bot's, not one chat's.
-FLOOD_WINDOW_S = 2.0
-# Backoff of the "Telegram is down" pause (transport errors from two chats in a row), and of
-# retrying held writes while the database is unwritable.
-OUTAGE_BACKOFF_S = (1.0, 30.0)
 TOO_LONG = "message is too long"
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -89,7 +90,8 @@ SEND_OUTCOMES = (
 
 
 class DeliveryStore(Protocol):
-    """What the sender needs: storage.outbox.OutboxQueries plus Store.set_blocked."""
+    """What the sender needs: storage.outbox_claims and storage.outbox_marks, plus
+    Store.block."""
 
     async def claim(
         self,
@@ -98,6 +100,7 @@ class DeliveryStore(Protocol):
         limit: int,
         per_chat: int,
         lease: timedelta,
+        chat_gap: timedelta,
         skip_chats: Collection[int] = (),
     ) -> list[OutboxRow]: ...
 
@@ -120,9 +123,7 @@ class DeliveryStore(Protocol):
         self, chat_id: int, ids: Sequence[int], due_at: datetime, error: str, *, failed: bool
     ) -> int: ...
 
-    async def drop_chat(self, chat_id: int, reason: str) -> int: ...
-
-    async def set_blocked(self, chat_id: int, blocked: bool) -> User: ...
+    async def block(self, chat_id: int, *, refused: str | None = None) -> int: ...
 
 
 @dataclass
@@ -152,7 +153,6 @@ class Sender:
         store: DeliveryStore,
         translators: Mapping[Language, Translator],
         *,
-        on_blocked: Callable[[int], Awaitable[object]],
         limiter: Limiter | None = None,
         concurrency: int = 8,
         batch_size: int = 500,
@@ -172,9 +172,7 @@ class Sender:
         on_result: ResultHook | None = None,
         renew_sleep: Sleep = asyncio.sleep,
     ) -> None:
-        """`on_blocked(chat_id)` pauses the chat's subscriptions after a 403 (store.pause_all).
-
-        `limiter` is shared with the bot's replies (bot.delivery.session); by default the
+        """`limiter` is shared with the bot's replies (bot.delivery.session); by default the
         sender gets one of its own at 28 messages/s. `per_chat` bounds the rows one chat
         takes of a `batch_size` claim, so a chat with a backlog cannot starve the others.
         `max_attempts` failed tries (5xx, network, other API errors of this chat) drop a
@@ -189,12 +187,11 @@ class Sender:
         `batch_size`): replicas sharing an outbox each take a part instead of one of them
         claiming the whole fan-out at its 1/N of the rate.
         """
-        if min(concurrency, batch_size, per_chat, max_attempts) < 1:
-            raise ValueError("concurrency, batch_size, per_chat and max_attempts must be >= 1")
+        if min(concurrency, batch_size, per_chat) < 1:
+            raise ValueError("concurrency, batch_size and per_chat must be >= 1")
         self._bot = bot
         self._store = store
         self._translators = translators
-        self._on_blocked = on_blocked
         self._limiter = limiter or Limiter(28.0, 1.5, clock=clock, sleep=sleep)
         self._concurrency = concurrency
         self._batch_size = batch_size
@@ -204,10 +201,14 @@ class Sender:
         # The renewals' own timer, apart from `sleep`: tests that move a fake clock by each
         # pacing sleep must not see it jump by a third of the lease as well.
         self._renew_sleep = renew_sleep
-        self._max_attempts = max_attempts
-        self._backoff_base = backoff_base
-        self._backoff_cap = backoff_cap
-        self._flood_cap = flood_cap
+        self._policy = DeliveryPolicy(
+            clock=clock,
+            max_attempts=max_attempts,
+            backoff_base=backoff_base,
+            backoff_cap=backoff_cap,
+            flood_cap=flood_cap,
+        )
+        self._journal = Journal(store, now)
         self._idle_interval = idle_interval
         self._stop_grace = stop_grace
         # Sends that reached Telegram (granted a slot) and are not settled yet: what a stop
@@ -224,16 +225,6 @@ class Sender:
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()
         self._blocks: dict[Language, dict[str, str]] = {}
-        self._floods: dict[int, float] = {}  # chat -> clock of its last 429
-        self._outage_failures = 0  # consecutive "Telegram is down" pauses
-        self._transport_failed: set[int] = set()  # chats, since the last accepted message
-        # Writes the database did not take: marks first (they stop duplicates), then the rest.
-        self._unmarked: list[int] = []
-        self._mark_lock = asyncio.Lock()
-        self._held: deque[Callable[[], Awaitable[object]]] = deque()
-        self._held_lock = asyncio.Lock()
-        self._store_failures = 0
-        self.store_error: str | None = None  # set while writes fail; /healthz reports it
         self.last_sent_at: float | None = None  # clock of the last accepted message
         self.stats = SenderStats()
 
@@ -244,7 +235,12 @@ class Sender:
     @property
     def held_writes(self) -> int:
         """Results the database has not taken yet (marks and the rest)."""
-        return len(self._unmarked) + len(self._held)
+        return self._journal.held
+
+    @property
+    def store_error(self) -> str | None:
+        """Why the database does not take writes, while it does not; /healthz reports it."""
+        return self._journal.error
 
     # --- the loop ----------------------------------------------------------------------------
 
@@ -257,15 +253,15 @@ class Sender:
             except _StoppedError:
                 break
             except Exception as error:  # a database hiccup must not end delivery for good
-                self._store_failed(error)
+                self._journal.failed(error)
                 sent = 0
             if sent == 0 and not stop.is_set():
-                delay = self._store_backoff() if self.store_error else self._idle_interval
+                delay = self._journal.backoff() if self.store_error else self._idle_interval
                 with contextlib.suppress(_StoppedError):
                     await self._wait(delay, wake=self.store_error is None)
         if self.held_writes:
             with contextlib.suppress(Exception):
-                await self._flush_held()
+                await self._journal.flush()
             if self.held_writes:
                 logger.error(
                     "stopping with %s delivery results the database did not take: after a"
@@ -282,19 +278,20 @@ class Sender:
 
         Nothing is claimed while results the database has not taken are held.
         """
-        if not await self._flush_held():
+        if not await self._journal.flush():
             return 0
         rows = await self._store.claim(
             self._now(),
             limit=self._claim_limit(),
             per_chat=self._per_chat,
             lease=self._lease,
+            chat_gap=timedelta(seconds=self._limiter.per_chat_interval),
             skip_chats=self._limiter.busy_chats(),
         )
-        self._store_ok()  # the claim was a write
+        self._journal.succeeded()  # the claim was a write
         if not rows:
             return 0
-        self._forget_old_floods()
+        self._policy.forget_old_floods()
         chats: dict[int, list[OutboxRow]] = {}
         for row in rows:
             chats.setdefault(row.chat_id, []).append(row)
@@ -327,7 +324,7 @@ class Sender:
                 await renewing
             if unsent:
                 leftover = tuple(unsent)
-                await self._write_or_hold(partial(self._store.release, leftover))
+                await self._journal.write(partial(self._store.release, leftover))
         return sent
 
     def _claim_limit(self) -> int:
@@ -448,7 +445,7 @@ class Sender:
                     self.stats.dropped += 1
                     self._settle(unsent, ids)
                     reason = f"400: {error.message}"
-                    await self._write_or_hold(partial(self._store.mark_dropped, ids, reason))
+                    await self._journal.write(partial(self._store.mark_dropped, ids, reason))
                     return False
                 except (
                     TelegramServerError,
@@ -457,7 +454,9 @@ class Sender:
                 ) as error:
                     self._count("retry")
                     self.stats.retries += 1
-                    if self._telegram_down(chat_id, error):
+                    pause = self._policy.telegram_down(chat_id, error)
+                    if pause is not None:
+                        self._limiter.pause(pause)
                         # Everything paused; this message goes first after the pause.
                         on_wire = self._off_wire(on_wire)
                         continue
@@ -471,10 +470,9 @@ class Sender:
                     await self._failed(chat_id, ids, attempts, error, unsent)
                     return False
                 self._settle(unsent, ids)
-                self._transport_failed.clear()
-                self._outage_failures = 0
+                self._policy.accepted()
                 self.last_sent_at = self._clock()
-                await self._record_sent(ids)
+                await self._journal.record_sent(ids)
                 self.stats.sent += 1
                 self._count("sent")
                 return True
@@ -501,14 +499,14 @@ class Sender:
         self._settle(unsent, ids)
         tries = attempts + 1
         reason = f"{type(error).__name__}: {error.message}"
-        if tries >= self._max_attempts:
+        delay = self._policy.backoff(tries)
+        if delay is None:
             logger.error("chat %s: giving up after %s attempts: %s", chat_id, tries, reason)
             self.stats.dropped += 1
             self._count("gave_up")
             final = f"gave up after {tries} attempts: {reason}"
-            await self._write_or_hold(partial(self._store.mark_dropped, ids, final))
+            await self._journal.write(partial(self._store.mark_dropped, ids, final))
             return
-        delay = min(self._backoff_cap, self._backoff_base * 2 ** (tries - 1))
         logger.warning("chat %s: %s; next try in %.0f s", chat_id, reason, delay)
         await self._retry_later(chat_id, ids, delay, reason, failed=True)
 
@@ -517,9 +515,9 @@ class Sender:
     ) -> None:
         # In memory (the chat is skipped by claims and waits in the limiter) and in the
         # database (the whole chat's rows, so they keep their order, also after a restart).
-        self._limiter.hold_chat(chat_id, min(delay, self._flood_cap))
+        self._limiter.hold_chat(chat_id, min(delay, self._policy.flood_cap))
         due = self._now() + timedelta(seconds=delay)
-        await self._write_or_hold(
+        await self._journal.write(
             partial(self._store.retry_chat_later, chat_id, ids, due, error, failed=failed)
         )
 
@@ -540,125 +538,20 @@ class Sender:
         logger.info("chat %s blocked the bot (%s): pausing its subscriptions", chat_id, description)
         self.stats.blocked += 1
 
-        async def record() -> None:
-            with contextlib.suppress(LookupError):  # a chat without a users row
-                await self._store.set_blocked(chat_id, True)
-            await self._on_blocked(chat_id)
-            # Dropped last: if anything above fails, the rows stay pending and the 403 comes
-            # again.
-            await self._store.drop_chat(chat_id, f"403: {description}")
+        # One transaction: the user marked, their subscriptions paused, their pending rows
+        # dropped. If it fails, the rows stay pending and the 403 comes again.
+        await self._journal.write(
+            partial(self._store.block, chat_id, refused=f"403: {description}")
+        )
 
-        await self._write_or_hold(record)
-
-    # --- floods and outages --------------------------------------------------------------
+    # --- floods -------------------------------------------------------------------------
 
     def _flood(self, chat_id: int, retry_after: float) -> bool:
         """Pause what a 429 covers; True when the same message should be retried now."""
-        now = self._clock()
-        bot_wide = any(
-            other != chat_id and now - at <= FLOOD_WINDOW_S for other, at in self._floods.items()
-        )
-        self._floods[chat_id] = now
-        pause = min(float(retry_after), self._flood_cap)
-        if not bot_wide:
-            logger.warning("429 for chat %s: it waits %s s", chat_id, retry_after)
-            return False
-        logger.warning("429 for several chats: every send waits %.0f s", pause)
-        self._limiter.pause(pause)
-        return retry_after <= self._flood_cap
-
-    def _forget_old_floods(self) -> None:
-        now = self._clock()
-        for chat in [chat for chat, at in self._floods.items() if now - at > FLOOD_WINDOW_S]:
-            del self._floods[chat]
-
-    def _telegram_down(self, chat_id: int, error: TelegramAPIError) -> bool:
-        """Two chats failing at the transport with no success between (or a 401): the fault
-        is Telegram's or the network's, not the chat's.
-
-        Then every send pauses with a backoff and the message is retried without spending
-        an attempt. False: treat it as this chat's failure.
-        """
-        self._transport_failed.add(chat_id)
-        bot_wide = isinstance(error, TelegramUnauthorizedError) or len(self._transport_failed) > 1
-        if not bot_wide:
-            return False
-        low, high = OUTAGE_BACKOFF_S
-        pause = min(high, low * 2.0 ** min(10, self._outage_failures))
-        self._outage_failures += 1
-        logger.warning("Telegram unreachable (%s): every send waits %.0f s", error, pause)
-        self._limiter.pause(pause)
-        return True
-
-    # --- the database's side ---------------------------------------------------------------
-
-    async def _record_sent(self, ids: Sequence[int]) -> None:
-        """Mark before the chat gets more; concurrent workers share one UPDATE (group commit).
-
-        Whoever holds the lock marks every id queued so far, so a worker that finds the queue
-        empty once it gets the lock knows its ids were committed by the previous holder. If
-        the write fails the ids stay queued (held): nothing is claimed until they are marked.
-        """
-        self._unmarked.extend(ids)
-        async with self._mark_lock:
-            batch = list(self._unmarked)
-            if not batch:
-                return
-            try:
-                await self._store.mark_sent(batch, self._now())
-            except Exception as error:
-                self._store_failed(error)
-                return
-            del self._unmarked[: len(batch)]
-            self._store_ok()
-
-    async def _write_or_hold(self, write: Callable[[], Awaitable[object]]) -> None:
-        """Write now, or hold the write (in order behind the held ones) if the database fails.
-
-        `_flush_held` retries what is held before anything new is claimed.
-        """
-        self._held.append(write)
-        await self._flush_held()
-
-    async def _flush_held(self) -> bool:
-        """Write what is held, marks first; False (and the error kept) if the database fails."""
-        if self._unmarked:
-            await self._record_sent(())
-            if self._unmarked:
-                return False
-        wrote = False
-        async with self._held_lock:  # one runner: each held write runs once, in order
-            while self._held:
-                try:
-                    await self._held[0]()
-                except Exception as error:
-                    self._store_failed(error)
-                    return False
-                self._held.popleft()
-                wrote = True
-        if wrote:
-            self._store_ok()
-        return True
-
-    def _store_failed(self, error: Exception) -> None:
-        if self.store_error is None:
-            logger.error(
-                "delivery paused: the database does not take writes (%s); %s results held",
-                error,
-                self.held_writes,
-            )
-        self.store_error = f"{type(error).__name__}: {error}"
-        self._store_failures += 1
-
-    def _store_ok(self) -> None:
-        if self.store_error is not None and not self.held_writes:
-            logger.info("delivery resumed: the database takes writes again")
-            self.store_error = None
-            self._store_failures = 0
-
-    def _store_backoff(self) -> float:
-        low, high = OUTAGE_BACKOFF_S
-        return min(high, low * 2.0 ** min(10, max(0, self._store_failures - 1)))
+        flood = self._policy.flood(chat_id, retry_after)
+        if flood.pause is not None:
+            self._limiter.pause(flood.pause)
+        return flood.retry_now
 
     # --- waiting -------------------------------------------------------------------------------
 

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import Application, build_application
+from bot.app import DELIVERY_POLL_S, build_application
 from bot.config import Settings
 from bot.conversation import utc_now
 from bot.replica import ElectionFactory
+from bot.runtime import Application
 from monitor.users import User
 from storage import Store
 from tests.fakes.telegram import FakeTelegram
@@ -67,6 +68,7 @@ async def running_app(
     election: ElectionFactory | None = None,
     wall_clock: Callable[[], datetime] | None = None,
     warm_charts: bool = False,
+    delivery_poll_s: float = DELIVERY_POLL_S,
     **settings: object,
 ) -> AsyncIterator[Application]:
     """Start the bot as production does (polling), and stop it cleanly afterwards.
@@ -82,6 +84,7 @@ async def running_app(
         election=election,
         wall_clock=wall_clock or utc_now,
         warm_charts=warm_charts,
+        delivery_poll_s=delivery_poll_s,
     )
     started_at = len(telegram.calls)
     polling = asyncio.create_task(

@@ -25,7 +25,7 @@ from monitor.offers import StockState
 from monitor.subscriptions import WatchFilter
 from monitor.users import QuietHours, zone
 from storage import Store
-from storage.outbox import OutboxQueries, OutboxRow
+from storage.outbox import OutboxRow
 from tests.factories import enqueue, make_offer
 from tests.fakes.telegram import FakeTelegram, make_bot, polling
 
@@ -33,7 +33,7 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 TRANSLATORS = load_translators()
 
 
-class _Store(Store, OutboxQueries):
+class _Store(Store):
     """The real users + outbox; the two subscription methods the buttons call are faked, so
     these tests need no subscription rows."""
 
@@ -130,7 +130,6 @@ def make_sender(
     bot: Bot,
     store: _Store,
     fake_time: FakeTime,
-    blocked: list[int] | None = None,
     *,
     rate: float = 1000.0,
     burst: float = 1.0,
@@ -139,10 +138,6 @@ def make_sender(
 ) -> Sender:
     """One in flight unless asked: the fake clock moves by every sleep, so timings are exact
     only when one worker sleeps at a time."""
-
-    async def on_blocked(chat_id: int) -> None:
-        if blocked is not None:
-            blocked.append(chat_id)
 
     limiter = Limiter(
         rate,
@@ -157,7 +152,6 @@ def make_sender(
         bot,
         store,
         TRANSLATORS,
-        on_blocked=on_blocked,
         limiter=limiter,
         clock=fake_time.clock,
         now=fake_time.wall,
@@ -404,9 +398,7 @@ async def test_restart_sends_what_was_pending_and_nothing_twice(
     tg: FakeTelegram, bot: Bot, store: _Store
 ):
     await queue(store, [Alert(chat, chat, appeared("a")) for chat in range(1, 21)])
-    first = Sender(
-        bot, store, TRANSLATORS, on_blocked=_ignore, limiter=Limiter(1000), concurrency=3
-    )
+    first = Sender(bot, store, TRANSLATORS, limiter=Limiter(1000), concurrency=3)
     stop = asyncio.Event()
     task = asyncio.create_task(first.run(stop))
     await tg.wait_until(lambda: True if len(tg.calls_of("sendMessage")) >= 5 else None)
@@ -416,7 +408,7 @@ async def test_restart_sends_what_was_pending_and_nothing_twice(
     assert 0 < len(marked) < 20
 
     await store.release_claims()  # what start-up does: this process holds the database
-    second = Sender(bot, store, TRANSLATORS, on_blocked=_ignore, limiter=Limiter(1000))
+    second = Sender(bot, store, TRANSLATORS, limiter=Limiter(1000))
     while await store.pending_count():
         await second.drain_once()
     after = sent_counts(tg)
@@ -430,7 +422,7 @@ async def test_restart_sends_what_was_pending_and_nothing_twice(
 async def test_run_stops_cleanly_and_wake_skips_the_idle_wait(
     tg: FakeTelegram, bot: Bot, store: _Store
 ):
-    sender = Sender(bot, store, TRANSLATORS, on_blocked=_ignore, idle_interval=30)
+    sender = Sender(bot, store, TRANSLATORS, idle_interval=30)
     stop = asyncio.Event()
     task = asyncio.create_task(sender.run(stop))
     await asyncio.sleep(0.05)  # idle now: nothing queued
@@ -440,10 +432,6 @@ async def test_run_stops_cleanly_and_wake_skips_the_idle_wait(
     stop.set()
     await asyncio.wait_for(task, 5)
     assert await store.pending_count() == 0
-
-
-async def _ignore(chat_id: int) -> None:
-    return None
 
 
 # --- buttons ------------------------------------------------------------------------------

@@ -267,7 +267,7 @@ async def test_stop_interrupts_a_flood_pause_at_once(store: _Store):
     async with FakeTelegram() as tg, make_bot(tg) as bot:
         await fan_out(store)
         tg.flood_wait(retry_after=25, times=10)
-        sender = Sender(bot, store, TRANSLATORS, on_blocked=_ignore, concurrency=4)
+        sender = Sender(bot, store, TRANSLATORS, concurrency=4)
         stop = asyncio.Event()
         task = asyncio.create_task(sender.run(stop))
         await tg.wait_until(lambda: True if statuses(tg).count(429) >= 2 else None)
@@ -277,7 +277,3 @@ async def test_stop_interrupts_a_flood_pause_at_once(store: _Store):
         # Measured, not asserted tightly: the point is seconds, not the 25 s pause.
         assert time.monotonic() - started < 5
     assert all(row.status == "pending" for row in await store.outbox_rows())
-
-
-async def _ignore(chat_id: int) -> None:
-    return None

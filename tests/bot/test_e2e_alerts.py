@@ -12,8 +12,9 @@ from typing import Any
 
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecutionEvent
 
-from bot.app import Application
+from bot.runtime import Application
 from bot.scheduler import job_id
+from monitor.watch_parse import parse_watch
 from tests.bot.conftest import CHAT, running_app
 from tests.fakes.providers import (
     FakeProviders,
@@ -27,13 +28,14 @@ from tests.polling import eventually
 
 @asynccontextmanager
 async def monitored_app(
-    telegram: FakeTelegram, db_path: Path, h100: H100Control
+    telegram: FakeTelegram, db_path: Path, h100: H100Control, **options: Any
 ) -> AsyncIterator[tuple[Application, FakeProviders]]:
     async with FakeProviders(all_sites()) as sites:
         h100.install(sites["selectel"])
         async with running_app(
             telegram,
             db_path,
+            **options,
             monitor=True,
             selectel_url=sites["selectel"].base_url,
             hostkey_url=sites["hostkey"].base_url,
@@ -156,6 +158,23 @@ async def test_appear_once_no_repeat_no_false_alarm_and_price_below_target(
     assert len({row.subscription_id for row in rows}) == 2
     assert "→" in alerts_sent(telegram)[1]
     assert "₽/ч" in alerts_sent(telegram)[1]
+
+
+async def test_a_refresh_that_queues_an_alert_wakes_the_sender(
+    telegram: FakeTelegram, db_path: Path
+):
+    """The sender's idle poll is an hour here: the alert comes because the refresh woke it."""
+    h100 = H100Control()
+    async with monitored_app(telegram, db_path, h100, delivery_poll_s=3600) as (application, _):
+        # Watched through the store: a reply to /watch would hold the chat for its 1 s gap,
+        # and an alert claimed in that second waits for the poll.
+        store = application.store
+        await store.ensure_user(CHAT, language="ru", timezone="Europe/Moscow")
+        await store.add_subscription(CHAT, parse_watch("h100"))
+        h100.count = 1
+        await refresh(application)
+        await eventually(lambda: len(alerts_sent(telegram)) == 1, within=5)
+        assert await application.store.pending_count() == 0
 
 
 async def test_a_429_storm_delays_but_delivers_everything(telegram: FakeTelegram, db_path: Path):

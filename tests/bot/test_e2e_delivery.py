@@ -11,8 +11,8 @@ from typing import Any
 
 import aiohttp
 
-from bot.app import Application
 from bot.fake_telegram import ApiCall
+from bot.runtime import Application
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import StockState

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.app import Application
+from bot.runtime import Application
 from bot.scheduler import job_id
 from storage import Store
 from tests.bot.conftest import CHAT, running_app

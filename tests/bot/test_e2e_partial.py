@@ -6,13 +6,14 @@ alert for a real change."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 
-from bot.app import Application
+from bot.runtime import Application
 from tests.bot.conftest import CHAT, running_app
 from tests.bot.test_e2e_alerts import alerts_sent, all_delivered, all_refreshed, command, refresh
 from tests.fakes.providers import (
@@ -151,13 +152,16 @@ async def test_a_server_list_that_lost_more_than_half(telegram: FakeTelegram, db
 
 @pytest.mark.parametrize("part", ["/prices/vpc", SERVERS])
 async def test_one_part_failing_keeps_the_provider_up(
-    telegram: FakeTelegram, db_path: Path, part: str
+    telegram: FakeTelegram, db_path: Path, part: str, caplog: pytest.LogCaptureFixture
 ):
-    """When the cloud list fails the dedicated offers still arrive, and the other way round."""
+    """When the cloud list fails the dedicated offers still arrive, and the other way round.
+    The failure is logged once."""
+    caplog.set_level(logging.WARNING)
     h100 = H100Control()
     async with selectel_watched(telegram, db_path, h100) as (application, sites, _):
         sites["selectel"].path_modes[part] = Mode.ERROR_500
         h100.count = 1  # a real change in the server part, during the cloud part's failure
+        caplog.clear()
         await refresh(application)
         (health,) = [
             h for h in await application.store.provider_health() if h.provider == "selectel"
@@ -165,6 +169,10 @@ async def test_one_part_failing_keeps_the_provider_up(
         rows = await application.store.outbox_rows(CHAT)
     assert not health.failing
     failed = "cloud" if part == "/prices/vpc" else "server"
+    logged = [r.getMessage() for r in caplog.records if f"part {failed!r}" in r.getMessage()]
+    assert len(logged) == 1, logged
+    assert "keeping its" in logged[0]
+    assert "HttpStatusError" in logged[0]
     assert [(p.part, p.error_class) for p in health.troubled_parts] == [(failed, "HttpStatusError")]
     # The server part's news goes through only when the server part itself answered.
     assert [row.event.offer.sku for row in rows] == (["GL60-8-H100"] if failed == "cloud" else [])

@@ -6,7 +6,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.app import OUTBOX_KEEP, housekeeping
+from bot.jobs import OUTBOX_KEEP, housekeeping
 from monitor.alerts import Alert
 from storage import Store
 from storage.conversations import REMEMBER_FOR

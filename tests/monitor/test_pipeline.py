@@ -3,6 +3,7 @@ touches it."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -64,13 +65,20 @@ async def test_good_scrape_replaces_snapshot_and_marks_healthy(store: Store):
     "failure",
     [HttpStatusError("acme", "HTTP 500", 500), LayoutError("acme", "no GPU rows"), KeyError("x")],
 )
-async def test_failed_scrape_keeps_the_last_good_snapshot(store: Store, failure: Exception):
+async def test_failed_scrape_keeps_the_last_good_snapshot(
+    store: Store, failure: Exception, caplog: pytest.LogCaptureFixture
+):
     source = ScriptedSource()
     source.next = ScrapeResult("acme", (offer("a", 80.0),), T0)
     await refresh(source, store, Watchlist(store), now=lambda: T0)
     source.next = failure
     later = datetime(2026, 11, 29, 12, 10, tzinfo=UTC)
+    caplog.set_level(logging.WARNING, logger="monitor")
     first = await refresh(source, store, Watchlist(store), now=lambda: later)
+    # Logged once; a crash with its traceback.
+    (logged,) = [r for r in caplog.records if r.name.startswith("monitor")]
+    assert logged.getMessage().startswith("acme: scrape failed: ")
+    assert (logged.exc_info is not None) == isinstance(failure, KeyError)
     second = await refresh(source, store, Watchlist(store), now=lambda: later)
     assert not first.ok
     assert isinstance(first.error, ScrapeError)

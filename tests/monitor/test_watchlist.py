@@ -67,8 +67,7 @@ async def test_changes_are_replayed_not_rebuilt(store: CountingStore):
     assert await matched(watchlist) == [first.id]
 
     # A 403 blocks the user and pauses their subscriptions; any update from them resumes.
-    await store.set_blocked(1, True)
-    await store.pause_all(1)
+    await store.block(1)
     assert await matched(watchlist) == []
     await store.unblock(1)
     assert await matched(watchlist) == [first.id]

@@ -5,19 +5,16 @@ from typing import Any
 
 import pytest
 
+from bot.delivery.limiter import CHAT_GAP_S
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import StockState, Vat
 from monitor.queueing import Queued
 from monitor.users import QuietHours, User
+from monitor.watch_parse import parse_watch
 from storage import Store
-from storage.outbox import (
-    CHAT_GAP,
-    event_from_json,
-    event_to_json,
-    insert_alerts,
-    prepare_alerts,
-)
+from storage.outbox_codec import event_from_json, event_to_json
+from storage.outbox_insert import insert_alerts, prepare_alerts
 from tests.factories import enqueue, make_offer
 from tests.storage.conftest import Place
 
@@ -113,10 +110,12 @@ async def test_payload_keeps_the_whole_event():
 
 
 LEASE = timedelta(minutes=5)
+CHAT_GAP = timedelta(seconds=CHAT_GAP_S)
 
 
 async def claim(store: Store, now: datetime = T0, limit: int = 10, **options: Any) -> list[Any]:
     options.setdefault("per_chat", 20)
+    options.setdefault("chat_gap", CHAT_GAP)
     return await store.claim(now, limit=limit, lease=LEASE, **options)
 
 
@@ -190,17 +189,34 @@ async def test_retry_chat_later_moves_the_whole_chat_and_counts_the_try(store: S
     assert [row.event.offer.sku for row in await claim(store, later)] == ["a", "b"]
 
 
-async def test_drop_chat_drops_only_that_chats_pending_rows(store: Store):
+async def test_a_403_blocks_pauses_and_drops_only_that_chats_pending_rows(store: Store):
     for chat in (1, 2):
         await add_user(store, chat)
+    await store.add_subscription(1, parse_watch("h100"))
     await queue(
-        store, [Alert(1, 10, event("a")), Alert(1, 10, event("b")), Alert(2, 20, event("a"))]
+        store,
+        [
+            Alert(1, 10, event("a")),
+            Alert(1, 10, event("b")),
+            Alert(2, 20, event("a")),
+            Alert(3, 30, event("a")),  # a chat with no users row
+        ],
     )
     first = (await store.outbox_rows(1))[0]
     await store.mark_sent([first.id], T0)
-    assert await store.drop_chat(1, "403: Forbidden: bot was blocked by the user") == 1
+    assert await store.block(1, refused="403: Forbidden: bot was blocked by the user") == 1
     statuses = [(row.chat_id, row.status) for row in await store.outbox_rows()]
-    assert statuses == [(1, "sent"), (1, "dropped"), (2, "pending")]
+    assert statuses == [(1, "sent"), (1, "dropped"), (2, "pending"), (3, "pending")]
+    user = await store.get_user(1)
+    assert user is not None
+    assert user.blocked
+    assert all(sub.paused for sub in await store.subscriptions_of(1))
+    # Unknown to the users table, a refusing chat still loses its rows (or the 403 repeats);
+    # a block without a 403 (Telegram's update) of such a chat is a LookupError.
+    assert await store.block(3, refused="403: Forbidden") == 0
+    assert [row.status for row in await store.outbox_rows(3)] == ["dropped"]
+    with pytest.raises(LookupError):
+        await store.block(3)
 
 
 async def test_drop_subscription(store: Store):

@@ -81,8 +81,7 @@ async def test_unblock_resumes_only_what_the_block_paused(store: Store):
     mine = await store.add_subscription(5, parse_watch("h100"))
     blocked_away = await store.add_subscription(5, parse_watch("4090"))
     assert await store.set_paused(5, mine.id, True)  # the user's own pause
-    await store.set_blocked(5, True)
-    assert await store.pause_all(5) == 1  # the 403: only what was still running
+    assert await store.block(5) == 1  # only what was still running
     assert await store.unblock(5) == 1
     user = await store.get_user(5)
     assert user is not None

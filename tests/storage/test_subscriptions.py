@@ -124,12 +124,12 @@ async def test_pause_mute_and_active(store: Store):
     assert len(await store.active_subscriptions()) == 3  # a blocked user gets nothing
 
 
-async def test_pause_all(store: Store):
+async def test_a_block_pauses_every_active_subscription(store: Store):
     for _ in range(3):
         await store.add_subscription(ALICE, H100)
     await store.add_subscription(BOB, H100)
-    assert await store.pause_all(ALICE) == 3
-    assert await store.pause_all(ALICE) == 0
+    assert await store.block(ALICE) == 3
+    assert await store.block(ALICE) == 0
     assert all(s.paused for s in await store.subscriptions_of(ALICE))
     assert [s.chat_id for s in await store.active_subscriptions()] == [BOB]
 

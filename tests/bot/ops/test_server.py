@@ -17,13 +17,14 @@ import aiohttp
 import asyncpg
 import pytest
 
-from bot.app import Application, build_application
+from bot.app import build_application
 from bot.config import ConfigError, Settings, load_settings
 from bot.console import run_console
 from bot.fake_telegram import ApiRequest
 from bot.ops.metrics import METRIC_NAMES, Metrics
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
 from bot.replica import ElectionFactory
+from bot.runtime import Application
 from monitor.scrape import LayoutError, NetworkError, ScrapeResult
 from storage import Store
 from storage.postgres import PgDatabase

@@ -1,0 +1,105 @@
+"""The background jobs every replica or the leader runs beside the bot: each a `Duty` that
+starts a task and stops it by setting its event (the heartbeat, delivery, housekeeping)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from bot.delivery.limiter import Limiter
+from bot.logging_setup import one_line
+from bot.replica import Duty
+from storage import Store
+from storage.flows import SharedFlows
+from storage.replicas import BEAT_INTERVAL_S, ReplicaRegistry
+
+logger = logging.getLogger("gpuradar")
+
+# Sent and dropped alerts are kept this long: far over any cooldown, which reads them, and
+# the unique key stops a re-derived old event only while its row exists.
+OUTBOX_KEEP = timedelta(days=30)
+HOUSEKEEPING_INTERVAL = timedelta(days=1)
+
+
+def background(
+    name: str,
+    run: Callable[[asyncio.Event], Coroutine[Any, Any, None]],
+    *,
+    before: Callable[[], Awaitable[None]] | None = None,
+) -> Duty:
+    """A task that runs `run(stop)` from `start` until `stop` sets its event and awaits it."""
+    running: list[tuple[asyncio.Event, asyncio.Task[None]]] = []
+
+    async def start() -> None:
+        if before is not None:
+            await before()
+        stop = asyncio.Event()
+        running.append((stop, asyncio.create_task(run(stop), name=name)))
+
+    async def stop() -> None:
+        while running:
+            event, task = running.pop()
+            event.set()
+            await task
+
+    return Duty(name, start, stop)
+
+
+def heartbeat(
+    registry: ReplicaRegistry, replica_id: str, role: Callable[[], str], limiter: Limiter
+) -> Duty:
+    """Say every BEAT_INTERVAL_S that this replica lives, and send at 1/N of the bot's rate
+    while N replicas do (Limiter.share): Telegram's 30 messages/s is per bot."""
+
+    async def beat() -> None:
+        try:
+            alive = await registry.beat(replica_id, role())
+        except Exception as error:  # the last share stays; the next beat tries again
+            logger.warning("replica heartbeat failed: %s", one_line(error))
+            return
+        if alive != limiter.shared_by:
+            logger.info("%s replicas alive: sending at %.1f messages/s", alive, limiter.rate)
+            limiter.share(alive)
+
+    async def beating(stop: asyncio.Event) -> None:
+        try:
+            while not stop.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), BEAT_INTERVAL_S)
+                await beat()
+        finally:
+            # A clean stop: the others take this replica's share at their next beat.
+            with contextlib.suppress(Exception):
+                await registry.leave(replica_id)
+
+    async def join() -> None:
+        # Say we are here, then give the others one beat to count us before sending: replicas
+        # started together each counting only themselves would each send at the full rate.
+        await beat()
+        await asyncio.sleep(BEAT_INTERVAL_S)
+        await beat()
+
+    return background("heartbeat", beating, before=join)
+
+
+async def housekeeping(store: Store, stop: asyncio.Event, flows: SharedFlows | None = None) -> None:
+    """Daily, from start-up: forget sent and dropped alerts older than OUTBOX_KEEP, all but
+    the newest subscription changes (the match index has long applied them), the shared
+    flood state of users long quiet, and the sizings too old to be followed up."""
+    while not stop.is_set():
+        try:
+            purged = await store.purge_outbox(datetime.now(UTC) - OUTBOX_KEEP)
+            await store.prune_subscription_changes()
+            await store.forget_sizings(datetime.now(UTC))
+            if flows is not None:
+                await flows.forget_quiet()
+            if purged:
+                logger.info("purged %s sent or dropped outbox rows", purged)
+        except Exception:  # the next day tries again; delivery does not depend on this
+            logger.exception("outbox purge failed")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), HOUSEKEEPING_INTERVAL.total_seconds())

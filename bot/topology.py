@@ -1,0 +1,92 @@
+"""Where this replica stands: alone on a SQLite file, or one of several sharing PostgreSQL.
+
+Chosen once, from the database the store opened (`topology_of`), and asked wherever the two
+differ: who leads (the election), whether replicas tell each other they live (the heartbeats,
+from which each takes its share of the send rate), how the sender claims from the outbox (its
+lease and claim horizon), where a user's flood state lives, and what start-up does with
+claims that a dead process left.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from bot.replica import Election, ElectionFactory
+from storage import Store
+from storage.flows import SharedFlows
+from storage.leader import Hook, LeaderElection
+from storage.postgres import PgDatabase
+from storage.replicas import ReplicaRegistry
+
+
+@dataclass(frozen=True)
+class ClaimPolicy:
+    """How the sender claims: each claim lives `lease` unless renewed (every third of it);
+    with `horizon_s`, a pass claims what this replica sends in that long at its share of the
+    rate, so that a fan-out spreads over the replicas instead of one claiming it all."""
+
+    lease: timedelta
+    horizon_s: float | None = None
+
+
+# Alone: 5-minute leases and full batches; start-up releases a dead process's claims.
+SOLE_CLAIMS = ClaimPolicy(lease=timedelta(minutes=5))
+# Shared: a dead replica's unsent rows go to another within 15 s.
+REPLICA_CLAIMS = ClaimPolicy(lease=timedelta(seconds=15), horizon_s=5.0)
+
+
+@dataclass(frozen=True)
+class Alone:
+    """The one process on a SQLite file (storage.lock holds it): it leads from the start,
+    keeps flood state in memory, and any claim still held at start-up was a dead process's.
+
+    `election` is for tests that decide when this process leads.
+    """
+
+    election: ElectionFactory | None = None
+    claims: ClaimPolicy = SOLE_CLAIMS
+    flows: None = field(default=None, init=False)
+    heartbeats: None = field(default=None, init=False)
+
+    async def release_stale_claims(self, store: Store) -> int:
+        return await store.release_claims()
+
+
+@dataclass(frozen=True)
+class Shared:
+    """One of the replicas sharing a PostgreSQL database: an advisory lock elects the leader
+    (storage.leader), heartbeats count the replicas (storage.replicas), the flood state is in
+    the database (storage.flows), and a dead replica's claims are left to their leases."""
+
+    election: ElectionFactory
+    flows: SharedFlows
+    heartbeats: ReplicaRegistry
+    claims: ClaimPolicy = REPLICA_CLAIMS
+
+    async def release_stale_claims(self, store: Store) -> int:
+        return 0
+
+
+Topology = Alone | Shared
+
+
+def topology_of(store: Store, *, election: ElectionFactory | None = None) -> Topology:
+    """The topology of the database `store` opened; `election` replaces the default one."""
+    database = store.database
+    if not isinstance(database, PgDatabase):
+        return Alone(election)
+    return Shared(
+        election=election or postgresql_election(database.url),
+        flows=SharedFlows(database),
+        heartbeats=ReplicaRegistry(database),
+    )
+
+
+def postgresql_election(url: str) -> ElectionFactory:
+    """The replicas sharing the database at `url` elect their leader with an advisory lock."""
+
+    def election(on_elected: Hook, on_deposed: Hook) -> Election:
+        return LeaderElection(url, on_elected=on_elected, on_deposed=on_deposed)
+
+    return election

@@ -1,0 +1,219 @@
+"""The sender's claims on the outbox: which due rows a pass takes, leased to it."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from datetime import datetime, timedelta
+
+from storage.outbox import ROW_COLUMNS, ROW_TABLES, OutboxRow, decode_rows
+from storage.outbox_codec import outbox_moment, reason_text
+from storage.outbox_marks import update_pending
+from storage.sql import Connection, Database, Row, in_list, list_value, not_in_list
+
+
+class OutboxClaims:
+    """The sender's claims: a fair batch leased to one sender, renewed while it works, given
+    back when it is done with them.
+
+    A claim leases rows to one sender until `claimed_until`. On PostgreSQL several replicas
+    claim from one outbox at once: each claims whole chats, under a transaction lock per chat
+    and FOR UPDATE SKIP LOCKED per row, so no row and no chat is ever held by two senders,
+    and a chat's messages keep their order.
+
+    The duplicate bound: a row claimed by a replica that dies (kill -9, a lost host) is
+    claimed again once its lease ends. If the dead replica had already sent it and had not
+    yet marked it sent, the user gets it twice. At most the messages a sender had in flight
+    when it died come twice (GPURADAR_SEND_CONCURRENCY chats, one message each); nothing is
+    lost. With SQLite one process holds the database (bot.startup locks the file), so there
+    is one claimer, and `release_claims()` at its start gives the dead process's claims back
+    at once.
+    """
+
+    _db: Database
+
+    async def claim(
+        self,
+        now: datetime,
+        *,
+        limit: int,
+        per_chat: int,
+        lease: timedelta,
+        chat_gap: timedelta,
+        skip_chats: Collection[int] = (),
+    ) -> list[OutboxRow]:
+        """Claim up to `limit` due pending rows, at most `per_chat` of any one chat, until
+        `now + lease`; oldest first. Rows claimed by someone else (a live lease) are skipped,
+        and so are the chats in `skip_chats` (messaged a moment ago: pacing).
+
+        On PostgreSQL a chat with any row under a live lease is skipped whole, and so is a
+        chat messaged less than `chat_gap` before `now` (by any replica): the limiter's
+        per-chat gap (bot.delivery.limiter), which one process keeps in memory (`skip_chats`)
+        but replicas keep only here.
+        """
+        async with self._db.transaction() as connection:
+            if connection.dialect == "postgresql":
+                rows = await _claim_chats(
+                    connection, now, limit, per_chat, lease, now - chat_gap, skip_chats
+                )
+            else:
+                rows = await _claim_rows(connection, now, limit, per_chat, lease, skip_chats)
+        return decode_rows(rows)
+
+    async def release(
+        self,
+        ids: Sequence[int],
+        *,
+        due_at: datetime | None = None,
+        error: str | None = None,
+        failed: bool = False,
+    ) -> int:
+        """Give claimed rows back, pending: due at `due_at` (default: as they were).
+
+        `failed` counts a try in `attempts` and keeps `error` as the last one.
+        """
+        due = None if due_at is None else outbox_moment(self._db.dialect, due_at)
+        return await update_pending(
+            self._db,
+            "claimed_until = NULL, due_at = coalesce(?, due_at),"
+            " attempts = attempts + ?, last_error = coalesce(?, last_error)",
+            (due, int(failed), reason_text(error)),
+            ids,
+        )
+
+    async def extend_claims(self, ids: Sequence[int], until: datetime) -> int:
+        """Renew a live sender's claims (Sender._renew_claims); settled rows stay settled."""
+        return await update_pending(
+            self._db, "claimed_until = ?", (outbox_moment(self._db.dialect, until),), ids
+        )
+
+    async def release_claims(self) -> int:
+        """Release every claim: at start-up, when no other sender can hold one. Only SQLite
+        (one process per database) can know that; replicas sharing PostgreSQL leave a dead
+        one's claims to their leases, and asking here is a bug."""
+        if self._db.dialect != "sqlite":
+            raise RuntimeError("release_claims() is for SQLite: on PostgreSQL leases expire")
+        async with self._db.transaction() as connection:
+            return await connection.execute(
+                "UPDATE outbox SET claimed_until = NULL WHERE claimed_until IS NOT NULL"
+            )
+
+
+async def _claim_rows(
+    connection: Connection,
+    now: datetime,
+    limit: int,
+    per_chat: int,
+    lease: timedelta,
+    skip_chats: Collection[int],
+) -> list[Row]:
+    """SQLite's claim: the one sender, inside the write transaction that the one writer holds."""
+    dialect = connection.dialect
+    moment = outbox_moment(dialect, now)
+    found = await connection.fetchall(
+        "WITH ranked AS (SELECT id, due_at, row_number() OVER"  # noqa: S608
+        "  (PARTITION BY chat_id ORDER BY due_at, id) AS n FROM outbox"
+        "  WHERE status = 'pending' AND due_at <= :now"
+        "  AND (claimed_until IS NULL OR claimed_until <= :now)"
+        f"  AND chat_id {not_in_list(dialect, ':skip')})"
+        " SELECT id FROM ranked WHERE n <= :per_chat ORDER BY due_at, id LIMIT :limit",
+        {
+            "now": moment,
+            "skip": list_value(dialect, sorted(skip_chats)),
+            "per_chat": per_chat,
+            "limit": limit,
+        },
+    )
+    if not found:
+        return []
+    ids = list_value(dialect, [row[0] for row in found])
+    await connection.execute(
+        f"UPDATE outbox SET claimed_until = ? WHERE id {in_list(dialect)}",  # noqa: S608
+        (outbox_moment(dialect, now + lease), ids),
+    )
+    return await connection.fetchall(
+        f"SELECT {ROW_COLUMNS}, users.language AS language,"  # noqa: S608
+        f" subscriptions.filter AS watch FROM {ROW_TABLES}"
+        " LEFT JOIN users ON users.chat_id = outbox.chat_id"
+        " LEFT JOIN subscriptions ON subscriptions.id = outbox.subscription_id"
+        f" WHERE outbox.id {in_list(dialect)} ORDER BY outbox.due_at, outbox.id",
+        (ids,),
+    )
+
+
+async def _claim_chats(
+    connection: Connection,
+    now: datetime,
+    limit: int,
+    per_chat: int,
+    lease: timedelta,
+    paced: datetime,
+    skip_chats: Collection[int],
+) -> list[Row]:
+    """PostgreSQL's claim, for several replicas at once, in three statements:
+
+    1. the chats with due rows, none under a live lease, none messaged after `paced`, the
+       longest-waiting first;
+    2. of those, the ones this transaction can lock (pg_try_advisory_xact_lock on the chat
+       id): another replica claiming the same chat right now holds its lock, and we skip it;
+    3. with the chats locked, the same conditions read again (a new snapshot: a claim
+       another replica committed before we took a lock shows now), then their first rows
+       leased, FOR UPDATE SKIP LOCKED, and returned with what the message needs.
+
+    The advisory keys are the chat ids; the fixed keys of storage.leader are above 2^62, far
+    from any Telegram chat id (at most 52 bits).
+    """
+    params = {
+        "now": now,
+        "paced": paced,
+        "skip": sorted(skip_chats),
+        "limit": limit,
+    }
+    chats = await connection.fetchall(
+        f"SELECT chat_id FROM outbox WHERE {_CLAIMABLE} AND chat_id <> ALL(CAST(:skip AS bigint[]))"  # noqa: S608
+        " GROUP BY chat_id ORDER BY min(due_at), min(id) LIMIT :limit",
+        params,
+    )
+    if not chats:
+        return []
+    locked = await connection.fetchall(
+        "SELECT chat FROM unnest(CAST(? AS bigint[])) AS candidates (chat)"
+        " WHERE pg_try_advisory_xact_lock(chat)",
+        ([row[0] for row in chats],),
+    )
+    if not locked:
+        return []
+    return await connection.fetchall(
+        "WITH ranked AS (SELECT id, due_at, row_number() OVER"  # noqa: S608
+        "  (PARTITION BY chat_id ORDER BY due_at, id) AS n FROM outbox"
+        f"  WHERE {_CLAIMABLE} AND chat_id = ANY(CAST(:chats AS bigint[]))),"
+        " picked AS (SELECT id FROM outbox WHERE id IN (SELECT id FROM ranked"
+        "  WHERE n <= :per_chat ORDER BY due_at, id LIMIT :limit) FOR UPDATE SKIP LOCKED),"
+        " claimed AS (UPDATE outbox SET claimed_until = :until"
+        "  WHERE id IN (SELECT id FROM picked) RETURNING *)"
+        " SELECT claimed.*, coalesce(outbox_events.payload, claimed.payload) AS event_payload,"
+        " users.language AS language, subscriptions.filter AS watch FROM claimed"
+        " LEFT JOIN outbox_events ON outbox_events.id = claimed.event_id"
+        " LEFT JOIN users ON users.chat_id = claimed.chat_id"
+        " LEFT JOIN subscriptions ON subscriptions.id = claimed.subscription_id"
+        " ORDER BY claimed.due_at, claimed.id",
+        {
+            "now": now,
+            "paced": paced,
+            "chats": [row[0] for row in locked],
+            "per_chat": per_chat,
+            "limit": limit,
+            "until": now + lease,
+        },
+    )
+
+
+# The rows a PostgreSQL claim may take: due and pending, in a chat that no sender holds (no
+# pending row under a live lease) and that no replica messaged after :paced (the partial
+# index outbox_recent_sent finds the few rows sent that recently).
+_CLAIMABLE = (
+    "status = 'pending' AND due_at <= :now"
+    " AND NOT EXISTS (SELECT 1 FROM outbox AS held WHERE held.chat_id = outbox.chat_id"
+    "  AND held.status = 'pending' AND held.claimed_until > :now)"
+    " AND chat_id NOT IN (SELECT sent.chat_id FROM outbox AS sent"
+    "  WHERE sent.status = 'sent' AND sent.sent_at > :paced)"
+)
