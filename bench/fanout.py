@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, cast
 
 from bot.app import create_bot, create_limiter, create_sender
 from bot.config import Settings
-from bot.i18n import load_translators
+from estimator.i18n import translators
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import Offer, Price, StockState
@@ -181,7 +181,7 @@ async def send_all(base_url: str, store: Store, settings: Settings) -> float:
     """Run the application's Sender until the outbox is empty; returns when it started."""
     limiter = create_limiter(settings)
     bot = create_bot(TOKEN, base_url, limiter)
-    sender = create_sender(bot, store, load_translators(), settings, limiter)
+    sender = create_sender(bot, store, translators(), settings, limiter)
     stop = asyncio.Event()
     started = time.time()
     task = asyncio.create_task(sender.run(stop))

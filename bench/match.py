@@ -54,7 +54,7 @@ from monitor.subscriptions import (
     WatchFilter,
     naive_match,
 )
-from monitor.watch_parse import parse_watch
+from monitor.watch_words import parse_watch
 from monitor.watchlist import Watchlist
 from storage import Store
 from storage.migrations import migrate

@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable
 
 from estimator.answer import build_answer, constraints_of
-from estimator.ask import understand
 from estimator.cost import HOURS_PER_MONTH, PriceQuote
 from estimator.fit import RENTED_CARDS
+from estimator.fit_words import understand
 from estimator.gpus import load_gpus
 from estimator.planner import Plan, Sizing, admits, plan_for, plan_runs
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from monitor.watch_parse import parse_watch
+from monitor.watch_words import parse_watch
 from storage import Store
 from tests.fakes.providers import (
     FakeProviders,

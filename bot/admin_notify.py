@@ -13,8 +13,8 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 
 from bot.config import Settings
-from bot.i18n import Translator
 from bot.routers.admin import MAX_ERROR_CHARS, trim
+from estimator.i18n import Translator
 from monitor.alarms import DEFAULT_THRESHOLD, AlarmEvent, AlarmKind, ProviderAlarms
 from monitor.pipeline import PipelineOutcome
 from monitor.providers import PROVIDERS

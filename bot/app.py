@@ -30,7 +30,6 @@ from bot.conversation import Conversations, utc_now
 from bot.delivery.limiter import Limiter
 from bot.delivery.sender import Sender
 from bot.delivery.session import SharedLimitMiddleware
-from bot.i18n import Translator, load_translators
 from bot.jobs import background, heartbeat, housekeeping
 from bot.middlewares.throttling import FlowStore, LocalFlows, ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
@@ -42,6 +41,7 @@ from bot.runtime import Application
 from bot.scheduler import create_scheduler, outcome_hooks
 from bot.startup import open_store
 from bot.topology import SOLE_CLAIMS, ClaimPolicy, topology_of
+from estimator.i18n import Translator, translators
 from monitor.pipeline import PipelineOutcome
 from monitor.users import Language
 from monitor.watchlist import Watchlist
@@ -147,7 +147,7 @@ async def build_application(
     topology = topology_of(store, election=election)
     limiter = create_limiter(settings)
     try:
-        translators = load_translators()
+        texts = translators()
         bot = create_bot(token, api_url, limiter)
     except BaseException:
         await store.close()
@@ -157,7 +157,7 @@ async def build_application(
     charts = ChartPool()
     dispatcher = create_dispatcher(
         store=store,
-        translators=translators,
+        translators=texts,
         settings=settings,
         throttle_interval=throttle_interval,
         clock=clock,
@@ -186,7 +186,7 @@ async def build_application(
         application.services.append(
             heartbeat(topology.heartbeats, settings.replica_id, lambda: application.role, limiter)
         )
-    attach_delivery(application, translators, limiter, poll_s=delivery_poll_s)
+    attach_delivery(application, texts, limiter, poll_s=delivery_poll_s)
     if settings.monitor:
         attach_monitor(application)
     return application

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from aiogram import Bot
 from aiogram.types import BotCommand
 
-from bot.i18n import Translator
+from estimator.i18n import Translator
 from monitor.users import Language
 
 # Only commands that work today; later features add theirs here.

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Protocol
 
-from estimator.ask import understand
+from estimator.fit_words import understand
 from estimator.followup import stated_command
 from estimator.parse import ParsedQuery, QueryError
 from monitor.users import Language

@@ -5,8 +5,8 @@ from __future__ import annotations
 from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.callbacks import MenuCallback, MenuItem
-from bot.i18n import Translator
+from bot.button_data import MenuCallback, MenuItem
+from estimator.i18n import Translator
 
 
 def main_menu(i18n: Translator) -> InlineKeyboardMarkup:

@@ -7,7 +7,7 @@
     /prices a100 80gb помесячно     words combine
 
 The GPU, memory, price, count, provider and location words are /watch's own grammar
-(monitor.watch_parse), so a filter that works in /prices works in /watch and the other way
+(monitor.watch_words), so a filter that works in /prices works in /watch and the other way
 round. A page button carries `canonical()`: a short ASCII spelling that parses back to the
 same query, well inside Telegram's 64 bytes of callback data.
 """
@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from estimator.i18n import Html, translator
+from estimator.parse import QueryError
 from monitor.offers import Billing, Offer, billing_of
 from monitor.subscriptions import WatchFilter, offer_meets
-from monitor.watch_parse import WatchError, filter_parts, parse_watch
+from monitor.watch_describe import filter_parts
+from monitor.watch_words import canonical, parse_watch
 
 _BILLING_WORDS: dict[str, Billing] = {
     alias: billing
@@ -35,19 +38,6 @@ _BILLING_WORDS: dict[str, Billing] = {
         ),
     }.items()
     for alias in aliases
-}
-
-_BILLING_TEXTS: dict[str, dict[Billing, str]] = {
-    "ru": {
-        Billing.HOURLY: "почасово",
-        Billing.MONTHLY: "помесячно",
-        Billing.PREEMPTIBLE: "прерываемые",
-    },
-    "en": {
-        Billing.HOURLY: "hourly",
-        Billing.MONTHLY: "monthly",
-        Billing.PREEMPTIBLE: "preemptible",
-    },
 }
 
 
@@ -68,43 +58,24 @@ class PriceQuery:
             return ""
         return self.watch.gpu or self.watch.family or ""
 
-    def describe(self, language: str) -> str:
+    def describe(self, language: str) -> Html:
         """The filter in the user's words: «H100, до 100 ₽/GPU·ч, помесячно»; empty when
-        nothing narrows the list. Plain text; the caller escapes it."""
-        parts = filter_parts(self.watch, language) if self.watch is not None else []
+        nothing narrows the list. Telegram HTML, the user's words escaped."""
+        parts: list[str] = list(filter_parts(self.watch, language)) if self.watch else []
         if self.billing is not None:
-            parts.append(_BILLING_TEXTS["ru" if language == "ru" else "en"][self.billing])
-        return ", ".join(parts)
+            parts.append(translator(language)(f"prices-billing-{self.billing.value}"))
+        return Html(", ".join(parts))
 
     def canonical(self) -> str:
         """ASCII words that parse back to this query (the page buttons carry them)."""
-        words: list[str] = []
-        watch = self.watch
-        if watch is not None:
-            if watch.fit_query is not None:
-                words.append(watch.fit_query)
-            name = watch.gpu or watch.family
-            if name:
-                words.append(name)
-            if watch.min_count is not None:
-                words.append(f"count={watch.min_count}")
-            if watch.min_vram_gb is not None:
-                words.append(f"vram={watch.min_vram_gb:g}")
-            if watch.min_total_vram_gb is not None:
-                words.append(f"total_vram={watch.min_total_vram_gb:g}")
-            if watch.max_rub_per_gpu_hour is not None:
-                words.append(f"max={watch.max_rub_per_gpu_hour:g}")
-            if watch.providers:
-                words.append("provider=" + ",".join(sorted(watch.providers)))
-            if watch.location is not None:
-                words.append("location=" + watch.location.replace(" ", "_"))
+        words = [canonical(self.watch)] if self.watch is not None else []
         if self.billing is not None:
             words.append(self.billing.value)
-        return " ".join(words)
+        return " ".join(word for word in words if word)
 
 
 def parse_price_query(text: str) -> PriceQuery:
-    """Read the words after /prices or /stock; raises monitor.watch_parse.WatchError."""
+    """Read the words after /prices or /stock; raises estimator.parse.QueryError."""
     billing: Billing | None = None
     rest: list[str] = []
     for word in text.split():
@@ -112,14 +83,14 @@ def parse_price_query(text: str) -> PriceQuery:
         if kind is None:
             rest.append(word)
         elif billing not in (None, kind):
-            raise WatchError("bad_value", "two billing kinds", value=word, key="billing")
+            raise QueryError("bad_value", "two billing kinds", value=word, key="billing")
         else:
             billing = kind
     if not rest:
         return PriceQuery(None, billing)
     try:
         watch = parse_watch(" ".join(rest), narrow=False)
-    except WatchError as error:
+    except QueryError as error:
         if error.code == "empty":  # only filler words ("in stock"): no filter at all
             return PriceQuery(None, billing)
         raise

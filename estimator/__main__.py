@@ -10,10 +10,10 @@ import json
 import sys
 
 from estimator.answer import build_answer, to_json
-from estimator.ask import understand
+from estimator.fit_words import understand
 from estimator.gpus import load_gpus
 from estimator.parse import QueryError
-from estimator.render import render, render_short, to_plain
+from estimator.sizing_text import render, render_short, to_plain
 
 EXIT_UNREADABLE = 2
 

@@ -21,7 +21,7 @@ import difflib
 import re
 from collections.abc import Mapping
 
-from estimator.ask import command_for
+from estimator.fit_words import command_for
 from estimator.models import find_model_in_text
 from estimator.parsing.build import Given
 from estimator.parsing.command import parse_command

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
-from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-Language = Literal["ru", "en"]
-LANGUAGES: tuple[Language, ...] = ("ru", "en")
+# The languages are the text system's; storage, which may not import the estimator, reads
+# them from here.
+from estimator.i18n import LANGUAGES as LANGUAGES
+from estimator.i18n import Language as Language
 
 MINUTES_PER_DAY = 24 * 60
 DEFAULT_TIMEZONE = "Europe/Moscow"  # the market's time, as docs/design.md says

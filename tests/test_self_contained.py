@@ -67,7 +67,7 @@ def outside_references(text: str) -> list[tuple[int, str, str]]:
 def test_the_files_checked_include_code_tests_and_docs() -> None:
     names = {path.relative_to(ROOT).as_posix() for path in checked_files()}
     assert {"README.md", "docs/design.md", "docs/providers.md", "tests/test_layout.py"} <= names
-    assert {"scrapers/selectel_parse.py", "bot/locales/ru/fit.ftl"} <= names
+    assert {"scrapers/selectel_parse.py", "estimator/locales/ru/fit.ftl"} <= names
     assert "estimator/data/gpus.csv" in names
     assert not any(name.startswith(".venv/") for name in names)
 

@@ -17,9 +17,9 @@ from bot.delivery.sender import DeliveryStore
 from bot.middlewares.user import UserStore
 from bot.ops.server import HealthStore
 from bot.routers.admin import AdminStore
-from bot.routers.ask import AskStore
 from bot.routers.errors import ErrorStore
 from bot.routers.history import HistoryStore
+from bot.routers.market import MarketStore
 from bot.routers.prices import PricesStore
 from bot.routers.settings import SettingsStore
 from bot.routers.start import MenuStore
@@ -37,7 +37,7 @@ PORTS: tuple[type, ...] = (
     MembershipStore,
     UserStore,
     AdminStore,
-    AskStore,
+    MarketStore,
     ErrorStore,
     HistoryStore,
     PricesStore,
@@ -59,7 +59,7 @@ def serve_every_port(store: Store) -> list[object]:
     membership: MembershipStore = store
     users: UserStore = store
     admin: AdminStore = store
-    ask: AskStore = store
+    ask: MarketStore = store
     errors: ErrorStore = store
     history: HistoryStore = store
     prices: PricesStore = store

@@ -10,11 +10,11 @@ from aiogram import F, Router
 from aiogram.enums import ChatMemberStatus, ChatType
 from aiogram.types import CallbackQuery, ChatMemberUpdated
 
-from bot.delivery.callbacks import AlertAction, AlertCallback
-from bot.i18n import Html, Translator
+from bot.delivery.alert_buttons import AlertAction, AlertCallback
+from estimator.i18n import Html, Translator
 from monitor.subscriptions import Subscription
 from monitor.users import DEFAULT_TIMEZONE, User, next_local_time, zone
-from monitor.watch_parse import short_label
+from monitor.watch_describe import short_label
 
 MUTE_FOR = timedelta(hours=24)
 MORNING_MINUTE = 8 * 60  # "until morning" means the next 08:00 on the user's clock

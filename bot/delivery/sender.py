@@ -57,12 +57,12 @@ from aiogram.exceptions import (
 from aiogram.methods.base import Response
 from aiogram.types import Message
 
+from bot.delivery.alert_text import AlertMessage, fit_message, render_alerts, summary_message
 from bot.delivery.journal import Journal
 from bot.delivery.limiter import Limiter
 from bot.delivery.policy import DeliveryPolicy
-from bot.delivery.render import AlertMessage, fit_message, render_alerts, summary_message
 from bot.delivery.session import sending_alert
-from bot.i18n import Translator
+from estimator.i18n import Translator
 from monitor.users import Language
 from storage.outbox import OutboxRow
 

@@ -16,7 +16,7 @@ from aiogram import BaseMiddleware
 from aiogram.types import CallbackQuery, Message, TelegramObject
 from aiogram.types import User as TelegramUser
 
-from bot.i18n import Translator
+from estimator.i18n import Translator
 from monitor.flood import FORGET_AFTER_S, Flow, FlowKey, Verdict, judge
 
 Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]

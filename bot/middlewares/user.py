@@ -10,7 +10,7 @@ from aiogram import BaseMiddleware
 from aiogram.types import Chat, TelegramObject
 from aiogram.types import User as TelegramUser
 
-from bot.i18n import Translator
+from estimator.i18n import Translator
 from monitor.users import Language, User
 
 Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]

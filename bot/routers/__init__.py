@@ -7,13 +7,13 @@ from aiogram import Router
 from bot.delivery import handlers as alerts
 from bot.routers import (
     admin,
-    ask,
     errors,
     fallback,
     fit,
     followup,
     help,
     history,
+    market,
     prices,
     settings,
     start,
@@ -42,6 +42,6 @@ def create_routers() -> list[Router]:
         # «Сообщи, когда…»: a watch asked for in words, before the general questions.
         watch_question.create_router(),
         # Free text no other router took: general questions, answered or pointed to a command.
-        ask.create_router(),
+        market.create_router(),
         fallback.create_router(),
     ]

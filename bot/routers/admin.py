@@ -15,8 +15,8 @@ from aiogram.filters import Command, Filter
 from aiogram.types import Message
 
 from bot.config import Settings
-from bot.i18n import Html, Translator
 from bot.views.provider_health import admin_part_state
+from estimator.i18n import Html, Translator
 from monitor.health import PartHealth, ProviderHealth
 from monitor.providers import PROVIDERS
 from storage.admin import SubscriptionCounts

@@ -16,7 +16,7 @@ from aiogram.exceptions import (
 )
 from aiogram.types import Chat, ErrorEvent
 
-from bot.i18n import Translator
+from estimator.i18n import Translator
 from monitor.users import Language, User
 
 logger = logging.getLogger("gpuradar.errors")

@@ -6,7 +6,7 @@ from aiogram import F, Router
 from aiogram.types import Message
 
 from bot.command_guess import guess_command
-from bot.i18n import Translator
+from estimator.i18n import Translator
 
 # Long garbage is not echoed back in full.
 _MAX_ECHO = 32

@@ -16,21 +16,21 @@ from aiogram.filters import Command, CommandObject, Filter
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.callbacks import FitDetailsCallback, FitWatchCallback, FitWizardCallback
+from bot.button_data import FitDetailsCallback, FitWatchCallback, FitWizardCallback
 from bot.conversation import Conversations
-from bot.i18n import Translator
 from bot.quotes import quotes_from
 from bot.replies import show
 from bot.routers.watch import SubscribeStore, subscribe
 from estimator.answer import FitAnswer, build_answer
-from estimator.ask import command_for, command_with_method, understand
 from estimator.cost import PriceQuote
+from estimator.fit_words import command_for, command_with_method, understand
 from estimator.gpus import load_gpus
+from estimator.i18n import Translator
 from estimator.parse import ParsedQuery, QueryError, parse_question
 from estimator.parsing.language import reply_language
 from estimator.parsing.text import language_of, read_method
 from estimator.query import Method
-from estimator.render import render_compare, render_details, render_short
+from estimator.sizing_text import render_compare, render_details, render_short
 from monitor.users import User
 
 # Wizard choices: (button label, value put into the command).

@@ -17,10 +17,10 @@ from aiogram.filters import Filter
 from aiogram.types import Message
 
 from bot.conversation import Conversations, as_language
-from bot.i18n import Translator
 from bot.routers.fit import error_text, reply_with_answer
 from bot.routers.watch import SubscribeStore
 from estimator.followup import MAX_LENGTH, apply_followup, is_new_question, read_changes
+from estimator.i18n import Translator
 from estimator.parse import ParsedQuery, QueryError
 from estimator.parsing.language import reply_language
 

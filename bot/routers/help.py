@@ -6,7 +6,7 @@ from aiogram import Router
 from aiogram.filters import Command
 from aiogram.types import Message
 
-from bot.i18n import Translator
+from estimator.i18n import Translator
 
 
 def create_router() -> Router:

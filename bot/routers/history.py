@@ -15,8 +15,8 @@ from aiogram.types import BufferedInputFile, Message
 
 from bot.chart_pool import ChartBusyError, ChartPool
 from bot.history_chart import ChartSpec, ChartTexts, build_series, lowest
-from bot.i18n import Translator
 from bot.routers.prices import MAX_FILTER, gpu_filter
+from estimator.i18n import Translator
 from estimator.plan_text import rubles
 from monitor.users import User
 from storage.history import HistoryPoint

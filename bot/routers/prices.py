@@ -13,15 +13,15 @@ from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, LinkPreviewOptions, Message
 
-from bot.callbacks import PricesCallback
-from bot.i18n import Translator
+from bot.button_data import PricesCallback
 from bot.price_query import PriceQuery, parse_price_query
 from bot.replies import show
 from bot.views.prices import prices_keyboard, prices_text
 from estimator.gpus import family_members, family_of, resolve_for_sizing
+from estimator.i18n import Translator
+from estimator.parse import QueryError
 from monitor.health import ProviderHealth
 from monitor.offers import Offer, StockState
-from monitor.watch_parse import WatchError
 
 # A GPU name or family plus a few filters; longer arguments are refused, not silently cut.
 MAX_FILTER = 80
@@ -90,7 +90,7 @@ async def on_prices(
         return
     try:
         query = parse_price_query(wanted)
-    except WatchError as error:
+    except QueryError as error:
         key = "prices-unknown-gpu" if error.code == "unknown_gpu" else "prices-bad-filter"
         await message.answer(i18n(key, gpu=error.value or wanted, value=error.value or wanted))
         return
@@ -105,7 +105,7 @@ async def on_page(
     await callback.answer()
     try:
         query = parse_price_query(callback_data.gpu)
-    except WatchError:  # forged or from an older version: show everything rather than fail
+    except QueryError:  # forged or from an older version: show everything rather than fail
         query = PriceQuery()
     text, keyboard = await render_page(
         store, i18n, callback_data.page, query, bool(callback_data.stock)

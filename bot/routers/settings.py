@@ -9,8 +9,7 @@ from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 
-from bot.callbacks import SettingsAction, SettingsCallback
-from bot.i18n import Translator
+from bot.button_data import SettingsAction, SettingsCallback
 from bot.replies import show
 from bot.views.settings import (
     Silence,
@@ -20,6 +19,7 @@ from bot.views.settings import (
     settings_text,
     timezone_keyboard,
 )
+from estimator.i18n import Translator
 from monitor.subscriptions import Subscription
 from monitor.timezones import find_timezone
 from monitor.users import (

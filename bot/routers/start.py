@@ -8,8 +8,7 @@ from aiogram import Router
 from aiogram.filters import CommandStart
 from aiogram.types import CallbackQuery, Message
 
-from bot.callbacks import MenuCallback, MenuItem
-from bot.i18n import Translator
+from bot.button_data import MenuCallback, MenuItem
 from bot.keyboards import main_menu
 from bot.price_query import PriceQuery
 from bot.replies import show
@@ -18,6 +17,7 @@ from bot.routers.help import help_text
 from bot.routers.prices import PricesStore, render_page
 from bot.routers.settings import SettingsStore, settings_view
 from bot.routers.watch import SubsStore, subs_view
+from estimator.i18n import Translator
 from monitor.users import User
 
 

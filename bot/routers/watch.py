@@ -13,11 +13,12 @@ from aiogram.fsm.state import State, StatesGroup
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.callbacks import SubsCallback, WatchWizardCallback
-from bot.i18n import Html, Translator
+from bot.button_data import SubsCallback, WatchWizardCallback
 from bot.replies import show
 from bot.views.price_caps import cap_choices
 from bot.views.prices import money, offer_brief, provider_ages
+from estimator.i18n import Html, Translator
+from estimator.parse import QueryError
 from monitor.health import ProviderHealth
 from monitor.offers import Offer
 from monitor.subscriptions import (
@@ -29,13 +30,14 @@ from monitor.subscriptions import (
     with_max_price,
 )
 from monitor.users import DEFAULT_TIMEZONE, User, zone
-from monitor.watch_parse import WatchError, describe, parse_watch, short_label
+from monitor.watch_describe import describe, short_label
+from monitor.watch_words import parse_watch
 from storage.subscriptions import MAX_SUBSCRIPTIONS, SubscriptionLimitError
 
 # The button flow offers the families people rent most; anything else can be typed.
 WIZARD_FAMILIES = ("H100", "H200", "A100", "L40S", "RTX 4090", "RTX 5090", "RTX 3090", "T4")
 WIZARD_PRICES = ("0", "100", "200", "300", "500")  # ₽ per GPU-hour; 0 = no limit
-# The highest cap a typed value may set, as /watch max= allows (monitor.watch_parse).
+# The highest cap a typed value may set, as /watch max= allows (monitor.watch_words).
 MAX_TYPED_PRICE = 1_000_000
 # A typed cap: «450», «450 ₽», «1 200,5 руб»; anything else is left to the other routers.
 _TYPED_PRICE = re.compile(
@@ -112,7 +114,7 @@ async def on_watch(
 async def subscribe(store: SubscribeStore, i18n: Translator, chat_id: int, text: str) -> str:
     try:
         watch = parse_watch(text)
-    except WatchError as error:
+    except QueryError as error:
         key = f"watch-error-{error.code}"
         return i18n(key if i18n.has(key) else "watch-error-bad_value", value=error.value or "")
     try:

@@ -15,23 +15,19 @@ from aiogram import F, Router
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.callbacks import RunWatchCallback, WatchQuestionCallback
+from bot.button_data import RunWatchCallback, WatchQuestionCallback
 from bot.conversation import Conversations
-from bot.i18n import Translator
 from bot.replies import show
 from bot.routers.fit import sizing_digest
 from bot.routers.watch import SubscribeStore, subscribe
 from bot.views.prices import money
 from estimator.followup import stated_command
+from estimator.i18n import Translator
 from estimator.parse import ParsedQuery
 from estimator.parsing.text import language_of
-from monitor.watch_parse import (
-    describe,
-    parse_watch,
-    run_budget_in_question,
-    short_label,
-    watch_words_in_question,
-)
+from monitor.watch_describe import describe, short_label
+from monitor.watch_question import run_budget_in_question, watch_words_in_question
+from monitor.watch_words import parse_watch
 
 MAX_TEXT = 300
 # Telegram's limit on callback_data, in bytes.

@@ -18,10 +18,10 @@ from datetime import datetime
 from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.callbacks import PricesCallback
-from bot.i18n import Html, Translator
+from bot.button_data import PricesCallback
 from bot.views.provider_health import troubled_parts_text
 from estimator import gpus
+from estimator.i18n import Html, Translator
 from estimator.plan_text import rubles
 from monitor.health import ProviderHealth
 from monitor.offers import Offer, StockState, billing_of

@@ -3,7 +3,7 @@ and /admin (the /healthz JSON names them itself)."""
 
 from __future__ import annotations
 
-from bot.i18n import Translator
+from estimator.i18n import Translator
 from monitor.health import PartHealth, ProviderHealth
 
 

@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.callbacks import MenuCallback, MenuItem, SettingsAction, SettingsCallback
-from bot.i18n import Translator
+from bot.button_data import MenuCallback, MenuItem, SettingsAction, SettingsCallback
+from estimator.i18n import Translator
 from monitor.users import LANGUAGES, QuietHours, User
 
 # Russia's zones west to east, then UTC; any other IANA zone can be typed.

@@ -60,11 +60,15 @@ class ParsedQuery:
 
 
 class QueryError(ValueError):
-    """The command cannot be answered. `reason` is one line of English; the bot translates
-    `code` (with `key`, `value` and `allowed` filled in) into the user's language.
+    """What a user typed cannot be used: the one user-input error, for /fit and free
+    questions here and for /watch and /prices filters (monitor.watch_words). `reason` is one
+    line of English; the bot translates `code` (with `key`, `value` and `allowed` filled in)
+    into the user's language, with the texts of the command that was asked.
 
-    Codes: no_model, bad_value, out_of_range, unknown_gpu, unknown_key (value: the nearest
-    known key, or None), conflict. `allowed` lists what the key accepts.
+    /fit codes: no_model, bad_value, out_of_range, unknown_gpu, unknown_key (value: the
+    nearest known key, or None), conflict. /watch codes: empty, unknown_gpu, bad_value,
+    unknown_key (value: the key as typed), no_filter, fit_error. `allowed` lists what the key
+    accepts.
     """
 
     def __init__(

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from bot.admin_notify import alarm_hook, notify_admins
-from bot.i18n import load_translators
+from estimator.i18n import translators
 from monitor.alarms import AlarmEvent, AlarmKind
 from monitor.offers import StockState
 from monitor.pipeline import PipelineOutcome
 from monitor.scrape import LayoutError, NetworkError, ScrapeResult
-from monitor.watch_parse import parse_watch
+from monitor.watch_words import parse_watch
 from storage import Store
 from tests.bot.conftest import CHAT, make_settings, running_app
 from tests.factories import make_offer, store_snapshot
@@ -124,7 +124,7 @@ FAILING = AlarmEvent(AlarmKind.FAILING, "immers", 3, error_class="NetworkError",
 
 async def test_notify_admins_sends_one_message_per_admin(telegram: FakeTelegram):
     async with make_bot(telegram) as bot:
-        sent = await notify_admins(bot, {11, 12}, FAILING, load_translators(), "ru")
+        sent = await notify_admins(bot, {11, 12}, FAILING, translators(), "ru")
     assert sent == 2
     for admin in (11, 12):
         [text] = telegram.texts(admin)
@@ -140,7 +140,7 @@ async def test_failing_admin_chat_is_logged_not_raised(
     caplog.set_level(logging.WARNING, logger="gpuradar.admin")
     recovered = AlarmEvent(AlarmKind.RECOVERED, "selectel", 4)
     async with make_bot(telegram) as bot:
-        sent = await notify_admins(bot, [12, 11], recovered, load_translators(), "en")
+        sent = await notify_admins(bot, [12, 11], recovered, translators(), "en")
     assert sent == 1
     assert telegram.texts(11) == ["✅ Selectel works again after 4 failed refreshes in a row."]
     assert telegram.texts(12) == []
@@ -151,7 +151,7 @@ async def test_alarm_hook_tells_admins_once_per_change(telegram: FakeTelegram, t
     settings = make_settings(telegram, tmp_path / "x.sqlite3", admin_ids=frozenset({11, 12}))
     failure = PipelineOutcome("hostkey", False, error=NetworkError("hostkey", "refused"))
     async with make_bot(telegram) as bot:
-        hook = alarm_hook(bot, settings, load_translators())
+        hook = alarm_hook(bot, settings, translators())
         for outcome in [failure] * 5 + [PipelineOutcome("hostkey", True, offers=3)] * 2:
             await hook(outcome)
     for admin in (11, 12):
@@ -165,6 +165,6 @@ async def test_alarm_hook_without_admins_sends_nothing(telegram: FakeTelegram, t
     settings = make_settings(telegram, tmp_path / "x.sqlite3")
     failure = PipelineOutcome("hostkey", False, error=NetworkError("hostkey", "refused"))
     async with make_bot(telegram) as bot:
-        hook = alarm_hook(bot, settings, load_translators(), threshold=1)
+        hook = alarm_hook(bot, settings, translators(), threshold=1)
         await hook(failure)
     assert not [call for call in telegram.calls if call.method == "sendMessage"]

@@ -13,14 +13,14 @@ from matplotlib.lines import Line2D
 
 from bot.charts import axis_date, history_figure, history_png
 from bot.history_chart import MAX_SERIES
-from bot.i18n import load_translators
 from bot.routers.history import caption, chart_spec
+from estimator.i18n import translators
 from estimator.plan_text import rubles
 from monitor.offers import StockState
 from storage.history import HistoryPoint
 from tests.bot.test_history_chart import SINCE, UNTIL, point, points_strategy
 
-TRANSLATORS = load_translators()
+TRANSLATORS = translators()
 
 
 def figure_of(points: list[HistoryPoint], language: str = "ru") -> tuple[Figure, str]:

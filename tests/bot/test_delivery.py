@@ -11,14 +11,14 @@ from typing import Any, cast
 import pytest
 from aiogram import Bot, Dispatcher
 
-from bot.delivery.callbacks import AlertAction, AlertCallback
+from bot.delivery.alert_buttons import AlertAction, AlertCallback
+from bot.delivery.alert_text import MESSAGE_LIMIT, render_alerts
 from bot.delivery.handlers import create_router
 from bot.delivery.limiter import Limiter
-from bot.delivery.render import MESSAGE_LIMIT, render_alerts
 from bot.delivery.sender import Sender
 from bot.fake_telegram import parse_telegram_html, utf16_len
-from bot.i18n import load_translators
 from bot.middlewares.user import UserMiddleware
+from estimator.i18n import translators
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import StockState
@@ -30,7 +30,7 @@ from tests.factories import enqueue, make_offer
 from tests.fakes.telegram import FakeTelegram, make_bot, polling
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
-TRANSLATORS = load_translators()
+TRANSLATORS = translators()
 
 
 class _Store(Store):

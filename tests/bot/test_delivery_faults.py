@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 import pytest
 from aiogram import Bot
 
-from bot.delivery.render import MESSAGE_LIMIT, fit_message, render_alerts
+from bot.delivery.alert_text import MESSAGE_LIMIT, fit_message, render_alerts
 from bot.delivery.sender import Sender
 from bot.fake_telegram import ApiCall
 from monitor.alerts import Alert

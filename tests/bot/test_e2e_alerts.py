@@ -14,7 +14,7 @@ from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecution
 
 from bot.runtime import Application
 from bot.scheduler import job_id
-from monitor.watch_parse import parse_watch
+from monitor.watch_words import parse_watch
 from tests.bot.conftest import CHAT, running_app
 from tests.fakes.providers import (
     FakeProviders,

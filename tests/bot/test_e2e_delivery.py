@@ -16,7 +16,7 @@ from bot.runtime import Application
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import StockState
-from monitor.watch_parse import parse_watch
+from monitor.watch_words import parse_watch
 from storage import Store
 from tests.bot.conftest import running_app
 from tests.factories import enqueue, make_offer

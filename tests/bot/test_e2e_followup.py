@@ -105,7 +105,7 @@ async def test_the_reply_the_answer_suggests_works_and_in_russian(
         assert "Время и сумма — если дать датасет" not in answer
 
 
-BOT_LOCALES = Path(__file__).resolve().parents[2] / "bot" / "locales"
+BOT_LOCALES = Path(__file__).resolve().parents[2] / "estimator" / "locales"
 _CODE = re.compile(r"<code>([^<]+)</code>")
 _QUOTED = re.compile(r"[«“]([^»”]+)[»”]")
 

@@ -11,11 +11,11 @@ import itertools
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.delivery.render import render_alerts
-from bot.i18n import load_translators
+from bot.delivery.alert_text import render_alerts
+from estimator.i18n import translators
 from monitor.offers import Offer, StockState
 from monitor.scrape import ApiError, ScrapeResult
-from monitor.watch_parse import parse_watch
+from monitor.watch_words import parse_watch
 from storage import Store
 from tests.bot.conftest import CHAT, running_app
 from tests.factories import make_offer, store_snapshot
@@ -107,10 +107,10 @@ async def test_alerts_with_provider_strings_are_valid_html(telegram: FakeTelegra
     finally:
         await store.close()
     assert rows, "the seed should have queued an 'appeared' alert"
-    translators = load_translators()
+    shared = translators()
     async with make_bot(telegram) as bot:
         for language in ("ru", "en"):
-            for message in render_alerts(rows, translators[language]):
+            for message in render_alerts(rows, shared[language]):
                 await bot.send_message(SUBSCRIBER, message.text, reply_markup=message.markup)
     texts = telegram.texts(SUBSCRIBER)
     assert len(texts) == 2

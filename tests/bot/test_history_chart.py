@@ -14,15 +14,15 @@ from bot.history_chart import (
     build_series,
     offer_label,
 )
-from bot.i18n import load_translators
 from bot.routers.history import caption, chart_spec
+from estimator.i18n import translators
 from estimator.plan_text import rubles
 from monitor.offers import StockState
 from storage.history import HistoryPoint
 
 UNTIL = datetime(2026, 12, 2, 12, tzinfo=UTC)
 SINCE = UNTIL - timedelta(days=30)
-RU = load_translators()["ru"]
+RU = translators()["ru"]
 
 
 def point(

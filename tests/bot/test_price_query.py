@@ -21,6 +21,17 @@ def test_gpu_memory_and_provider_read_as_words() -> None:
     assert query.describe("en") == "H100, ≥ 80 GB/GPU, Selectel, hourly"
 
 
+def test_every_billing_kind_reads_as_a_word() -> None:
+    assert parse_price_query("spot").describe("ru") == "прерываемые"
+    assert parse_price_query("прерываемые").describe("en") == "preemptible"
+
+
+def test_a_users_location_is_escaped_once() -> None:
+    query = parse_price_query("location=<b>")
+    assert query.describe("en") == "location: &lt;b&gt;"
+    assert query.canonical() == "location=<b>"
+
+
 def test_no_filter_describes_as_nothing() -> None:
     assert parse_price_query("").describe("ru") == ""
 

@@ -17,8 +17,8 @@ from tests.fakes.telegram import FakeTelegram
 from tests.processes import BotProcess
 
 WATCH = "/watch h100"
-WATCH_CREATED = "✅ Подписка"  # watch-created in bot/locales/ru/watch.ftl
-HELP_TITLE = "Что я умею"  # the first line of help in bot/locales/ru/main.ftl
+WATCH_CREATED = "✅ Подписка"  # watch-created in estimator/locales/ru/watch.ftl
+HELP_TITLE = "Что я умею"  # the first line of help in estimator/locales/ru/main.ftl
 # The request of Selectel's scrape that lists the servers (scrapers/selectel.py): one per
 # refresh, so counting it counts refreshes.
 SERVER_LIST = "/servers/v2/pub/service/server"

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from estimator.answer import FitAnswer, build_answer
-from estimator.ask import understand
 from estimator.fit import Verdict
+from estimator.fit_words import understand
 from estimator.gpus import load_gpus
 from estimator.query import Stack
-from estimator.render import render_details, render_short
+from estimator.sizing_text import render_details, render_short
 
 
 def answer(text: str) -> FitAnswer:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from estimator.ask import understand
+from estimator.fit_words import understand
 from estimator.followup import GIVEN_KEYS, apply_followup, is_new_question, stated_command
 from estimator.parsing.build import Given
 from estimator.parsing.language import reply_language
@@ -248,7 +248,7 @@ def suggested_replies() -> list[str]:
     """The key=value and word replies the estimator's texts suggest, with their
     placeholders filled in as the answers fill them."""
     found: set[str] = set()
-    for path in LOCALES.glob("*/fit.ftl"):
+    for path in LOCALES.glob("*/sizing.ftl"):
         for line in path.read_text("utf-8").splitlines():
             hints = _CODE.findall(line)
             if line.startswith("fit-time-hint"):

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from estimator.ask import understand
+from estimator.fit_words import understand
 from estimator.parse import ParsedQuery, QueryError, parse_command, parse_question
 from estimator.query import DEFAULTS_DOC, FitQuery
 

@@ -10,12 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from estimator.answer import build_answer
-from estimator.ask import command_for, understand
+from estimator.fit_words import command_for, understand
 from estimator.gpus import load_gpus
 from estimator.parse import ParsedQuery, QueryError, parse_command
 from estimator.parsing.market import Constraints, read_constraints
-from estimator.render import render_details, render_short, to_plain
-from tests.estimator.test_render_cli import QUOTES
+from estimator.sizing_text import render_details, render_short, to_plain
+from tests.estimator.test_sizing_text import QUOTES
 
 
 def read(text: str) -> ParsedQuery:

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 
 from estimator.answer import build_answer
-from estimator.ask import command_for, command_with_method, understand
+from estimator.fit_words import command_for, command_with_method, understand
 from estimator.gpus import load_gpus
 from estimator.parse import ParsedQuery
 from estimator.parsing.text import read_method
 from estimator.query import Method
-from estimator.render import render_short, to_plain
+from estimator.sizing_text import render_short, to_plain
 
 
 def read(text: str) -> ParsedQuery:

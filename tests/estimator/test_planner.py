@@ -7,9 +7,9 @@ import math
 import pytest
 
 from estimator.answer import build_answer
-from estimator.ask import understand
 from estimator.cost import PriceQuote
 from estimator.fit import Verdict
+from estimator.fit_words import understand
 from estimator.gpus import get, load_gpus
 from estimator.models import get_model
 from estimator.parse import ParsedQuery
@@ -25,7 +25,7 @@ from estimator.planner import (
     within_budget,
 )
 from estimator.query import FitQuery, Method, Stack
-from estimator.render import render_details, render_short
+from estimator.sizing_text import render_details, render_short
 
 
 def _sizing(text: str) -> Sizing:

@@ -25,13 +25,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from estimator.answer import build_answer, constraints_of
-from estimator.ask import understand
 from estimator.cost import HOURS_PER_MONTH, PriceQuote
 from estimator.fit import RENTED_CARDS, Verdict, grade
+from estimator.fit_words import understand
 from estimator.gpus import get, load_gpus
 from estimator.memory import estimate_memory
 from estimator.planner import Sizing, break_evens, plan_runs
-from estimator.render import METHOD_NAMES, SHORT_LIMIT, render_short, to_plain
+from estimator.sizing_text import METHOD_NAMES, SHORT_LIMIT, render_short, to_plain
 
 PROVIDERS = ("Selectel", "immers.cloud", "HOSTKEY")
 CARDS = (*RENTED_CARDS, "A2", "L4", "V100 32GB SXM", "RTX 2080 Ti")

@@ -6,13 +6,13 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bot.i18n import load_translators
-from bot.routers.ask import answer_question
+from bot.routers.market import answer_question
 from estimator.cost import PriceQuote
+from estimator.i18n import translators
 from tests.fuzz import assert_telegram_html, fuzz
 from tests.fuzz.test_fuzz_fit import GPU_IDS, NASTY_TEXT, NASTY_WORD
 
-TRANSLATORS = load_translators()
+TRANSLATORS = translators()
 QUOTES = st.lists(
     st.builds(
         PriceQuote,

@@ -9,21 +9,21 @@ import pytest
 from hypothesis import event, example, given
 from hypothesis import strategies as st
 
-from bot.i18n import Translator, load_translators
 from bot.routers.fit import MAX_ARGS, error_text, watch_keyboard
 from estimator import query as query_enums
 from estimator.answer import build_answer
-from estimator.ask import understand
 from estimator.cost import PriceQuote
+from estimator.fit_words import understand
 from estimator.gpus import load_gpus
+from estimator.i18n import Translator, translators
 from estimator.models import load_models
 from estimator.parse import ParsedQuery, QueryError, parse_question
 from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS, VALUE_ALIASES
-from estimator.render import render
+from estimator.sizing_text import render
 from monitor.users import Language
 from tests.fuzz import assert_telegram_html, fuzz
 
-TRANSLATORS = load_translators()
+TRANSLATORS = translators()
 LANGUAGES: tuple[Language, ...] = ("ru", "en")
 GPU_IDS = tuple(spec.id for spec in load_gpus())
 MODEL_NAMES = tuple(model.id for model in load_models())

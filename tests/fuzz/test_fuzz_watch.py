@@ -1,4 +1,4 @@
-"""/watch fuzzing: parse_watch raises nothing but WatchError, and every reply the bot builds
+"""/watch fuzzing: parse_watch raises nothing but QueryError, and every reply the bot builds
 (the "watch-created" summary, an error, a /subs line) is valid Telegram HTML."""
 
 from __future__ import annotations
@@ -11,21 +11,23 @@ import pytest
 from hypothesis import event, example, given
 from hypothesis import strategies as st
 
-from bot.i18n import load_translators
 from bot.routers.watch import MAX_ARGS, subs_line, subscribe
 from estimator.gpus import load_gpus
+from estimator.i18n import translators
 from estimator.models import load_models
+from estimator.parse import QueryError
 from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS
 from monitor.health import ProviderHealth
 from monitor.offers import Offer
 from monitor.subscriptions import AlertKind, Subscription, WatchFilter
 from monitor.users import Language
-from monitor.watch_parse import WatchError, describe, parse_watch
+from monitor.watch_describe import describe
+from monitor.watch_words import parse_watch
 from storage import Store
 from tests.factories import make_offer
 from tests.fuzz import assert_telegram_html, fuzz
 
-TRANSLATORS = load_translators()
+TRANSLATORS = translators()
 LANGUAGES: tuple[Language, ...] = ("ru", "en")
 GPU_IDS = tuple(spec.id for spec in load_gpus())
 MODEL_NAMES = tuple(model.id for model in load_models())
@@ -155,11 +157,11 @@ WATCH_FILTERS = st.builds(
 
 
 def check_watch(text: str) -> WatchFilter | None:
-    """parse_watch raises only WatchError; the bot's reply for `text` is valid either way."""
+    """parse_watch raises only QueryError; the bot's reply for `text` is valid either way."""
     try:
         watch = parse_watch(text)
-    except WatchError as error:
-        event(f"WatchError {error.code}")
+    except QueryError as error:
+        event(f"QueryError {error.code}")
         watch = None
     else:
         event("subscribed")
@@ -221,7 +223,7 @@ def test_describe_any_filter_escaped_by_the_bot(watch: WatchFilter, language: La
     language=st.sampled_from(LANGUAGES),
 )
 def test_error_texts_are_valid_html(code: str, value: str | None, language: Language) -> None:
-    """Whatever a WatchError carries, the bot's error text (built as `subscribe` does) is valid."""
+    """Whatever a QueryError carries, the bot's error text (built as `subscribe` does) is valid."""
     translator = TRANSLATORS[language]
     key = f"watch-error-{code}"
     reply = translator(key if translator.has(key) else "watch-error-bad_value", value=value or "")
@@ -231,15 +233,15 @@ def test_error_texts_are_valid_html(code: str, value: str | None, language: Lang
 @pytest.mark.parametrize(
     "text",
     [
-        "h100 cooldown=" + "9" * 400 + "h",  # was an OverflowError in watch_parse._cooldown
+        "h100 cooldown=" + "9" * 400 + "h",  # was an OverflowError in watch_words._cooldown
         "h100 max=" + "9" * 400,
         "h100 vram=" + "9" * 400 + "gb",
         "70b qlora ctx=" + "9" * 400,
     ],
 )
 def test_huge_numbers_are_watch_errors(text: str) -> None:
-    """Digits past float's range read as inf; that must be a WatchError, not an overflow."""
-    with pytest.raises(WatchError):
+    """Digits past float's range read as inf; that must be a QueryError, not an overflow."""
+    with pytest.raises(QueryError):
         parse_watch(text)
 
 
@@ -247,5 +249,5 @@ def test_gpu_name_with_a_huge_memory_size() -> None:
     """Found by the fuzzer: a GPU mention with a memory size past float's range ("h100 9…9gb",
     309+ digits) overflows in estimator.gpus (not a parser module, so not fixed here). /watch
     and /fit cut their arguments below that length, but scrapers pass provider names whole."""
-    with pytest.raises(WatchError):
+    with pytest.raises(QueryError):
         parse_watch("h100 " + "9" * 309 + "gb")

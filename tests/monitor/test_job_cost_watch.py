@@ -12,12 +12,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from estimator.ask import understand
+from estimator.fit_words import understand
+from estimator.parse import QueryError
 from estimator.planner import Sizing, job_hours
 from monitor.events import Event, EventKind
 from monitor.offers import Price, StockState
 from monitor.subscriptions import AlertKind, MatchIndex, Subscription, matches, naive_match
-from monitor.watch_parse import WatchError, parse_watch
+from monitor.watch_words import parse_watch
 from storage.subscriptions import filter_from_json, filter_to_json
 from tests.factories import make_offer
 
@@ -98,7 +99,7 @@ def test_the_index_agrees_with_the_rule_book():
 
 
 def test_a_budget_without_a_dataset_is_refused():
-    with pytest.raises(WatchError) as caught:
+    with pytest.raises(QueryError) as caught:
         parse_watch("8b lora budget=3000")
     assert caught.value.code == "fit_error"
 

@@ -104,7 +104,7 @@ async def test_offers_can_be_filtered_by_gpu(store: Store):
 
 async def test_a_providers_first_snapshot_is_a_baseline_not_news(store: Store):
     """Every offer of a first snapshot is "new"; none of it may reach a subscriber."""
-    from monitor.watch_parse import parse_watch
+    from monitor.watch_words import parse_watch
 
     await store.ensure_user(7, language="ru", timezone="UTC")
     await store.add_subscription(7, parse_watch("4090"), cooldown_s=0)
@@ -122,7 +122,7 @@ async def test_a_providers_first_snapshot_is_a_baseline_not_news(store: Store):
 
 async def test_a_subscription_hears_of_a_restock_once_per_cooldown(store: Store):
     """The stock of one offer flips back and forth; the cooldown spans refreshes."""
-    from monitor.watch_parse import parse_watch
+    from monitor.watch_words import parse_watch
 
     await store.ensure_user(7, language="ru", timezone="UTC")
     await store.add_subscription(7, parse_watch("4090"), cooldown_s=3600)
@@ -158,7 +158,7 @@ class RacedStore(Store):
 
 
 async def test_a_refresh_overtaken_by_another_one_writes_nothing(tmp_path: Path):
-    from monitor.watch_parse import parse_watch
+    from monitor.watch_words import parse_watch
 
     store = await RacedStore.open(tmp_path / "raced.sqlite3")
     assert isinstance(store, RacedStore)

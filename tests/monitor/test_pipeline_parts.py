@@ -13,7 +13,7 @@ from monitor.offers import StockState
 from monitor.parts import PartState
 from monitor.pipeline import refresh
 from monitor.scrape import HttpStatusError, LayoutError, PartOutcome, ScrapeResult
-from monitor.watch_parse import parse_watch
+from monitor.watch_words import parse_watch
 from monitor.watchlist import Watchlist
 from storage import Store
 from tests.factories import FixedSource, make_offer

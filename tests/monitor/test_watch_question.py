@@ -1,10 +1,11 @@
-"""The /watch words a notify-me question states (monitor.watch_parse.watch_words_in_question)."""
+"""The /watch words a notify-me question states (monitor.watch_question)."""
 
 from __future__ import annotations
 
 import pytest
 
-from monitor.watch_parse import parse_watch, watch_words_in_question
+from monitor.watch_question import watch_words_in_question
+from monitor.watch_words import parse_watch
 
 
 @pytest.mark.parametrize(
@@ -39,7 +40,7 @@ def test_the_cap_is_per_gpu_hour_as_max_is() -> None:
 
 
 def test_a_run_cost_question_is_not_a_card_price():
-    from monitor.watch_parse import run_budget_in_question, watch_words_in_question
+    from monitor.watch_question import run_budget_in_question, watch_words_in_question
 
     for text, budget in (
         ("сообщи, когда мой запуск будет стоить меньше 5 000 ₽", 5000),

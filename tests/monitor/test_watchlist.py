@@ -11,7 +11,7 @@ import pytest
 from monitor.events import Event, EventKind
 from monitor.offers import StockState
 from monitor.subscriptions import Subscription
-from monitor.watch_parse import parse_watch
+from monitor.watch_words import parse_watch
 from monitor.watchlist import Watchlist
 from storage import Store
 from tests.factories import make_offer

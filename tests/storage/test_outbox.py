@@ -11,7 +11,7 @@ from monitor.events import Event, EventKind
 from monitor.offers import StockState, Vat
 from monitor.queueing import Queued
 from monitor.users import QuietHours, User
-from monitor.watch_parse import parse_watch
+from monitor.watch_words import parse_watch
 from storage import Store
 from storage.outbox_codec import event_from_json, event_to_json
 from storage.outbox_insert import insert_alerts, prepare_alerts

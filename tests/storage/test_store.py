@@ -75,7 +75,7 @@ async def test_concurrent_first_contacts_do_not_collide(store: Store):
 
 
 async def test_unblock_resumes_only_what_the_block_paused(store: Store):
-    from monitor.watch_parse import parse_watch
+    from monitor.watch_words import parse_watch
 
     await store.ensure_user(5, language="ru", timezone="UTC")
     mine = await store.add_subscription(5, parse_watch("h100"))

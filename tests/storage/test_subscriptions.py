@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from monitor.subscriptions import DEFAULT_COOLDOWN_S, AlertKind, WatchFilter
-from monitor.watch_parse import parse_watch
+from monitor.watch_words import parse_watch
 from storage import Store
 from storage.subscriptions import (
     MAX_SUBSCRIPTIONS,

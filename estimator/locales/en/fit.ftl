@@ -1,142 +1,19 @@
-## The short answer (under 900 characters): verdict, peak, the best three options
+## /fit answers (a short first answer, the rest under a button).
+## Kept in this file, apart from main.ftl, so that the two can change without clashing.
 
-fit-title = <b>{ $model } · { $method } · ctx { $ctx } · bs { $bs }</b>{ $gpus }
-fit-gpus-suffix = { " " }· { $count }× GPU ({ $shard })
-fit-from-size = Size { $size } — sized on a Llama-like architecture ({ $model }).
-fit-from-size-synthetic = Size { $size } — sized on a typical Llama-like architecture: { $layers } { $layers ->
-        [one] layer
-       *[other] layers
-    }, h={ $hidden }, vocabulary { $vocab }.
-fit-method-assumed = No method given — sizing { $method }.
-fit-method-ruled-out = Not { $ruled } — sizing { $method }.
-fit-ctx-from-tokens = Examples of up to { $tokens } tokens — sizing ctx { $ctx } to hold them whole.
-fit-ctx-cut = ⚠️ Examples of up to { $tokens } tokens are longer than ctx { $ctx }: training cuts them at { $ctx } (whole: <code>ctx={ $covering }</code>).
-fit-constraints = Conditions: { $items }
-fit-constraint-vram = cards with { $gb } GB or more
-fit-constraint-russia = Russia only
-fit-constraint-rate = up to { $rate } ₽/h
-fit-constraint-hours = { $hours } h a month
-fit-peak = Peak VRAM: <b>{ $peak } GiB</b> per GPU
-fit-peak-stack = Peak VRAM: <b>{ $peak } GiB</b> per GPU with { $stack }
-fit-peak-stacks = Peak: <b>{ $peak } GiB</b> with { $stack } (no stack named); { $range } GiB with { $others }
-fit-target-fits = ✅ <b>{ $gpu }</b>: fits, { $headroom } GiB free of { $usable }
-fit-target-tight = ⚠️ <b>{ $gpu }</b>: tight — { $headroom } GiB free of { $usable }
-fit-target-no = ❌ <b>{ $gpu }</b>: does not fit — { $missing } GiB short of { $usable }
-fit-target-no-multi = ❌ <b>{ $gpu }</b>: not on one card; { $count } of them with sharding (FSDP)
-fit-target-set-fits = ✅ <b>{ $count }× { $gpu }</b> ({ $shard }): fits, { $headroom } GiB free of { $usable } on each
-fit-target-set-tight = ⚠️ <b>{ $count }× { $gpu }</b> ({ $shard }): tight — { $headroom } GiB free of { $usable } on each
-fit-target-set-no = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): does not fit — { $missing } GiB short on each
-fit-target-set-more = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): too few — { $need } needed
-fit-stack-fits = 🔸 With { $stack } it fits: { $peak } GiB (<code>stack={ $code }</code>)
-fit-also = 🔸 <b>{ $gpu }</b> does fit: { $headroom } GiB free of { $usable }
-fit-smallest = Smallest card that fits: <b>{ $gpu }</b> ({ $usable } GiB)
-fit-none = No single card holds this run — see “Details”.
-fit-best-title = <b>Best options right now</b>
-fit-best-card = { $n }. { $gpu } — { $headroom } GiB free{ $time }
-fit-best-cards-title = <b>These fit</b>
-fit-time-hint = Time and cost need the dataset: <code>dataset=20k</code> or “dataset of 2 GB of text”.
-fit-prices-none = Prices are not loaded yet — they appear once provider monitoring is running.
-fit-prices-none-fit = No fitting offer is in stock right now — watch for one with /watch.
-fit-warnings-count = ⚠️ { $count } { $count ->
-        [one] warning
-       *[other] warnings
-    } and advice — under “Details”.
-fit-budget-yes = 💰 Within { $budget } ₽: { $gpu } ×{ $count } at { $provider } — ≈{ $total } ₽ for ~{ $time }.
-fit-budget-no = 💰 Not within { $budget } ₽: the cheapest is { $gpu } ×{ $count } at { $provider } — ≈{ $total } ₽.
-fit-budget-hours = 💰 { $budget } ₽ buys ~{ $hours } h of { $gpu } ×{ $count } ({ $rate } ₽/h at { $provider }); give the dataset size and I will say how many hours it needs.
-fit-budget-none = 💰 Budget { $budget } ₽: no fitting offer is in stock right now.
-fit-more-advice = How to use less memory and the breakdown — under “Details”.
-fit-button-details = Details
-fit-button-short = Short
-
-## Details
-
-fit-table-title = <b>Which GPUs fit</b>
-fit-row-fits = ✅ { $gpu } — { $headroom } GiB free{ $time }{ $mark }
-fit-row-tight = ⚠️ { $gpu } — tight, { $headroom } GiB free{ $time }{ $mark }
-fit-row-no = ❌ { $gpu } — { $missing } GiB short{ $mark }
-fit-row-no-multi = ❌ { $gpu } — needs { $count }{ $time }{ $mark }
-fit-row-time = { " " }· ~{ $time }
-fit-row-fp16 = { " " }· fp16/fp32 only, slow
-fit-hours = { $hours } h
-fit-minutes = { $minutes } min
-fit-days = { $days } days
-fit-advice-title = <b>How to use less memory</b>
-advice-gc_on = turn on gradient checkpointing (<code>gc=on</code>): −{ $saves } GiB, ~20% slower
-advice-pure_bf16 = pure bf16 without fp32 master weights (<code>precision=bf16</code>, as torchtune does): −{ $saves } GiB
-advice-adam8bit = 8-bit Adam (<code>optim=adamw8bit</code>): −{ $saves } GiB
-advice-smaller_batch = micro-batch 1 with gradient accumulation (<code>bs=1</code>): −{ $saves } GiB
-advice-shorter_ctx = context { $value } (<code>ctx={ $value }</code>): −{ $saves } GiB
-advice-qlora = QLoRA instead of { $method } (<code>qlora</code>): −{ $saves } GiB
-advice-unsloth = Unsloth (<code>stack=unsloth</code>): −{ $saves } GiB
-advice-h200 = H200 (141 GB) instead of H100 — the same chip with nearly twice the memory
-fit-warnings-title = <b>Watch out</b>
-caution-no_bf16 = { $value } has no bf16: use fp16 with loss scaling (AMP) — pure fp16 often diverges.
-caution-fp16_on_bf16 = { $value } supports bf16: use <code>precision=bf16</code> — fp16's narrow range diverges without loss scaling, at the same speed.
-caution-native_ctx = The model's native context is { $value } tokens: beyond it RoPE must be stretched (rope_scaling) or quality drops.
-caution-high_rank = rank { $value }: above 64 quality barely improves, time and memory do grow. 8–32 is usually enough.
-caution-oom_step3 = Optimizer states are allocated at the first step: check memory at step 3, not step 1.
-caution-dataloader_workers = Set <code>num_workers=4–8</code> in the DataLoader — without workers the GPU sits idle.
-fit-assumed = <i>Assumed: { $items }.</i> Be specific, e.g. <code>/fit { $example }</code>
-fit-text-tokens = dataset ≈{ $tokens } tokens ({ $bytes } bytes per token for { $lang ->
-        [ru] Russian
-       *[en] English
-    } text)
-fit-prices-title = <b>Cheapest right now</b>
-fit-breakeven-job = This run takes ~{ $job }: { $choice ->
-        [monthly] rent by the month
-       *[hourly] rent by the hour
-    }.
-fit-checkpoint-adapter = <b>Checkpoint</b>: the LoRA adapter is { $adapter }; the merged full model { $model }.
-fit-checkpoint-full = <b>Checkpoint</b>: weights { $model }; with the optimizer state to resume training, { $resume }.
-fit-details-breakdown = Per GPU: weights { $weights } · adapters { $adapters } · gradients { $gradients } · optimizer { $optimizer } · activations and logits { $activations } · CUDA, allocator and buffers { $overhead } GiB
-fit-details-model = Model: { $model } — { $params }B parameters, { $layers } { $layers ->
-        [one] layer
-       *[other] layers
-    }, h={ $hidden }, heads { $heads }/{ $kv_heads }, vocab { $vocab }
-fit-details-setup = Setup: { $precision }, { $optimizer }, gc={ $gc }, rank { $rank } on { $targets }, stack={ $stack }, { $trainable } trainable parameters
-fit-details-time = Time: { $tokens } tokens × { $flops } FLOP/token; { $tps } tokens/s per GPU (MFU { $mfu }%)
-fit-details-method = GiB = 2³⁰ bytes (as nvidia-smi shows). Checked on 112 published measurements from 9 sources: median error on a source the model has not seen ~9%.
-
-## /fit compare
-
-fit-compare-title = <b>{ $model }: full, LoRA and QLoRA</b> · ctx { $ctx } · bs { $bs }
-fit-compare-row = <b>{ $method }</b> — { $peak } GiB · { $gpu }{ $price }{ $time }
-fit-compare-row-none = <b>{ $method }</b> — { $peak } GiB · does not fit even on one 8-card server
-fit-compare-price = { " " }· from { $rate } ₽/h
-fit-compare-time = { " " }· ~{ $time }
-fit-compare-footer = Full fine-tuning with mixed precision and AdamW (18 bytes per parameter); LoRA and QLoRA with r={ $rank } on every linear layer. In detail: <code>/fit { $example }</code>
-fit-smallest-multi = One card is not enough: it takes <b>{ $count }× { $gpu }</b> or more ({ $usable } GiB each)
-# A plan: the server (count × card at a provider, a foreign location named), then its price.
-fit-plan-where = { $gpu } ×{ $count } · { $provider }
-fit-plan-where-abroad = { $gpu } ×{ $count } · { $provider } ({ $country })
-fit-plan-hour = { $n }. { $where } — { $rate } ₽/h · ~{ $time } ≈ <b>{ $total } ₽</b>{ $flags }
-fit-plan-month = { $n }. { $where } — <b>{ $total } ₽</b>: { $months ->
-        [one] { $months } month
-       *[other] { $months } months
-    } of rent for ~{ $time } of work{ $flags }
-fit-plan-rate-hour = { $n }. { $where } — <b>{ $rate } ₽/h</b>{ $flags }
-fit-plan-rate-month = { $n }. { $where } — <b>{ $rate } ₽/month</b>, monthly only{ $flags }
-fit-plan-flags = { " " }⚠️ { $flags }
-fit-no-hourly = No hourly { $what } right now — monthly rent only.
-fit-no-hourly-any = No hourly option right now — monthly rent only.
-caveat-short-tight = tight fit
-caveat-short-no_bf16 = no bf16, slow
-caveat-short-slow = slow card
-caveat-short-no_unsloth = Unsloth won't run
-caveat-short-abroad = outside Russia
-caveat-short-stock_unpublished = stock not published
-caveat-short-month_for_hours = a month of rent for hours of work
-fit-unmet = Nothing matches ({ $what }); without that, offers would fit — drop it to see them.
-unmet-russia_only = Russia only
-unmet-min_vram = card memory
-unmet-max_rate = hourly price
-unmet-gpus = card count
-fit-breakeven-pays = <b>Hourly or monthly</b> ({ $gpu } ×{ $count }): a month at { $monthly_provider } ({ $month } ₽) is cheaper above { $hours } h of use a month (~{ $days } days non-stop); hourly is { $rate } ₽/h at { $hourly_provider }.
-fit-breakeven-never = <b>Hourly or monthly</b> ({ $gpu } ×{ $count }): hourly is cheaper even around the clock — 720 h × { $rate } ₽ = { $around } ₽ against { $month } ₽ for a month at { $monthly_provider }.
-fit-breakeven-usage = At { $usage } h a month, { $choice ->
-        [monthly] rent by the month
-       *[hourly] rent by the hour
-    }.
-fit-compare-price-month = { " " }· { $rate } ₽/month, monthly only
-fit-card-no-bf16 = ⚠️ { $gpu }: no bf16 — fp16/fp32 only, training is slow and may diverge.
+fitb-button-details = Details
+fitb-button-short = Short
+fitb-button-method = { $method ->
+        [lora] Size LoRA
+        [full] Size a full fine-tune
+       *[qlora] Size QLoRA
+    }
+fitb-stale = This button is out of date — ask again, e.g. <code>/fit 13b qlora</code>.
+fitb-compare-usage = For example: <code>/fit compare 13b</code> or <code>/fit compare llama 3 8b ctx=8k</code>.
+fitb-error-no_model = I see no model or size. Start with one: { $allowed }. Example: <code>/fit { $example }</code>.
+fitb-error-bad_value = I could not read <code>{ $key }={ $value }</code>. Allowed: { $allowed }.
+fitb-error-out_of_range = <code>{ $key }={ $value }</code> is out of a sensible range: allowed { $allowed }.
+fitb-error-unknown_gpu = I do not know the GPU “{ $value }”. For example: { $allowed }.
+fitb-error-unknown_key = I do not know the option <code>{ $key }</code>. Allowed: { $allowed }.
+fitb-error-unknown_key-near = I do not know the option <code>{ $key }</code> — did you mean <code>{ $value }</code>? Allowed: { $allowed }.
+fitb-error-conflict = Conflicting options: { $value }. Pick one of: { $allowed }.

@@ -1,14 +1,19 @@
-"""monitor.watch_parse: the /watch grammar, its errors, and the one-line summary."""
+"""monitor.watch_words: the /watch grammar both ways, and its errors."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
+from estimator import gpus
 from estimator.answer import build_answer
-from estimator.ask import understand
+from estimator.fit_words import understand
 from estimator.gpus import load_gpus
+from estimator.parse import QueryError
+from monitor.providers import PROVIDERS
 from monitor.subscriptions import AlertKind, WatchFilter
-from monitor.watch_parse import WatchError, describe, parse_watch
+from monitor.watch_words import canonical, parse_watch
 
 IN, DROP, BELOW = AlertKind.IN_STOCK, AlertKind.PRICE_DROP, AlertKind.BELOW_TARGET
 
@@ -179,7 +184,7 @@ ERRORS = [
 
 @pytest.mark.parametrize(("text", "code", "value"), ERRORS)
 def test_errors(text: str, code: str, value: str | None):
-    with pytest.raises(WatchError) as caught:
+    with pytest.raises(QueryError) as caught:
         parse_watch(text)
     assert caught.value.code == code
     if value is not None:
@@ -187,32 +192,73 @@ def test_errors(text: str, code: str, value: str | None):
     assert caught.value.reason
 
 
-# --- describe -----------------------------------------------------------------------------
+# --- both ways ----------------------------------------------------------------------------
+
+EXACT_GPUS = tuple(spec.id for spec in load_gpus() if gpus.resolve(spec.id) == spec.id)
+# A family name that is also one card's name reads as that card, so it is no family watch.
+FAMILIES = tuple(sorted({spec.family for spec in load_gpus() if gpus.resolve(spec.family) is None}))
+# Parsed once: a fit watch's need and hours come from the estimator, which is slow.
+FIT_WATCHES = tuple(
+    parse_watch(text, narrow=False)
+    for text in ("70b qlora ctx=8192", "13b lora dataset=20k budget=5000", "7b full bs=2")
+)
+LOCATION = st.from_regex(r"[a-zа-яё]{1,8}( [a-zа-яё]{1,8}){0,2}", fullmatch=True)
 
 
-def test_describe_russian_and_english():
-    watch = parse_watch("h100 max=250")
-    assert describe(watch, "ru") == "H100 · до 250 ₽/GPU·ч · в наличии"
-    assert describe(watch, "en") == "H100 · ≤ 250 ₽/GPU·h · in stock"
+def _amounts(low: float, high: float) -> st.SearchStrategy[float | None]:
+    exact = st.floats(low, high, allow_nan=False, allow_infinity=False)
+    return st.one_of(st.none(), exact, st.integers(int(low) + 1, int(high)).map(float))
 
 
-def test_describe_everything():
-    watch = parse_watch(
-        "8x a100 80gb max=199.5 provider=immers location=msk kinds=in_stock,price_drop cooldown=1h"
+@st.composite
+def watches(draw: st.DrawFn) -> WatchFilter:
+    """Any filter parse_watch can produce (fit runs from a few parsed ones)."""
+    fit = draw(st.one_of(st.none(), st.sampled_from(FIT_WATCHES)))
+    name = draw(st.one_of(st.none(), st.tuples(st.booleans(), st.sampled_from(EXACT_GPUS))))
+    family = draw(st.sampled_from(FAMILIES)) if name is not None and name[0] else None
+    cap = draw(_amounts(0.01, 1_000_000))
+    budget = fit.max_job_rub if fit is not None else None
+    kinds = draw(st.frozensets(st.sampled_from(tuple(AlertKind)), min_size=1))
+    if AlertKind.BELOW_TARGET in kinds and cap is None and budget is None:
+        kinds = draw(st.sampled_from([frozenset(), kinds - {AlertKind.BELOW_TARGET}]))
+    return WatchFilter(
+        gpu=name[1] if name is not None and family is None else None,
+        family=family,
+        min_count=draw(st.one_of(st.none(), st.integers(1, 64))),
+        min_vram_gb=draw(_amounts(1, 1024)),
+        min_total_vram_gb=draw(_amounts(1, 65_536)),
+        max_rub_per_gpu_hour=cap,
+        providers=draw(st.frozensets(st.sampled_from(PROVIDERS.ids))),
+        location=draw(st.one_of(st.none(), LOCATION)),
+        kinds=kinds,
+        fit_query=None if fit is None else fit.fit_query,
+        fit_need=None if fit is None else fit.fit_need,
+        job_hours=None if fit is None else fit.job_hours,
+        max_job_rub=budget,
+        cooldown_s=draw(st.one_of(st.none(), st.integers(0, 30 * 86400))),
     )
-    assert describe(watch, "ru") == (
-        "A100 · от 8 GPU · от 80 ГБ/GPU · до 199,5 ₽/GPU·ч · immers.cloud · локация: msk"
-        " · в наличии, снижение цены · не чаще раза в 1 ч"
-    )
-    assert describe(watch, "en") == (
-        "A100 · ≥ 8 GPUs · ≥ 80 GB/GPU · ≤ 199.5 ₽/GPU·h · immers.cloud · location: msk"
-        " · in stock, price drop · at most every 1h"
-    )
 
 
-def test_describe_fit_and_any():
-    fit = parse_watch("70b qlora ctx=8192 max=400")
-    assert describe(fit, "ru") == "подойдёт для: 70b qlora ctx=8192 · до 400 ₽/GPU·ч · в наличии"
-    assert describe(parse_watch("80gb"), "en") == "any GPU · ≥ 80 GB/GPU · in stock"
-    only_below = parse_watch("t4 max=40 kinds=below_target")
-    assert describe(only_below, "en") == "T4 · ≤ 40 ₽/GPU·h · below target"
+@settings(max_examples=300, deadline=None)
+@given(watches())
+def test_canonical_words_parse_back_to_the_same_watch(watch: WatchFilter) -> None:
+    words = canonical(watch)
+    assume(words)  # a filter of nothing at all is no parse's result
+    assert words.isascii() or watch.location is not None  # the user's own place name
+    assert parse_watch(words, narrow=False) == watch
+
+
+def test_canonical_words_are_short_for_a_card_watch():
+    watch = parse_watch("8x a100 80gb max=199.5 provider=immers,selectel kinds=price_drop")
+    assert canonical(watch) == (
+        "A100 count=8 vram=80 max=199.5 provider=immers,selectel kinds=price_drop"
+    )
+    assert canonical(parse_watch("h100 cooldown=90m")) == "H100 cooldown=90m"
+
+
+def test_canonical_numbers_have_no_exponent():
+    # f"{1e6:g}" is "1e+06", which the grammar does not read: a /prices page button broke.
+    assert canonical(parse_watch("max=1000000")) == "max=1000000"
+    assert canonical(parse_watch("vram=1.5 total_vram=12.345678")) == (
+        "vram=1.5 total_vram=12.345678"
+    )

@@ -10,11 +10,11 @@ import pytest
 from bot.fake_telegram.html import parse_telegram_html, utf16_len
 from estimator.__main__ import main
 from estimator.answer import build_answer, to_json
-from estimator.ask import understand
 from estimator.cost import PriceQuote
+from estimator.fit_words import understand
 from estimator.gpus import load_gpus
 from estimator.parse import QueryError
-from estimator.render import render, render_details, render_short
+from estimator.sizing_text import render, render_details, render_short
 from tests.in_process import Finished, run_entry
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from estimator.answer import FitAnswer
 from estimator.fit import RENTED_CARDS, GpuFit, Verdict, trains_in_bf16
 from estimator.hardware import runs_unsloth
+from estimator.i18n import Html, translator
 from estimator.models import LLAMA_LADDER
 from estimator.parsing.build import covering_ctx
 from estimator.plan_text import (
@@ -31,7 +32,6 @@ from estimator.plan_text import (
 from estimator.planner import Plan, with_hourly
 from estimator.query import Method, Stack
 from estimator.stacks import profile
-from estimator.texts import Markup, text
 
 MESSAGE_LIMIT = 4096
 SHORT_LIMIT = 900
@@ -71,6 +71,7 @@ def model_label(answer: FitAnswer) -> str:
 
 def render_short(answer: FitAnswer, language: str) -> str:
     # What was assumed about the method comes first: a verdict never rests on it unsaid.
+    i18n = translator(language)
     lines = [*_method_line(answer, language), _title(answer, language)]
     lines += _constraints_line(answer, language)
     lines += _ctx_lines(answer, language)
@@ -82,11 +83,10 @@ def render_short(answer: FitAnswer, language: str) -> str:
     # A card's own limits belong next to its verdict, not only under «Подробнее».
     for row in (answer.target, *answer.compared):
         if row is not None and not trains_in_bf16(row.gpu):
-            lines.append(text(language, "fit-card-no-bf16", gpu=row.gpu.id))
+            lines.append(i18n("fit-card-no-bf16", gpu=row.gpu.id))
     if answer.also is not None:
         lines.append(
-            text(
-                language,
+            i18n(
                 "fit-also",
                 gpu=answer.also.gpu.id,
                 headroom=gib(answer.also.headroom_gib),
@@ -98,8 +98,7 @@ def render_short(answer: FitAnswer, language: str) -> str:
     if other is not None:
         stack, peak = other
         lines.append(
-            text(
-                language,
+            i18n(
                 "fit-stack-fits",
                 stack=profile(stack).label,
                 peak=gib(peak),
@@ -110,9 +109,9 @@ def render_short(answer: FitAnswer, language: str) -> str:
         lines.append(_budget(answer, language))
     parts = ["\n".join(lines), _best(answer, language)]
     if answer.cautions:
-        parts.append(text(language, "fit-warnings-count", count=len(answer.cautions)))
+        parts.append(i18n("fit-warnings-count", count=len(answer.cautions)))
     elif answer.advice:
-        parts.append(text(language, "fit-more-advice"))
+        parts.append(i18n("fit-more-advice"))
     message = "\n\n".join(part for part in parts if part)
     if len(to_plain(message)) > SHORT_LIMIT:
         message = "\n\n".join(part for part in parts[:2] if part)
@@ -120,43 +119,45 @@ def render_short(answer: FitAnswer, language: str) -> str:
 
 
 def _title(answer: FitAnswer, language: str) -> str:
+    i18n = translator(language)
     query = answer.query
     gpus = (
-        text(language, "fit-gpus-suffix", count=str(query.gpus), shard=query.shard.value)
+        i18n("fit-gpus-suffix", count=str(query.gpus), shard=query.shard.value)
         if query.gpus > 1
         else ""
     )
-    return text(
-        language,
+    return i18n(
         "fit-title",
         model=model_label(answer),
         method=METHOD_NAMES[query.method],
         ctx=str(query.ctx),
         bs=str(query.micro_batch),
-        gpus=Markup(html.escape(gpus, quote=False)),
+        gpus=Html(html.escape(gpus, quote=False)),
     )
 
 
 def _method_line(answer: FitAnswer, language: str) -> list[str]:
     """«Метод не указан — считаю QLoRA.» / «Без QLoRA — считаю LoRA.»; nothing when named."""
+    i18n = translator(language)
     if not any(a.key == "method" for a in answer.assumptions):
         return []
     method = METHOD_NAMES[answer.query.method]
     ruled = [n.split(":", 1)[1] for n in answer.notes if n.startswith("negated:")]
     if ruled:
         names = ", ".join(METHOD_NAMES[Method(m)] for m in ruled)
-        return [text(language, "fit-method-ruled-out", ruled=names, method=method)]
-    return [text(language, "fit-method-assumed", method=method)]
+        return [i18n("fit-method-ruled-out", ruled=names, method=method)]
+    return [i18n("fit-method-assumed", method=method)]
 
 
 def _ctx_lines(answer: FitAnswer, language: str) -> list[str]:
     """ctx raised to hold the examples, or examples that a given ctx will cut."""
+    i18n = translator(language)
     ctx = answer.query.ctx
     lines = []
     for note in answer.notes:
         code, _, value = note.partition(":")
         if code == "ctx_from_tokens" and value.isdigit():
-            lines.append(text(language, "fit-ctx-from-tokens", tokens=value, ctx=str(ctx)))
+            lines.append(i18n("fit-ctx-from-tokens", tokens=value, ctx=str(ctx)))
     cut = [
         int(value)
         for code, _, value in (n.partition(":") for n in answer.notes)
@@ -165,36 +166,35 @@ def _ctx_lines(answer: FitAnswer, language: str) -> list[str]:
     if cut:
         longest = max(cut)
         covering = str(covering_ctx(longest))
-        lines.append(
-            text(language, "fit-ctx-cut", tokens=str(longest), ctx=str(ctx), covering=covering)
-        )
+        lines.append(i18n("fit-ctx-cut", tokens=str(longest), ctx=str(ctx), covering=covering))
     return lines
 
 
 def _constraints_line(answer: FitAnswer, language: str) -> list[str]:
     """What the offers must be, as the user said it (the planner applies it)."""
+    i18n = translator(language)
     said = answer.constraints
     items = []
     if said.min_vram_gib is not None:
-        items.append(text(language, "fit-constraint-vram", gb=f"{said.min_vram_gib:g}"))
+        items.append(i18n("fit-constraint-vram", gb=f"{said.min_vram_gib:g}"))
     if said.russia_only:
-        items.append(text(language, "fit-constraint-russia"))
+        items.append(i18n("fit-constraint-russia"))
     if said.max_rub_per_hour is not None:
-        items.append(text(language, "fit-constraint-rate", rate=f"{said.max_rub_per_hour:g}"))
+        items.append(i18n("fit-constraint-rate", rate=f"{said.max_rub_per_hour:g}"))
     if said.hours_per_month is not None:
-        items.append(text(language, "fit-constraint-hours", hours=f"{said.hours_per_month:g}"))
+        items.append(i18n("fit-constraint-hours", hours=f"{said.hours_per_month:g}"))
     if not items:
         return []
-    return [text(language, "fit-constraints", items=" · ".join(items))]
+    return [i18n("fit-constraints", items=" · ".join(items))]
 
 
 def _from_size(answer: FitAnswer, language: str) -> str:
+    i18n = translator(language)
     model = answer.model
     size = model_label(answer)
     if model.id in LLAMA_LADDER:
-        return text(language, "fit-from-size", size=size, model=model.id)
-    return text(
-        language,
+        return i18n("fit-from-size", size=size, model=model.id)
+    return i18n(
         "fit-from-size-synthetic",
         size=size,
         layers=model.layers,
@@ -204,56 +204,57 @@ def _from_size(answer: FitAnswer, language: str) -> str:
 
 
 def _verdict(answer: FitAnswer, language: str) -> str:
+    i18n = translator(language)
     if answer.target is not None:
         return _target_line(answer, answer.target, language)
     smallest = answer.smallest
     if smallest is not None:
         gpus = answer.query.gpus
         name = smallest.gpu.id if gpus == 1 else f"{gpus}× {smallest.gpu.id}"
-        return text(language, "fit-smallest", gpu=name, usable=gib(smallest.usable_gib))
+        return i18n("fit-smallest", gpu=name, usable=gib(smallest.usable_gib))
     fewest = answer.fewest
     if fewest is not None and fewest.min_gpus is not None:
-        return text(
-            language,
+        return i18n(
             "fit-smallest-multi",
             count=str(fewest.min_gpus),
             gpu=fewest.gpu.id,
             usable=gib(fewest.usable_gib),
         )
-    return text(language, "fit-none")
+    return i18n("fit-none")
 
 
 def _target_line(answer: FitAnswer, row: GpuFit, language: str) -> str:
+    i18n = translator(language)
     query = answer.query
     common = {"gpu": row.gpu.id, "usable": gib(row.usable_gib)}
     if query.gpus > 1:
         # The user asked for several cards: the verdict is about that set, per card.
         sized = {**common, "count": str(query.gpus), "shard": query.shard.value}
         if row.verdict is Verdict.FITS:
-            return text(language, "fit-target-set-fits", headroom=gib(row.headroom_gib), **sized)
+            return i18n("fit-target-set-fits", headroom=gib(row.headroom_gib), **sized)
         if row.verdict is Verdict.TIGHT:
-            return text(language, "fit-target-set-tight", headroom=gib(row.headroom_gib), **sized)
+            return i18n("fit-target-set-tight", headroom=gib(row.headroom_gib), **sized)
         if row.min_gpus and row.min_gpus > query.gpus:
-            return text(language, "fit-target-set-more", need=str(row.min_gpus), **sized)
-        return text(language, "fit-target-set-no", missing=gib(-row.headroom_gib), **sized)
+            return i18n("fit-target-set-more", need=str(row.min_gpus), **sized)
+        return i18n("fit-target-set-no", missing=gib(-row.headroom_gib), **sized)
     if row.verdict is Verdict.FITS:
-        return text(language, "fit-target-fits", headroom=gib(row.headroom_gib), **common)
+        return i18n("fit-target-fits", headroom=gib(row.headroom_gib), **common)
     if row.verdict is Verdict.TIGHT:
-        return text(language, "fit-target-tight", headroom=gib(row.headroom_gib), **common)
+        return i18n("fit-target-tight", headroom=gib(row.headroom_gib), **common)
     if row.min_gpus and row.min_gpus > 1:
-        return text(language, "fit-target-no-multi", count=str(row.min_gpus), **common)
-    return text(language, "fit-target-no", missing=gib(-row.headroom_gib), **common)
+        return i18n("fit-target-no-multi", count=str(row.min_gpus), **common)
+    return i18n("fit-target-no", missing=gib(-row.headroom_gib), **common)
 
 
 def _peak(answer: FitAnswer, language: str) -> str:
+    i18n = translator(language)
     peak = gib(answer.memory.peak)
     stack = answer.query.stack
     if answer.stack_peaks:
         others = {s: p for s, p in answer.stack_peaks.items() if s is not stack}
         low, high = min(others.values()), max(others.values())
         spread = gib(low) if f"{low:.1f}" == f"{high:.1f}" else f"{gib(low)}–{gib(high)}"
-        return text(
-            language,
+        return i18n(
             "fit-peak-stacks",
             peak=peak,
             stack=profile(stack).label,
@@ -261,8 +262,8 @@ def _peak(answer: FitAnswer, language: str) -> str:
             others=", ".join(profile(s).label for s in others),
         )
     if stack is not Stack.HF:
-        return text(language, "fit-peak-stack", peak=peak, stack=profile(stack).label)
-    return text(language, "fit-peak", peak=peak)
+        return i18n("fit-peak-stack", peak=peak, stack=profile(stack).label)
+    return i18n("fit-peak", peak=peak)
 
 
 def _stack_that_fits(answer: FitAnswer) -> tuple[Stack, float] | None:
@@ -287,37 +288,35 @@ def _budget(answer: FitAnswer, language: str) -> str:
 def _best(answer: FitAnswer, language: str) -> str:
     """The best live plans (with an hourly one among them whenever one exists), else the
     cards that hold the run and why there is no price."""
+    i18n = translator(language)
     if answer.plans:
         shown = with_hourly(answer.plans, BEST)
-        lines = [text(language, "fit-best-title")]
+        lines = [i18n("fit-best-title")]
         lines += [plan_line(n, plan, language) for n, plan in enumerate(shown, start=1)]
         missing = no_hourly_line(answer.plans, language)
         if missing is not None:
             lines.append(missing)
         if all(plan.hours is None for plan in shown):
-            lines.append(text(language, "fit-time-hint"))
+            lines.append(i18n("fit-time-hint"))
         return "\n".join(lines)
     if answer.unmet:
         note = unmet_line(answer.unmet, language)
     else:
-        note = text(language, "fit-prices-none-fit" if answer.prices_known else "fit-prices-none")
+        note = i18n("fit-prices-none-fit" if answer.prices_known else "fit-prices-none")
     cards = _fitting_cards(answer)
     if not cards:
         return note
-    lines = [text(language, "fit-best-cards-title")]
+    lines = [i18n("fit-best-cards-title")]
     for n, row in enumerate(cards[:BEST], start=1):
         timing = answer.times.get(row.gpu.id)
-        time_text = (
-            text(language, "fit-row-time", time=duration(language, timing.hours)) if timing else ""
-        )
+        time_text = i18n("fit-row-time", time=duration(language, timing.hours)) if timing else ""
         lines.append(
-            text(
-                language,
+            i18n(
                 "fit-best-card",
                 n=str(n),
                 gpu=row.gpu.id if (row.min_gpus or 1) == 1 else f"{row.min_gpus}× {row.gpu.id}",
                 headroom=gib(row.headroom_gib),
-                time=Markup(html.escape(time_text, quote=False)),
+                time=Html(html.escape(time_text, quote=False)),
             )
         )
     return "\n".join([*lines, note])
@@ -377,38 +376,37 @@ def _shown_rows(answer: FitAnswer) -> list[GpuFit]:
 
 
 def _table(answer: FitAnswer, language: str) -> str:
-    lines = [text(language, "fit-table-title")]
+    i18n = translator(language)
+    lines = [i18n("fit-table-title")]
     for row in _shown_rows(answer):
         timing = answer.times.get(row.gpu.id)
-        time_text = (
-            text(language, "fit-row-time", time=duration(language, timing.hours)) if timing else ""
-        )
-        mark = "" if trains_in_bf16(row.gpu) else text(language, "fit-row-fp16")
+        time_text = i18n("fit-row-time", time=duration(language, timing.hours)) if timing else ""
+        mark = "" if trains_in_bf16(row.gpu) else i18n("fit-row-fp16")
         common = {
             "gpu": row.gpu.id,
-            "time": Markup(html.escape(time_text, quote=False)),
-            "mark": Markup(html.escape(mark, quote=False)),
+            "time": Html(html.escape(time_text, quote=False)),
+            "mark": Html(html.escape(mark, quote=False)),
         }
         if row.verdict is Verdict.FITS:
-            line = text(language, "fit-row-fits", headroom=gib(row.headroom_gib), **common)
+            line = i18n("fit-row-fits", headroom=gib(row.headroom_gib), **common)
         elif row.verdict is Verdict.TIGHT:
-            line = text(language, "fit-row-tight", headroom=gib(row.headroom_gib), **common)
+            line = i18n("fit-row-tight", headroom=gib(row.headroom_gib), **common)
         elif row.min_gpus and row.min_gpus > 1:
-            line = text(language, "fit-row-no-multi", count=str(row.min_gpus), **common)
+            line = i18n("fit-row-no-multi", count=str(row.min_gpus), **common)
         else:
             common.pop("time")
-            line = text(language, "fit-row-no", missing=gib(-row.headroom_gib), **common)
+            line = i18n("fit-row-no", missing=gib(-row.headroom_gib), **common)
         lines.append(line)
     return "\n".join(lines)
 
 
 def _advice(answer: FitAnswer, language: str) -> str:
-    lines = [text(language, "fit-advice-title")]
+    i18n = translator(language)
+    lines = [i18n("fit-advice-title")]
     for item in answer.advice[:5]:
         lines.append(
             "• "
-            + text(
-                language,
+            + i18n(
                 f"advice-{item.code}",
                 saves=gib(item.saves_gib),
                 value=item.value,
@@ -419,22 +417,24 @@ def _advice(answer: FitAnswer, language: str) -> str:
 
 
 def _cautions(answer: FitAnswer, language: str) -> str:
-    lines = [text(language, "fit-warnings-title")]
-    lines += ["• " + text(language, f"caution-{c.code}", value=c.value) for c in answer.cautions]
+    i18n = translator(language)
+    lines = [i18n("fit-warnings-title")]
+    lines += ["• " + i18n(f"caution-{c.code}", value=c.value) for c in answer.cautions]
     return "\n".join(lines)
 
 
 def _prices(answer: FitAnswer, language: str) -> str:
+    i18n = translator(language)
     if answer.plans:
-        lines = [text(language, "fit-prices-title")]
+        lines = [i18n("fit-prices-title")]
         shown = with_hourly(answer.plans, 5)
         lines += [plan_line(n, plan, language) for n, plan in enumerate(shown, start=1)]
         return "\n".join(lines)
     if answer.unmet:
         return unmet_line(answer.unmet, language)
     if answer.prices_known:
-        return text(language, "fit-prices-none-fit")
-    return text(language, "fit-prices-none")
+        return i18n("fit-prices-none-fit")
+    return i18n("fit-prices-none")
 
 
 def _break_even(answer: FitAnswer, language: str) -> str:
@@ -446,14 +446,15 @@ def _break_even(answer: FitAnswer, language: str) -> str:
 
 
 def _checkpoint(answer: FitAnswer, language: str) -> str:
+    i18n = translator(language)
     size = answer.checkpoint
     assert size is not None
     model = _size_text(language, size.model_bytes)
     if size.adapter_bytes is not None:
         adapter = _size_text(language, size.adapter_bytes)
-        return text(language, "fit-checkpoint-adapter", adapter=adapter, model=model)
+        return i18n("fit-checkpoint-adapter", adapter=adapter, model=model)
     resume = _size_text(language, size.resume_bytes or size.model_bytes)
-    return text(language, "fit-checkpoint-full", model=model, resume=resume)
+    return i18n("fit-checkpoint-full", model=model, resume=resume)
 
 
 # Assumptions are shown in the command's own words, so the user can copy and change them.
@@ -468,6 +469,7 @@ COMMAND_KEYS = {
 
 
 def _assumptions(answer: FitAnswer, language: str) -> str:
+    i18n = translator(language)
     items = [
         f"{COMMAND_KEYS.get(a.key, a.key)}={a.value}"
         for a in answer.assumptions
@@ -478,18 +480,18 @@ def _assumptions(answer: FitAnswer, language: str) -> str:
     size = model_label(answer).lower()
     # The user's own run with its assumed values spelled out, never another one.
     example = f"{size} {query.method.value} ctx={query.ctx} bs={query.micro_batch}"
-    return text(language, "fit-assumed", items=", ".join(items), example=example)
+    return i18n("fit-assumed", items=", ".join(items), example=example)
 
 
 def _text_token_notes(answer: FitAnswer, language: str) -> list[str]:
+    i18n = translator(language)
     notes = []
     tokens = answer.query.dataset_tokens
     for note in answer.notes:
         if note.startswith("text_tokens:") and tokens:
             _, text_language, per_token = note.split(":")
             notes.append(
-                text(
-                    language,
+                i18n(
                     "fit-text-tokens",
                     tokens=f"{tokens:,}".replace(",", "\u202f"),
                     bytes=per_token,
@@ -500,12 +502,12 @@ def _text_token_notes(answer: FitAnswer, language: str) -> list[str]:
 
 
 def _details(answer: FitAnswer, language: str) -> str:
+    i18n = translator(language)
     memory, model, query = answer.memory, answer.model, answer.query
     breakdown = {key: gib(value) for key, value in memory.breakdown().items()}
     lines = [
-        text(language, "fit-details-breakdown", **breakdown),
-        text(
-            language,
+        i18n("fit-details-breakdown", **breakdown),
+        i18n(
             "fit-details-model",
             model=model.id,
             params=f"{model.params_b:.2f}",
@@ -515,8 +517,7 @@ def _details(answer: FitAnswer, language: str) -> str:
             kv_heads=str(model.kv_heads),
             vocab=str(model.vocab),
         ),
-        text(
-            language,
+        i18n(
             "fit-details-setup",
             precision=query.precision.value,
             optimizer=query.optimizer.value,
@@ -530,8 +531,7 @@ def _details(answer: FitAnswer, language: str) -> str:
     timing = next(iter(answer.times.values()), None)
     if timing is not None:
         lines.append(
-            text(
-                language,
+            i18n(
                 "fit-details-time",
                 tokens=f"{timing.tokens:,.0f}".replace(",", "\u202f"),
                 flops=f"{timing.flops_per_token:.2e}",
@@ -539,7 +539,7 @@ def _details(answer: FitAnswer, language: str) -> str:
                 mfu=f"{timing.mfu * 100:.0f}",
             )
         )
-    lines.append(text(language, "fit-details-method"))
+    lines.append(i18n("fit-details-method"))
     return "\n".join(lines)
 
 
@@ -549,10 +549,10 @@ def _details(answer: FitAnswer, language: str) -> str:
 def render_compare(answers: Sequence[FitAnswer], language: str) -> str:
     """One line per method: peak, the smallest card that holds it, its cheapest live rate and
     (with a dataset) the time."""
+    i18n = translator(language)
     first = answers[0]
     lines = [
-        text(
-            language,
+        i18n(
             "fit-compare-title",
             model=model_label(first),
             ctx=str(first.query.ctx),
@@ -563,8 +563,7 @@ def render_compare(answers: Sequence[FitAnswer], language: str) -> str:
         lines.append(_compare_row(answer, language))
     size = model_label(first).lower()
     lines.append(
-        text(
-            language,
+        i18n(
             "fit-compare-footer",
             rank=str(first.query.lora_rank),
             example=f"{size} qlora ctx={first.query.ctx}",
@@ -576,6 +575,7 @@ def render_compare(answers: Sequence[FitAnswer], language: str) -> str:
 def _compare_row(answer: FitAnswer, language: str) -> str:
     """Peak, then the cheapest live plan (its cards, rate and time on its own count); with
     no live plan, the smallest rented card (or set of cards) that holds it."""
+    i18n = translator(language)
     method = METHOD_NAMES[answer.query.method]
     peak = gib(answer.memory.peak)
     plan = _compare_plan(answer)
@@ -583,27 +583,24 @@ def _compare_row(answer: FitAnswer, language: str) -> str:
         gpu = plan.gpu.id if plan.gpus == 1 else f"{plan.gpus}× {plan.gpu.id}"
         key = "fit-compare-price-month" if plan.monthly else "fit-compare-price"
         rate = plan.quote.rub_per_month if plan.monthly else plan.quote.rub_per_hour
-        price = text(language, key, rate=rubles(rate or 0.0))
+        price = i18n(key, rate=rubles(rate or 0.0))
         hours = plan.hours
     else:
         row = answer.smallest or answer.fewest
         if row is None or row.min_gpus is None:
-            return text(language, "fit-compare-row-none", method=method, peak=peak)
+            return i18n("fit-compare-row-none", method=method, peak=peak)
         gpu = row.gpu.id if row.min_gpus == 1 else f"{row.min_gpus}× {row.gpu.id}"
         price = ""
         timing = answer.times.get(row.gpu.id)
         hours = timing.hours if timing is not None else None
-    time_text = (
-        "" if hours is None else text(language, "fit-compare-time", time=duration(language, hours))
-    )
-    return text(
-        language,
+    time_text = "" if hours is None else i18n("fit-compare-time", time=duration(language, hours))
+    return i18n(
         "fit-compare-row",
         method=method,
         peak=peak,
         gpu=gpu,
-        price=Markup(html.escape(price, quote=False)),
-        time=Markup(html.escape(time_text, quote=False)),
+        price=Html(html.escape(price, quote=False)),
+        time=Html(html.escape(time_text, quote=False)),
     )
 
 

@@ -1,4 +1,6 @@
-"""The /watch grammar, in the style of /fit: positional words, then key=value pairs.
+"""The /watch grammar, both ways: words -> WatchFilter (`parse_watch`) and WatchFilter -> the
+words that read back as it (`canonical`). In the style of /fit: positional words, then
+key=value pairs.
 
     /watch h100                             family H100 (PCIe, SXM and NVL)
     /watch a100 80gb max=250                family A100, ≥ 80 GB per GPU, ≤ 250 ₽ per GPU-hour
@@ -10,6 +12,8 @@ Keys: max, count, vram (per GPU), total_vram, provider, location, kinds, cooldow
 the /fit keys (ctx, bs, rank, ...) for a fit subscription. Russian spellings are welcome.
 Unlike /fit, nothing is silently skipped: a subscription built on a misread word would stay
 quiet for weeks, so every word must be understood or the user hears which one was not.
+Mistakes are estimator.parse.QueryError, the one user-input error: codes empty, unknown_gpu,
+bad_value, unknown_key, no_filter, fit_error.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from dataclasses import dataclass, field
 
 from estimator import gpus
 from estimator.answer import build_answer
-from estimator.ask import understand
+from estimator.fit_words import understand
 from estimator.models import find_model_in_text
 from estimator.parse import ParsedQuery, QueryError
 from estimator.parsing.patterns import amount_value, size_value
@@ -28,44 +32,6 @@ from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS
 from estimator.planner import Sizing, job_hours
 from monitor.providers import PROVIDERS
 from monitor.subscriptions import AlertKind, WatchFilter, default_kinds
-
-__all__ = [
-    "LABEL_LIMIT",
-    "WatchError",
-    "describe",
-    "filter_parts",
-    "parse_watch",
-    "short_label",
-]
-
-
-class WatchError(ValueError):
-    """The filter cannot be used. `reason` is one line of English; the bot translates `code`
-    with `value` (the word at fault) into the user's language.
-
-    Codes: empty, unknown_gpu, bad_value, unknown_key, no_filter, fit_error.
-    """
-
-    def __init__(
-        self,
-        code: str,
-        reason: str,
-        *,
-        value: str | None = None,
-        key: str | None = None,
-        allowed: tuple[str, ...] = (),
-    ) -> None:
-        super().__init__(reason)
-        self.code = code
-        self.reason = reason
-        self.value = value
-        self.key = key
-        self.allowed = allowed
-
-
-# --------------------------------------------------------------------------- words
-
-# Provider words and names are the registry's (monitor/providers.py): PROVIDERS.find, .name.
 
 _WATCH_KEYS: dict[str, tuple[str, ...]] = {
     "max": ("max", "max_price", "price", "макс", "максимум", "цена", "до"),
@@ -79,13 +45,13 @@ _WATCH_KEYS: dict[str, tuple[str, ...]] = {
     "cooldown": ("cooldown", "every", "кулдаун", "интервал", "не_чаще"),
     "gpu": COMMAND_KEYS["gpu"],
 }
-_WATCH_KEY_OF = {alias: key for key, aliases in _WATCH_KEYS.items() for alias in aliases}
+WATCH_KEY_OF = {alias: key for key, aliases in _WATCH_KEYS.items() for alias in aliases}
 # Every other /fit key describes the training run of a fit subscription.
 _FIT_KEY_OF = {
     alias: key
     for key, aliases in COMMAND_KEYS.items()
     for alias in aliases
-    if alias not in _WATCH_KEY_OF
+    if alias not in WATCH_KEY_OF
 }
 
 _KIND_WORDS = {
@@ -172,18 +138,15 @@ _LIMITS: dict[str, tuple[float, float]] = {
 }
 
 
-# --------------------------------------------------------------------------- parsing
-
-
 @dataclass
-class _Parts:
+class Parts:
     keyed: dict[str, str] = field(default_factory=dict)  # watch key -> raw value (last wins)
     fit_pairs: list[str] = field(default_factory=list)  # "ctx=8192" for the estimator
     words: list[str] = field(default_factory=list)  # positional, in order
     providers: set[str] = field(default_factory=set)
 
 
-def _tidy(text: str) -> str:
+def tidy(text: str) -> str:
     """Spell price caps and GPU counts as keys, so the rest of the parser sees one form."""
     text = _COMMAND.sub("", text)
     text = re.sub(r"[\u00a0\u202f\t\r\n]", " ", text).strip()
@@ -195,19 +158,19 @@ def _tidy(text: str) -> str:
     return _COUNT_AFTER.sub(lambda m: f" count={m.group(1)} ", text)
 
 
-def _split(text: str) -> _Parts:
-    parts = _Parts()
+def _split(text: str) -> Parts:
+    parts = Parts()
     for token in text.split():
         if "=" in token and not token.startswith("="):
             raw_key, value = token.split("=", 1)
             key = raw_key.lower()
-            if key in _WATCH_KEY_OF:
-                parts.keyed[_WATCH_KEY_OF[key]] = value
+            if key in WATCH_KEY_OF:
+                parts.keyed[WATCH_KEY_OF[key]] = value
             elif key in _FIT_KEY_OF:
                 parts.fit_pairs.append(token)
             else:
                 allowed = tuple(_WATCH_KEYS)
-                raise WatchError(
+                raise QueryError(
                     "unknown_key", f"unknown key {raw_key!r}", value=raw_key, allowed=allowed
                 )
         elif (provider := PROVIDERS.find(token)) is not None:
@@ -217,8 +180,8 @@ def _split(text: str) -> _Parts:
     return parts
 
 
-def _bad(key: str, value: str, reason: str, allowed: tuple[str, ...] = ()) -> WatchError:
-    return WatchError(
+def _bad(key: str, value: str, reason: str, allowed: tuple[str, ...] = ()) -> QueryError:
+    return QueryError(
         "bad_value", f"{key}={value!r}: {reason}", key=key, value=f"{key}={value}", allowed=allowed
     )
 
@@ -275,30 +238,30 @@ def _kinds(raw: str) -> frozenset[AlertKind]:
 
 
 @dataclass(frozen=True)
-class _Gpu:
+class Gpu:
     gpu: str | None = None
     family: str | None = None
     min_vram_gb: float | None = None  # what the name itself says ("a100 80gb")
 
 
-def _resolve_gpu(name: str) -> _Gpu:
+def _resolve_gpu(name: str) -> Gpu:
     """An exact card, else a family narrowed by the memory size the name states."""
     exact = gpus.resolve(name)
     if exact is not None:
-        return _Gpu(gpu=exact)
+        return Gpu(gpu=exact)
     family = gpus.family_of(name)
     if family is None:
-        raise WatchError("unknown_gpu", f"unknown GPU {name!r}", value=name, key="gpu")
+        raise QueryError("unknown_gpu", f"unknown GPU {name!r}", value=name, key="gpu")
     stated = gpus.stated_vram_gb(name)
     every = {spec.vram_gb for spec in gpus.family_members(family)}
     # "a100 80gb" leaves two 80GB cards: a family plus a memory floor says exactly that.
     # "a100 sxm" (40 and 80GB) cannot be said with these fields and widens to the family, and
     # so does a bare "h100": every H100 board, the NVL's 94 GB included.
     vram = float(stated) if stated is not None and len(every) > 1 else None
-    return _Gpu(family=family, min_vram_gb=vram)
+    return Gpu(family=family, min_vram_gb=vram)
 
 
-def _gpu_in_words(words: list[str]) -> tuple[_Gpu | None, list[str]]:
+def gpu_in_words(words: list[str]) -> tuple[Gpu | None, list[str]]:
     """The GPU the positional words name, and the words left over."""
     text = " ".join(words)
     model = find_model_in_text(text)
@@ -312,7 +275,7 @@ def _gpu_in_words(words: list[str]) -> tuple[_Gpu | None, list[str]]:
         return None, words
     if len(mentions) > 1:
         names = ", ".join(text[start:end] for _, start, end in mentions)
-        raise WatchError(
+        raise QueryError(
             "bad_value", f"one GPU per subscription, got {names}", key="gpu", value=names
         )
     _, start, end = mentions[0]
@@ -329,17 +292,17 @@ def _fit(text: str) -> tuple[dict[str, int], ParsedQuery]:
     try:
         parsed = understand(text)
     except QueryError as error:
-        raise WatchError("fit_error", error.reason, value=error.value or text) from None
+        raise QueryError("fit_error", error.reason, value=error.value or text) from None
     if parsed is None:
-        raise WatchError("fit_error", f"no model or size in {text!r}", value=text)
+        raise QueryError("fit_error", f"no model or size in {text!r}", value=text)
     ignored = [note.split(":", 1)[1] for note in parsed.notes if note.startswith("ignored:")]
     if ignored:
         words = " ".join(ignored)
-        raise WatchError("fit_error", f"could not read {words!r}", value=words)
+        raise QueryError("fit_error", f"could not read {words!r}", value=words)
     answer = build_answer(parsed, gpus.load_gpus())
     need = {row.gpu.id: row.min_gpus for row in answer.table if row.min_gpus is not None}
     if not need:
-        raise WatchError("fit_error", "no GPU holds this run, even 8 in one server", value=text)
+        raise QueryError("fit_error", "no GPU holds this run, even 8 in one server", value=text)
     return need, parsed
 
 
@@ -350,28 +313,28 @@ def _job_cost(
     without a dataset has no run to price, so it is refused rather than ignored."""
     hours = job_hours(Sizing(parsed.query, parsed.model), need)
     if not hours:
-        raise WatchError(
+        raise QueryError(
             "fit_error", "a budget for the run needs its dataset (dataset=20k)", value=text
         )
     return hours, budget
 
 
 def parse_watch(text: str, *, narrow: bool = True) -> WatchFilter:
-    """Read a /watch filter (with or without the "/watch" itself). Raises WatchError only.
+    """Read a /watch filter (with or without the "/watch" itself). Raises QueryError only.
 
     `narrow=False` accepts a filter that names only providers, a location or a count: too
     wide to alert on, fine for narrowing a price list (/prices provider=selectel).
     """
-    parts = _split(_tidy(text))
+    parts = _split(tidy(text))
     if not (parts.keyed or parts.fit_pairs or parts.words or parts.providers):
-        raise WatchError(
+        raise QueryError(
             "empty", "say what to watch: a GPU, a model to train, or a price", value=""
         )
-    gpu, rest = _gpu_in_words(parts.words)
+    gpu, rest = gpu_in_words(parts.words)
     if "gpu" in parts.keyed:
         named = _resolve_gpu(parts.keyed["gpu"])
         if gpu is not None and gpu != named:
-            raise WatchError(
+            raise QueryError(
                 "bad_value", "two different GPUs given", key="gpu", value=parts.keyed["gpu"]
             )
         gpu = named
@@ -389,7 +352,7 @@ def parse_watch(text: str, *, narrow: bool = True) -> WatchFilter:
             job = _job_cost(run, run.budget_rub, fit_need, fit_query)
     elif rest:
         words = " ".join(rest)
-        raise WatchError("unknown_gpu", f"not a GPU or a model: {words!r}", value=words, key="gpu")
+        raise QueryError("unknown_gpu", f"not a GPU or a model: {words!r}", value=words, key="gpu")
 
     keyed = parts.keyed
     max_price = _number("max", keyed["max"]) if "max" in keyed else None
@@ -429,7 +392,7 @@ def parse_watch(text: str, *, narrow: bool = True) -> WatchFilter:
         cooldown_s=_cooldown(keyed["cooldown"]) if "cooldown" in keyed else None,
     )
     if narrow and not _has_filter(watch):
-        raise WatchError(
+        raise QueryError(
             "no_filter",
             "name a GPU, a model to train, a memory size or a price",
             value=text.strip(),
@@ -452,210 +415,46 @@ def _has_filter(watch: WatchFilter) -> bool:
     )
 
 
-# --------------------------------------------------------------------------- describe
-
-_TEXTS: dict[str, dict[str, str]] = {
-    "ru": {
-        "any": "любая GPU",
-        "fit": "подойдёт для: {}",
-        "count": "от {} GPU",
-        "vram": "от {} ГБ/GPU",
-        "total": "от {} ГБ всего",
-        "max": "до {} ₽/GPU·ч",
-        "location": "локация: {}",
-        "cooldown": "не чаще раза в {}",
-        AlertKind.IN_STOCK: "в наличии",
-        AlertKind.PRICE_DROP: "снижение цены",
-        AlertKind.BELOW_TARGET: "цена ниже цели",
-        "s": "{} с",
-        "m": "{} мин",
-        "h": "{} ч",
-        "d": "{} сут",
-    },
-    "en": {
-        "any": "any GPU",
-        "fit": "fits: {}",
-        "count": "≥ {} GPUs",
-        "vram": "≥ {} GB/GPU",
-        "total": "≥ {} GB total",
-        "max": "≤ {} ₽/GPU·h",
-        "location": "location: {}",
-        "cooldown": "at most every {}",
-        AlertKind.IN_STOCK: "in stock",
-        AlertKind.PRICE_DROP: "price drop",
-        AlertKind.BELOW_TARGET: "below target",
-        "s": "{}s",
-        "m": "{}m",
-        "h": "{}h",
-        "d": "{}d",
-    },
-}
+def canonical(watch: WatchFilter) -> str:
+    """ASCII words that `parse_watch(..., narrow=False)` reads back as `watch` exactly: what
+    a button carries (well inside Telegram's 64 bytes for a card watch) and what a watch
+    built from a question is created from."""
+    words: list[str] = []
+    if watch.fit_query is not None:
+        words.append(watch.fit_query)  # the run's own words; its budget= among them
+    name = watch.gpu or watch.family
+    if name:
+        words.append(name)
+    if watch.min_count is not None:
+        words.append(f"count={watch.min_count}")
+    if watch.min_vram_gb is not None:
+        words.append(f"vram={_number_word(watch.min_vram_gb)}")
+    if watch.min_total_vram_gb is not None:
+        words.append(f"total_vram={_number_word(watch.min_total_vram_gb)}")
+    if watch.max_rub_per_gpu_hour is not None:
+        words.append(f"max={_number_word(watch.max_rub_per_gpu_hour)}")
+    if watch.providers:
+        words.append("provider=" + ",".join(sorted(watch.providers)))
+    if watch.location is not None:
+        words.append("location=" + watch.location.replace(" ", "_"))
+    if watch.kinds != default_kinds(watch.max_rub_per_gpu_hour, max_job_rub=watch.max_job_rub):
+        words.append("kinds=" + ",".join(kind.value for kind in AlertKind if kind in watch.kinds))
+    if watch.cooldown_s is not None:
+        words.append(f"cooldown={_seconds_word(watch.cooldown_s)}")
+    return " ".join(words)
 
 
-def _amount(value: float, language: str) -> str:
-    text = f"{value:,.2f}".rstrip("0").rstrip(".").replace(",", "\u202f")
-    return text.replace(".", ",") if language == "ru" else text
+def _number_word(value: float) -> str:
+    """«250», «199.5»: short where that is exact, every digit where it is not, and never
+    an exponent («1e+06» is not a number to the grammar)."""
+    if value == int(value):
+        return str(int(value))
+    short = f"{value:g}"
+    return short if "e" not in short and float(short) == value else repr(value)
 
 
-def _duration(seconds: int, texts: dict[str, str]) -> str:
+def _seconds_word(seconds: int) -> str:
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size and seconds % size == 0:
-            return texts[unit].format(seconds // size)
-    return texts["s"].format(seconds)
-
-
-def _kind_words(watch: WatchFilter, texts: dict[str, str]) -> list[str]:
-    kinds = set(watch.kinds)
-    # With a cap shown, "in stock" already means "in stock at or under the cap".
-    if AlertKind.IN_STOCK in kinds and watch.max_rub_per_gpu_hour is not None:
-        kinds.discard(AlertKind.BELOW_TARGET)
-    return [texts[kind] for kind in AlertKind if kind in kinds]
-
-
-def filter_parts(watch: WatchFilter, language: str) -> list[str]:
-    """What the filter narrows offers to, in words («H100», «до 250 ₽/GPU·ч», «Selectel»),
-    without the alert kinds: /prices shows these as its filter, /watch adds the kinds."""
-    texts = _TEXTS["ru" if language == "ru" else "en"]
-    parts: list[str] = []
-    if watch.gpu or watch.family:
-        parts.append(watch.gpu or watch.family or "")
-    if watch.fit_query is not None:
-        parts.append(texts["fit"].format(watch.fit_query))
-    if watch.min_count is not None:
-        parts.append(texts["count"].format(watch.min_count))
-    if watch.min_vram_gb is not None:
-        parts.append(texts["vram"].format(_amount(watch.min_vram_gb, language)))
-    if watch.min_total_vram_gb is not None:
-        parts.append(texts["total"].format(_amount(watch.min_total_vram_gb, language)))
-    if watch.max_rub_per_gpu_hour is not None:
-        parts.append(texts["max"].format(_amount(watch.max_rub_per_gpu_hour, language)))
-    if watch.providers:
-        parts.append(", ".join(PROVIDERS.name(p) for p in sorted(watch.providers)))
-    if watch.location is not None:
-        parts.append(texts["location"].format(watch.location))
-    return [part for part in parts if part]
-
-
-def describe(watch: WatchFilter, language: str) -> str:
-    """One plain-text line: «H100 · до 250 ₽/GPU·ч · в наличии». The caller escapes it."""
-    texts = _TEXTS["ru" if language == "ru" else "en"]
-    parts = filter_parts(watch, language)
-    if not (watch.gpu or watch.family or watch.fit_query is not None):
-        parts.insert(0, texts["any"])
-    parts.append(", ".join(_kind_words(watch, texts)))
-    if watch.cooldown_s is not None:
-        parts.append(texts["cooldown"].format(_duration(watch.cooldown_s, texts)))
-    return " · ".join(part for part in parts if part)
-
-
-# A label fits a button beside "🔕 …: 24 ч" on a phone.
-LABEL_LIMIT = 24
-
-
-def short_label(watch: WatchFilter, limit: int = LABEL_LIMIT) -> str:
-    """The watch in a few characters, alike in both languages: «H100 ≤650₽», «8×A100 ≥80GB»,
-    «70b qlora ctx=8192». Alerts head each watch's block with it and its buttons carry it, so
-    two watches that match one offer can be told apart. Plain text; the caller escapes it."""
-    name = watch.fit_query or watch.gpu or watch.family or "GPU"
-    if watch.min_count is not None and watch.min_count > 1:
-        name = f"{watch.min_count}×{name}"
-    parts = [name]
-    if watch.min_vram_gb is not None:
-        parts.append(f"≥{_amount(watch.min_vram_gb, 'en')}GB")
-    if watch.min_total_vram_gb is not None:
-        parts.append(f"Σ≥{_amount(watch.min_total_vram_gb, 'en')}GB")
-    if watch.max_rub_per_gpu_hour is not None:
-        parts.append(f"≤{_amount(watch.max_rub_per_gpu_hour, 'en')}₽")
-    parts.extend(PROVIDERS.name(p) for p in sorted(watch.providers))
-    if watch.location is not None:
-        parts.append(watch.location)
-    label = " ".join(" ".join(parts).split())
-    return label if len(label) <= limit else label[: limit - 1].rstrip() + "…"
-
-
-# --------------------------------------------------------------------------- questions
-
-# «сообщи, когда…», "notify me when…": a question asking to be told later, i.e. a watch.
-_NOTIFY = re.compile(
-    r"сообщ|уведом|оповест|напомн|дай(?:те)?\s+знать|напиши(?:те)?,?\s+когда|"
-    r"скажи(?:те)?,?\s+когда|notify|let\s+me\s+know|tell\s+me\s+when|alert\s+me|ping\s+me|"
-    r"message\s+me\s+when",
-    re.IGNORECASE,
-)
-# Keys a question's own phrasing can produce (_tidy spells «дешевле 600 ₽» as max=600).
-_QUESTION_KEYS = ("max", "count")
-
-
-# «мой запуск», "my run": the question is about the whole run's cost, not a card's price.
-_RUN = re.compile(
-    r"запуск|обучени|дообучени|прогон|трениров|файнтюн|fine-?tun|\bmy\s+run\b|\bthe\s+run\b|"
-    r"\bthis\s+run\b|\btraining\b|\bmy\s+job\b",
-    re.IGNORECASE,
-)
-_RUBLES = re.compile(
-    r"(?<![\w.,])(\d[\d\s\u202f]*(?:[.,]\d+)?)\s*(к|k|тыс\.?)?\s*(?:₽|руб|rub|р\b)",
-    re.IGNORECASE,
-)
-
-
-def run_budget_in_question(text: str) -> float | None:
-    """The budget of «сообщи, когда мой запуск будет стоить меньше 5 000 ₽» (5000.0): a
-    notify-me question about the whole run's cost, or None for any other text."""
-    if _NOTIFY.search(text) is None or _RUN.search(text) is None:
-        return None
-    found = _RUBLES.search(text)
-    if found is None:
-        return None
-    digits = re.sub(r"[\s\u202f]", "", found.group(1)).replace(",", ".")
-    try:
-        value = float(digits) * (1000 if found.group(2) else 1)
-    except ValueError:
-        return None
-    return value if value >= 1 else None
-
-
-def watch_words_in_question(text: str) -> str | None:
-    """The /watch words a notify-me question states («сообщи, когда 8×H100 будет дешевле
-    600 ₽» -> "count=8 H100 max=600"), or None when it is no such question or names neither
-    a GPU nor a price. Only the GPU, its count, the price cap and providers are kept: the
-    rest of a sentence ("when", "will be") is not a filter, and parse_watch would refuse it.
-    The words always parse with parse_watch."""
-    if _NOTIFY.search(text) is None or run_budget_in_question(text) is not None:
-        return None  # a run's total cost is its own watch (run_budget_in_question)
-    try:
-        parts = _split_loosely(_tidy(text))
-        gpu, _rest = _gpu_in_words(parts.words)
-    except WatchError:
-        return None
-    if gpu is None and "max" not in parts.keyed:
-        return None
-    words = [f"count={parts.keyed['count']}"] if "count" in parts.keyed else []
-    if gpu is not None:
-        words.append(gpu.gpu or gpu.family or "")
-        if gpu.min_vram_gb is not None:
-            words.append(f"vram={gpu.min_vram_gb:g}")
-    if "max" in parts.keyed:
-        words.append(f"max={parts.keyed['max']}")
-    words += [f"provider={provider}" for provider in sorted(parts.providers)]
-    spec = " ".join(words)
-    try:
-        parse_watch(spec)
-    except WatchError:
-        return None
-    return spec
-
-
-def _split_loosely(text: str) -> _Parts:
-    """Like _split, but a sentence's own words and unknown keys are dropped, not refused."""
-    parts = _Parts()
-    for token in text.split():
-        token = token.strip(",.!?;:«»\"'()")
-        if "=" in token:
-            key, value = token.split("=", 1)
-            if _WATCH_KEY_OF.get(key.lower()) in _QUESTION_KEYS and value:
-                parts.keyed[_WATCH_KEY_OF[key.lower()]] = value
-        elif (provider := PROVIDERS.find(token)) is not None:
-            parts.providers.add(provider)
-        elif token:
-            parts.words.append(token)
-    return parts
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"

@@ -124,6 +124,10 @@ fit-error-conflict = Conflicting options: { $value }.
 ## /prices
 
 command-prices = GPU prices and stock now
+# A billing kind among the /prices filter words (bot/price_query.py).
+prices-billing-hourly = hourly
+prices-billing-monthly = monthly
+prices-billing-preemptible = preemptible
 prices-title = <b>💰 Prices and stock</b> — training-grade GPUs first
 prices-title-gpu = <b>💰 { $gpu }: prices and stock</b>
 prices-provider-fresh = { $provider }: updated { $minutes } min ago

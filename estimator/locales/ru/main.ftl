@@ -127,6 +127,10 @@ fit-error-conflict = Противоречивые параметры: { $value }
 ## /prices
 
 command-prices = Цены и наличие GPU сейчас
+# A billing kind among the /prices filter words (bot/price_query.py).
+prices-billing-hourly = почасово
+prices-billing-monthly = помесячно
+prices-billing-preemptible = прерываемые
 prices-title = <b>💰 Цены и наличие</b> — сначала GPU для обучения
 prices-title-gpu = <b>💰 { $gpu }: цены и наличие</b>
 prices-provider-fresh = { $provider }: обновлено { $minutes } { $minutes ->

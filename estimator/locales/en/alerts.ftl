@@ -31,7 +31,7 @@ alert-unsubscribed = 🗑 Alert “{ $label }” deleted. The others: /subs.
 alert-snoozed = 💤 Quiet until { $until }. Anything that comes up meanwhile arrives as one digest.
 alert-stale = This subscription no longer exists. All subscriptions: /subs.
 
-# The length guard (bot/delivery/render.py: summary_message): a message Telegram would refuse
+# The length guard (bot/delivery/alert_text.py: summary_message): a message Telegram would refuse
 # as too long goes out as its offers' first lines and this.
 alert-summary-more = The details did not fit in one message{ $hidden ->
         [0] .

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.delivery.callbacks import AlertAction, AlertCallback
-from bot.i18n import Html, Translator
+from bot.delivery.alert_buttons import AlertAction, AlertCallback
 from bot.views.prices import money, price_text
+from estimator.i18n import Html, Translator
 from monitor.events import Event, EventKind
 from monitor.offers import HOURS_PER_MONTH, Billing, Offer, StockState, billing_of
 from monitor.providers import PROVIDERS
-from monitor.watch_parse import LABEL_LIMIT, short_label
+from monitor.watch_describe import LABEL_LIMIT, short_label
 from storage.outbox import OutboxRow
 
 MESSAGE_LIMIT = 4096  # Telegram's cap on a text message, after entity parsing

@@ -1,6 +1,11 @@
-"""Fluent texts in Russian and English, with CLDR plural forms.
+"""The project's one text system: Fluent messages in Russian and English, with CLDR plural forms.
 
-Every string argument is HTML-escaped here, once, so a handler cannot forget to escape a user's
+Every package's texts are in `estimator/locales/<lang>/*.ftl` and are read by this one
+Translator: the bot's replies, the estimator's answers (the CLI words them identically) and
+the /watch describer. It sits in the estimator because that is the one package every other
+may import (the estimator imports nothing of ours).
+
+Every string argument is HTML-escaped here, once, so a caller cannot forget to escape a user's
 or a provider's text. Markup that is already safe is passed as `Html`.
 """
 
@@ -11,13 +16,17 @@ import logging
 from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
+from functools import cache
 from importlib import resources
+from typing import Literal
 
 from fluent.runtime import FluentBundle, FluentResource
 
-from monitor.users import LANGUAGES, Language
-
 logger = logging.getLogger(__name__)
+
+Language = Literal["ru", "en"]
+LANGUAGES: tuple[Language, ...] = ("ru", "en")
+FALLBACK_LANGUAGE: Language = "en"
 
 FluentArg = str | int | float | Decimal | date | datetime
 
@@ -48,6 +57,7 @@ class Translator:
         if message.value is None:
             logger.error("text %r has no value", key)
             return key
+        # Numbers stay numbers so that Fluent picks the plural form («32 слоя», «2 слоя»).
         text, errors = self._bundle.format_pattern(message.value, _escaped(args))
         for error in errors:
             logger.error("text %r (%s): %s", key, self.language, error)
@@ -69,7 +79,7 @@ def _escaped(args: Mapping[str, FluentArg]) -> dict[str, FluentArg]:
 
 
 def read_locale_source(language: Language) -> str:
-    folder = resources.files("bot").joinpath("locales", language)
+    folder = resources.files("estimator").joinpath("locales", language)
     return "\n".join(
         entry.read_text("utf-8")
         for entry in sorted(folder.iterdir(), key=lambda entry: entry.name)
@@ -77,18 +87,27 @@ def read_locale_source(language: Language) -> str:
     )
 
 
-def load_translators(fallback_language: Language = "en") -> dict[Language, Translator]:
-    """Build one Translator per supported language from `bot/locales/<lang>/*.ftl`."""
+@cache
+def translators() -> Mapping[Language, Translator]:
+    """One Translator per supported language, built once: every package shares them."""
     bundles: dict[Language, FluentBundle] = {}
     for language in LANGUAGES:
         # use_isolating=False: Telegram would show the bidi isolation marks as junk.
         bundle = FluentBundle([language], use_isolating=False)
         bundle.add_resource(FluentResource(read_locale_source(language)))
         bundles[language] = bundle
-    fallback = Translator(fallback_language, bundles[fallback_language])
+    fallback = Translator(FALLBACK_LANGUAGE, bundles[FALLBACK_LANGUAGE])
     return {
         language: fallback
-        if language == fallback_language
+        if language == FALLBACK_LANGUAGE
         else Translator(language, bundle, fallback)
         for language, bundle in bundles.items()
     }
+
+
+def translator(language: str) -> Translator:
+    """The Translator for `language`; an unsupported one reads English."""
+    shared = translators()
+    return next(
+        (shared[known] for known in LANGUAGES if known == language), shared[FALLBACK_LANGUAGE]
+    )

@@ -80,7 +80,7 @@ class FitWatchCallback(CallbackData, prefix="v"):
 
 class FitDetailsCallback(CallbackData, prefix="d"):
     """«Подробнее» / «Кратко» on a /fit answer. The run travels as its shortest /fit command
-    (estimator.ask.command_for), so the view can be rebuilt at today's prices."""
+    (estimator.fit_words.command_for), so the view can be rebuilt at today's prices."""
 
     lang: str  # "ru" | "en": the language of the question it answers
     full: int  # 1: the details view, 0: the short answer
@@ -89,7 +89,7 @@ class FitDetailsCallback(CallbackData, prefix="d"):
 
 class WatchQuestionCallback(CallbackData, prefix="q"):
     """«Следить» under a notify-me question's answer: the watch travels as its /watch words
-    (monitor.watch_parse.watch_words_in_question), parsed again when pressed."""
+    (monitor.watch_question.watch_words_in_question), parsed again when pressed."""
 
     lang: str  # "ru" | "en": the language of the question
     spec: str

@@ -1,3 +1,7 @@
+"""estimator.i18n: the one text system, every package's messages in both languages."""
+
+from __future__ import annotations
+
 import re
 from pathlib import Path
 
@@ -5,10 +9,12 @@ import pytest
 from fluent.syntax import FluentParser, FluentSerializer, ast
 
 from bot.fake_telegram.html import parse_telegram_html
-from bot.i18n import Html, load_translators, read_locale_source
-from monitor.users import Language
+from estimator.i18n import Html, Language, read_locale_source, translators
 
-BOT_DIR = Path(__file__).resolve().parents[2] / "bot"
+ROOT = Path(__file__).resolve().parents[2]
+# A literal key, as the bot's handlers (`i18n("key")`) and the estimator's renderers
+# (`translator(language)("key")`) pass it.
+_LITERAL_KEY = re.compile(r"""(?:\bi18n|\btranslator\(\w+\))\(\s*["']([a-z0-9_-]+)["']""")
 
 
 def message_ids(language: Language) -> set[str]:
@@ -23,11 +29,15 @@ def test_both_languages_have_the_same_keys():
 
 
 def test_every_literal_key_used_in_code_exists():
-    used = set()
-    for path in BOT_DIR.rglob("*.py"):
-        used |= set(re.findall(r"""i18n\(\s*["']([a-z0-9-]+)["']""", path.read_text()))
-    assert used, "the scan found no keys: the pattern is broken"
-    missing = used - message_ids("ru")
+    used: dict[str, set[str]] = {}
+    for package in ("bot", "monitor", "estimator"):
+        for path in (ROOT / package).rglob("*.py"):
+            used[package] = used.get(package, set()) | set(
+                _LITERAL_KEY.findall(path.read_text("utf-8"))
+            )
+    assert all(used.values()), f"the scan found no keys in some package: {used}"
+    every = set().union(*used.values())
+    missing = every - message_ids("ru")
     assert not missing
 
 
@@ -43,8 +53,8 @@ def test_every_text_is_valid_telegram_html_in_both_languages():
         "local_time": "12:00",
         "window": "23:00–08:00",
     }
-    translators = load_translators()
-    for language, translator in translators.items():
+    shared = translators()
+    for language, translator in shared.items():
         for key in message_ids(language):
             text = translator(key, **sample)
             assert text != key
@@ -52,14 +62,14 @@ def test_every_text_is_valid_telegram_html_in_both_languages():
 
 
 def test_string_arguments_are_escaped_and_html_is_trusted():
-    ru = load_translators()["ru"]
+    ru = translators()["ru"]
     assert "&lt;Вася &amp; co&gt;" in ru("start-greeting", name="<Вася & co>")
     assert "<i>x</i>" in ru("prices-per-gpu", price=Html("<i>x</i>"))
 
 
 def test_missing_key_falls_back_to_english_then_to_the_key(caplog):
-    translators = load_translators()
-    assert translators["ru"]("no-such-key") == "no-such-key"
+    shared = translators()
+    assert shared["ru"]("no-such-key") == "no-such-key"
     assert "no-such-key" in caplog.text
 
 
@@ -78,9 +88,9 @@ def plural_messages(language: Language) -> dict[str, tuple[set[str], set[str]]]:
 
 
 def test_every_plural_renders_for_every_russian_form(caplog: pytest.LogCaptureFixture):
-    translators = load_translators()
+    shared = translators()
     assert len(plural_messages("ru")) >= 15  # the scan works
-    for language, translator in translators.items():
+    for language, translator in shared.items():
         for key, (selectors, variables) in plural_messages(language).items():
             for number in (0, 1, 2, 5, 11, 21, 22, 25, 101):
                 values: dict[str, str | int] = dict.fromkeys(variables, "x")
@@ -109,7 +119,7 @@ def test_every_plural_renders_for_every_russian_form(caplog: pytest.LogCaptureFi
     ],
 )
 def test_russian_plural_forms(key: str, count: int, expected: str):
-    ru = load_translators()["ru"]
+    ru = translators()["ru"]
     values: dict[str, str | int] = {
         "count": count,
         "limit": count,

@@ -35,7 +35,7 @@ alert-unsubscribed = 🗑 Подписка «{ $label }» удалена. Ост
 alert-snoozed = 💤 Тишина до { $until }. Что придёт за это время, пришлю одной сводкой.
 alert-stale = Этой подписки уже нет. Все подписки — /subs.
 
-# The length guard (bot/delivery/render.py: summary_message): a message Telegram would refuse
+# The length guard (bot/delivery/alert_text.py: summary_message): a message Telegram would refuse
 # as too long goes out as its offers' first lines and this.
 alert-summary-more = Подробности не поместились в одно сообщение{ $hidden ->
         [0] .

@@ -13,18 +13,17 @@ from typing import Protocol
 from aiogram import F, Router
 from aiogram.types import Message
 
-from bot.i18n import Translator
 from bot.quotes import quotes_from
 from estimator.cost import PriceQuote
 from estimator.gpus import family_members, find_in_text, get
+from estimator.i18n import Translator
 from estimator.models import find_model_in_text, get_model
 from estimator.parsing.language import reply_language
 from estimator.parsing.market import Constraints as StatedConstraints
 from estimator.parsing.market import read_constraints
 from estimator.parsing.text import read_method
-from estimator.plan_text import rubles
+from estimator.plan_text import break_even_line, rubles
 from estimator.planner import (
-    BreakEven,
     Constraints,
     break_evens,
     cheapest_offers,
@@ -51,20 +50,20 @@ _SIZE = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s*[bб](?!\w)", re.I)
 REFERENCE_RUN = FitQuery(model="Llama-3.1-8B", method=Method.LORA, ctx=2048, micro_batch=4)
 
 
-class AskStore(Protocol):
+class MarketStore(Protocol):
     """What a free-text question reads: the live prices its answer quotes."""
 
     async def current_offers(self) -> list[Offer]: ...
 
 
 def create_router() -> Router:
-    router = Router(name="ask")
+    router = Router(name="market")
     router.message.register(on_text, F.text, ~F.text.startswith("/"))
     return router
 
 
 async def on_text(
-    message: Message, translators: dict[str, Translator], store: AskStore, user: User
+    message: Message, translators: dict[str, Translator], store: MarketStore, user: User
 ) -> None:
     text = (message.text or "")[:MAX_TEXT]
     language = reply_language(text, user.language)  # «?», «550»: the user's setting
@@ -141,25 +140,27 @@ def _faster(first: str, second: str, i18n: Translator, quotes: Sequence[PriceQuo
     low = min(fast_speeds) / max(slow_speeds)
     high = max(fast_speeds) / min(slow_speeds)
     ratio = f"{low:.1f}" if abs(high - low) < 0.05 else f"{low:.1f}–{high:.1f}"
-    lines = [i18n("ask-faster", fast=fast, slow=slow, ratio=ratio)]
+    lines = [i18n("market-faster", fast=fast, slow=slow, ratio=ratio)]
     costs = []
     for family, speeds in ((fast, fast_speeds), (slow, slow_speeds)):
         offers = cheapest_offers(quotes, _constraints(family, NO_WISH, hourly=True))
         if not offers:
-            lines.append(i18n("ask-faster-no-offer", gpu=family))
+            lines.append(i18n("market-faster-no-offer", gpu=family))
             continue
         best = offers[0]
         per_card = rub_per_gpu_hour(best)
         per_million = per_card / (max(speeds) * 3600) * 1e6
         costs.append((family, per_million))
         server = (
-            i18n("ask-faster-server", count=str(best.gpus), rate=rubles(best.rub_per_hour or 0.0))
+            i18n(
+                "market-faster-server", count=str(best.gpus), rate=rubles(best.rub_per_hour or 0.0)
+            )
             if best.gpus > 1
             else ""
         )
         lines.append(
             i18n(
-                "ask-faster-price",
+                "market-faster-price",
                 gpu=family,
                 rate=rubles(per_card),
                 provider=best.provider,
@@ -169,8 +170,8 @@ def _faster(first: str, second: str, i18n: Translator, quotes: Sequence[PriceQuo
         )
     if len(costs) == 2:
         cheaper = min(costs, key=lambda item: item[1])[0]
-        lines.append(i18n("ask-faster-verdict", gpu=cheaper))
-    lines.append(i18n("ask-faster-hint", fast=fast.lower(), slow=slow.lower()))
+        lines.append(i18n("market-faster-verdict", gpu=cheaper))
+    lines.append(i18n("market-faster-hint", fast=fast.lower(), slow=slow.lower()))
     return "\n".join(lines)
 
 
@@ -194,33 +195,35 @@ def _quote_line(quote: PriceQuote, i18n: Translator) -> str:
     """A server's own price: its count and its whole rate, never a share of it."""
     common = {"gpu": quote.gpu_id, "count": str(quote.gpus), "provider": quote.provider}
     where = (
-        i18n("ask-offer-abroad", country=quote.country) if quote.country not in ("", "RU") else ""
+        i18n("market-offer-abroad", country=quote.country)
+        if quote.country not in ("", "RU")
+        else ""
     )
-    unpublished = "" if quote.stock_published else i18n("ask-offer-unpublished")
+    unpublished = "" if quote.stock_published else i18n("market-offer-unpublished")
     extra = {"where": where, "stock": unpublished}
     if quote.rub_per_hour is not None:
-        return i18n("ask-offer-hour", rate=rubles(quote.rub_per_hour), **common, **extra)
-    return i18n("ask-offer-month", rate=rubles(quote.rub_per_month or 0.0), **common, **extra)
+        return i18n("market-offer-hour", rate=rubles(quote.rub_per_hour), **common, **extra)
+    return i18n("market-offer-month", rate=rubles(quote.rub_per_month or 0.0), **common, **extra)
 
 
 def _cheapest(
     family: str | None, i18n: Translator, quotes: Sequence[PriceQuote], wish: StatedConstraints
 ) -> str:
     if not quotes:
-        return i18n("ask-no-prices")
+        return i18n("market-no-prices")
     pool = cheapest_offers(quotes, _constraints(family, wish))
     if family is None:
         title = (
-            i18n("ask-cheapest-vram", vram=f"{wish.min_vram_gib:g}")
+            i18n("market-cheapest-vram", vram=f"{wish.min_vram_gib:g}")
             if wish.min_vram_gib
-            else i18n("ask-cheapest-any")
+            else i18n("market-cheapest-any")
         )
-        hint = i18n("ask-cheapest-any-hint")
+        hint = i18n("market-cheapest-any-hint")
     else:
-        title = i18n("ask-cheapest-title", gpu=family)
-        hint = i18n("ask-cheapest-hint", gpu=family.lower())
+        title = i18n("market-cheapest-title", gpu=family)
+        hint = i18n("market-cheapest-hint", gpu=family.lower())
     if not pool:
-        return i18n("ask-none-now", gpu=family or "GPU", query=(family or "h100").lower())
+        return i18n("market-none-now", gpu=family or "GPU", query=(family or "h100").lower())
     return "\n".join([title, *(_quote_line(q, i18n) for q in pool[:SHOWN]), hint])
 
 
@@ -229,21 +232,21 @@ def _in_stock(
 ) -> str:
     """Offers the provider says are available, apart from those whose stock is not published."""
     if not quotes:
-        return i18n("ask-no-prices")
+        return i18n("market-no-prices")
     pool = cheapest_offers(quotes, _constraints(family, wish))
     if not pool:
-        return i18n("ask-none-now", gpu=family, query=family.lower())
+        return i18n("market-none-now", gpu=family, query=family.lower())
     published = [q for q in pool if q.stock_published]
     unpublished = len(pool) - len(published)
     lines = []
     if published:
-        lines.append(i18n("ask-stock-title", gpu=family, count=len(published)))
+        lines.append(i18n("market-stock-title", gpu=family, count=len(published)))
     else:
-        lines.append(i18n("ask-stock-none-published", gpu=family))
+        lines.append(i18n("market-stock-none-published", gpu=family))
     if unpublished:
-        lines.append(i18n("ask-stock-unpublished", count=unpublished))
+        lines.append(i18n("market-stock-unpublished", count=unpublished))
     lines += [_quote_line(q, i18n) for q in (published or pool)[:SHOWN]]
-    lines.append(i18n("ask-stock-hint", gpu=family.lower()))
+    lines.append(i18n("market-stock-hint", gpu=family.lower()))
     return "\n".join(lines)
 
 
@@ -253,37 +256,16 @@ def _hourly_or_monthly(
     """The guide's rule of thumb, then the break-even at live prices of the same card and
     count by the hour and by the month, for the card asked (or the popular training cards).
     A month is said to pay off only when it does within a month of use."""
-    lines = [i18n("ask-hourly-monthly")]
+    lines = [i18n("market-hourly-monthly")]
     families = [family] if family else ["RTX 4090", "A100", "H100"]
     for name in families:
         points = break_evens(quotes, _constraints(name, wish), wish.hours_per_month)
         for point in points[:2]:
-            lines.append(_break_even_line(name, point, i18n))
+            lines.append(break_even_line(point, i18n.language, family=name))
     if len(lines) == 1 and family:
-        lines.append(i18n("ask-breakeven-none", gpu=family))
-    lines.append(i18n("ask-hourly-hint"))
+        lines.append(i18n("market-breakeven-none", gpu=family))
+    lines.append(i18n("market-hourly-hint"))
     return "\n".join(lines)
-
-
-def _break_even_line(family: str, point: BreakEven, i18n: Translator) -> str:
-    common = {
-        "gpu": family,
-        "count": str(point.monthly.gpus),
-        "month": rubles(point.monthly.rub_per_month or 0.0),
-        "month_provider": point.monthly.provider,
-        "rate": rubles(point.hourly.rub_per_hour or 0.0),
-        "hour_provider": point.hourly.provider,
-    }
-    if point.pays_off:
-        line = i18n(
-            "ask-breakeven", hours=f"{point.hours:.0f}", days=f"{point.hours / 24:.0f}", **common
-        )
-    else:
-        line = i18n("ask-breakeven-never", around=rubles(point.around_the_clock_rub), **common)
-    if point.usage_hours is not None:
-        choice = "monthly" if point.monthly_wins else "hourly"
-        line += " " + i18n("ask-breakeven-usage", usage=f"{point.usage_hours:g}", choice=choice)
-    return line
 
 
 def _suggest(text: str, families: list[str], i18n: Translator) -> str:
@@ -299,4 +281,4 @@ def _suggest(text: str, families: list[str], i18n: Translator) -> str:
         words.append(method.value)
     else:
         words += [f"no-{m.value}" for m in ruled_out]
-    return i18n("ask-suggest", gpu=gpu, model=model, fit=" ".join(words))
+    return i18n("market-suggest", gpu=gpu, model=model, fit=" ".join(words))

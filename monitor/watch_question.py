@@ -1,0 +1,97 @@
+"""A notify-me question in words («сообщи, когда 8×H100 будет дешевле 600 ₽», "notify me
+when my run costs under 3000 rub") read as the watch it asks for: the /watch words of a card
+price watch, or the budget of a watch on the whole run's cost."""
+
+from __future__ import annotations
+
+import re
+
+from estimator.parse import QueryError
+from monitor.providers import PROVIDERS
+from monitor.watch_words import WATCH_KEY_OF, Parts, gpu_in_words, parse_watch, tidy
+
+# «сообщи, когда…», "notify me when…": a question asking to be told later, i.e. a watch.
+_NOTIFY = re.compile(
+    r"сообщ|уведом|оповест|напомн|дай(?:те)?\s+знать|напиши(?:те)?,?\s+когда|"
+    r"скажи(?:те)?,?\s+когда|notify|let\s+me\s+know|tell\s+me\s+when|alert\s+me|ping\s+me|"
+    r"message\s+me\s+when",
+    re.IGNORECASE,
+)
+# Keys a question's own phrasing can produce (tidy spells «дешевле 600 ₽» as max=600).
+_QUESTION_KEYS = ("max", "count")
+
+
+# «мой запуск», "my run": the question is about the whole run's cost, not a card's price.
+_RUN = re.compile(
+    r"запуск|обучени|дообучени|прогон|трениров|файнтюн|fine-?tun|\bmy\s+run\b|\bthe\s+run\b|"
+    r"\bthis\s+run\b|\btraining\b|\bmy\s+job\b",
+    re.IGNORECASE,
+)
+_RUBLES = re.compile(
+    r"(?<![\w.,])(\d[\d\s\u202f]*(?:[.,]\d+)?)\s*(к|k|тыс\.?)?\s*(?:₽|руб|rub|р\b)",
+    re.IGNORECASE,
+)
+
+
+def run_budget_in_question(text: str) -> float | None:
+    """The budget of «сообщи, когда мой запуск будет стоить меньше 5 000 ₽» (5000.0): a
+    notify-me question about the whole run's cost, or None for any other text."""
+    if _NOTIFY.search(text) is None or _RUN.search(text) is None:
+        return None
+    found = _RUBLES.search(text)
+    if found is None:
+        return None
+    digits = re.sub(r"[\s\u202f]", "", found.group(1)).replace(",", ".")
+    try:
+        value = float(digits) * (1000 if found.group(2) else 1)
+    except ValueError:
+        return None
+    return value if value >= 1 else None
+
+
+def watch_words_in_question(text: str) -> str | None:
+    """The /watch words a notify-me question states («сообщи, когда 8×H100 будет дешевле
+    600 ₽» -> "count=8 H100 max=600"), or None when it is no such question or names neither
+    a GPU nor a price. Only the GPU, its count, the price cap and providers are kept: the
+    rest of a sentence ("when", "will be") is not a filter, and parse_watch would refuse it.
+    The words always parse with parse_watch."""
+    if _NOTIFY.search(text) is None or run_budget_in_question(text) is not None:
+        return None  # a run's total cost is its own watch (run_budget_in_question)
+    try:
+        parts = _split_loosely(tidy(text))
+        gpu, _rest = gpu_in_words(parts.words)
+    except QueryError:
+        return None
+    if gpu is None and "max" not in parts.keyed:
+        return None
+    words = [f"count={parts.keyed['count']}"] if "count" in parts.keyed else []
+    if gpu is not None:
+        words.append(gpu.gpu or gpu.family or "")
+        if gpu.min_vram_gb is not None:
+            words.append(f"vram={gpu.min_vram_gb:g}")
+    if "max" in parts.keyed:
+        words.append(f"max={parts.keyed['max']}")
+    words += [f"provider={provider}" for provider in sorted(parts.providers)]
+    spec = " ".join(words)
+    try:
+        parse_watch(spec)
+    except QueryError:
+        return None
+    return spec
+
+
+def _split_loosely(text: str) -> Parts:
+    """Like the grammar's own split (monitor.watch_words), but a sentence's own words and
+    unknown keys are dropped, not refused."""
+    parts = Parts()
+    for token in text.split():
+        token = token.strip(",.!?;:«»\"'()")
+        if "=" in token:
+            key, value = token.split("=", 1)
+            if WATCH_KEY_OF.get(key.lower()) in _QUESTION_KEYS and value:
+                parts.keyed[WATCH_KEY_OF[key.lower()]] = value
+        elif (provider := PROVIDERS.find(token)) is not None:
+            parts.providers.add(provider)
+        elif token:
+            parts.words.append(token)
+    return parts
