@@ -265,20 +265,13 @@ def _preset_offer(
             item=sku,
         )
         return None
-    return Offer(
-        provider=PROVIDER,
-        sku=sku,
-        location=location,
-        gpu=gpu.id,
-        gpu_raw=gpu.raw,
-        gpu_known=gpu.known,
-        gpu_count=gpu.count,
-        vram_gb=gpu.vram_gb,
-        price=price,
-        stock=stock,
-        url=ASSUMED.vgpu_url if sku.startswith("vgpu.") else ASSUMED.dedicated_url,
-        stock_count=count,
-        vat=ASSUMED.vat,
+    return _offer(
+        sku,
+        location,
+        gpu,
+        price,
+        (stock, count),
+        ASSUMED.vgpu_url if sku.startswith("vgpu.") else ASSUMED.dedicated_url,
         vcpu=_size(_int(_first(row, info, "cpu"))),
         ram_gb=_size(_number(_first(row, info, "ram"))),
         disk_gb=_size(parse_disk(_first(row, info, "hdd"))),
@@ -374,26 +367,54 @@ def _stock_offer(
     if price is None:
         parsed.skip(f"{where}: no price, skipped", reason="no price", item=sku)
         return None
-    stock, count = _stock_state(row.get("status"), where, parsed)
+    return _offer(
+        sku,
+        _text(row.get("location")) or location,
+        gpu,
+        price,
+        _stock_state(row.get("status"), where, parsed),
+        ASSUMED.dedicated_url,
+        ram_gb=_size(_number(hardware.get("ram")) or _number(specs.get("ram"))),
+        disk_gb=_size(_hdd_groups(hardware.get("hdd_groups")) or parse_disk(specs.get("disk"))),
+        title=" ".join(
+            filter(None, (_text(row.get("name")), _text(hardware.get("cpu_name")), gpu_text))
+        ),
+    )
+
+
+def _offer(
+    sku: str,
+    location: str,
+    gpu: Gpu,
+    price: Price,
+    stock: tuple[StockState, int | None],
+    url: str,
+    *,
+    vcpu: int | None = None,
+    ram_gb: float | None,
+    disk_gb: float | None,
+    title: str,
+) -> Offer:
+    """What a preset and a stock server have in common as an offer."""
+    state, count = stock
     return Offer(
         provider=PROVIDER,
         sku=sku,
-        location=_text(row.get("location")) or location,
+        location=location,
         gpu=gpu.id,
         gpu_raw=gpu.raw,
         gpu_known=gpu.known,
         gpu_count=gpu.count,
         vram_gb=gpu.vram_gb,
         price=price,
-        stock=stock,
-        url=ASSUMED.dedicated_url,
+        stock=state,
+        url=url,
         stock_count=count,
         vat=ASSUMED.vat,
-        ram_gb=_size(_number(hardware.get("ram")) or _number(specs.get("ram"))),
-        disk_gb=_size(_hdd_groups(hardware.get("hdd_groups")) or parse_disk(specs.get("disk"))),
-        title=" ".join(
-            filter(None, (_text(row.get("name")), _text(hardware.get("cpu_name")), gpu_text))
-        ),
+        vcpu=vcpu,
+        ram_gb=ram_gb,
+        disk_gb=disk_gb,
+        title=title,
     )
 
 

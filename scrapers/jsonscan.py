@@ -58,13 +58,9 @@ def _array(text: str, pos: int, depth: int) -> tuple[list[Any], int]:
     while True:
         item, pos = _value(text, pos, depth)
         items.append(item)
-        pos = _skip(text, pos)
-        if text.startswith(",", pos):
-            pos = _skip(text, pos + 1)
-        elif text.startswith("]", pos):
-            return items, pos + 1
-        else:
-            raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+        closed, pos = _after_item(text, pos, "]")
+        if closed:
+            return items, pos
 
 
 def _object(text: str, pos: int, depth: int) -> tuple[dict[str, Any], int]:
@@ -82,10 +78,16 @@ def _object(text: str, pos: int, depth: int) -> tuple[dict[str, Any], int]:
         if not text.startswith(":", pos):
             raise json.JSONDecodeError("Expecting ':' delimiter", text, pos)
         found[key], pos = _value(text, _skip(text, pos + 1), depth)
-        pos = _skip(text, pos)
-        if text.startswith(",", pos):
-            pos = _skip(text, pos + 1)
-        elif text.startswith("}", pos):
-            return found, pos + 1
-        else:
-            raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+        closed, pos = _after_item(text, pos, "}")
+        if closed:
+            return found, pos
+
+
+def _after_item(text: str, pos: int, close: str) -> tuple[bool, int]:
+    """After an array item or an object member: (closed, where the next thing starts)."""
+    pos = _skip(text, pos)
+    if text.startswith(",", pos):
+        return False, _skip(text, pos + 1)
+    if text.startswith(close, pos):
+        return True, pos + 1
+    raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
