@@ -18,6 +18,7 @@ from bot.routers.prices import PricesStore, render_page
 from bot.routers.settings import SettingsStore, settings_view
 from bot.routers.watch import SubsStore, subs_view
 from estimator.i18n import Translator
+from monitor.providers import PROVIDERS
 from monitor.users import User
 
 
@@ -32,10 +33,18 @@ def create_router() -> Router:
     return router
 
 
+def providers_in_words(i18n: Translator) -> str:
+    """Every registered provider, as the greeting names them: «Selectel, HOSTKEY и immers.cloud»."""
+    names = [provider.name for provider in PROVIDERS]
+    if len(names) < 2:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} {i18n('list-and')} {names[-1]}"
+
+
 async def on_start(message: Message, i18n: Translator) -> None:
     sender = message.from_user
     name = sender.first_name if sender and sender.first_name else i18n("start-user-fallback")
-    greeting = i18n("start-greeting", name=name)
+    greeting = i18n("start-greeting", name=name, providers=providers_in_words(i18n))
     await message.answer(f"{greeting}\n\n{i18n('start-menu-hint')}", reply_markup=main_menu(i18n))
 
 

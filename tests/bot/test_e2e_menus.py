@@ -44,7 +44,7 @@ async def test_start_greets_in_russian_with_the_main_menu(telegram: FakeTelegram
         text = await send(telegram, "/start", first_name="Аня <script>")
         message = telegram.last_message(CHAT)
     assert text.startswith("Привет, Аня <script>! Я gpuradar.")
-    assert "Selectel, immers.cloud и HOSTKEY" in text
+    assert "Selectel, HOSTKEY и immers.cloud" in text
     assert message.parse_mode == "HTML"
     assert "Аня &lt;script&gt;" in message.text  # escaped on the wire, shown literally
     assert [button.text for button in message.buttons()] == [

@@ -103,5 +103,8 @@ async def test_a_registered_fourth_provider_is_scraped_listed_and_watchable(
 
                 watched = await reply(telegram, "/watch l40s provider=tiny.cloud")
                 assert "Tiny Cloud" in watched
+
+                greeting = await reply(telegram, "/start")
+                assert "Selectel, HOSTKEY, immers.cloud и Tiny Cloud" in greeting
         assert ID not in PROVIDERS  # the registry is the real one again
         assert PROVIDERS.find("тайни") is None

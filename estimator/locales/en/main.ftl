@@ -2,9 +2,11 @@
 
 start-greeting =
     Hi, <b>{ $name }</b>! I am <b>gpuradar</b>.
-    I watch GPU stock and prices at Selectel, immers.cloud and HOSTKEY and message you when the card you need appears or gets cheaper.
+    I watch GPU stock and prices at { $providers } and message you when the card you need appears or gets cheaper.
     I work out how much VRAM a fine-tune needs, which GPUs fit, and what the rent will cost.
 start-menu-hint = Pick a section:
+# Joins the last two names of a list: "Selectel, HOSTKEY and immers.cloud".
+list-and = and
 start-user-fallback = there
 
 menu-prices = 💰 Prices and stock

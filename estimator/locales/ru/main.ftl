@@ -2,10 +2,12 @@
 
 start-greeting =
     Привет, <b>{ $name }</b>! Я <b>gpuradar</b>.
-    Слежу за наличием и ценами GPU в Selectel, immers.cloud и HOSTKEY и напишу, когда нужная карта появится или подешевеет.
+    Слежу за наличием и ценами GPU в { $providers } и напишу, когда нужная карта появится или подешевеет.
     Считаю, сколько видеопамяти нужно для дообучения модели, какие GPU подойдут и во что обойдётся аренда.
 start-menu-hint = Выберите раздел:
 start-user-fallback = друг
+# Joins the last two names of a list: «Selectel, HOSTKEY и immers.cloud».
+list-and = и
 
 menu-prices = 💰 Цены и наличие
 menu-fit = 🧮 Подобрать GPU
