@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, cast
 
@@ -103,7 +103,7 @@ async def fill(store: Store, n: int, now: datetime) -> int:
     """N users, and one alert each queued through the refresh's real rules and writes."""
     users = range(FIRST_CHAT, FIRST_CHAT + n)
     event = the_event(now)
-    alerts = [Alert(chat, index + 1, event) for index, chat in enumerate(users)]
+    alerts = [Alert(chat, index + 1, event, cooldown_s=0) for index, chat in enumerate(users)]
     async with store.database.transaction() as connection:
         # Raw inserts for the users only: the benchmark is about delivery, not sign-ups.
         seen = moment_value(connection.dialect, now)
@@ -112,12 +112,8 @@ async def fill(store: Store, n: int, now: datetime) -> int:
             " VALUES (?, 'ru', 'Europe/Moscow', ?, ?)",
             [(chat, seen, seen) for chat in users],
         )
-        queued = queue(alerts, now=now, last_alerts={}, holds={}, cooldown_of=_no_cooldown)
+        queued = queue(alerts, now=now, last_alerts={}, holds={})
         return await insert_alerts(connection, prepare_alerts(queued, now))
-
-
-def _no_cooldown(_: int) -> timedelta:
-    return timedelta(0)
 
 
 # --- the fake Telegram, in a child process -------------------------------------------------

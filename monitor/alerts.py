@@ -6,6 +6,10 @@ from typing import NamedTuple
 
 from monitor.events import Event
 
+# A watch's cooldown unless the user asks for another (/watch ... cooldown=1h): one alert per
+# offer and kind in six hours keeps a flapping stock flag from paging anyone all day.
+DEFAULT_COOLDOWN_S = 6 * 3600
+
 
 class Alert(NamedTuple):
     """Immutable, and a tuple underneath: a refresh may build hundreds of thousands of these
@@ -14,6 +18,9 @@ class Alert(NamedTuple):
     chat_id: int
     subscription_id: int
     event: Event
+    # The subscription's cooldown, taken from the index entry that matched: queueing needs
+    # no second look-up into the index the alert just came from.
+    cooldown_s: int = DEFAULT_COOLDOWN_S
 
     @property
     def dedupe_key(self) -> str:

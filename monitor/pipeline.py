@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Protocol
 
 from monitor.alerts import Alert
@@ -54,8 +54,6 @@ class Matcher(Protocol):
         """Load what matching needs; matching itself must not touch the database."""
 
     def match(self, events: Sequence[Event], now: datetime) -> list[Alert]: ...
-
-    def cooldown_of(self, subscription_id: int) -> timedelta: ...
 
 
 @dataclass(frozen=True)
@@ -139,7 +137,6 @@ async def _apply(
         now=moment,
         last_alerts=state.last_alerts,
         holds=state.holds,
-        cooldown_of=matcher.cooldown_of,
     )
     listed = sum(1 for entry in settled.tracked.values() if entry.missing_runs == 0)
     plan = RefreshPlan(

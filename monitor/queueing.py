@@ -14,7 +14,7 @@ The rules that used to run inside the refresh's write transaction, in storage:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import NamedTuple
@@ -66,7 +66,6 @@ def queue(
     now: datetime,
     last_alerts: Mapping[CooldownKey, datetime],
     holds: Mapping[int, Hold],
-    cooldown_of: Callable[[int], timedelta],
 ) -> list[Queued]:
     """The rows to queue for these candidate alerts of a refresh made at `now`."""
     queued: list[Queued] = []
@@ -74,6 +73,7 @@ def queue(
     # A refresh's alerts share few events (thousands of subscribers, one H100): an event's
     # key parts are worked out once, and most alerts need no hold look-up beyond a miss.
     events: dict[int, tuple[str, str, str, str, str]] = {}
+    cooldowns: dict[int, timedelta] = {}  # a handful of distinct lengths among thousands
     for alert in alerts:
         hold = holds.get(alert.chat_id)
         if hold is not None and hold.blocked:
@@ -84,7 +84,9 @@ def queue(
             provider, sku, location = event.offer.key
             parts = events[id(event)] = (event.key, provider, sku, location, event.kind.value)
         event_key, provider, sku, location, kind = parts
-        cooldown = cooldown_of(alert.subscription_id)
+        cooldown = cooldowns.get(alert.cooldown_s)
+        if cooldown is None:
+            cooldown = cooldowns[alert.cooldown_s] = timedelta(seconds=alert.cooldown_s)
         if last_alerts:
             last = last_alerts.get((alert.subscription_id, provider, sku, location, kind))
             if last is not None and now - last < cooldown:

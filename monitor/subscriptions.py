@@ -29,11 +29,10 @@ from typing import NamedTuple
 
 from estimator import gpus
 from estimator.planner import months_for
-from monitor.alerts import Alert
+from monitor.alerts import DEFAULT_COOLDOWN_S, Alert
 from monitor.events import Event, EventKind
 from monitor.offers import HOURS_PER_MONTH, Offer, StockState
 
-DEFAULT_COOLDOWN_S = 6 * 3600
 # Offers list memory as the vendor rounds it ("79.6 GB" for an 80GB card); never lose a
 # real 80GB card to rounding.
 _VRAM_SLACK_GB = 0.5
@@ -321,7 +320,7 @@ def naive_match(
         if view is None:
             continue
         alerts.extend(
-            Alert(sub.chat_id, sub.id, event)
+            Alert(sub.chat_id, sub.id, event, sub.cooldown_s)
             for sub in subs
             if is_active(sub, now) and _accepts(sub.filter, view)
         )
@@ -596,7 +595,9 @@ class MatchIndex:
                 bucket = self._buckets.get(key)
                 if bucket is not None:
                     bucket.collect(view, now, found)
-            alerts.extend(Alert(entry.chat_id, entry.sub_id, event) for entry in found)
+            alerts.extend(
+                Alert(entry.chat_id, entry.sub_id, event, entry.sub.cooldown_s) for entry in found
+            )
         return alerts
 
     def _lookup_keys(self, view: _EventView) -> list[_BucketKey]:

@@ -12,14 +12,12 @@ from __future__ import annotations
 import asyncio
 import gc
 from collections.abc import Collection, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Protocol
 
 from monitor.alerts import Alert
 from monitor.events import Event
 from monitor.subscriptions import MatchIndex, Subscription
-
-DEFAULT_COOLDOWN = timedelta(hours=6)
 
 
 class SubscriptionSource(Protocol):
@@ -54,10 +52,6 @@ class Watchlist:
 
     def match(self, events: Sequence[Event], now: datetime) -> list[Alert]:
         return self._index.match(events, now) if events else []
-
-    def cooldown_of(self, subscription_id: int) -> timedelta:
-        sub = self._index.get(subscription_id)
-        return timedelta(seconds=sub.cooldown_s) if sub is not None else DEFAULT_COOLDOWN
 
 
 def _build(subs: list[Subscription]) -> MatchIndex:

@@ -12,8 +12,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from monitor.alerts import DEFAULT_COOLDOWN_S
 from monitor.subscriptions import (
-    DEFAULT_COOLDOWN_S,
     AlertKind,
     Subscription,
     WatchFilter,

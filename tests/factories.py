@@ -10,7 +10,7 @@ from monitor.offers import Offer, Price, StockState
 from monitor.pipeline import PipelineOutcome, refresh
 from monitor.queueing import queue
 from monitor.scrape import ScrapeResult
-from monitor.watchlist import DEFAULT_COOLDOWN, Watchlist
+from monitor.watchlist import Watchlist
 from storage import Store
 from storage.outbox_insert import insert_alerts, prepare_alerts
 
@@ -74,11 +74,9 @@ async def store_snapshot(store: Store, result: ScrapeResult) -> PipelineOutcome:
 
 
 async def enqueue(store: Store, alerts: Iterable[Alert], now: datetime) -> int:
-    """Queue alerts as a refresh does, without a scrape: monitor.queueing's rules (cooldowns
-    aside) over the held chats Store.load reads, written as Store.commit writes them."""
+    """Queue alerts as a refresh does, without a scrape: monitor.queueing's rules (no cooldown
+    running) over the held chats Store.load reads, written as Store.commit writes them."""
     holds = (await store.load("", now)).holds  # the same for every provider
-    queued = queue(
-        alerts, now=now, last_alerts={}, holds=holds, cooldown_of=lambda _: DEFAULT_COOLDOWN
-    )
+    queued = queue(alerts, now=now, last_alerts={}, holds=holds)
     async with store._db.transaction() as connection:
         return await insert_alerts(connection, prepare_alerts(queued, now))

@@ -31,43 +31,38 @@ def run(
     *,
     last: Mapping[CooldownKey, datetime] | None = None,
     holds: Mapping[int, Hold] | None = None,
-    cooldowns: Mapping[int, timedelta] | None = None,
 ) -> list[Queued]:
-    def cooldown_of(sub_id: int) -> timedelta:
-        return (cooldowns or {}).get(sub_id, 6 * HOUR)
+    return queue(alerts, now=now, last_alerts=last or {}, holds=holds or {})
 
-    return queue(
-        alerts, now=now, last_alerts=last or {}, holds=holds or {}, cooldown_of=cooldown_of
-    )
+
+TWO_HOURS_S = 2 * 3600  # a subscription's own cooldown, which its alerts carry
 
 
 def test_an_alert_without_holds_is_due_now_and_starts_its_cooldown():
-    alert = Alert(1, 10, event())
-    assert run([alert], cooldowns={10: 2 * HOUR}) == [
-        Queued(alert, alert.dedupe_key, T0, False, T0 + 2 * HOUR)
-    ]
+    alert = Alert(1, 10, event(), TWO_HOURS_S)
+    assert run([alert]) == [Queued(alert, alert.dedupe_key, T0, False, T0 + 2 * HOUR)]
 
 
 def test_cooldown_is_per_subscription_offer_and_kind():
-    told = Alert(1, 10, event())
+    told = Alert(1, 10, event(), TWO_HOURS_S)
     last = {cooldown_key(told): T0 - HOUR}
     others = [
-        Alert(1, 11, event()),  # another subscription
-        Alert(1, 10, event("a100")),  # another offer
-        Alert(1, 10, event(kind=EventKind.PRICE_DROP)),  # another kind of change
+        Alert(1, 11, event(), TWO_HOURS_S),  # another subscription
+        Alert(1, 10, event("a100"), TWO_HOURS_S),  # another offer
+        Alert(1, 10, event(kind=EventKind.PRICE_DROP), TWO_HOURS_S),  # another kind of change
     ]
-    queued = run([told, *others], last=last, cooldowns={10: 2 * HOUR})
+    queued = run([told, *others], last=last)
     assert [row.alert for row in queued] == others
     assert cooldown_key(told) == (10, "acme", "h100", "MSK-1", "appeared")
 
 
 def test_the_cooldown_ends_exactly_after_its_length():
-    alert = Alert(1, 10, event())
+    alert = Alert(1, 10, event(), TWO_HOURS_S)
     last = {cooldown_key(alert): T0 - 2 * HOUR}
-    assert run([alert], T0 - timedelta(seconds=1), last=last, cooldowns={10: 2 * HOUR}) == []
-    assert [row.alert for row in run([alert], last=last, cooldowns={10: 2 * HOUR})] == [alert]
+    assert run([alert], T0 - timedelta(seconds=1), last=last) == []
+    assert [row.alert for row in run([alert], last=last)] == [alert]
     # A cooldown of 0 never holds anything back.
-    assert len(run([alert], T0 - 2 * HOUR, last=last, cooldowns={10: timedelta(0)})) == 1
+    assert len(run([alert._replace(cooldown_s=0)], T0 - 2 * HOUR, last=last)) == 1
 
 
 def test_blocked_chats_get_nothing():

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from monitor.alerts import Alert
+from monitor.alerts import DEFAULT_COOLDOWN_S, Alert
 from monitor.events import Event, EventKind
 from monitor.offers import Offer, Price, StockState
 from monitor.subscriptions import (
@@ -271,6 +271,15 @@ def test_index_add_remove_and_replace():
     assert index.match(events, T0) == []
     assert len(index) == 1
     index.remove(99)  # unknown ids are fine
+
+
+def test_an_alert_carries_its_subscriptions_cooldown():
+    own = replace(sub(1, gpu="T4"), cooldown_s=900)
+    index = MatchIndex([own, sub(2, gpu="T4")])
+    events = [appeared(offer("T4"))]
+    found = {a.subscription_id: a.cooldown_s for a in index.match(events, T0)}
+    assert found == {1: 900, 2: DEFAULT_COOLDOWN_S}
+    assert [a.cooldown_s for a in naive_match([own], events, T0)] == [900]
 
 
 def test_index_files_paused_nowhere_until_resumed():

@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from monitor.subscriptions import DEFAULT_COOLDOWN_S, AlertKind, WatchFilter
+from monitor.alerts import DEFAULT_COOLDOWN_S
+from monitor.subscriptions import AlertKind, WatchFilter
 from monitor.watch_words import parse_watch
 from storage import Store
 from storage.subscriptions import (
