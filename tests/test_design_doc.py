@@ -20,6 +20,7 @@ BASES = (
     *(ROOT / name for name in PACKAGES),
     ROOT / "bot" / "delivery",
     ROOT / "bot" / "ops",
+    ROOT / "bot" / "miniapp",
     ROOT / "bot" / "routers",
     ROOT / "bot" / "middlewares",
     ROOT / "storage" / "schema",
