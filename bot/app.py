@@ -71,7 +71,7 @@ def create_bot(token: str, api_url: str, limiter: Limiter | None = None) -> Bot:
 
 
 def create_limiter(settings: Settings) -> Limiter:
-    return Limiter(settings.send_rate, SEND_BURST)
+    return Limiter(settings.send_rate, SEND_BURST, per_chat_interval=settings.send_chat_interval_s)
 
 
 def create_dispatcher(
@@ -144,7 +144,7 @@ async def build_application(
     the start (bot.topology).
     """
     store, lock = await open_store(settings)
-    topology = topology_of(store, election=election)
+    topology = topology_of(store, settings, election=election)
     limiter = create_limiter(settings)
     try:
         texts = translators()
