@@ -16,13 +16,12 @@ from datetime import UTC, datetime
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
-from aiogram.client.session.aiohttp import AiohttpSession
-from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler
 from apscheduler.schedulers.base import STATE_PAUSED
 
 from bot.admin_notify import alarm_hook
+from bot.api_session import ApiSession
 from bot.chart_pool import ChartPool
 from bot.commands import set_bot_commands
 from bot.config import ConfigError, Settings
@@ -64,7 +63,7 @@ DELIVERY_POLL_S = 1.0
 
 def create_bot(token: str, api_url: str, limiter: Limiter | None = None) -> Bot:
     """With a `limiter`, every reply shares it with the alerts (bot.delivery.session)."""
-    session = AiohttpSession(api=TelegramAPIServer.from_base(api_url), timeout=REQUEST_TIMEOUT_S)
+    session = ApiSession(api_url, timeout=REQUEST_TIMEOUT_S)
     if limiter is not None:
         session.middleware(SharedLimitMiddleware(limiter))
     return Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
