@@ -29,9 +29,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# One worker per core (pytest-xdist). loadfile hands out whole files, so a module-scoped
-# fixture (the README examples in tests/e2e/test_newcomer.py, a minute of make demo) is set
-# up once, on one worker (loadgroup would not: pytest 9 ignores how it renames tests).
+# One worker per core (pytest-xdist): a third worker on two cores measured slower (each
+# worker also pays the whole collection, ~8 s of CPU). loadfile hands out whole files, so a
+# module-scoped fixture (the README examples in tests/e2e/test_newcomer.py) is set up once,
+# on one worker (loadgroup would not: pytest 9 ignores how it renames tests).
 # PYTEST_WORKERS=0 runs in this process alone.
 PYTEST_WORKERS ?= auto
 pytest: $(STAMP)
