@@ -29,13 +29,17 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# One worker per core (pytest-xdist). loadfile hands out whole files, so a module-scoped
-# fixture (the README examples in tests/e2e/test_newcomer.py, a minute of make demo) is set
-# up once, on one worker (loadgroup would not: pytest 9 ignores how it renames tests).
+# One worker per core (pytest-xdist): a third worker on two cores measured slower (each
+# worker also pays the whole collection, ~8 s of CPU). loadfile hands out whole files, so a
+# module-scoped fixture (the README examples in tests/e2e/test_newcomer.py) is set up once,
+# on one worker (loadgroup would not: pytest 9 ignores how it renames tests).
 # PYTEST_WORKERS=0 runs in this process alone.
+# PYTHONDONTWRITEBYTECODE (set in some shells and images) would make every worker rewrite
+# the asserts of every test module again at each run, ~4 s of CPU a worker; the rewritten
+# modules are cached in the ignored __pycache__ folders instead.
 PYTEST_WORKERS ?= auto
 pytest: $(STAMP)
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

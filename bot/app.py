@@ -16,13 +16,12 @@ from datetime import UTC, datetime
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
-from aiogram.client.session.aiohttp import AiohttpSession
-from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler
 from apscheduler.schedulers.base import STATE_PAUSED
 
 from bot.admin_notify import alarm_hook
+from bot.api_session import ApiSession
 from bot.chart_pool import ChartPool
 from bot.commands import set_bot_commands
 from bot.config import ConfigError, Settings
@@ -64,14 +63,14 @@ DELIVERY_POLL_S = 1.0
 
 def create_bot(token: str, api_url: str, limiter: Limiter | None = None) -> Bot:
     """With a `limiter`, every reply shares it with the alerts (bot.delivery.session)."""
-    session = AiohttpSession(api=TelegramAPIServer.from_base(api_url), timeout=REQUEST_TIMEOUT_S)
+    session = ApiSession(api_url, timeout=REQUEST_TIMEOUT_S)
     if limiter is not None:
         session.middleware(SharedLimitMiddleware(limiter))
     return Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
 
 
 def create_limiter(settings: Settings) -> Limiter:
-    return Limiter(settings.send_rate, SEND_BURST)
+    return Limiter(settings.send_rate, SEND_BURST, per_chat_interval=settings.send_chat_interval_s)
 
 
 def create_dispatcher(
@@ -144,7 +143,7 @@ async def build_application(
     the start (bot.topology).
     """
     store, lock = await open_store(settings)
-    topology = topology_of(store, election=election)
+    topology = topology_of(store, settings, election=election)
     limiter = create_limiter(settings)
     try:
         texts = translators()

@@ -18,6 +18,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import NoDecode, SettingsConfigDict
 from yarl import URL
 
+from bot.delivery.limiter import CHAT_GAP_S
 from monitor.users import Language, is_known_timezone
 from scrapers.config import ScraperSettings
 
@@ -73,6 +74,21 @@ class Settings(ScraperSettings):
     # (bench/fanout.py measures 60 and 150 ms); after a kill -9, at most this many alerts
     # may be sent twice.
     send_concurrency: int = Field(default=8, ge=1, le=64)
+    # The least time between two alerts to one chat, after Telegram answered the first:
+    # Telegram asks for about one message per second in a chat (bot/delivery/limiter.py).
+    # Tests shorten it; a production bot has no reason to.
+    send_chat_interval_s: float = Field(default=CHAT_GAP_S, gt=0, le=60)
+    # Replicas sharing PostgreSQL: how long a claimed outbox row stays this replica's unless
+    # renewed (every third of it). A replica killed -9 leaves its claims to expire, so this
+    # bounds how late its unsent alerts go out from another; 15 s is well inside the 30 s
+    # takeover while a renewal can miss twice. (A SQLite file's one process releases a dead
+    # run's claims at start-up and keeps a 5-minute lease.)
+    claim_lease_s: float = Field(default=15.0, ge=1, le=600)
+    # Replicas sharing PostgreSQL: how often a follower tries for the leader lock, and a
+    # leader checks its connection. 5 s keeps a takeover well inside 30 s with one missed
+    # try (storage/leader.py's ELECTION_INTERVAL_S, not imported here: asyncpg's import
+    # time would come before a bad setting is reported).
+    election_interval_s: float = Field(default=5.0, gt=0, le=60)
     # How long start-up keeps retrying when Telegram (or PostgreSQL) cannot be reached,
     # before exit 2.
     startup_retry_s: float = Field(default=60.0, ge=0, le=3600)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from bot.config import Settings
 from bot.replica import Election, ElectionFactory
 from storage import Store
 from storage.flows import SharedFlows
@@ -32,8 +33,14 @@ class ClaimPolicy:
 
 # Alone: 5-minute leases and full batches; start-up releases a dead process's claims.
 SOLE_CLAIMS = ClaimPolicy(lease=timedelta(minutes=5))
-# Shared: a dead replica's unsent rows go to another within 15 s.
-REPLICA_CLAIMS = ClaimPolicy(lease=timedelta(seconds=15), horizon_s=5.0)
+# Shared: each pass claims 5 s of this replica's sends.
+REPLICA_HORIZON_S = 5.0
+
+
+def replica_claims(lease_s: float) -> ClaimPolicy:
+    """Shared: a dead replica's unsent rows go to another within `lease_s`
+    (GPURADAR_CLAIM_LEASE_S, 15 s by default)."""
+    return ClaimPolicy(lease=timedelta(seconds=lease_s), horizon_s=REPLICA_HORIZON_S)
 
 
 @dataclass(frozen=True)
@@ -62,7 +69,7 @@ class Shared:
     election: ElectionFactory
     flows: SharedFlows
     heartbeats: ReplicaRegistry
-    claims: ClaimPolicy = REPLICA_CLAIMS
+    claims: ClaimPolicy
 
     async def release_stale_claims(self, store: Store) -> int:
         return 0
@@ -71,22 +78,28 @@ class Shared:
 Topology = Alone | Shared
 
 
-def topology_of(store: Store, *, election: ElectionFactory | None = None) -> Topology:
+def topology_of(
+    store: Store, settings: Settings, *, election: ElectionFactory | None = None
+) -> Topology:
     """The topology of the database `store` opened; `election` replaces the default one."""
     database = store.database
     if not isinstance(database, PgDatabase):
         return Alone(election)
     return Shared(
-        election=election or postgresql_election(database.url),
+        election=election or postgresql_election(database.url, settings.election_interval_s),
         flows=SharedFlows(database),
         heartbeats=ReplicaRegistry(database),
+        claims=replica_claims(settings.claim_lease_s),
     )
 
 
-def postgresql_election(url: str) -> ElectionFactory:
-    """The replicas sharing the database at `url` elect their leader with an advisory lock."""
+def postgresql_election(url: str, interval_s: float) -> ElectionFactory:
+    """The replicas sharing the database at `url` elect their leader with an advisory lock,
+    a follower trying for it every `interval_s` (GPURADAR_ELECTION_INTERVAL_S)."""
 
     def election(on_elected: Hook, on_deposed: Hook) -> Election:
-        return LeaderElection(url, on_elected=on_elected, on_deposed=on_deposed)
+        return LeaderElection(
+            url, on_elected=on_elected, on_deposed=on_deposed, interval_s=interval_s
+        )
 
     return election

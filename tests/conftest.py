@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from tests.postgres import ADMIN_URL, drop_templates, in_ci, unreachable_reason
@@ -14,6 +16,12 @@ def pytest_report_header(config: pytest.Config) -> str:
     if in_ci():
         return f"postgresql: NOT reachable at {ADMIN_URL} ({reason}); CI=true: its tests fail"
     return f"postgresql: not reachable at {ADMIN_URL} ({reason}); its tests are skipped"
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # Everything collection made (modules, test items, fixtures) lives to the end: frozen,
+    # the cyclic collector stops walking it again at every full collection of the run.
+    gc.freeze()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

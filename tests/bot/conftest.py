@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import DELIVERY_POLL_S, build_application
+from bot.app import build_application
 from bot.config import Settings
 from bot.conversation import utc_now
 from bot.replica import ElectionFactory
@@ -22,6 +22,10 @@ from tests.fakes.telegram import FakeTelegram
 
 TOKEN = "4242:e2e-secret-TOKEN_value"
 CHAT = 501
+# The sender's idle poll (bot.app.DELIVERY_POLL_S, 1 s in production). An alert that a
+# refresh queued while its chat was still inside the gap after a reply waits for that poll;
+# a test would sit through it. A test of the wake itself sets it to an hour.
+DELIVERY_POLL_S = 0.1
 
 
 @pytest.fixture
@@ -51,6 +55,10 @@ def make_settings(telegram: FakeTelegram, db_path: Path, **overrides: object) ->
         "ops_port": 0,
         # A failing fake site is retried at once: the tests prove the retry, not the wait.
         "scrape_backoff_s": 0.01,
+        # Telegram's per-chat gap is the limiter's (tests/bot/test_limiter.py and
+        # test_delivery.py prove it on an injected clock). Kept at 1 s here, an alert right
+        # after a reply to its chat waited out the second and then the sender's idle poll.
+        "send_chat_interval_s": 0.05,
     }
     values.update(overrides)
     # model_validate skips the environment and .env: the test decides every value.

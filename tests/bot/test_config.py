@@ -1,8 +1,12 @@
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from bot import topology
 from bot.config import ConfigError, load_settings, resolve_mode
+from bot.delivery.limiter import CHAT_GAP_S
+from storage.leader import ELECTION_INTERVAL_S
 
 TOKEN = "123456:AAH-secret_Token"
 
@@ -64,6 +68,35 @@ def test_dotenv_file_is_read(clean_env: Path):
 def test_blank_token_means_console_mode(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("GPURADAR_BOT_TOKEN", "  ")
     assert load_settings().console_mode
+
+
+def test_the_waits_tests_shorten_default_to_what_production_needs():
+    settings = load_settings()
+    assert settings.send_chat_interval_s == CHAT_GAP_S == 1.0
+    assert settings.claim_lease_s == 15.0
+    assert settings.election_interval_s == ELECTION_INTERVAL_S == 5.0
+    assert topology.replica_claims(settings.claim_lease_s).lease == timedelta(seconds=15)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("GPURADAR_SEND_CHAT_INTERVAL_S", "0"),
+        ("GPURADAR_SEND_CHAT_INTERVAL_S", "61"),
+        ("GPURADAR_CLAIM_LEASE_S", "0.5"),
+        ("GPURADAR_CLAIM_LEASE_S", "601"),
+        ("GPURADAR_ELECTION_INTERVAL_S", "0"),
+        ("GPURADAR_ELECTION_INTERVAL_S", "61"),
+    ],
+)
+def test_the_waits_out_of_bounds_are_one_line_naming_the_setting(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str
+):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError) as raised:
+        load_settings()
+    assert "\n" not in str(raised.value)
+    assert name in str(raised.value)
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,11 @@
-"""The README's console examples, run as written, as a newcomer would: each line of the block
-between `<!-- console-examples -->` markers goes to bash in a fresh directory that holds the
-checkout (so `data/` and any `.env` are this test's own), against the bundled fake sites.
+"""The README's console examples, as a newcomer would run them: in a fresh directory that holds
+the checkout (so `data/` and any `.env` are this test's own), against the bundled fake sites.
+
+The first line, `make demo`, goes to bash as written: make, the Makefile's recipe and this
+tree's own `.venv` interpreter (never another tree's, never an install). The other lines pipe
+text into `make demo` or `make run`; what make would start for those is checked with
+`make -n`, and the entry it names runs in this process (tests/in_process.py) with the piped
+text as its stdin: a process of its own would prove nothing more, at seconds of imports each.
 
 The transcript (stdout, the chat) must hold no traceback and no log line; stderr may carry
 only one-line warnings, each distinct one once; `make demo` must show the stock flip's alert
@@ -13,13 +18,21 @@ import os
 import re
 import shlex
 import subprocess
-import sys
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+import bot.__main__
+import tests.fakes.demo
+from tests.in_process import Finished, run_entry
+
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
+# The interpreter `make` created in this tree (the Makefile's VENV): the one the sandbox runs.
+TREE_VENV = ROOT / ".venv"
+TREE_PYTHON = TREE_VENV / "bin" / "python"
 # What the checkout has that a run must not share with the developer's own.
 SKIPPED = frozenset({".git", ".env", "data", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
 LOG_LINE = re.compile(
@@ -27,6 +40,18 @@ LOG_LINE = re.compile(
     r"|^gpuradar (warning|error):|^(WARNING|ERROR|INFO):"
 )
 TIMEOUT_S = 180
+# The one example run through bash and make as written.
+AS_WRITTEN = "make demo"
+# The Makefile's recipes (checked below with `make -n`): the entry each target runs.
+ENTRIES: dict[str, Callable[[], int | None]] = {
+    "demo": tests.fakes.demo.main,  # .venv/bin/python -m tests.fakes.demo
+    "run": bot.__main__.main,  # .venv/bin/python -m bot
+}
+# The demo's two alerts go to one chat, each a second after the message before it
+# (Telegram's per-chat gap): a shorter gap shows the same two alerts without the waits.
+DEMO_PACE = {"GPURADAR_SEND_CHAT_INTERVAL_S": "0.05"}
+# What a Python process's default warning filters hide; anything else it would print.
+HIDDEN_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
 
 
 def console_examples() -> list[str]:
@@ -43,10 +68,12 @@ EXAMPLES = console_examples()
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A directory that looks like the checkout: `make` and relative paths work in it.
 
-    Its `.venv` is the interpreter running these tests, already installed (the Makefile's
-    stamp is newer than pyproject.toml): `make demo` installs nothing, and never into a .venv
-    of this or another checkout, which a symlink to one would let it do.
+    Its `.venv/bin/python` runs this tree's own `.venv` interpreter and notes each run in
+    `interpreter.log`; its `.venv` stamp is newer than pyproject.toml, so `make demo` installs
+    nothing (a symlink to the tree's .venv would let make install into it).
     """
+    if not TREE_PYTHON.is_file():
+        pytest.fail(f"no {TREE_PYTHON}: run `make .venv/.installed` in {ROOT} first")
     folder = tmp_path_factory.mktemp("newcomer")
     for entry in ROOT.iterdir():
         if entry.name not in SKIPPED and entry.name != ".venv":
@@ -54,7 +81,11 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
     bin_folder = folder / ".venv" / "bin"
     bin_folder.mkdir(parents=True)
     python = bin_folder / "python"
-    python.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} "$@"\n', encoding="utf-8")
+    ran = shlex.quote(str(folder / "interpreter.log"))
+    python.write_text(
+        f'#!/bin/sh\necho "$*" >> {ran}\nexec {shlex.quote(str(TREE_PYTHON))} "$@"\n',
+        encoding="utf-8",
+    )
     python.chmod(0o755)
     stamp = folder / ".venv" / ".installed"
     stamp.touch()
@@ -64,35 +95,82 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def newcomer_env() -> dict[str, str]:
-    """No token, no GPURADAR_* settings, and not inside a make (a sub-make would print
-    "Entering directory" lines that a newcomer does not see)."""
+    """No token, no GPURADAR_* settings but the demo's pace, and not inside a make (a
+    sub-make would print "Entering directory" lines that a newcomer does not see)."""
     drop = {"BOT_TOKEN", "MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES"}
-    return {
+    mine = {
         name: value
         for name, value in os.environ.items()
         if not name.startswith("GPURADAR_") and name not in drop
     }
+    return {**mine, **DEMO_PACE}
+
+
+def run_as_written(line: str, folder: Path) -> Finished:
+    done = subprocess.run(
+        ["bash", "-c", line],  # noqa: S607 - the README's own shell line
+        cwd=folder,
+        env=newcomer_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+    return Finished(done.returncode, done.stdout, done.stderr)
+
+
+def piped(line: str) -> tuple[str, dict[str, str], str]:
+    """`printf '...' | [NAME=value ...] make TARGET` as (what printf writes, the
+    assignments, the target); printf itself runs in bash, so its escapes mean what they
+    mean there."""
+    producer, bar, consumer = line.partition(" | ")
+    *assignments, make, target = shlex.split(consumer)
+    assert bar, line
+    assert producer.startswith("printf "), line
+    assert make == "make", line
+    assert all("=" in word for word in assignments), line
+    stdin = subprocess.run(
+        ["bash", "-c", producer],  # noqa: S607 - the README's own printf
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout
+    return stdin, dict(word.split("=", 1) for word in assignments), target
+
+
+def run_in_process(line: str, folder: Path) -> Finished:
+    """The entry `make TARGET` runs, in this process, with what the line pipes into it.
+
+    Python's warnings go to its stderr as a process would print them (the ones a process
+    hides by default aside), so the test's check of stderr still sees them."""
+    stdin, assignments, target = piped(line)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        result = run_entry(
+            ENTRIES[target], env={**DEMO_PACE, **assignments}, cwd=folder, stdin=stdin
+        )
+    shown = [
+        f"{w.filename}:{w.lineno}: {w.category.__name__}: {w.message}"
+        for w in caught
+        if not issubclass(w.category, HIDDEN_WARNINGS)
+    ]
+    return Finished(
+        result.returncode, result.stdout, "".join(f"{text}\n" for text in shown) + result.stderr
+    )
 
 
 @pytest.fixture(scope="module")
-def transcripts(sandbox: Path) -> dict[str, subprocess.CompletedProcess[str]]:
+def transcripts(sandbox: Path) -> dict[str, Finished]:
     """Each example run once, in README order (later lines may rely on nothing earlier)."""
-    done: dict[str, subprocess.CompletedProcess[str]] = {}
-    for line in EXAMPLES:
-        done[line] = subprocess.run(
-            ["bash", "-c", line],  # noqa: S607 - the README's own shell line
-            cwd=sandbox,
-            env=newcomer_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT_S,
-            check=False,
-        )
-    return done
+    return {
+        line: run_as_written(line, sandbox) if line == AS_WRITTEN else run_in_process(line, sandbox)
+        for line in EXAMPLES
+    }
 
 
-def test_make_in_the_sandbox_installs_nothing_and_runs_this_interpreter(sandbox: Path):
+def test_make_in_the_sandbox_installs_nothing_and_runs_the_trees_own_interpreter(sandbox: Path):
     planned = subprocess.run(
         ["make", "-n", "demo", "run"],  # noqa: S607 - what the README's lines call
         cwd=sandbox,
@@ -108,14 +186,22 @@ def test_make_in_the_sandbox_installs_nothing_and_runs_this_interpreter(sandbox:
         ".venv/bin/python -m tests.fakes.demo",
         ".venv/bin/python -m bot",
     ]
-    version = subprocess.run(
-        [str(sandbox / ".venv" / "bin" / "python"), "-c", "import sys; print(sys.executable)"],
+    prefix = subprocess.run(
+        [str(sandbox / ".venv" / "bin" / "python"), "-c", "import sys; print(sys.prefix)"],
         capture_output=True,
         text=True,
         timeout=30,
         check=True,
     )
-    assert version.stdout.strip() == sys.executable
+    assert Path(prefix.stdout.strip()) == TREE_VENV
+
+
+def test_make_demo_as_written_ran_the_demo_on_the_trees_own_interpreter(
+    sandbox: Path, transcripts: dict[str, Finished]
+):
+    assert transcripts[AS_WRITTEN].returncode == 0
+    ran = (sandbox / "interpreter.log").read_text(encoding="utf-8").splitlines()
+    assert [line for line in ran if "tests.fakes.demo" in line] == ["-m tests.fakes.demo"]
 
 
 def test_the_readme_has_console_examples_for_the_demo_and_the_console():
@@ -125,9 +211,7 @@ def test_the_readme_has_console_examples_for_the_demo_and_the_console():
 
 
 @pytest.mark.parametrize("line", EXAMPLES)
-def test_each_example_runs_cleanly(
-    line: str, transcripts: dict[str, subprocess.CompletedProcess[str]]
-):
+def test_each_example_runs_cleanly(line: str, transcripts: dict[str, Finished]):
     result = transcripts[line]
     assert result.returncode == 0, result.stderr[-2000:]
     chat, stderr = result.stdout, result.stderr
@@ -141,12 +225,12 @@ def test_each_example_runs_cleanly(
     assert len(lines) == len(set(lines))
 
 
-def demo_runs(transcripts: dict[str, subprocess.CompletedProcess[str]]) -> list[str]:
+def demo_runs(transcripts: dict[str, Finished]) -> list[str]:
     return [result.stdout for line, result in transcripts.items() if "make demo" in line]
 
 
 def test_the_demo_shows_an_alert_for_the_stock_flip_and_one_for_the_price_drop(
-    transcripts: dict[str, subprocess.CompletedProcess[str]],
+    transcripts: dict[str, Finished],
 ):
     for chat in demo_runs(transcripts):
         flip = re.search(
@@ -162,12 +246,12 @@ def test_the_demo_shows_an_alert_for_the_stock_flip_and_one_for_the_price_drop(
         assert "(demo: both alerts came." in chat
 
 
-def chat_of(transcripts: dict[str, subprocess.CompletedProcess[str]], command: str) -> str:
+def chat_of(transcripts: dict[str, Finished], command: str) -> str:
     (chat,) = [result.stdout for line, result in transcripts.items() if command in line]
     return chat
 
 
-def test_what_the_examples_show(transcripts: dict[str, subprocess.CompletedProcess[str]]):
+def test_what_the_examples_show(transcripts: dict[str, Finished]):
     watch = chat_of(transcripts, "/watch a100 80gb max=250")
     assert "Уже подходит сейчас:" in watch  # HOSTKEY's A100 80GB at 234,72 ₽/h, in stock
     assert "≈234,72 ₽/ч · только помесячно" in watch
@@ -189,7 +273,7 @@ def test_what_the_examples_show(transcripts: dict[str, subprocess.CompletedProce
 
 
 def test_the_first_fit_answer_is_under_900_characters(
-    transcripts: dict[str, subprocess.CompletedProcess[str]],
+    transcripts: dict[str, Finished],
 ):
     chat = chat_of(transcripts, "/fit 13b qlora")
     answer = first_answer_after(chat, "› /fit 13b qlora ctx=4096")

@@ -42,7 +42,17 @@ REFRESH_S = 10  # the shortest interval the settings allow (GPURADAR_REFRESH_SEC
 # on top); a second less leaves room for where the server list falls within a scrape.
 CLOSEST_RUNS_S = REFRESH_S - 1
 IN_FLIGHT = 8  # GPURADAR_SEND_CONCURRENCY: a dead replica's sends in flight, the duplicates bound
-HELP_WITHIN_S = 40.0  # the bound for a /help sent after the leader's death
+HELP_WITHIN_S = 40.0  # the bound for a /help sent after the leader's death
+# The waits a takeover sits through, shortened (production: 15 s and 5 s): the killed
+# leader's claims expire after the lease, and a follower tries for the lock this often. The
+# lease is still several renewals (a third of it each) long on a loaded machine, so a live
+# replica never loses its claims.
+CLAIM_LEASE_S = "4"
+ELECTION_INTERVAL_S = "0.5"
+# The bot's rate, shared by the replicas: the one poller answers the 150 /watch at its third
+# of it. 60 a second instead of 28 answers them in seconds, and the fan-out (150 alerts, 2.5 s)
+# still runs when the leader is killed after the first alert.
+SEND_RATE = "60"
 # Generous: three bots, PostgreSQL and the fakes share a loaded two-core machine.
 WITHIN_S = 120.0
 
@@ -86,6 +96,9 @@ async def replicas(
                 refresh_s=REFRESH_S,
                 GPURADAR_REPLICA_ID=name,
                 GPURADAR_SEND_CONCURRENCY=str(IN_FLIGHT),
+                GPURADAR_CLAIM_LEASE_S=CLAIM_LEASE_S,
+                GPURADAR_SEND_RATE=SEND_RATE,
+                GPURADAR_ELECTION_INTERVAL_S=ELECTION_INTERVAL_S,
             )
             bot = BotProcess(folder / name, settings, name=name)
             bots.append(await stack.enter_async_context(bot))

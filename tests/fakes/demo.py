@@ -126,6 +126,12 @@ async def run_script(console: Console, h100: H100Control) -> bool:
         wanted = 1 + sum(row.status == "sent" for row in await store.outbox_rows())
 
         async def alerted(wanted: int = wanted) -> bool:
+            # The refresh woke the sender while the chat was still inside its per-chat gap
+            # (after the message just before), so it would look again only at its idle poll:
+            # nudged, it looks as soon as the gap is over.
+            sender = console.application.sender
+            if sender is not None:
+                sender.wake()
             return await delivered(console, wanted)
 
         if not await refresh_now(console, "selectel") or not await until(alerted):

@@ -122,11 +122,20 @@ async def test_unreachable_host_is_a_network_error(http):
         await http.get("p", "http://127.0.0.1:1/nothing")
 
 
-async def test_timeout_is_a_network_error(server, http):
+async def test_timeout_is_a_network_error(server, sleeps):
     server.gate = asyncio.Event()  # never opened: every request hangs until the client gives up
     server.script = [ok()]
-    with pytest.raises(NetworkError, match="Timeout"):
-        await http.get("p", server.url + "/slow")
+
+    async def record(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    # Each of the three attempts waits out the whole timeout: a short one, as that is all
+    # this proves.
+    settings = HttpSettings(total_timeout_s=0.1, attempts=3, max_bytes=1000, per_host=2)
+    async with Http(settings, sleep=record) as impatient:
+        with pytest.raises(NetworkError, match="Timeout"):
+            await impatient.get("p", server.url + "/slow")
+    assert len(sleeps) == 2  # tried three times
     server.gate.set()
 
 
