@@ -17,8 +17,8 @@ from typing import Protocol
 from estimator.fit_words import understand
 from estimator.followup import stated_command
 from estimator.parse import ParsedQuery, QueryError
+from monitor.sizing_memory import RememberedSizing
 from monitor.users import Language
-from storage.conversations import RememberedSizing
 
 logger = logging.getLogger("gpuradar.conversation")
 

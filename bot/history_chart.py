@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from monitor.history import HistoryPoint
 from monitor.offers import StockState
 from monitor.providers import PROVIDERS
-from storage.history import HistoryPoint
 
 # Rentable: in stock, or priced with unknown stock (what storage.history.lowest_price counts).
 RENTABLE = frozenset({StockState.IN_STOCK, StockState.UNKNOWN})

@@ -139,6 +139,25 @@ def is_active(sub: Subscription, now: datetime) -> bool:
     return not sub.paused and (sub.muted_until is None or now >= sub.muted_until)
 
 
+MAX_SUBSCRIPTIONS = 20  # per chat; /watch refuses the next one
+
+
+class SubscriptionLimitError(Exception):
+    """The user already has MAX_SUBSCRIPTIONS subscriptions."""
+
+
+@dataclass(frozen=True)
+class SubscriptionCounts:
+    """Subscriptions by state, for the operator's /admin view."""
+
+    active: int
+    paused: int
+
+    @property
+    def total(self) -> int:
+        return self.active + self.paused
+
+
 # --------------------------------------------------------------------------- offers
 
 

@@ -10,11 +10,11 @@ tracked, the point that was in effect at T (see `_POINTS_SINCE`).
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
 from monitor.diff import OfferKey, Tracked
+from monitor.history import HistoryPoint
 from monitor.offers import Offer, StockState
 
 # One stored row layout for offers lives in storage.offers; reusing it keeps the two writers
@@ -58,25 +58,6 @@ points AS (
     SELECT * FROM scoped WHERE at >= ? OR id IN (SELECT id FROM carried)
 )
 """
-
-
-@dataclass(frozen=True)
-class HistoryPoint:
-    """An offer's price and stock from `at` until its next change point."""
-
-    provider: str
-    sku: str
-    location: str
-    gpu: str
-    gpu_count: int
-    at: datetime
-    price_hour: float
-    stock: StockState
-    stock_count: int | None
-
-    @property
-    def price_per_gpu_hour(self) -> float:
-        return self.price_hour / max(1, self.gpu_count)
 
 
 class HistoryQueries:

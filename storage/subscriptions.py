@@ -14,14 +14,15 @@ from typing import Any
 
 from monitor.subscriptions import (
     DEFAULT_COOLDOWN_S,
+    MAX_SUBSCRIPTIONS,
     AlertKind,
     Subscription,
+    SubscriptionLimitError,
     WatchFilter,
     with_max_price,
 )
 from storage.sql import Database, Row, in_list, list_value, moment_value, optional_moment, scalar
 
-MAX_SUBSCRIPTIONS = 20
 _FORMAT = 1  # bumped if the JSON shape ever changes incompatibly
 _COLUMNS = "id, chat_id, filter, cooldown_s, paused, muted_until"
 _ACTIVE = "paused = 0 AND chat_id IN (SELECT chat_id FROM users WHERE blocked = 0)"
@@ -33,10 +34,6 @@ RESUME_AFTER_BLOCK = (
     "UPDATE subscriptions SET paused = 0, paused_by_block = 0"
     " WHERE chat_id = ? AND paused_by_block = 1"
 )
-
-
-class SubscriptionLimitError(Exception):
-    """The user already has MAX_SUBSCRIPTIONS subscriptions."""
 
 
 def filter_to_json(watch: WatchFilter) -> str:

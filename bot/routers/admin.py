@@ -19,7 +19,7 @@ from bot.views.provider_health import admin_part_state
 from estimator.i18n import Html, Translator
 from monitor.health import PartHealth, ProviderHealth
 from monitor.providers import PROVIDERS
-from storage.admin import SubscriptionCounts
+from monitor.subscriptions import SubscriptionCounts
 
 # A provider's error text is scraped or exception text: long ones are trimmed for the table.
 MAX_ERROR_CHARS = 200

@@ -18,8 +18,8 @@ from bot.history_chart import ChartSpec, ChartTexts, build_series, lowest
 from bot.routers.prices import MAX_FILTER, gpu_filter
 from estimator.i18n import Translator
 from estimator.plan_text import rubles
+from monitor.history import HistoryPoint
 from monitor.users import User
-from storage.history import HistoryPoint
 
 logger = logging.getLogger(__name__)
 

@@ -22,8 +22,10 @@ from estimator.parse import QueryError
 from monitor.health import ProviderHealth
 from monitor.offers import Offer
 from monitor.subscriptions import (
+    MAX_SUBSCRIPTIONS,
     AlertKind,
     Subscription,
+    SubscriptionLimitError,
     WatchFilter,
     offer_matches,
     offer_meets,
@@ -32,7 +34,6 @@ from monitor.subscriptions import (
 from monitor.users import DEFAULT_TIMEZONE, User, zone
 from monitor.watch_describe import describe, short_label
 from monitor.watch_words import parse_watch
-from storage.subscriptions import MAX_SUBSCRIPTIONS, SubscriptionLimitError
 
 # The button flow offers the families people rent most; anything else can be typed.
 WIZARD_FAMILIES = ("H100", "H200", "A100", "L40S", "RTX 4090", "RTX 5090", "RTX 3090", "T4")
