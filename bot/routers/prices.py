@@ -1,6 +1,6 @@
 """/prices and /stock [filters]: the offers now, per GPU, with freshness and failing providers.
 
-Filters are /watch's words plus a billing kind (bot.price_query): `/prices 80gb`,
+Filters are /watch's words plus a billing kind (monitor.price_query): `/prices 80gb`,
 `/prices h100 hourly`, `/prices max=300`, `/prices provider=selectel`.
 """
 
@@ -14,14 +14,14 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, LinkPreviewOptions, Message
 
 from bot.button_data import PricesCallback
-from bot.price_query import PriceQuery, parse_price_query
 from bot.replies import show
-from bot.views.prices import prices_keyboard, prices_text
+from bot.views.prices import filter_text, prices_keyboard, prices_text
 from estimator.gpus import family_members, family_of, resolve_for_sizing
 from estimator.i18n import Translator
 from estimator.parse import QueryError
 from monitor.health import ProviderHealth
 from monitor.offers import Offer, StockState
+from monitor.price_query import PriceQuery, parse_price_query
 
 # A GPU name or family plus a few filters; longer arguments are refused, not silently cut.
 MAX_FILTER = 80
@@ -76,7 +76,7 @@ async def render_page(
         page,
         datetime.now(UTC),
         title=title,
-        filters=query.describe(i18n.language),
+        filters=filter_text(query, i18n.language),
     )
     return text, prices_keyboard(len(offers), page, canonical, in_stock_only)
 

@@ -10,7 +10,6 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.button_data import MenuCallback, MenuItem
 from bot.keyboards import main_menu
-from bot.price_query import PriceQuery
 from bot.replies import show
 from bot.routers.fit import size_keyboard
 from bot.routers.help import help_text
@@ -18,6 +17,7 @@ from bot.routers.prices import PricesStore, render_page
 from bot.routers.settings import SettingsStore, settings_view
 from bot.routers.watch import SubsStore, subs_view
 from estimator.i18n import Translator
+from monitor.price_query import PriceQuery
 from monitor.users import User
 
 

@@ -21,12 +21,14 @@ from aiogram.utils.keyboard import InlineKeyboardBuilder
 from bot.button_data import PricesCallback
 from bot.views.provider_health import troubled_parts_text
 from estimator import gpus
-from estimator.i18n import Html, Translator
+from estimator.i18n import Html, Translator, translator
 from estimator.plan_text import rubles
 from monitor.health import ProviderHealth
 from monitor.offers import Offer, StockState, billing_of
+from monitor.price_query import PriceQuery
 from monitor.providers import PROVIDERS
 from monitor.subscriptions import offer_gpu
+from monitor.watch_describe import filter_parts
 
 PAGE_SIZE = 8
 STOCK_ICONS = {
@@ -108,6 +110,15 @@ def has_nvlink(offer: Offer) -> bool | None:
     if "nvlink" in named or _gpu(offer).form in ("SXM", "NVL"):
         return True
     return None
+
+
+def filter_text(query: PriceQuery, language: str) -> Html:
+    """The filter in the user's words: «H100, до 100 ₽/GPU·ч, помесячно»; empty when
+    nothing narrows the list. Telegram HTML, the user's words escaped."""
+    parts: list[str] = list(filter_parts(query.watch, language)) if query.watch else []
+    if query.billing is not None:
+        parts.append(translator(language)(f"prices-billing-{query.billing.value}"))
+    return Html(", ".join(parts))
 
 
 def age_text(i18n: Translator, minutes: int) -> str:
