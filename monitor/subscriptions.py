@@ -31,7 +31,7 @@ from estimator import gpus
 from estimator.planner import months_for
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
-from monitor.offers import HOURS_PER_MONTH, Offer, StockState
+from monitor.offers import HOURS_PER_MONTH, Offer, StockState, rentable
 
 DEFAULT_COOLDOWN_S = 6 * 3600
 # Offers list memory as the vendor rounds it ("79.6 GB" for an 80GB card); never lose a
@@ -187,11 +187,6 @@ def offer_gpu(name: str, vram_gb: float | None) -> OfferGpu:
     return OfferGpu(spec.id, spec.family, spec.id, spec.vram_gb if vram_gb is None else vram_gb)
 
 
-def _rentable(offer: Offer) -> bool:
-    # UNKNOWN is priced and orderable; the provider just does not publish stock.
-    return offer.stock in (StockState.IN_STOCK, StockState.UNKNOWN)
-
-
 @dataclass(frozen=True, slots=True)
 class _EventView:
     """One event, read once for all subscriptions."""
@@ -212,7 +207,7 @@ def _view(event: Event) -> _EventView | None:
         event.kind is EventKind.NEW_OFFER and offer.stock is StockState.UNKNOWN
     )
     # A cheaper price on something nobody can rent is not news; it alerts once it is back.
-    drop = event.kind is EventKind.PRICE_DROP and _rentable(offer)
+    drop = event.kind is EventKind.PRICE_DROP and rentable(offer.stock)
     if not (arrival or drop):
         return None
     cards = max(1, offer.gpu_count)
@@ -308,7 +303,7 @@ def offer_matches(watch: WatchFilter, offer: Offer) -> bool:
     """Does the offer, as it is now, meet the filter: rentable, and every condition on GPU,
     price, count, memory, provider and location? What matches already is not news: /watch
     shows it at once, and only a later change of it (or another offer) makes an alert."""
-    return _rentable(offer) and offer_meets(watch, offer)
+    return rentable(offer.stock) and offer_meets(watch, offer)
 
 
 def offer_meets(watch: WatchFilter, offer: Offer) -> bool:

@@ -15,7 +15,7 @@ from typing import Final
 
 from monitor.diff import OfferKey, Tracked
 from monitor.history import HistoryPoint
-from monitor.offers import Offer, StockState
+from monitor.offers import RENTABLE_STOCK, Offer, StockState
 
 # One stored row layout for offers lives in storage.offers; reusing it keeps the two writers
 # of the offers table from drifting apart.
@@ -29,6 +29,9 @@ LISTED_OFFERS_FILTER: Final = "missing_runs = 0"
 # Keys per latest-points query: 3 bound values each stays far below SQLite's variable limit
 # (32766 since 3.32) and PostgreSQL's (65535).
 _KEYS_PER_QUERY = 300
+
+# monitor.offers.rentable as SQL: fixed enum values, not user input.
+_RENTABLE_VALUES = ", ".join(f"'{stock.value}'" for stock in sorted(RENTABLE_STOCK))
 
 _POINT_COLUMNS = "provider, sku, location, gpu, gpu_count, at, price_hour, stock, stock_count"
 
@@ -79,7 +82,7 @@ class HistoryQueries:
         query, params = _points_since(self._db.dialect, gpu_ids, since)
         query += (
             f"SELECT {_POINT_COLUMNS} FROM points"  # noqa: S608 - fixed columns
-            " WHERE stock IN ('in_stock', 'unknown')"
+            f" WHERE stock IN ({_RENTABLE_VALUES})"
             " ORDER BY price_hour / gpu_count, at DESC, provider, sku, location LIMIT 1"
         )
         async with self._db.access() as connection:
