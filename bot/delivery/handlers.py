@@ -1,9 +1,10 @@
-"""The alert message's buttons: mute a subscription for 24 h, unsubscribe, snooze the chat."""
+"""The alert message's buttons: mute a subscription, unsubscribe, snooze the chat (how long a
+mute and a snooze last is monitor.queueing's)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Protocol
 
 from aiogram import F, Router
@@ -12,12 +13,10 @@ from aiogram.types import CallbackQuery, ChatMemberUpdated
 
 from bot.delivery.alert_buttons import AlertAction, AlertCallback
 from estimator.i18n import Html, Translator
+from monitor.queueing import mute_ends, snooze_ends
 from monitor.subscriptions import Subscription
-from monitor.users import DEFAULT_TIMEZONE, User, next_local_time, zone
+from monitor.users import DEFAULT_TIMEZONE, User, zone
 from monitor.watch_describe import short_label
-
-MUTE_FOR = timedelta(hours=24)
-MORNING_MINUTE = 8 * 60  # "until morning" means the next 08:00 on the user's clock
 
 
 class AlertStore(Protocol):
@@ -84,7 +83,7 @@ async def on_alert_button(
     action, sub = callback_data.action, callback_data.sub
 
     if action is AlertAction.SNOOZE:
-        until = next_local_time(now, timezone, MORNING_MINUTE)
+        until = snooze_ends(now, timezone)
         await store.defer_chat(chat_id, until)
         await callback.answer(i18n("alert-snoozed", until=_local(until, timezone, "%H:%M")))
         return
@@ -94,7 +93,7 @@ async def on_alert_button(
     subscription = await store.get_subscription(sub)
     label = Html(short_label(subscription.filter) if subscription is not None else "")
     if action is AlertAction.MUTE:
-        until = now + MUTE_FOR
+        until = mute_ends(now)
         if not await _done(store.mute(chat_id, sub, until)):
             await callback.answer(i18n("alert-stale"), show_alert=True)
             return
