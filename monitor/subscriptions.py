@@ -146,6 +146,18 @@ class SubscriptionLimitError(Exception):
     """The user already has MAX_SUBSCRIPTIONS subscriptions."""
 
 
+def check_room(chat_id: int, count: int) -> None:
+    """Raise SubscriptionLimitError when a chat that has `count` subscriptions may add none."""
+    if count >= MAX_SUBSCRIPTIONS:
+        raise SubscriptionLimitError(f"chat {chat_id} has {count} subscriptions")
+
+
+def cooldown_for(watch: WatchFilter, asked_s: int | None = None) -> int:
+    """A new subscription's cooldown: the one asked for when it is added, else the one its
+    filter names (`cooldown=` in /watch), else DEFAULT_COOLDOWN_S."""
+    return next(c for c in (asked_s, watch.cooldown_s, DEFAULT_COOLDOWN_S) if c is not None)
+
+
 @dataclass(frozen=True)
 class SubscriptionCounts:
     """Subscriptions by state, for the operator's /admin view."""

@@ -14,10 +14,15 @@ from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import Offer, Price, StockState
 from monitor.subscriptions import (
+    DEFAULT_COOLDOWN_S,
+    MAX_SUBSCRIPTIONS,
     AlertKind,
     MatchIndex,
     Subscription,
+    SubscriptionLimitError,
     WatchFilter,
+    check_room,
+    cooldown_for,
     matches,
     naive_match,
     offer_gpu,
@@ -429,3 +434,17 @@ def test_a_live_index_edited_in_place_agrees_with_a_naive_scan(
         index.remove(sub_id)
         current.pop(sub_id, None)
     assert grouped(index.match(events, T0)) == grouped(naive_match(current.values(), events, T0))
+
+
+def test_a_chat_has_room_until_it_keeps_max_subscriptions():
+    check_room(1, MAX_SUBSCRIPTIONS - 1)
+    with pytest.raises(SubscriptionLimitError):
+        check_room(1, MAX_SUBSCRIPTIONS)
+
+
+def test_the_cooldown_asked_for_beats_the_filters_which_beats_the_default():
+    named = WatchFilter(gpu="H100 SXM", cooldown_s=600)
+    assert cooldown_for(named, 60) == 60
+    assert cooldown_for(named) == 600
+    assert cooldown_for(WatchFilter(gpu="H100 SXM")) == DEFAULT_COOLDOWN_S
+    assert cooldown_for(named, 0) == 0  # zero is a cooldown, not "none asked"
