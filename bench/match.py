@@ -42,6 +42,7 @@ from estimator.gpus import get, load_gpus
 from estimator.specs import GpuSpec
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
+from monitor.matcher import LiveMatcher
 from monitor.offers import Offer, Price, StockState
 from monitor.pipeline import refresh
 from monitor.plan import RefreshState
@@ -55,7 +56,6 @@ from monitor.subscriptions import (
     naive_match,
 )
 from monitor.watch_words import parse_watch
-from monitor.watchlist import Watchlist
 from storage import Store
 from storage.migrations import migrate
 from storage.sql import Connection, Database, Dialect, WriteFault, moment_value
@@ -378,9 +378,9 @@ async def on_the_store(
         store.load_ms = []
         await fill_store(store, subs)
         database.held_ms = []  # the refreshes' commits from here on
-        watchlist = Watchlist(store)
+        matcher = LiveMatcher(store)
         started = time.perf_counter()
-        await watchlist.prepare()
+        await matcher.prepare()
         index_ms = (time.perf_counter() - started) * 1000
 
         outcomes = []
@@ -394,9 +394,9 @@ async def on_the_store(
         ):
             at = NOW + timedelta(minutes=10 * step)
             source = FixedSource(snapshot(offers, stock, at))
-            outcomes.append(await refresh(source, store, watchlist, now=partial(clock, at)))
+            outcomes.append(await refresh(source, store, matcher, now=partial(clock, at)))
         pending = await store.pending_count()
-        change_ms, rebuild_ms = await subscription_changes(store, watchlist, subs)
+        change_ms, rebuild_ms = await subscription_changes(store, matcher, subs)
     held, loads = database.held_ms, store.load_ms
     return StoreFigures(
         backend,
@@ -458,14 +458,14 @@ def clock(at: datetime) -> datetime:
 
 
 async def subscription_changes(
-    store: Store, watchlist: Watchlist, subs: Sequence[Subscription]
+    store: Store, matcher: LiveMatcher, subs: Sequence[Subscription]
 ) -> tuple[float, float]:
     """Median ms of `prepare()` after one change, and of the rebuild it replaced."""
     replayed = []
     for sub in subs[:: len(subs) // 20][:20]:
         await store.set_paused(sub.chat_id, sub.id, True)  # the write: not counted
         started = time.perf_counter()
-        await watchlist.prepare()
+        await matcher.prepare()
         replayed.append((time.perf_counter() - started) * 1000)
     rebuilt = []
     for _ in range(3):

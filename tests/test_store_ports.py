@@ -20,8 +20,8 @@ from bot.delivery.journal import MarkStore
 from bot.delivery.sender import DeliveryStore
 from bot.ops.server import HealthStore
 from bot.ports import BotStore
+from monitor.matcher import SubscriptionSource
 from monitor.pipeline import PipelineStore
-from monitor.watchlist import SubscriptionSource
 from storage import Store
 
 PORTS: tuple[type, ...] = (
