@@ -42,19 +42,15 @@ from estimator.gpus import get, load_gpus
 from estimator.specs import GpuSpec
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
+from monitor.match_index import MatchIndex
+from monitor.match_rules import naive_match
 from monitor.matcher import LiveMatcher
 from monitor.offers import Offer, Price, StockState
 from monitor.pipeline import refresh
 from monitor.plan import RefreshState
 from monitor.providers import PROVIDERS as REGISTRY
 from monitor.scrape import ScrapeResult
-from monitor.subscriptions import (
-    AlertKind,
-    MatchIndex,
-    Subscription,
-    WatchFilter,
-    naive_match,
-)
+from monitor.subscriptions import AlertKind, Subscription, WatchFilter
 from monitor.watch_words import parse_watch
 from storage import Store
 from storage.migrations import migrate

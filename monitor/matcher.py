@@ -18,7 +18,8 @@ from typing import Protocol
 
 from monitor.alerts import Alert
 from monitor.events import Event
-from monitor.subscriptions import DEFAULT_COOLDOWN_S, MatchIndex, Subscription
+from monitor.match_index import MatchIndex
+from monitor.subscriptions import DEFAULT_COOLDOWN_S, Subscription
 
 DEFAULT_COOLDOWN = timedelta(seconds=DEFAULT_COOLDOWN_S)
 

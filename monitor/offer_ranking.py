@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from estimator import gpus
+from monitor.match_rules import offer_gpu
 from monitor.offers import Offer
-from monitor.subscriptions import offer_gpu
 
 LARGE_GB = 40
 MEDIUM_GB = 24

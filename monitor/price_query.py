@@ -19,8 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from estimator.parse import QueryError
+from monitor.match_rules import offer_meets
 from monitor.offers import Billing, Offer, billing_of
-from monitor.subscriptions import WatchFilter, offer_meets
+from monitor.subscriptions import WatchFilter
 from monitor.watch_words import canonical, parse_watch
 
 _BILLING_WORDS: dict[str, Billing] = {

@@ -19,14 +19,13 @@ from bot.views.price_caps import cap_choices
 from bot.views.prices import money, offer_brief, provider_ages
 from estimator.i18n import Html, Translator
 from estimator.parse import QueryError
+from monitor.match_rules import offer_matches, offer_meets
 from monitor.subscriptions import (
     MAX_SUBSCRIPTIONS,
     AlertKind,
     Subscription,
     SubscriptionLimitError,
     WatchFilter,
-    offer_matches,
-    offer_meets,
     with_max_price,
 )
 from monitor.users import DEFAULT_TIMEZONE, User, zone

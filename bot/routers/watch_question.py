@@ -1,7 +1,7 @@
 """«Сообщи, когда 8×H100 будет дешевле 600 ₽», "notify me when H100 is under 300 rub": the
 watch the question states, named in the reply, with one button that creates exactly it.
 
-The cap is per GPU-hour, as /watch max= is matched (monitor.subscriptions compares each
+The cap is per GPU-hour, as /watch max= is matched (monitor.match_rules compares each
 offer's price per GPU-hour, a server's price divided by its cards); the reply says so and,
 for a stated count, what that makes for the whole server.
 """

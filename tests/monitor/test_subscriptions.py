@@ -1,4 +1,5 @@
-"""monitor.subscriptions: the matching rules, and an index that agrees with a naive scan."""
+"""monitor.subscriptions, monitor.match_rules and monitor.match_index: the filters, the
+matching rules, and an index that agrees with a naive scan."""
 
 from __future__ import annotations
 
@@ -12,20 +13,18 @@ from hypothesis import strategies as st
 
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
+from monitor.match_index import MatchIndex
+from monitor.match_rules import matches, naive_match, offer_gpu
 from monitor.offers import Offer, Price, StockState
 from monitor.subscriptions import (
     DEFAULT_COOLDOWN_S,
     MAX_SUBSCRIPTIONS,
     AlertKind,
-    MatchIndex,
     Subscription,
     SubscriptionLimitError,
     WatchFilter,
     check_room,
     cooldown_for,
-    matches,
-    naive_match,
-    offer_gpu,
     with_max_price,
 )
 from tests.factories import make_offer
