@@ -7,7 +7,7 @@ providers. Inside a bucket, subscriptions sit on one shelf per way an event can 
 only its own offer's buckets, takes the one shelf its kind needs, and slices off everything
 capped below its price. So a refresh costs about its events plus the subscriptions that
 match, however many others there are: bench/match.py measures it. It finds the same alerts as
-monitor.match_rules.naive_match (tests/monitor/test_subscriptions.py checks it).
+monitor.match_rules.naive_match (tests/monitor/test_match_index.py checks it).
 """
 
 from __future__ import annotations
