@@ -42,20 +42,16 @@ from estimator.gpus import get, load_gpus
 from estimator.specs import GpuSpec
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
+from monitor.match_index import MatchIndex
+from monitor.match_rules import naive_match
+from monitor.matcher import LiveMatcher
 from monitor.offers import Offer, Price, StockState
 from monitor.pipeline import refresh
 from monitor.plan import RefreshState
 from monitor.providers import PROVIDERS as REGISTRY
 from monitor.scrape import ScrapeResult
-from monitor.subscriptions import (
-    AlertKind,
-    MatchIndex,
-    Subscription,
-    WatchFilter,
-    naive_match,
-)
+from monitor.subscriptions import AlertKind, Subscription, WatchFilter
 from monitor.watch_words import parse_watch
-from monitor.watchlist import Watchlist
 from storage import Store
 from storage.migrations import migrate
 from storage.sql import Connection, Database, Dialect, WriteFault, moment_value
@@ -378,9 +374,9 @@ async def on_the_store(
         store.load_ms = []
         await fill_store(store, subs)
         database.held_ms = []  # the refreshes' commits from here on
-        watchlist = Watchlist(store)
+        matcher = LiveMatcher(store)
         started = time.perf_counter()
-        await watchlist.prepare()
+        await matcher.prepare()
         index_ms = (time.perf_counter() - started) * 1000
 
         outcomes = []
@@ -394,9 +390,9 @@ async def on_the_store(
         ):
             at = NOW + timedelta(minutes=10 * step)
             source = FixedSource(snapshot(offers, stock, at))
-            outcomes.append(await refresh(source, store, watchlist, now=partial(clock, at)))
+            outcomes.append(await refresh(source, store, matcher, now=partial(clock, at)))
         pending = await store.pending_count()
-        change_ms, rebuild_ms = await subscription_changes(store, watchlist, subs)
+        change_ms, rebuild_ms = await subscription_changes(store, matcher, subs)
     held, loads = database.held_ms, store.load_ms
     return StoreFigures(
         backend,
@@ -458,14 +454,14 @@ def clock(at: datetime) -> datetime:
 
 
 async def subscription_changes(
-    store: Store, watchlist: Watchlist, subs: Sequence[Subscription]
+    store: Store, matcher: LiveMatcher, subs: Sequence[Subscription]
 ) -> tuple[float, float]:
     """Median ms of `prepare()` after one change, and of the rebuild it replaced."""
     replayed = []
     for sub in subs[:: len(subs) // 20][:20]:
         await store.set_paused(sub.chat_id, sub.id, True)  # the write: not counted
         started = time.perf_counter()
-        await watchlist.prepare()
+        await matcher.prepare()
         replayed.append((time.perf_counter() - started) * 1000)
     rebuilt = []
     for _ in range(3):

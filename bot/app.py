@@ -41,9 +41,9 @@ from bot.scheduler import create_scheduler, outcome_hooks
 from bot.startup import open_store
 from bot.topology import SOLE_CLAIMS, ClaimPolicy, topology_of
 from estimator.i18n import Translator, translators
+from monitor.matcher import LiveMatcher
 from monitor.pipeline import PipelineOutcome
 from monitor.users import Language
-from monitor.watchlist import Watchlist
 from scrapers.http import Http, HttpSettings
 from scrapers.registry import create_scrapers
 from storage import Store
@@ -259,7 +259,7 @@ def attach_monitor(application: Application) -> None:
     scheduler = create_scheduler(
         sources,
         application.store,
-        Watchlist(application.store),
+        LiveMatcher(application.store),
         interval_override_s=application.settings.refresh_seconds,
         on_outcome=outcome_hooks(
             wake_delivery(application),

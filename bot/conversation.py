@@ -1,7 +1,7 @@
 """Each chat's last sizing answer, as the follow-ups read it (bot.routers.followup).
 
 The sizing is stored as the /fit command of what the user stated (estimator.followup), with
-the language it was answered in, for storage.conversations.REMEMBER_FOR. A sizing is
+the language it was answered in, for monitor.sizing_memory.REMEMBER_FOR. A sizing is
 remembered just before its answer goes out, so that no reply to the answer can come before
 it. If the database fails then, the answer still goes and the next reply is read on its own:
 a failure is logged, never shown.
@@ -12,25 +12,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Protocol
 
+from bot.ports import BotStore
 from estimator.fit_words import understand
 from estimator.followup import stated_command
 from estimator.parse import ParsedQuery, QueryError
 from monitor.users import Language
-from storage.conversations import RememberedSizing
 
 logger = logging.getLogger("gpuradar.conversation")
-
-
-class SizingMemoryStore(Protocol):
-    """What the memory needs of the Store (storage.conversations)."""
-
-    async def remember_sizing(
-        self, chat_id: int, command: str, language: Language, at: datetime, /
-    ) -> None: ...
-
-    async def last_sizing(self, chat_id: int, now: datetime, /) -> RememberedSizing | None: ...
 
 
 def utc_now() -> datetime:
@@ -44,7 +33,7 @@ def as_language(language: str) -> Language:
 class Conversations:
     """Remembers each answered sizing of a chat and reads back the last one."""
 
-    def __init__(self, store: SizingMemoryStore, clock: Callable[[], datetime] = utc_now) -> None:
+    def __init__(self, store: BotStore, clock: Callable[[], datetime] = utc_now) -> None:
         self._store = store
         self._clock = clock  # wall time: replicas compare each other's rows
 

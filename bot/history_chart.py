@@ -12,12 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from monitor.offers import StockState
+from monitor.history import HistoryPoint
+from monitor.offers import rentable
 from monitor.providers import PROVIDERS
-from storage.history import HistoryPoint
-
-# Rentable: in stock, or priced with unknown stock (what storage.history.lowest_price counts).
-RENTABLE = frozenset({StockState.IN_STOCK, StockState.UNKNOWN})
 
 # Tableau 10, matplotlib's default colour cycle ("tab10", matplotlib.org colormap reference):
 # ten hues chosen to stay apart from each other on white.
@@ -148,7 +145,7 @@ def _spans(series: Sequence[HistoryPoint], since: datetime, until: datetime) -> 
         start = max(point.at, since)
         end = min(following.at if following is not None else until, until)
         if end > start:
-            spans.append(Span(start, end, point.price_per_gpu_hour, point.stock in RENTABLE))
+            spans.append(Span(start, end, point.price_per_gpu_hour, rentable(point.stock)))
     return tuple(spans)
 
 

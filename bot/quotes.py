@@ -7,13 +7,8 @@ from collections.abc import Iterable
 from estimator.cost import PriceQuote
 from estimator.gpus import resolve_for_sizing
 from monitor.locations import country_of
-from monitor.offers import Billing, Offer, StockState, billing_of
+from monitor.offers import Billing, Offer, StockState, billing_of, rentable
 from monitor.providers import PROVIDERS
-
-# Stock that can be rented now. "unknown" means priced but not published: immers.cloud and
-# Selectel's cloud list no stock, and leaving them out would hide most hourly offers; the
-# quote says the stock is unpublished, and every answer says so too.
-RENTABLE = frozenset({StockState.IN_STOCK, StockState.UNKNOWN})
 
 
 def sizing_gpu(offer: Offer) -> str | None:
@@ -34,7 +29,7 @@ def quotes_from(offers: Iterable[Offer]) -> list[PriceQuote]:
             rub_per_month=None if offer.price.hourly else offer.price.rub_per_month,
             label=offer.sku,
             url=offer.url,
-            in_stock=offer.stock in RENTABLE,
+            in_stock=rentable(offer.stock),
             stock_published=offer.stock is not StockState.UNKNOWN,
             location=offer.location,
             country=country_of(offer.provider, offer.location),

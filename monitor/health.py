@@ -8,6 +8,19 @@ from datetime import datetime
 from monitor.parts import PartState
 from monitor.scrape import WHOLE
 
+# A provider is stale when its last good scrape is older than this many of its intervals.
+STALE_AFTER_INTERVALS = 3.0
+
+
+def is_fresh(
+    last_success_at: datetime | None, interval_s: float, now: datetime, *, started_at: datetime
+) -> bool:
+    """Whether a provider's data counts as fresh at `now`: its last good scrape is at most
+    STALE_AFTER_INTERVALS of its scrape intervals old. A provider that has never succeeded is
+    fresh for as long after `started_at` (the first scrapes may fail)."""
+    since = now - (last_success_at or started_at)
+    return since.total_seconds() <= STALE_AFTER_INTERVALS * interval_s
+
 
 @dataclass(frozen=True)
 class PartHealth:

@@ -15,6 +15,18 @@ class StockState(StrEnum):
     UNKNOWN = "unknown"  # priced, but the provider does not publish stock
 
 
+# Stock that can be rented now. "unknown" means priced but not published: immers.cloud and
+# Selectel's cloud list no stock, and leaving them out would hide most hourly offers; every
+# answer that counts such an offer says its stock is unpublished.
+RENTABLE_STOCK = frozenset({StockState.IN_STOCK, StockState.UNKNOWN})
+
+
+def rentable(stock: StockState) -> bool:
+    """Whether an offer (or a history point) with this stock can be rented now: the one rule
+    quotes, matching, the price history and its charts share."""
+    return stock in RENTABLE_STOCK
+
+
 class Vat(StrEnum):
     INCLUDED = "yes"
     EXCLUDED = "no"

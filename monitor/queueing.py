@@ -7,7 +7,8 @@ The rules that used to run inside the refresh's write transaction, in storage:
 * blocked chats get nothing (their subscriptions are paused too, so this only catches a block
   that raced the refresh);
 * quiet hours and snoozes: the alert is queued now but due when they end, and marked held (it
-  then arrives in the quiet-hours digest);
+  then arrives in the quiet-hours digest); what the alert's snooze and mute buttons mean as
+  times (`snooze_ends`, `mute_ends`) is here too;
 * dedupe: an alert appears once per subscription and event (`Alert.dedupe_key`), however often
   the matcher names it; the outbox's unique key stops the same alert in a later refresh.
 """
@@ -20,7 +21,7 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from monitor.alerts import Alert
-from monitor.users import DEFAULT_TIMEZONE, QuietHours, quiet_until
+from monitor.users import DEFAULT_TIMEZONE, QuietHours, next_local_time, quiet_until
 
 # What a cooldown is kept per: subscription id, provider, sku, location, EventKind value.
 CooldownKey = tuple[int, str, str, str, str]
@@ -46,6 +47,21 @@ class Hold:
         snooze that ends inside quiet hours waits for their end)."""
         start = now if self.snoozed_until is None else max(now, self.snoozed_until)
         return quiet_until(self.quiet_hours, self.timezone, start)
+
+
+MUTE_FOR = timedelta(hours=24)  # an alert's mute button silences its subscription for a day
+MORNING_MINUTE = 8 * 60  # "until morning" means the next 08:00 on the user's clock
+
+
+def mute_ends(now: datetime) -> datetime:
+    """When a subscription muted from an alert at `now` speaks again."""
+    return now + MUTE_FOR
+
+
+def snooze_ends(now: datetime, timezone: str) -> datetime:
+    """When a chat snoozed "until morning" at `now` hears again: the next 08:00 on its clock
+    (later today when it is still night, else tomorrow)."""
+    return next_local_time(now, timezone, MORNING_MINUTE)
 
 
 class Queued(NamedTuple):

@@ -2,19 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from monitor.subscriptions import SubscriptionCounts
 from storage.sql import Database, scalar
-
-
-@dataclass(frozen=True)
-class SubscriptionCounts:
-    active: int
-    paused: int
-
-    @property
-    def total(self) -> int:
-        return self.active + self.paused
 
 
 class AdminQueries:

@@ -1,21 +1,21 @@
 """Tracked offers (the snapshot plus offers missing for a while) and the price/stock history.
 
-History rows are change points: `record_change_points` writes a row only when an offer's
-(price, stock, stock count, GPU, GPU count) differs from its latest row, so the table grows
-with changes, not with scrapes. Because of that, "the points since T" alone would miss an offer
-whose price has not changed since before T; the queries here also count, for each offer still
-tracked, the point that was in effect at T (see `_POINTS_SINCE`).
+History rows are change points: `record_change_points` writes a row only for the offers that
+monitor.history.changed_offers names (what a point records differs from the latest row), so
+the table grows with changes, not with scrapes. Because of that, "the points since T" alone
+would miss an offer whose price has not changed since before T; the queries here also count,
+for each offer still tracked, the point that was in effect at T (see `_POINTS_SINCE`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
 from monitor.diff import OfferKey, Tracked
-from monitor.offers import Offer, StockState
+from monitor.history import HistoryPoint, PointState, changed_offers
+from monitor.offers import RENTABLE_STOCK, Offer, StockState
 
 # One stored row layout for offers lives in storage.offers; reusing it keeps the two writers
 # of the offers table from drifting apart.
@@ -29,6 +29,9 @@ LISTED_OFFERS_FILTER: Final = "missing_runs = 0"
 # Keys per latest-points query: 3 bound values each stays far below SQLite's variable limit
 # (32766 since 3.32) and PostgreSQL's (65535).
 _KEYS_PER_QUERY = 300
+
+# monitor.offers.rentable as SQL: fixed enum values, not user input.
+_RENTABLE_VALUES = ", ".join(f"'{stock.value}'" for stock in sorted(RENTABLE_STOCK))
 
 _POINT_COLUMNS = "provider, sku, location, gpu, gpu_count, at, price_hour, stock, stock_count"
 
@@ -60,25 +63,6 @@ points AS (
 """
 
 
-@dataclass(frozen=True)
-class HistoryPoint:
-    """An offer's price and stock from `at` until its next change point."""
-
-    provider: str
-    sku: str
-    location: str
-    gpu: str
-    gpu_count: int
-    at: datetime
-    price_hour: float
-    stock: StockState
-    stock_count: int | None
-
-    @property
-    def price_per_gpu_hour(self) -> float:
-        return self.price_hour / max(1, self.gpu_count)
-
-
 class HistoryQueries:
     _db: Database
 
@@ -98,7 +82,7 @@ class HistoryQueries:
         query, params = _points_since(self._db.dialect, gpu_ids, since)
         query += (
             f"SELECT {_POINT_COLUMNS} FROM points"  # noqa: S608 - fixed columns
-            " WHERE stock IN ('in_stock', 'unknown')"
+            f" WHERE stock IN ({_RENTABLE_VALUES})"
             " ORDER BY price_hour / gpu_count, at DESC, provider, sku, location LIMIT 1"
         )
         async with self._db.access() as connection:
@@ -167,7 +151,7 @@ async def record_change_points(
     """
     by_key = {offer.key: offer for offer in offers}
     latest = await _latest_states(connection, list(by_key))
-    changed = [offer for key, offer in by_key.items() if latest.get(key) != _state(offer)]
+    changed = changed_offers(by_key.values(), latest)
     when = moment_value(connection.dialect, at)
     await connection.executemany(
         f"INSERT INTO offer_history ({_POINT_COLUMNS}) VALUES ({', '.join('?' * 9)})",  # noqa: S608
@@ -176,25 +160,11 @@ async def record_change_points(
     return len(changed)
 
 
-_State = tuple[str, int, float, str, int | None]
-
-
-def _state(offer: Offer) -> _State:
-    """What a change point records; GPU and count included so per-GPU prices stay right."""
-    return (
-        offer.gpu,
-        offer.gpu_count,
-        offer.price.rub_per_hour,
-        offer.stock.value,
-        offer.stock_count,
-    )
-
-
 async def _latest_states(
     connection: Connection, keys: Sequence[OfferKey]
-) -> dict[OfferKey, _State]:
+) -> dict[OfferKey, PointState]:
     """The latest history state of each key: one indexed look-up per key, in few queries."""
-    found: dict[OfferKey, _State] = {}
+    found: dict[OfferKey, PointState] = {}
     for start in range(0, len(keys), _KEYS_PER_QUERY):
         chunk = keys[start : start + _KEYS_PER_QUERY]
         values = ", ".join(["(?, ?, ?)"] * len(chunk))

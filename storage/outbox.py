@@ -3,48 +3,24 @@
 One module per job: storage.outbox_codec (the payload and the stored forms),
 storage.outbox_insert (the refresh's insert), storage.outbox_claims (the sender's claims and
 their leases), storage.outbox_marks (what settles a row: sent, dropped, retried, snoozed, and
-the purge). Here: the row as the sender reads it, and its decoding. No delivery rule lives in
-any of them: cooldown, quiet hours, snoozes and dedupe are worked out in monitor.
+the purge). Here: the decoding of the row the sender reads (monitor.outbox.OutboxRow). No
+delivery rule lives in any of them: cooldown, quiet hours, snoozes and dedupe are worked out in
+monitor.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Literal, cast
+from typing import cast
 
 from monitor.events import Event
+from monitor.outbox import OutboxRow, OutboxStatus
 from monitor.subscriptions import WatchFilter
 from monitor.users import Language
 from storage.outbox_codec import event_from_json
 from storage.sql import Row, moment_of
 from storage.subscriptions import filter_from_json
-
-OutboxStatus = Literal["pending", "sent", "dropped"]
-
-
-@dataclass(frozen=True)
-class OutboxRow:
-    id: int
-    chat_id: int
-    subscription_id: int
-    event: Event
-    created_at: datetime
-    due_at: datetime
-    status: OutboxStatus
-    attempts: int
-    last_error: str | None
-    sent_at: datetime | None
-    # The recipient's language when the query knows it (claim joins users).
-    language: Language | None = None
-    # The subscription's filter when the query knows it and the subscription still exists
-    # (claim joins subscriptions): the alert names the watch it is for.
-    watch: WatchFilter | None = None
-    # Quiet hours or a snooze kept it back: it goes out in the quiet-hours digest.
-    held: bool = False
-
 
 # A row with its event's payload: from outbox_events, or its own for rows queued before 0007.
 ROW_COLUMNS = "outbox.*, coalesce(outbox_events.payload, outbox.payload) AS event_payload"

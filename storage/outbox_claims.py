@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 
-from storage.outbox import ROW_COLUMNS, ROW_TABLES, OutboxRow, decode_rows
+from monitor.outbox import OutboxRow
+from storage.outbox import ROW_COLUMNS, ROW_TABLES, decode_rows
 from storage.outbox_codec import outbox_moment, reason_text
 from storage.outbox_marks import update_pending
 from storage.sql import Connection, Database, Row, in_list, list_value, not_in_list

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from storage.outbox import ROW_COLUMNS, ROW_TABLES, OutboxRow, decode_rows
+from monitor.outbox import OutboxRow
+from storage.outbox import ROW_COLUMNS, ROW_TABLES, decode_rows
 from storage.outbox_codec import outbox_moment, reason_text
 from storage.sql import Connection, Database, greatest, in_list, list_value, moment_of, scalar
 

@@ -12,16 +12,16 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from monitor.alerts import DEFAULT_COOLDOWN_S
 from monitor.subscriptions import (
     AlertKind,
     Subscription,
     WatchFilter,
+    check_room,
+    cooldown_for,
     with_max_price,
 )
 from storage.sql import Database, Row, in_list, list_value, moment_value, optional_moment, scalar
 
-MAX_SUBSCRIPTIONS = 20
 _FORMAT = 1  # bumped if the JSON shape ever changes incompatibly
 _COLUMNS = "id, chat_id, filter, cooldown_s, paused, muted_until"
 _ACTIVE = "paused = 0 AND chat_id IN (SELECT chat_id FROM users WHERE blocked = 0)"
@@ -33,10 +33,6 @@ RESUME_AFTER_BLOCK = (
     "UPDATE subscriptions SET paused = 0, paused_by_block = 0"
     " WHERE chat_id = ? AND paused_by_block = 1"
 )
-
-
-class SubscriptionLimitError(Exception):
-    """The user already has MAX_SUBSCRIPTIONS subscriptions."""
 
 
 def filter_to_json(watch: WatchFilter) -> str:
@@ -112,11 +108,9 @@ class SubscriptionQueries:
         *,
         now: datetime | None = None,
     ) -> Subscription:
-        """Store a new subscription. The cooldown is the argument, else the one the filter
-        asked for, else the default. Raises SubscriptionLimitError at MAX_SUBSCRIPTIONS."""
-        cooldown = next(
-            c for c in (cooldown_s, watch.cooldown_s, DEFAULT_COOLDOWN_S) if c is not None
-        )
+        """Store a new subscription with monitor's cooldown (`cooldown_for`). Raises
+        SubscriptionLimitError at MAX_SUBSCRIPTIONS (`check_room`)."""
+        cooldown = cooldown_for(watch, cooldown_s)
         # Count and insert in one write transaction, so two quick /watch can't both squeeze in.
         async with self._db.transaction() as connection:
             if connection.dialect == "postgresql":
@@ -128,8 +122,7 @@ class SubscriptionQueries:
             count = await scalar(
                 connection, "SELECT count(*) FROM subscriptions WHERE chat_id = ?", (chat_id,)
             )
-            if count >= MAX_SUBSCRIPTIONS:
-                raise SubscriptionLimitError(f"chat {chat_id} has {count} subscriptions")
+            check_room(chat_id, count)
             created = moment_value(connection.dialect, now or datetime.now(UTC))
             sub_id = await scalar(
                 connection,

@@ -6,11 +6,11 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from monitor.alerts import Alert
+from monitor.matcher import LiveMatcher
 from monitor.offers import Offer, Price, StockState
 from monitor.pipeline import PipelineOutcome, refresh
 from monitor.queueing import queue
 from monitor.scrape import ScrapeResult
-from monitor.watchlist import Watchlist
 from storage import Store
 from storage.outbox_insert import insert_alerts, prepare_alerts
 
@@ -69,7 +69,7 @@ class FixedSource:
 async def store_snapshot(store: Store, result: ScrapeResult) -> PipelineOutcome:
     """Store a snapshot the way production does: through one refresh of the pipeline."""
     return await refresh(
-        FixedSource(result), store, Watchlist(store), now=lambda: result.fetched_at
+        FixedSource(result), store, LiveMatcher(store), now=lambda: result.fetched_at
     )
 
 

@@ -39,3 +39,29 @@ def test_imports_go_one_way(package: str):
         for path in (ROOT / package).rglob("*.py")
     }
     assert {path: names for path, names in wrong.items() if names} == {}
+
+
+# The bot's composition root: the modules that open the database and hand the Store and the
+# storage services (lock, election, heartbeats, shared flows) to everything else. Every other
+# bot module gets what it needs through a port or a monitor type, so that the Telegram face
+# depends on what it uses, not on how it is stored.
+BOT_COMPOSITION_ROOT = frozenset(
+    {
+        "bot/app.py",  # builds and wires everything
+        "bot/startup.py",  # opens the database (migrations, the SQLite lock)
+        "bot/topology.py",  # alone on SQLite or shared on PostgreSQL: picks the storage services
+        "bot/runtime.py",  # owns the Store and the lock, and their start and stop order
+        "bot/jobs.py",  # the heartbeat and housekeeping duties run on the storage services
+    }
+)
+
+
+def test_only_the_composition_root_of_the_bot_imports_storage():
+    importing = {
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "bot").rglob("*.py")
+        if "storage" in imported_packages(path)
+    }
+    assert importing - BOT_COMPOSITION_ROOT == set()
+    # Each root module still wires storage: a module that stopped leaves the list.
+    assert BOT_COMPOSITION_ROOT - importing == set()

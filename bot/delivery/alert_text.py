@@ -21,9 +21,9 @@ from bot.views.prices import money, price_text
 from estimator.i18n import Html, Translator
 from monitor.events import Event, EventKind
 from monitor.offers import HOURS_PER_MONTH, Billing, Offer, StockState, billing_of
+from monitor.outbox import OutboxRow
 from monitor.providers import PROVIDERS
 from monitor.watch_describe import LABEL_LIMIT, short_label
-from storage.outbox import OutboxRow
 
 MESSAGE_LIMIT = 4096  # Telegram's cap on a text message, after entity parsing
 MAX_SUBSCRIPTION_BUTTONS = 3  # rows of "mute / unsubscribe"; more would bury the message

@@ -1,43 +1,21 @@
-"""The alert message's buttons: mute a subscription for 24 h, unsubscribe, snooze the chat."""
+"""The alert message's buttons: mute a subscription, unsubscribe, snooze the chat (how long a
+mute and a snooze last is monitor.queueing's)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from datetime import UTC, datetime, timedelta
-from typing import Protocol
+from datetime import UTC, datetime
 
 from aiogram import F, Router
 from aiogram.enums import ChatMemberStatus, ChatType
 from aiogram.types import CallbackQuery, ChatMemberUpdated
 
 from bot.delivery.alert_buttons import AlertAction, AlertCallback
+from bot.ports import BotStore
 from estimator.i18n import Html, Translator
-from monitor.subscriptions import Subscription
-from monitor.users import DEFAULT_TIMEZONE, User, next_local_time, zone
+from monitor.queueing import mute_ends, snooze_ends
+from monitor.users import DEFAULT_TIMEZONE, User, zone
 from monitor.watch_describe import short_label
-
-MUTE_FOR = timedelta(hours=24)
-MORNING_MINUTE = 8 * 60  # "until morning" means the next 08:00 on the user's clock
-
-
-class AlertStore(Protocol):
-    """Subscription methods (storage/subscriptions.py) plus storage.outbox_marks.OutboxMarks.
-
-    Positional-only, so any parameter names satisfy it. mute and delete_subscription may
-    return anything; False or a LookupError means "no such subscription in this chat".
-    """
-
-    def get_subscription(self, sub_id: int, /) -> Awaitable[Subscription | None]: ...
-
-    def mute(self, chat_id: int, sub_id: int, until: datetime, /) -> Awaitable[object]: ...
-
-    def delete_subscription(self, chat_id: int, sub_id: int, /) -> Awaitable[object]: ...
-
-    async def defer_chat(self, chat_id: int, until: datetime, /) -> int: ...
-
-    async def drop_subscription(
-        self, chat_id: int, subscription_id: int, reason: str, /
-    ) -> int: ...
 
 
 def create_router() -> Router:
@@ -48,13 +26,7 @@ def create_router() -> Router:
     return router
 
 
-class MembershipStore(Protocol):
-    async def block(self, chat_id: int, /) -> int: ...
-
-    async def unblock(self, chat_id: int, /) -> int: ...
-
-
-async def on_blocked_or_unblocked(update: ChatMemberUpdated, store: MembershipStore) -> None:
+async def on_blocked_or_unblocked(update: ChatMemberUpdated, store: BotStore) -> None:
     """ "kicked": the user blocked the bot (pause as a 403 would); back to "member": they
     unblocked it (resume what the block paused). Any other update from them does the
     latter too (bot.middlewares.user)."""
@@ -73,7 +45,7 @@ async def on_alert_button(
     callback: CallbackQuery,
     callback_data: AlertCallback,
     i18n: Translator,
-    store: AlertStore,
+    store: BotStore,
     user: User | None = None,
 ) -> None:
     # The pressing chat, never one named in the data: anyone can forge callback_data, and the
@@ -84,7 +56,7 @@ async def on_alert_button(
     action, sub = callback_data.action, callback_data.sub
 
     if action is AlertAction.SNOOZE:
-        until = next_local_time(now, timezone, MORNING_MINUTE)
+        until = snooze_ends(now, timezone)
         await store.defer_chat(chat_id, until)
         await callback.answer(i18n("alert-snoozed", until=_local(until, timezone, "%H:%M")))
         return
@@ -94,7 +66,7 @@ async def on_alert_button(
     subscription = await store.get_subscription(sub)
     label = Html(short_label(subscription.filter) if subscription is not None else "")
     if action is AlertAction.MUTE:
-        until = now + MUTE_FOR
+        until = mute_ends(now)
         if not await _done(store.mute(chat_id, sub, until)):
             await callback.answer(i18n("alert-stale"), show_alert=True)
             return
@@ -112,6 +84,8 @@ async def on_alert_button(
 
 
 async def _done(call: Awaitable[object]) -> bool:
+    """Whether the store found the subscription: False or a LookupError mean "no such
+    subscription in this chat"."""
     try:
         result = await call
     except LookupError:

@@ -63,8 +63,8 @@ from bot.delivery.limiter import Limiter
 from bot.delivery.policy import DeliveryPolicy
 from bot.delivery.session import sending_alert
 from estimator.i18n import Translator
+from monitor.outbox import OutboxRow
 from monitor.users import Language
-from storage.outbox import OutboxRow
 
 logger = logging.getLogger(__name__)
 

@@ -4,24 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any
 
 from aiogram import BaseMiddleware
 from aiogram.types import Chat, TelegramObject
 from aiogram.types import User as TelegramUser
 
+from bot.ports import BotStore
 from estimator.i18n import Translator
-from monitor.users import Language, User
+from monitor.users import Language
 
 Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
-
-
-class UserStore(Protocol):
-    """What the middleware needs: the chat's settings, made on first contact."""
-
-    async def ensure_user(self, chat_id: int, *, language: Language, timezone: str) -> User: ...
-
-    async def unblock(self, chat_id: int, /) -> int: ...
 
 
 def initial_language(language_code: str | None, default: Language) -> Language:
@@ -40,7 +33,7 @@ class UserMiddleware(BaseMiddleware):
 
     def __init__(
         self,
-        store: UserStore,
+        store: BotStore,
         translators: Mapping[Language, Translator],
         default_language: Language,
         default_timezone: str,

@@ -18,12 +18,10 @@ from typing import Any, Literal, Protocol
 from aiohttp import web
 
 from bot.ops.metrics import CONTENT_TYPE_LATEST, Metrics
-from monitor.health import PartHealth, ProviderHealth
+from monitor.health import PartHealth, ProviderHealth, is_fresh
 
 logger = logging.getLogger(__name__)
 
-# A provider is stale when its last good scrape is older than this many of its intervals.
-STALE_AFTER_INTERVALS = 3.0
 # /healthz answers within a container health probe's timeout even if the database hangs.
 DATABASE_TIMEOUT_S = 2.0
 # In-flight requests (a webhook update being handled) get this long to finish on stop.
@@ -103,7 +101,8 @@ class Freshness:
 
 
 class HealthCheck:
-    """Database reachable, scheduler running, providers fresh: the verdict of /healthz.
+    """Database reachable, scheduler running, providers fresh (monitor.health.is_fresh): the
+    verdict of /healthz.
 
     `scheduler_state` and `intervals` are read at each check, so the check can be built
     before the monitor is attached. A provider that has never succeeded counts as fresh for
@@ -214,11 +213,10 @@ class HealthCheck:
         for name, interval in sorted(self._intervals().items()):
             row = by_name.get(name)
             success = row.last_success_at if row is not None else None
-            since = now - (success or self.started_at)
             result[name] = Freshness(
                 last_success=success,
                 age_s=None if success is None else (now - success).total_seconds(),
-                fresh=since.total_seconds() <= STALE_AFTER_INTERVALS * interval,
+                fresh=is_fresh(success, interval, now, started_at=self.started_at),
                 consecutive_failures=row.consecutive_failures if row is not None else 0,
                 troubled_parts=row.troubled_parts if row is not None else (),
             )

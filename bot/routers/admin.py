@@ -7,7 +7,6 @@ answers it like any other unknown command, so the command's existence is not rev
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
 
 from aiogram import Router
 from aiogram.enums import ChatType
@@ -15,30 +14,14 @@ from aiogram.filters import Command, Filter
 from aiogram.types import Message
 
 from bot.config import Settings
+from bot.ports import BotStore
 from bot.views.provider_health import admin_part_state
 from estimator.i18n import Html, Translator
 from monitor.health import PartHealth, ProviderHealth
 from monitor.providers import PROVIDERS
-from storage.admin import SubscriptionCounts
 
 # A provider's error text is scraped or exception text: long ones are trimmed for the table.
 MAX_ERROR_CHARS = 200
-
-
-class AdminStore(Protocol):
-    """What /admin counts (storage.admin.AdminQueries and a few of the Store's own)."""
-
-    async def subscription_counts(self) -> SubscriptionCounts: ...
-
-    async def count_users(self) -> int: ...
-
-    async def blocked_user_count(self) -> int: ...
-
-    async def offer_count(self) -> int: ...
-
-    async def pending_count(self) -> int: ...
-
-    async def provider_health(self) -> list[ProviderHealth]: ...
 
 
 class IsAdmin(Filter):
@@ -59,11 +42,11 @@ def create_router() -> Router:
     return router
 
 
-async def on_admin(message: Message, i18n: Translator, store: AdminStore) -> None:
+async def on_admin(message: Message, i18n: Translator, store: BotStore) -> None:
     await message.answer(await admin_text(store, i18n, datetime.now(UTC)))
 
 
-async def admin_text(store: AdminStore, i18n: Translator, now: datetime) -> str:
+async def admin_text(store: BotStore, i18n: Translator, now: datetime) -> str:
     subscriptions = await store.subscription_counts()
     lines = [
         i18n("admin-title"),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Protocol
 
 from aiogram import Bot, Router
 from aiogram.exceptions import (
@@ -16,8 +15,9 @@ from aiogram.exceptions import (
 )
 from aiogram.types import Chat, ErrorEvent
 
+from bot.ports import BotStore
 from estimator.i18n import Translator
-from monitor.users import Language, User
+from monitor.users import Language
 
 logger = logging.getLogger("gpuradar.errors")
 
@@ -30,12 +30,6 @@ UNDELIVERABLE = (
 )
 
 
-class ErrorStore(Protocol):
-    """What the error handler reads: the chat's language for its apology."""
-
-    async def get_user(self, chat_id: int, /) -> User | None: ...
-
-
 def create_router() -> Router:
     router = Router(name="errors")
     router.errors.register(on_error)
@@ -45,7 +39,7 @@ def create_router() -> Router:
 async def on_error(
     event: ErrorEvent,
     bot: Bot,
-    store: ErrorStore,
+    store: BotStore,
     translators: dict[Language, Translator],
     default_language: Language,
     event_chat: Chat | None = None,

@@ -18,9 +18,10 @@ from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.button_data import FitDetailsCallback, FitWatchCallback, FitWizardCallback
 from bot.conversation import Conversations
+from bot.ports import BotStore
 from bot.quotes import quotes_from
 from bot.replies import show
-from bot.routers.watch import SubscribeStore, subscribe
+from bot.routers.watch import subscribe
 from estimator.answer import FitAnswer, build_answer
 from estimator.cost import PriceQuote
 from estimator.fit_words import command_for, command_with_method, understand
@@ -64,11 +65,11 @@ def create_router() -> Router:
     return router
 
 
-async def live_quotes(store: SubscribeStore) -> list[PriceQuote]:
+async def live_quotes(store: BotStore) -> list[PriceQuote]:
     return quotes_from(await store.current_offers())
 
 
-async def build(parsed: ParsedQuery, store: SubscribeStore) -> FitAnswer:
+async def build(parsed: ParsedQuery, store: BotStore) -> FitAnswer:
     return build_answer(parsed, load_gpus(), await live_quotes(store))
 
 
@@ -144,7 +145,7 @@ def _packs(data: FitDetailsCallback | FitWatchCallback) -> bool:
 
 
 async def reply_with_answer(
-    message: Message, parsed: ParsedQuery, language: str, i18n: Translator, store: SubscribeStore
+    message: Message, parsed: ParsedQuery, language: str, i18n: Translator, store: BotStore
 ) -> None:
     answer = await build(parsed, store)
     keyboard = answer_keyboard(parsed, i18n, language)
@@ -155,7 +156,7 @@ async def on_fit_watch(
     callback: CallbackQuery,
     callback_data: FitWatchCallback,
     i18n: Translator,
-    store: SubscribeStore,
+    store: BotStore,
 ) -> None:
     await callback.answer()
     assert callback.message is not None
@@ -171,7 +172,7 @@ async def on_details(
     callback_data: FitDetailsCallback,
     translators: dict[str, Translator],
     i18n: Translator,
-    store: SubscribeStore,
+    store: BotStore,
     conversations: Conversations,
 ) -> None:
     """Rebuild the answer from the button's command (or the chat's remembered sizing it
@@ -212,7 +213,7 @@ async def on_fit(
     i18n: Translator,
     translators: dict[str, Translator],
     user: User,
-    store: SubscribeStore,
+    store: BotStore,
     conversations: Conversations,
 ) -> None:
     if not command.args:
@@ -247,7 +248,7 @@ def _command_language(args: str, setting: str) -> str:
 
 
 async def on_compare(
-    message: Message, args: str, i18n: Translator, user: User, store: SubscribeStore
+    message: Message, args: str, i18n: Translator, user: User, store: BotStore
 ) -> None:
     """/fit compare 13b: full, LoRA and QLoRA of the same run in one table."""
     base = args.strip() or "8b"
@@ -274,7 +275,7 @@ async def on_question(
     translators: dict[str, Translator],
     i18n: Translator,
     user: User,
-    store: SubscribeStore,
+    store: BotStore,
     conversations: Conversations,
 ) -> None:
     # A free question is answered in its own language, whatever the user's setting.
@@ -309,7 +310,7 @@ async def on_wizard(
     callback_data: FitWizardCallback,
     i18n: Translator,
     user: User,
-    store: SubscribeStore,
+    store: BotStore,
     conversations: Conversations,
 ) -> None:
     await callback.answer()

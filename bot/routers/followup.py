@@ -17,8 +17,8 @@ from aiogram.filters import Filter
 from aiogram.types import Message
 
 from bot.conversation import Conversations, as_language
+from bot.ports import BotStore
 from bot.routers.fit import error_text, reply_with_answer
-from bot.routers.watch import SubscribeStore
 from estimator.followup import MAX_LENGTH, apply_followup, is_new_question, read_changes
 from estimator.i18n import Translator
 from estimator.parse import ParsedQuery, QueryError
@@ -64,7 +64,7 @@ async def on_followup(
     followup_language: str,
     translators: dict[str, Translator],
     i18n: Translator,
-    store: SubscribeStore,
+    store: BotStore,
     conversations: Conversations,
 ) -> None:
     local = translators.get(followup_language, i18n)

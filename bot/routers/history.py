@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
 
 from aiogram import Bot, Router
 from aiogram.exceptions import TelegramAPIError
@@ -15,23 +13,16 @@ from aiogram.types import BufferedInputFile, Message
 
 from bot.chart_pool import ChartBusyError, ChartPool
 from bot.history_chart import ChartSpec, ChartTexts, build_series, lowest
+from bot.ports import BotStore
 from bot.routers.prices import MAX_FILTER, gpu_filter
 from estimator.i18n import Translator
 from estimator.plan_text import rubles
+from monitor.history import HistoryPoint
 from monitor.users import User
-from storage.history import HistoryPoint
 
 logger = logging.getLogger(__name__)
 
 WINDOW = timedelta(days=30)
-
-
-class HistoryStore(Protocol):
-    """What /history reads (storage.history.HistoryQueries)."""
-
-    async def price_series(
-        self, gpu_ids: Collection[str], since: datetime, /
-    ) -> list[HistoryPoint]: ...
 
 
 def create_router() -> Router:
@@ -46,7 +37,7 @@ async def on_history(
     bot: Bot,
     i18n: Translator,
     user: User,
-    store: HistoryStore,
+    store: BotStore,
     charts: ChartPool,
 ) -> None:
     wanted = (command.args or "").strip()

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Protocol
 
 from aiogram import F, Router
 from aiogram.types import Message
 
+from bot.ports import BotStore
 from bot.quotes import quotes_from
 from estimator.cost import PriceQuote
 from estimator.gpus import family_members, find_in_text, get
@@ -32,7 +32,6 @@ from estimator.planner import (
 from estimator.query import FitQuery, Method
 from estimator.specs import GpuSpec
 from estimator.timing import tokens_per_second
-from monitor.offers import Offer
 from monitor.users import User
 
 MAX_TEXT = 300
@@ -50,12 +49,6 @@ _SIZE = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s*[bб](?!\w)", re.I)
 REFERENCE_RUN = FitQuery(model="Llama-3.1-8B", method=Method.LORA, ctx=2048, micro_batch=4)
 
 
-class MarketStore(Protocol):
-    """What a free-text question reads: the live prices its answer quotes."""
-
-    async def current_offers(self) -> list[Offer]: ...
-
-
 def create_router() -> Router:
     router = Router(name="market")
     router.message.register(on_text, F.text, ~F.text.startswith("/"))
@@ -63,7 +56,7 @@ def create_router() -> Router:
 
 
 async def on_text(
-    message: Message, translators: dict[str, Translator], store: MarketStore, user: User
+    message: Message, translators: dict[str, Translator], store: BotStore, user: User
 ) -> None:
     text = (message.text or "")[:MAX_TEXT]
     language = reply_language(text, user.language)  # «?», «550»: the user's setting

@@ -1,39 +1,30 @@
 """/prices and /stock [filters]: the offers now, per GPU, with freshness and failing providers.
 
-Filters are /watch's words plus a billing kind (bot.price_query): `/prices 80gb`,
+Filters are /watch's words plus a billing kind (monitor.price_query): `/prices 80gb`,
 `/prices h100 hourly`, `/prices max=300`, `/prices provider=selectel`.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Protocol
 
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, LinkPreviewOptions, Message
 
 from bot.button_data import PricesCallback
-from bot.price_query import PriceQuery, parse_price_query
+from bot.ports import BotStore
 from bot.replies import show
-from bot.views.prices import prices_keyboard, prices_text
+from bot.views.prices import filter_text, prices_keyboard, prices_text
 from estimator.gpus import family_members, family_of, resolve_for_sizing
 from estimator.i18n import Translator
 from estimator.parse import QueryError
-from monitor.health import ProviderHealth
-from monitor.offers import Offer, StockState
+from monitor.offers import StockState
+from monitor.price_query import PriceQuery, parse_price_query
 
 # A GPU name or family plus a few filters; longer arguments are refused, not silently cut.
 MAX_FILTER = 80
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
-
-
-class PricesStore(Protocol):
-    """What /prices and /stock read (storage.offers.OfferQueries)."""
-
-    async def current_offers(self) -> list[Offer]: ...
-
-    async def provider_health(self) -> list[ProviderHealth]: ...
 
 
 def create_router() -> Router:
@@ -55,7 +46,7 @@ def gpu_filter(text: str) -> tuple[str, set[str]] | None:
 
 
 async def render_page(
-    store: PricesStore, i18n: Translator, page: int, query: PriceQuery, in_stock_only: bool = False
+    store: BotStore, i18n: Translator, page: int, query: PriceQuery, in_stock_only: bool = False
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     offers = [offer for offer in await store.current_offers() if query.accepts(offer)]
     if in_stock_only:
@@ -76,13 +67,13 @@ async def render_page(
         page,
         datetime.now(UTC),
         title=title,
-        filters=query.describe(i18n.language),
+        filters=filter_text(query, i18n.language),
     )
     return text, prices_keyboard(len(offers), page, canonical, in_stock_only)
 
 
 async def on_prices(
-    message: Message, command: CommandObject, i18n: Translator, store: PricesStore
+    message: Message, command: CommandObject, i18n: Translator, store: BotStore
 ) -> None:
     wanted = (command.args or "").strip()
     if len(wanted) > MAX_FILTER:
@@ -100,7 +91,7 @@ async def on_prices(
 
 
 async def on_page(
-    callback: CallbackQuery, callback_data: PricesCallback, i18n: Translator, store: PricesStore
+    callback: CallbackQuery, callback_data: PricesCallback, i18n: Translator, store: BotStore
 ) -> None:
     await callback.answer()
     try:

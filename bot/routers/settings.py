@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Protocol
 
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 
 from bot.button_data import SettingsAction, SettingsCallback
+from bot.ports import BotStore
 from bot.replies import show
 from bot.views.settings import (
     Silence,
@@ -20,12 +20,10 @@ from bot.views.settings import (
     timezone_keyboard,
 )
 from estimator.i18n import Translator
-from monitor.subscriptions import Subscription
 from monitor.timezones import find_timezone
 from monitor.users import (
     LANGUAGES,
     Language,
-    QuietHours,
     User,
     due_time,
     is_known_timezone,
@@ -37,23 +35,6 @@ _QUIET_WORDS = frozenset({"quiet", "тихие", "тишина"})
 _LANGUAGE_WORDS = frozenset({"lang", "language", "язык"})
 # "tz America/Argentina/ComodRivadavia" is the longest sensible argument; refuse anything far over.
 MAX_ARGS = 100
-
-
-class SettingsStore(Protocol):
-    """What /settings and its buttons need: the user's own settings, and what silences them."""
-
-    async def set_language(self, chat_id: int, language: Language, /) -> User: ...
-
-    async def set_timezone(self, chat_id: int, timezone: str, /) -> User: ...
-
-    async def set_quiet_hours(self, chat_id: int, quiet_hours: QuietHours | None, /) -> User: ...
-
-    async def subscriptions_of(self, chat_id: int, /) -> list[Subscription]:
-        """For the muted ones."""
-
-    async def snoozed_until(self, chat_id: int, now: datetime, /) -> datetime | None: ...
-
-    async def end_snooze(self, chat_id: int, due_at: datetime, /) -> int: ...
 
 
 def create_router() -> Router:
@@ -68,7 +49,7 @@ async def on_settings_command(
     command: CommandObject,
     i18n: Translator,
     user: User,
-    store: SettingsStore,
+    store: BotStore,
     translators: dict[Language, Translator],
 ) -> None:
     if not command.args:
@@ -109,14 +90,14 @@ async def on_settings_command(
 
 
 async def settings_view(
-    store: SettingsStore, i18n: Translator, user: User
+    store: BotStore, i18n: Translator, user: User
 ) -> tuple[str, InlineKeyboardMarkup]:
     """The settings summary with what silences alerts now (a snooze, muted subscriptions)."""
     silence = await current_silence(store, user.chat_id)
     return settings_text(i18n, user, silence=silence), settings_keyboard(i18n, user, silence)
 
 
-async def current_silence(store: SettingsStore, chat_id: int) -> Silence:
+async def current_silence(store: BotStore, chat_id: int) -> Silence:
     now = datetime.now(UTC)
     mutes = [
         sub.muted_until
@@ -135,7 +116,7 @@ async def on_settings_button(
     callback_data: SettingsCallback,
     i18n: Translator,
     user: User,
-    store: SettingsStore,
+    store: BotStore,
     translators: dict[Language, Translator],
 ) -> None:
     action, value = callback_data.action, callback_data.value
@@ -167,9 +148,7 @@ async def on_settings_button(
     await show(callback, *await settings_view(store, i18n, updated))
 
 
-async def _apply(
-    action: SettingsAction, value: str, user: User, store: SettingsStore
-) -> User | None:
+async def _apply(action: SettingsAction, value: str, user: User, store: BotStore) -> User | None:
     if action is SettingsAction.LANGUAGE:
         language = _language(value)
         return None if language is None else await store.set_language(user.chat_id, language)

@@ -2,28 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from aiogram import Router
 from aiogram.filters import CommandStart
 from aiogram.types import CallbackQuery, Message
 
 from bot.button_data import MenuCallback, MenuItem
 from bot.keyboards import main_menu
-from bot.price_query import PriceQuery
+from bot.ports import BotStore
 from bot.replies import show
 from bot.routers.fit import size_keyboard
 from bot.routers.help import help_text
-from bot.routers.prices import PricesStore, render_page
-from bot.routers.settings import SettingsStore, settings_view
-from bot.routers.watch import SubsStore, subs_view
+from bot.routers.prices import render_page
+from bot.routers.settings import settings_view
+from bot.routers.watch import subs_view
 from estimator.i18n import Translator
+from monitor.price_query import PriceQuery
 from monitor.providers import PROVIDERS
 from monitor.users import User
-
-
-class MenuStore(SettingsStore, PricesStore, SubsStore, Protocol):
-    """The main menu opens the settings, the prices and the subscriptions."""
 
 
 def create_router() -> Router:
@@ -53,7 +48,7 @@ async def on_menu(
     callback_data: MenuCallback,
     i18n: Translator,
     user: User,
-    store: MenuStore,
+    store: BotStore,
 ) -> None:
     item = callback_data.item
     await callback.answer()

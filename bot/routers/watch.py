@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Protocol
 
 from aiogram import F, Router
 from aiogram.filters import Command, CommandObject
@@ -14,25 +13,24 @@ from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.button_data import SubsCallback, WatchWizardCallback
+from bot.ports import BotStore
 from bot.replies import show
 from bot.views.price_caps import cap_choices
 from bot.views.prices import money, offer_brief, provider_ages
 from estimator.i18n import Html, Translator
 from estimator.parse import QueryError
-from monitor.health import ProviderHealth
-from monitor.offers import Offer
+from monitor.match_rules import offer_matches, offer_meets
 from monitor.subscriptions import (
+    MAX_SUBSCRIPTIONS,
     AlertKind,
     Subscription,
+    SubscriptionLimitError,
     WatchFilter,
-    offer_matches,
-    offer_meets,
     with_max_price,
 )
 from monitor.users import DEFAULT_TIMEZONE, User, zone
 from monitor.watch_describe import describe, short_label
 from monitor.watch_words import parse_watch
-from storage.subscriptions import MAX_SUBSCRIPTIONS, SubscriptionLimitError
 
 # The button flow offers the families people rent most; anything else can be typed.
 WIZARD_FAMILIES = ("H100", "H200", "A100", "L40S", "RTX 4090", "RTX 5090", "RTX 3090", "T4")
@@ -46,37 +44,6 @@ _TYPED_PRICE = re.compile(
 MAX_ARGS = 200
 # How many of the offers that already match a new watch its first answer lists.
 SHOWN_MATCHES = 3
-
-
-class SubscribeStore(Protocol):
-    """What a new watch needs (/watch, its buttons, a fit answer's watch button): the
-    subscription, and the live offers it is shown against."""
-
-    async def add_subscription(self, chat_id: int, watch: WatchFilter, /) -> Subscription: ...
-
-    async def current_offers(self) -> list[Offer]: ...
-
-    async def provider_health(self) -> list[ProviderHealth]: ...
-
-
-class SubsStore(Protocol):
-    """What /subs and its buttons need (storage.subscriptions, and the outbox for a delete)."""
-
-    async def subscriptions_of(self, chat_id: int, /) -> list[Subscription]: ...
-
-    async def set_paused(self, chat_id: int, sub_id: int, paused: bool, /) -> bool: ...
-
-    async def delete_subscription(self, chat_id: int, sub_id: int, /) -> bool: ...
-
-    async def drop_subscription(self, chat_id: int, subscription_id: int, reason: str, /) -> int:
-        """Drop its alerts still queued."""
-
-    async def update_max_price(
-        self, chat_id: int, sub_id: int, value: float | None, /
-    ) -> Subscription | None: ...
-
-    async def current_offers(self) -> list[Offer]:
-        """The price editor reaches as high as what the watch follows costs now."""
 
 
 class SubsEdit(StatesGroup):
@@ -99,7 +66,7 @@ def create_router() -> Router:
 
 
 async def on_watch(
-    message: Message, command: CommandObject, i18n: Translator, store: SubscribeStore
+    message: Message, command: CommandObject, i18n: Translator, store: BotStore
 ) -> None:
     if not command.args:
         await message.answer(i18n("watch-wizard-gpu"), reply_markup=family_keyboard())
@@ -111,7 +78,7 @@ async def on_watch(
     await message.answer(await subscribe(store, i18n, message.chat.id, command.args))
 
 
-async def subscribe(store: SubscribeStore, i18n: Translator, chat_id: int, text: str) -> str:
+async def subscribe(store: BotStore, i18n: Translator, chat_id: int, text: str) -> str:
     try:
         watch = parse_watch(text)
     except QueryError as error:
@@ -124,7 +91,7 @@ async def subscribe(store: SubscribeStore, i18n: Translator, chat_id: int, text:
     return await created_text(store, i18n, subscription.filter)
 
 
-async def created_text(store: SubscribeStore, i18n: Translator, watch: WatchFilter) -> str:
+async def created_text(store: BotStore, i18n: Translator, watch: WatchFilter) -> str:
     """The new watch, what already matches it (the best few), and what will count as new.
 
     What matches now is shown at once because it will not make an alert: an alert is a
@@ -171,7 +138,7 @@ async def on_wizard(
     callback: CallbackQuery,
     callback_data: WatchWizardCallback,
     i18n: Translator,
-    store: SubscribeStore,
+    store: BotStore,
 ) -> None:
     await callback.answer()
     family = callback_data.family
@@ -207,14 +174,14 @@ def price_keyboard(family: str) -> InlineKeyboardMarkup:
 # --- /subs -----------------------------------------------------------------------------
 
 
-async def on_subs(message: Message, i18n: Translator, store: SubsStore, user: User) -> None:
+async def on_subs(message: Message, i18n: Translator, store: BotStore, user: User) -> None:
     assert message.chat is not None
     text, keyboard = await subs_view(store, i18n, message.chat.id, user.timezone)
     await message.answer(text, reply_markup=keyboard)
 
 
 async def subs_view(
-    store: SubsStore, i18n: Translator, chat_id: int, timezone: str = DEFAULT_TIMEZONE
+    store: BotStore, i18n: Translator, chat_id: int, timezone: str = DEFAULT_TIMEZONE
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     subscriptions = await store.subscriptions_of(chat_id)
     if not subscriptions:
@@ -253,7 +220,7 @@ async def on_subs_button(
     callback: CallbackQuery,
     callback_data: SubsCallback,
     i18n: Translator,
-    store: SubsStore,
+    store: BotStore,
     user: User,
     state: FSMContext,
 ) -> None:
@@ -320,7 +287,7 @@ def _price(value: str) -> float | None:
 
 
 async def edit_view(
-    store: SubsStore, i18n: Translator, number: int, sub: Subscription
+    store: BotStore, i18n: Translator, number: int, sub: Subscription
 ) -> tuple[str, InlineKeyboardMarkup]:
     """The cap now, the steps (as high as what the watch follows costs now), «Назад»."""
     uncapped = with_max_price(sub.filter, None)
@@ -373,7 +340,7 @@ def typed_price(text: str) -> float | None:
 
 
 async def on_typed_price(
-    message: Message, i18n: Translator, store: SubsStore, user: User, state: FSMContext
+    message: Message, i18n: Translator, store: BotStore, user: User, state: FSMContext
 ) -> None:
     assert message.chat is not None
     chat_id = message.chat.id

@@ -1,7 +1,7 @@
 """«Сообщи, когда 8×H100 будет дешевле 600 ₽», "notify me when H100 is under 300 rub": the
 watch the question states, named in the reply, with one button that creates exactly it.
 
-The cap is per GPU-hour, as /watch max= is matched (monitor.subscriptions compares each
+The cap is per GPU-hour, as /watch max= is matched (monitor.match_rules compares each
 offer's price per GPU-hour, a server's price divided by its cards); the reply says so and,
 for a stated count, what that makes for the whole server.
 """
@@ -17,9 +17,10 @@ from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.button_data import RunWatchCallback, WatchQuestionCallback
 from bot.conversation import Conversations
+from bot.ports import BotStore
 from bot.replies import show
 from bot.routers.fit import sizing_digest
-from bot.routers.watch import SubscribeStore, subscribe
+from bot.routers.watch import subscribe
 from bot.views.prices import money
 from estimator.followup import stated_command
 from estimator.i18n import Translator
@@ -88,7 +89,7 @@ async def on_run_press(
     callback: CallbackQuery,
     callback_data: RunWatchCallback,
     translators: dict[str, Translator],
-    store: SubscribeStore,
+    store: BotStore,
     conversations: Conversations,
 ) -> None:
     await callback.answer()
@@ -157,7 +158,7 @@ async def on_press(
     callback: CallbackQuery,
     callback_data: WatchQuestionCallback,
     translators: dict[str, Translator],
-    store: SubscribeStore,
+    store: BotStore,
 ) -> None:
     await callback.answer()
     assert callback.message is not None

@@ -1,4 +1,5 @@
-"""The /prices and /stock table: offers grouped per GPU, training-grade GPUs first.
+"""The /prices and /stock table: offers grouped per GPU, training-grade GPUs first
+(the order is monitor.offer_ranking's).
 
 Each GPU gets a header with its memory; under it, one two-line card per offer, cheapest per
 GPU-hour first: the count, both prices with the billing kind (the one it is billed by in
@@ -12,7 +13,6 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from aiogram.types import InlineKeyboardMarkup
@@ -20,13 +20,14 @@ from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.button_data import PricesCallback
 from bot.views.provider_health import troubled_parts_text
-from estimator import gpus
-from estimator.i18n import Html, Translator
+from estimator.i18n import Html, Translator, translator
 from estimator.plan_text import rubles
 from monitor.health import ProviderHealth
+from monitor.offer_ranking import card_facts, group_key, has_nvlink, rank_offers
 from monitor.offers import Offer, StockState, billing_of
+from monitor.price_query import PriceQuery
 from monitor.providers import PROVIDERS
-from monitor.subscriptions import offer_gpu
+from monitor.watch_describe import filter_parts
 
 PAGE_SIZE = 8
 STOCK_ICONS = {
@@ -35,12 +36,6 @@ STOCK_ICONS = {
     StockState.UNKNOWN: "❔",
     StockState.OUT_OF_STOCK: "❌",
 }
-# "Training-grade" tiers, best first. bf16 (Ampere and newer) is what fine-tuning recipes
-# default to (fp16 needs loss scaling, Pascal/Turing/Volta have no bf16). 40 GB on one card
-# holds a 13B LoRA or a 30B QLoRA at 2k context (this project's estimator); 24 GB holds an
-# 8B LoRA. Within a tier: more memory first, then more bf16 TFLOPS, then the cheaper offer.
-_LARGE_GB = 40
-_MEDIUM_GB = 24
 CPU_RAM_EXTRA = "cpu_ram_extra"  # Offer.note: vCPU and RAM are billed on top of the GPU
 
 
@@ -51,63 +46,17 @@ def money(value: float) -> str:
     return rubles(value)
 
 
-@dataclass(frozen=True)
-class _Gpu:
-    """What the catalog says about an offer's card, for ranking and the group header."""
-
-    vram_gb: float | None
-    tier: int
-    tflops: float
-    form: str
-
-
-def _gpu(offer: Offer) -> _Gpu:
-    known = offer_gpu(offer.gpu, offer.vram_gb)
-    vram = offer.vram_gb or known.vram_gb
-    if known.sizing_id is None:
-        return _Gpu(vram, 4, 0.0, "")  # not in the catalog: after every card we know
-    spec = gpus.get(known.sizing_id)
-    if not spec.bf16:
-        tier = 3
-    elif (vram or 0) >= _LARGE_GB:
-        tier = 0
-    elif (vram or 0) >= _MEDIUM_GB:
-        tier = 1
-    else:
-        tier = 2
-    return _Gpu(vram, tier, spec.tflops, spec.form)
-
-
-def group_key(offer: Offer) -> tuple[str, float | None]:
-    return (offer.gpu, _gpu(offer).vram_gb)
-
-
-def rank_offers(offers: Sequence[Offer]) -> list[Offer]:
-    """Grouped per GPU (training-grade first), cheapest per GPU-hour first inside a group."""
-
-    def group_rank(offer: Offer) -> tuple[int, float, float, str]:
-        card = _gpu(offer)
-        return (card.tier, -(card.vram_gb or 0), -card.tflops, offer.gpu)
-
-    return sorted(
-        offers,
-        key=lambda o: (*group_rank(o), o.vram_gb or 0, o.rub_per_gpu_hour, o.provider, o.sku),
-    )
-
-
 def page_count(total: int) -> int:
     return max(1, math.ceil(total / PAGE_SIZE))
 
 
-def has_nvlink(offer: Offer) -> bool | None:
-    """True where NVLink is known: SXM modules sit on NVLink baseboards (HGX), H100 NVL is
-    sold in NVLink-bridged pairs, or the provider names it. None where it is unknown."""
-    if offer.gpu_count < 2:
-        return None
-    named = f"{offer.gpu_raw} {offer.title} {offer.sku}".lower().replace(" ", "")
-    if "nvlink" in named or _gpu(offer).form in ("SXM", "NVL"):
-        return True
-    return None
+def filter_text(query: PriceQuery, language: str) -> Html:
+    """The filter in the user's words: «H100, до 100 ₽/GPU·ч, помесячно»; empty when
+    nothing narrows the list. Telegram HTML, the user's words escaped."""
+    parts: list[str] = list(filter_parts(query.watch, language)) if query.watch else []
+    if query.billing is not None:
+        parts.append(translator(language)(f"prices-billing-{query.billing.value}"))
+    return Html(", ".join(parts))
 
 
 def age_text(i18n: Translator, minutes: int) -> str:
@@ -189,7 +138,7 @@ def offer_card(i18n: Translator, offer: Offer, age: int | None) -> str:
 
 
 def gpu_header(i18n: Translator, offer: Offer) -> str:
-    vram = _gpu(offer).vram_gb
+    vram = card_facts(offer).vram_gb
     if vram is None:
         return i18n("prices-gpu", gpu=offer.gpu)
     return i18n("prices-gpu-vram", gpu=offer.gpu, vram=money(vram))

@@ -16,8 +16,8 @@ from bot.history_chart import MAX_SERIES
 from bot.routers.history import caption, chart_spec
 from estimator.i18n import translators
 from estimator.plan_text import rubles
+from monitor.history import HistoryPoint
 from monitor.offers import StockState
-from storage.history import HistoryPoint
 from tests.bot.test_history_chart import SINCE, UNTIL, point, points_strategy
 
 TRANSLATORS = translators()

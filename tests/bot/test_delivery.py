@@ -22,10 +22,10 @@ from estimator.i18n import translators
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import StockState
+from monitor.outbox import OutboxRow
 from monitor.subscriptions import WatchFilter
 from monitor.users import QuietHours, zone
 from storage import Store
-from storage.outbox import OutboxRow
 from tests.factories import enqueue, make_offer
 from tests.fakes.telegram import FakeTelegram, make_bot, polling
 

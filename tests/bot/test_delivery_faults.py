@@ -15,7 +15,7 @@ from bot.delivery.alert_text import MESSAGE_LIMIT, fit_message, render_alerts
 from bot.delivery.sender import Sender
 from bot.fake_telegram import ApiCall
 from monitor.alerts import Alert
-from storage.outbox import OutboxRow
+from monitor.outbox import OutboxRow
 from tests.bot import test_delivery as kit
 from tests.bot.test_delivery import (
     NOW,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from storage.conversations import REMEMBER_FOR
+from monitor.sizing_memory import REMEMBER_FOR
 from tests.bot.conftest import running_app
 from tests.bot.test_e2e_fit import press, reply_to, seed_prices
 from tests.estimator.test_followup import suggested_replies

@@ -17,8 +17,8 @@ from bot.history_chart import (
 from bot.routers.history import caption, chart_spec
 from estimator.i18n import translators
 from estimator.plan_text import rubles
+from monitor.history import HistoryPoint
 from monitor.offers import StockState
-from storage.history import HistoryPoint
 
 UNTIL = datetime(2026, 12, 2, 12, tzinfo=UTC)
 SINCE = UNTIL - timedelta(days=30)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from bot.jobs import OUTBOX_KEEP, housekeeping
 from monitor.alerts import Alert
+from monitor.sizing_memory import REMEMBER_FOR
 from storage import Store
-from storage.conversations import REMEMBER_FOR
 from storage.sql import scalar
 from tests.bot.test_e2e_delivery import the_event
 from tests.factories import enqueue

@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.scheduler import create_scheduler, job_id, refresh_job
+from monitor.matcher import LiveMatcher
 from monitor.pipeline import PipelineOutcome
 from monitor.plan import RefreshPlan
 from monitor.scrape import ScrapeResult
-from monitor.watchlist import Watchlist
 from storage import Store
 from tests.factories import make_offer
 from tests.polling import eventually
@@ -32,7 +32,7 @@ class Source:
 async def test_one_job_per_provider_with_interval_jitter_and_no_overlap(tmp_path: Path):
     store = await Store.open(tmp_path / "s.sqlite3")
     sources = [Source("selectel", 600), Source("hostkey", 900)]
-    scheduler = create_scheduler(sources, store, Watchlist(store))
+    scheduler = create_scheduler(sources, store, LiveMatcher(store))
     scheduler.start(paused=True)
     try:
         for source in sources:
@@ -52,7 +52,7 @@ async def test_one_job_per_provider_with_interval_jitter_and_no_overlap(tmp_path
 async def test_override_applies_to_every_provider_and_jobs_refresh_the_store(tmp_path: Path):
     store = await Store.open(tmp_path / "s.sqlite3")
     sources = [Source("selectel", 600), Source("immers", 900)]
-    scheduler = create_scheduler(sources, store, Watchlist(store), interval_override_s=30)
+    scheduler = create_scheduler(sources, store, LiveMatcher(store), interval_override_s=30)
     scheduler.start()
     try:
         for source in sources:
@@ -81,14 +81,14 @@ async def test_a_superseded_refresh_is_not_reported(tmp_path: Path):
     store = await Overtaken.open(tmp_path / "s.sqlite3")
     seen: list[PipelineOutcome] = []
     try:
-        outcome = await refresh_job(Source("acme", 600), store, Watchlist(store), seen.append)
+        outcome = await refresh_job(Source("acme", 600), store, LiveMatcher(store), seen.append)
         assert outcome is not None
         assert outcome.superseded
         assert seen == []
         assert await store.current_offers() == []
         # The same refresh that commits is reported.
         committed = await refresh_job(
-            Source("acme", 600), Store(store._db), Watchlist(store), seen.append
+            Source("acme", 600), Store(store._db), LiveMatcher(store), seen.append
         )
         assert seen == [committed]
     finally:

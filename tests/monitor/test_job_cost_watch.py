@@ -16,8 +16,10 @@ from estimator.fit_words import understand
 from estimator.parse import QueryError
 from estimator.planner import Sizing, job_hours
 from monitor.events import Event, EventKind
+from monitor.match_index import MatchIndex
+from monitor.match_rules import matches, naive_match
 from monitor.offers import Price, StockState
-from monitor.subscriptions import AlertKind, MatchIndex, Subscription, matches, naive_match
+from monitor.subscriptions import AlertKind, Subscription
 from monitor.watch_words import parse_watch
 from storage.subscriptions import filter_from_json, filter_to_json
 from tests.factories import make_offer

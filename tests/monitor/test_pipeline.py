@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from monitor.matcher import LiveMatcher
 from monitor.offers import Offer, StockState
 from monitor.pipeline import refresh
 from monitor.plan import RefreshState
 from monitor.scrape import HttpStatusError, LayoutError, ScrapeError, ScrapeResult
-from monitor.watchlist import Watchlist
 from storage import Store
 from tests.factories import FixedSource, make_offer
 
@@ -47,12 +47,12 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
 async def test_good_scrape_replaces_snapshot_and_marks_healthy(store: Store):
     source = ScriptedSource()
     source.next = ScrapeResult("acme", (offer("a", 80.0), offer("b", 95.5)), T0)
-    outcome = await refresh(source, store, Watchlist(store), now=lambda: T0)
+    outcome = await refresh(source, store, LiveMatcher(store), now=lambda: T0)
     assert outcome.ok
     assert outcome.offers == 2
     assert {o.sku for o in await store.current_offers()} == {"a", "b"}
     source.next = ScrapeResult("acme", (offer("b", 90.0, StockState.OUT_OF_STOCK),), T0)
-    await refresh(source, store, Watchlist(store), now=lambda: T0)
+    await refresh(source, store, LiveMatcher(store), now=lambda: T0)
     stored = await store.current_offers()
     assert [(o.sku, o.price.rub_per_hour, o.stock) for o in stored] == [
         ("b", 90.0, StockState.OUT_OF_STOCK)
@@ -70,16 +70,16 @@ async def test_failed_scrape_keeps_the_last_good_snapshot(
 ):
     source = ScriptedSource()
     source.next = ScrapeResult("acme", (offer("a", 80.0),), T0)
-    await refresh(source, store, Watchlist(store), now=lambda: T0)
+    await refresh(source, store, LiveMatcher(store), now=lambda: T0)
     source.next = failure
     later = datetime(2026, 11, 29, 12, 10, tzinfo=UTC)
     caplog.set_level(logging.WARNING, logger="monitor")
-    first = await refresh(source, store, Watchlist(store), now=lambda: later)
+    first = await refresh(source, store, LiveMatcher(store), now=lambda: later)
     # Logged once; a crash with its traceback.
     (logged,) = [r for r in caplog.records if r.name.startswith("monitor")]
     assert logged.getMessage().startswith("acme: scrape failed: ")
     assert (logged.exc_info is not None) == isinstance(failure, KeyError)
-    second = await refresh(source, store, Watchlist(store), now=lambda: later)
+    second = await refresh(source, store, LiveMatcher(store), now=lambda: later)
     assert not first.ok
     assert isinstance(first.error, ScrapeError)
     assert [o.sku for o in await store.current_offers()] == ["a"]
@@ -97,7 +97,7 @@ async def test_offers_can_be_filtered_by_gpu(store: Store):
     source = ScriptedSource()
     other = Offer(**{**offer("t", 30.0).__dict__, "gpu": "T4", "sku": "t4"})
     source.next = ScrapeResult("acme", (offer("a", 80.0), other), T0)
-    await refresh(source, store, Watchlist(store))
+    await refresh(source, store, LiveMatcher(store))
     assert [o.sku for o in await store.current_offers({"T4"})] == ["t4"]
     assert await store.current_offers(set()) == []
 
@@ -110,13 +110,13 @@ async def test_a_providers_first_snapshot_is_a_baseline_not_news(store: Store):
     await store.add_subscription(7, parse_watch("4090"), cooldown_s=0)
     source = ScriptedSource()
     source.next = ScrapeResult("acme", (offer("a", 80.0), offer("b", 90.0, StockState.UNKNOWN)), T0)
-    first = await refresh(source, store, Watchlist(store), now=lambda: T0)
+    first = await refresh(source, store, LiveMatcher(store), now=lambda: T0)
     assert (first.events, first.alerts) == (0, 0)
     later = datetime(2026, 11, 29, 12, 10, tzinfo=UTC)
     source.next = ScrapeResult(
         "acme", (offer("a", 80.0), offer("b", 90.0, StockState.UNKNOWN), offer("c", 70.0)), later
     )
-    second = await refresh(source, store, Watchlist(store), now=lambda: later)
+    second = await refresh(source, store, LiveMatcher(store), now=lambda: later)
     assert (second.events, second.alerts) == (1, 1)  # "c" appeared: real news
 
 
@@ -126,13 +126,13 @@ async def test_a_subscription_hears_of_a_restock_once_per_cooldown(store: Store)
 
     await store.ensure_user(7, language="ru", timezone="UTC")
     await store.add_subscription(7, parse_watch("4090"), cooldown_s=3600)
-    source, watchlist = ScriptedSource(), Watchlist(store)
+    source, matcher = ScriptedSource(), LiveMatcher(store)
     alerts = []
     for minutes in (0, 10, 20, 30, 40, 50, 60, 70, 80):
         at = T0 + timedelta(minutes=minutes)
         stock = StockState.OUT_OF_STOCK if minutes % 20 else StockState.IN_STOCK
         source.next = ScrapeResult("acme", (offer("a", 80.0, stock),), at)
-        outcome = await refresh(source, store, watchlist, now=partial(clock, at))
+        outcome = await refresh(source, store, matcher, now=partial(clock, at))
         alerts.append(outcome.alerts)
     # In stock again at 20, 40, 60 and 80 minutes: told at 20, then not before 80.
     assert alerts == [0, 0, 1, 0, 0, 0, 0, 0, 1]
@@ -151,7 +151,7 @@ class RacedStore(Store):
         state = await super().load(provider, now)
         if self.rival is not None:
             rival, self.rival = self.rival, None
-            outcome = await refresh(FixedSource(rival), self, Watchlist(self), now=lambda: now)
+            outcome = await refresh(FixedSource(rival), self, LiveMatcher(self), now=lambda: now)
             assert outcome.ok
             assert not outcome.superseded
         return state
@@ -167,12 +167,12 @@ async def test_a_refresh_overtaken_by_another_one_writes_nothing(tmp_path: Path)
         await store.add_subscription(7, parse_watch("4090"), cooldown_s=0)
         source = ScriptedSource()
         source.next = ScrapeResult("acme", (offer("a", 80.0, StockState.OUT_OF_STOCK),), T0)
-        await refresh(source, store, Watchlist(store), now=lambda: T0)
+        await refresh(source, store, LiveMatcher(store), now=lambda: T0)
         later = T0 + timedelta(minutes=10)
         # Both see "a" back in stock; each would alert the subscriber once.
         store.rival = ScrapeResult("acme", (offer("a", 80.0),), later)
         source.next = ScrapeResult("acme", (offer("a", 80.0), offer("b", 70.0)), later)
-        outcome = await refresh(source, store, Watchlist(store), now=lambda: later)
+        outcome = await refresh(source, store, LiveMatcher(store), now=lambda: later)
         assert outcome.superseded
         assert outcome.alerts == 0
         assert [row.event.offer.sku for row in await store.outbox_rows()] == ["a"]

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from monitor.matcher import LiveMatcher
 from monitor.offers import StockState
 from monitor.parts import PartState
 from monitor.pipeline import refresh
 from monitor.scrape import HttpStatusError, LayoutError, PartOutcome, ScrapeResult
 from monitor.watch_words import parse_watch
-from monitor.watchlist import Watchlist
 from storage import Store
 from tests.factories import FixedSource, make_offer
 
@@ -35,7 +35,7 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
 async def scrape(store: Store, minutes: int, **parts: PartOutcome):
     at = T0 + timedelta(minutes=minutes)
     result = ScrapeResult.from_parts("acme", parts, at)
-    return await refresh(FixedSource(result), store, Watchlist(store), now=lambda: at)
+    return await refresh(FixedSource(result), store, LiveMatcher(store), now=lambda: at)
 
 
 async def test_a_failed_part_is_named_and_keeps_its_offers(store: Store):

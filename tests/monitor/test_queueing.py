@@ -10,7 +10,15 @@ import pytest
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import StockState
-from monitor.queueing import CooldownKey, Hold, Queued, cooldown_key, queue
+from monitor.queueing import (
+    CooldownKey,
+    Hold,
+    Queued,
+    cooldown_key,
+    mute_ends,
+    queue,
+    snooze_ends,
+)
 from monitor.users import QuietHours
 from tests.factories import make_offer
 
@@ -121,3 +129,16 @@ def test_a_snooze_holds_alerts_until_it_ends_and_then_quiet_hours_still_count():
     assert row.due_at == datetime(2026, 11, 30, 5, 0, tzinfo=UTC)
     # A snooze already over holds nothing.
     assert run([Alert(1, 10, event())], morning, holds={1: Hold(snoozed_until=T0)})[0].held is False
+
+
+def test_a_snooze_lasts_until_the_next_0800_on_the_users_clock():
+    # T0 is 15:00 in Moscow: tomorrow's 08:00 there, 05:00 UTC.
+    assert snooze_ends(T0, "Europe/Moscow") == datetime(2026, 11, 30, 5, 0, tzinfo=UTC)
+    # 03:00 in Moscow is still night: this morning's 08:00.
+    night = datetime(2026, 11, 30, 0, 0, tzinfo=UTC)
+    assert snooze_ends(night, "Europe/Moscow") == datetime(2026, 11, 30, 5, 0, tzinfo=UTC)
+    assert snooze_ends(T0, "Asia/Vladivostok") == datetime(2026, 11, 29, 22, 0, tzinfo=UTC)
+
+
+def test_a_mute_lasts_a_day():
+    assert mute_ends(T0) == T0 + 24 * HOUR

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from monitor.sizing_memory import REMEMBER_FOR, RememberedSizing
 from storage import Store
-from storage.conversations import REMEMBER_FOR, RememberedSizing
 from tests.storage.conftest import Place
 
 T0 = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)

@@ -9,14 +9,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from monitor.diff import OfferKey, Tracked
+from monitor.history import HistoryPoint
 from monitor.offers import Offer, StockState
 from storage import Store
-from storage.history import (
-    LISTED_OFFERS_FILTER,
-    HistoryPoint,
-    record_change_points,
-    write_tracked,
-)
+from storage.history import LISTED_OFFERS_FILTER, record_change_points, write_tracked
 from storage.sql import moment_of
 from tests.factories import make_offer
 

@@ -9,15 +9,15 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from monitor.alerts import DEFAULT_COOLDOWN_S
-from monitor.subscriptions import AlertKind, WatchFilter
+from monitor.subscriptions import (
+    MAX_SUBSCRIPTIONS,
+    AlertKind,
+    SubscriptionLimitError,
+    WatchFilter,
+)
 from monitor.watch_words import parse_watch
 from storage import Store
-from storage.subscriptions import (
-    MAX_SUBSCRIPTIONS,
-    SubscriptionLimitError,
-    filter_from_json,
-    filter_to_json,
-)
+from storage.subscriptions import filter_from_json, filter_to_json
 from tests.polling import eventually
 from tests.storage.conftest import INTEGRITY_ERRORS, Place
 

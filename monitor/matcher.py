@@ -1,4 +1,5 @@
-"""The live match index: subscriptions held in memory, updated by what changed.
+"""LiveMatcher: the refresh's matcher (monitor.pipeline.Matcher), a MatchIndex of the active
+subscriptions held in memory and kept current from the subscription change log.
 
 Every writer of subscriptions (commands, alert buttons, a 403 pausing a blocked user) goes
 through the database, whose triggers log each changed subscription's id; before each refresh
@@ -17,7 +18,8 @@ from typing import Protocol
 
 from monitor.alerts import Alert
 from monitor.events import Event
-from monitor.subscriptions import MatchIndex, Subscription
+from monitor.match_index import MatchIndex
+from monitor.subscriptions import Subscription
 
 
 class SubscriptionSource(Protocol):
@@ -28,7 +30,7 @@ class SubscriptionSource(Protocol):
     async def active_subscriptions_among(self, ids: Collection[int]) -> list[Subscription]: ...
 
 
-class Watchlist:
+class LiveMatcher:
     def __init__(self, source: SubscriptionSource) -> None:
         self._source = source
         self._index = MatchIndex()

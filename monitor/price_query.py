@@ -1,5 +1,7 @@
 """What /prices and /stock are asked for: the /watch filter words, plus a billing kind.
 
+The grammar and the filter it reads into; the bot words it back (bot.views.prices).
+
     /prices 80gb                    at least 80 GB per GPU
     /prices h100 hourly             H100 rented by the hour («почасово»)
     /prices max=300                 at most 300 ₽ per GPU-hour
@@ -16,11 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from estimator.i18n import Html, translator
 from estimator.parse import QueryError
+from monitor.match_rules import offer_meets
 from monitor.offers import Billing, Offer, billing_of
-from monitor.subscriptions import WatchFilter, offer_meets
-from monitor.watch_describe import filter_parts
+from monitor.subscriptions import WatchFilter
 from monitor.watch_words import canonical, parse_watch
 
 _BILLING_WORDS: dict[str, Billing] = {
@@ -57,14 +58,6 @@ class PriceQuery:
         if self.watch is None:
             return ""
         return self.watch.gpu or self.watch.family or ""
-
-    def describe(self, language: str) -> Html:
-        """The filter in the user's words: «H100, до 100 ₽/GPU·ч, помесячно»; empty when
-        nothing narrows the list. Telegram HTML, the user's words escaped."""
-        parts: list[str] = list(filter_parts(self.watch, language)) if self.watch else []
-        if self.billing is not None:
-            parts.append(translator(language)(f"prices-billing-{self.billing.value}"))
-        return Html(", ".join(parts))
 
     def canonical(self) -> str:
         """ASCII words that parse back to this query (the page buttons carry them)."""

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from monitor.events import Event, EventKind
+from monitor.matcher import LiveMatcher
 from monitor.offers import StockState
 from monitor.subscriptions import Subscription
 from monitor.watch_words import parse_watch
-from monitor.watchlist import Watchlist
 from storage import Store
 from tests.factories import make_offer
 
@@ -45,41 +45,41 @@ async def store(tmp_path: Path) -> AsyncIterator[CountingStore]:
     await opened.close()
 
 
-async def matched(watchlist: Watchlist) -> list[int]:
-    await watchlist.prepare()
-    return sorted(alert.subscription_id for alert in watchlist.match([H100], T0))
+async def matched(matcher: LiveMatcher) -> list[int]:
+    await matcher.prepare()
+    return sorted(alert.subscription_id for alert in matcher.match([H100], T0))
 
 
 async def test_changes_are_replayed_not_rebuilt(store: CountingStore):
-    watchlist = Watchlist(store)
+    matcher = LiveMatcher(store)
     first = await store.add_subscription(1, parse_watch("h100"))
-    assert await matched(watchlist) == [first.id]
+    assert await matched(matcher) == [first.id]
     assert store.full_reloads == 1
 
     second = await store.add_subscription(2, parse_watch("h100"))
-    assert await matched(watchlist) == [first.id, second.id]
+    assert await matched(matcher) == [first.id, second.id]
     await store.set_paused(1, first.id, True)
-    assert await matched(watchlist) == [second.id]
+    assert await matched(matcher) == [second.id]
     await store.update_max_price(2, second.id, 100)  # under the offer's price now
-    assert await matched(watchlist) == []
+    assert await matched(matcher) == []
     await store.set_paused(1, first.id, False)
     await store.delete_subscription(2, second.id)
-    assert await matched(watchlist) == [first.id]
+    assert await matched(matcher) == [first.id]
 
     # A 403 blocks the user and pauses their subscriptions; any update from them resumes.
     await store.block(1)
-    assert await matched(watchlist) == []
+    assert await matched(matcher) == []
     await store.unblock(1)
-    assert await matched(watchlist) == [first.id]
+    assert await matched(matcher) == [first.id]
     assert store.full_reloads == 1
 
 
 async def test_a_reader_behind_the_pruning_reloads(store: CountingStore):
-    watchlist = Watchlist(store)
+    matcher = LiveMatcher(store)
     sub = await store.add_subscription(1, parse_watch("h100"))
-    assert await matched(watchlist) == [sub.id]
+    assert await matched(matcher) == [sub.id]
     for _ in range(3):
         await store.mute(1, sub.id, None)
     await store.prune_subscription_changes(keep=1)
-    assert await matched(watchlist) == [sub.id]
+    assert await matched(matcher) == [sub.id]
     assert store.full_reloads == 2

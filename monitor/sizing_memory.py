@@ -1,0 +1,20 @@
+"""Each chat's last sizing answer, which a reply to it can adjust, and how long it counts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from monitor.users import Language
+
+# How long a reply still refers to the last answer. A follow-up comes within minutes; a day
+# covers one coming back the next morning to the same run, and after that a bare «а с
+# qlora?» is more likely a new conversation, which the normal routers answer.
+REMEMBER_FOR = timedelta(hours=24)
+
+
+@dataclass(frozen=True)
+class RememberedSizing:
+    command: str  # the sizing in the /fit command grammar (estimator.followup.stated_command)
+    language: Language  # the language the answer was given in
+    at: datetime
