@@ -33,6 +33,7 @@ from bot.jobs import background, heartbeat, housekeeping
 from bot.middlewares.throttling import FlowStore, LocalFlows, ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
 from bot.ops.latency import LatencyMiddleware
+from bot.ops.open_data import OpenData
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
 from bot.replica import Duty, ElectionFactory
 from bot.routers import create_routers
@@ -338,12 +339,18 @@ def attach_ops(application: Application) -> None:
         delivery=lambda: application.sender,
         replica=replica,
     )
+    open_data = OpenData(
+        application.store,
+        lambda: application.provider_intervals,
+        started_at=lambda: health.started_at,
+    )
     ops = OpsServer(
         health,
         application.metrics,
         application.store,
         host=settings.ops_host,
         port=settings.ops_port,
+        open_data=open_data,
     )
     if settings.mode == "webhook" and settings.webhook_secret is not None:
         webhook = SimpleRequestHandler(

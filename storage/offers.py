@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from monitor.health import PartHealth, ProviderHealth
-from monitor.offers import Offer, Price, StockState, Vat
+from monitor.offers import ObservedOffer, Offer, Price, StockState, Vat
 from monitor.scrape import ScrapeError
 from storage.parts import read_part_health
 from storage.sql import (
@@ -49,6 +49,13 @@ class OfferQueries:
         async with self._db.access() as connection:
             rows = await connection.fetchall(query, params)
         return [_offer(row) for row in rows]
+
+    async def observed_offers(self) -> list[ObservedOffer]:
+        """current_offers(), each with when the scrape that saw it ran."""
+        query = f"SELECT {_COLUMNS} FROM offers WHERE missing_runs = 0"  # noqa: S608
+        async with self._db.access() as connection:
+            rows = await connection.fetchall(query)
+        return [ObservedOffer(_offer(row), moment_of(row["fetched_at"])) for row in rows]
 
     async def provider_health(self) -> list[ProviderHealth]:
         async with self._db.access() as connection:

@@ -18,6 +18,7 @@ import pytest
 
 from bot.delivery.journal import MarkStore
 from bot.delivery.sender import DeliveryStore
+from bot.ops.open_data import OpenDataStore
 from bot.ops.server import HealthStore
 from bot.ports import BotStore
 from monitor.matcher import SubscriptionSource
@@ -30,6 +31,7 @@ PORTS: tuple[type, ...] = (
     DeliveryStore,
     MarkStore,
     HealthStore,
+    OpenDataStore,
     BotStore,
 )
 # The handlers' one port names what the routers, the alert buttons, the user middleware and
@@ -44,8 +46,9 @@ def serve_every_port(store: Store) -> list[object]:
     delivery: DeliveryStore = store
     marks: MarkStore = store
     health: HealthStore = store
+    open_data: OpenDataStore = store
     handlers: BotStore = store
-    return [pipeline, subscriptions, delivery, marks, health, handlers]
+    return [pipeline, subscriptions, delivery, marks, health, open_data, handlers]
 
 
 def members(port: type) -> set[str]:

@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol
 from aiohttp import web
 
 from bot.ops.metrics import CONTENT_TYPE_LATEST, Metrics
+from bot.ops.open_data import OpenData
 from monitor.health import PartHealth, ProviderHealth, is_fresh
 
 logger = logging.getLogger(__name__)
@@ -232,8 +233,10 @@ class OpsServer:
         *,
         host: str,
         port: int,
+        open_data: OpenData | None = None,
     ) -> None:
         self._health = health
+        self._open_data = open_data
         self._metrics = metrics
         self._store = store
         self.host = host
@@ -260,6 +263,8 @@ class OpsServer:
         app.router.add_get("/healthz", self._healthz)
         app.router.add_get("/readyz", self._readyz)
         app.router.add_get("/metrics", self._metrics_page)
+        if self._open_data is not None:
+            self._open_data.add_routes(app)
         for path, handler in self._routes:
             app.router.add_post(path, handler)
         runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT_S)

@@ -1,0 +1,355 @@
+"""The market as open data: read-only JSON (and CSV) under /api/v1 on the ops server.
+
+    GET /api/v1/offers      every offer listed now, with the filters of /prices
+    GET /api/v1/history     a GPU's change points over some days, and the low
+    GET /api/v1/providers   each provider's health, last good scrape and failing parts
+    GET /api/v1/openapi.json  the description of the three
+
+Every answer is read from the database, so a follower serves the same as the leader. Each row
+says when it was observed and where it came from; `stock_count` null means the provider does
+not publish a count, which is not the same as 0. Answers carry a strong ETag (a hash of the
+body): a client that sends it back in If-None-Match gets 304 and no body. Each client (by
+address) has a token bucket; past it, 429 with Retry-After.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import time
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
+
+from aiohttp import web
+
+from bot.ops.openapi import OPENAPI
+from bot.routers.prices import gpu_filter
+from estimator.parse import QueryError
+from monitor.health import ProviderHealth, is_fresh
+from monitor.history import HistoryPoint
+from monitor.offers import ObservedOffer, StockState, billing_of, rentable
+from monitor.price_query import PriceQuery, parse_price_query
+from monitor.providers import PROVIDERS
+
+# A client may burst this many requests, then one per REFILL_S: enough for a dashboard that
+# polls every few seconds, not for a crawler hammering a bot that runs on one small server.
+BURST = 30
+REFILL_S = 1.0
+# Clients remembered at most; the least recently seen is forgotten first.
+MAX_CLIENTS = 10_000
+# Prices change at most once a scrape (10–15 min); a minute of caching costs nothing.
+CACHE_CONTROL = "public, max-age=60"
+MAX_DAYS = 90  # history kept for charts is 30 days and more; a cap keeps a query bounded
+
+# Query parameters of /api/v1/offers, as the /prices words they stand for.
+_OFFER_WORDS: dict[str, Callable[[str], str]] = {
+    "gpu": lambda value: value,
+    "min_vram": lambda value: f"vram={value}",
+    "max": lambda value: f"max={value}",
+    "provider": lambda value: f"provider={value}",
+    "location": lambda value: f"location={value}",
+    "billing": lambda value: value,
+}
+_BILLINGS = ("hourly", "monthly", "preemptible")
+_TRUE, _FALSE = ("1", "true", "yes"), ("0", "false", "no", "")
+
+OFFER_FIELDS = (
+    "provider",
+    "provider_name",
+    "sku",
+    "location",
+    "gpu",
+    "gpu_raw",
+    "gpu_count",
+    "vram_gb",
+    "billing",
+    "rub_per_hour",
+    "rub_per_gpu_hour",
+    "rub_per_month",
+    "price_source",
+    "converted",
+    "vat",
+    "stock",
+    "stock_count",
+    "url",
+    "source",
+    "observed_at",
+)
+
+
+class OpenDataStore(Protocol):
+    async def observed_offers(self) -> list[ObservedOffer]: ...
+
+    async def provider_health(self) -> list[ProviderHealth]: ...
+
+    async def price_series(self, gpu_ids: set[str], since: datetime) -> list[HistoryPoint]: ...
+
+
+class BadParameterError(ValueError):
+    """A query parameter the API cannot use; the message says which and why."""
+
+
+class ClientBuckets:
+    """A token bucket per client address, on an injectable monotonic clock."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._buckets: dict[str, tuple[float, float]] = {}  # client -> (tokens, at)
+
+    def take(self, client: str) -> float:
+        """0 when the request may go ahead; else the seconds until it may."""
+        now = self._clock()
+        tokens, at = self._buckets.pop(client, (float(BURST), now))
+        tokens = min(float(BURST), tokens + (now - at) / REFILL_S)
+        wait = 0.0 if tokens >= 1 else (1 - tokens) * REFILL_S
+        self._buckets[client] = (tokens - 1 if wait == 0 else tokens, now)  # newest last
+        if len(self._buckets) > MAX_CLIENTS:
+            del self._buckets[next(iter(self._buckets))]
+        return wait
+
+
+class OpenData:
+    """The /api/v1 routes over a store; `intervals` are the providers' refresh intervals."""
+
+    def __init__(
+        self,
+        store: OpenDataStore,
+        intervals: Callable[[], Mapping[str, float]],
+        *,
+        started_at: Callable[[], datetime],
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        buckets: ClientBuckets | None = None,
+    ) -> None:
+        self._store = store
+        self._intervals = intervals
+        self._started_at = started_at
+        self._now = now
+        self._buckets = buckets or ClientBuckets()
+
+    def add_routes(self, app: web.Application) -> None:
+        app.router.add_get("/api/v1/offers", self._guarded(self._offers))
+        app.router.add_get("/api/v1/history", self._guarded(self._history))
+        app.router.add_get("/api/v1/providers", self._guarded(self._providers))
+        app.router.add_get("/api/v1/openapi.json", self._guarded(self._openapi))
+
+    def _guarded(self, read: Callable[[web.Request], Any]) -> Callable[[web.Request], Any]:
+        async def handle(request: web.Request) -> web.Response:
+            wait = self._buckets.take(request.remote or "?")
+            if wait > 0:
+                return web.json_response(
+                    {"error": "too many requests"},
+                    status=429,
+                    headers={"Retry-After": str(max(1, round(wait + 0.5)))},
+                )
+            try:
+                body, content_type = await read(request)
+            except BadParameterError as error:
+                return web.json_response({"error": str(error)}, status=400)
+            return _cached(request, body, content_type)
+
+        return handle
+
+    async def _offers(self, request: web.Request) -> tuple[bytes, str]:
+        query, in_stock = _offer_query(request.query)
+        observed = await self._store.observed_offers()
+        rows = [
+            _offer_row(item)
+            for item in sorted(observed, key=_offer_order)
+            if query.accepts(item.offer)
+            and (not in_stock or item.offer.stock is StockState.IN_STOCK)
+        ]
+        if _wants_csv(request):
+            return _csv(rows), "text/csv; charset=utf-8"
+        return _json({"offers": rows, "count": len(rows)}), "application/json"
+
+    async def _history(self, request: web.Request) -> tuple[bytes, str]:
+        params = request.query
+        _only(params, ("gpu", "days"))
+        gpu = params.get("gpu", "").strip()
+        selection = gpu_filter(gpu) if gpu else None
+        if selection is None:
+            raise BadParameterError("gpu: name a GPU or a family, e.g. gpu=h100")
+        days = _integer(params.get("days", "30"), "days", 1, MAX_DAYS)
+        label, ids = selection
+        since = self._now() - timedelta(days=days)
+        points = await self._store.price_series(ids, since)
+        rentable_points = [point for point in points if rentable(point.stock)]
+        low = min(
+            rentable_points, key=lambda p: (p.price_per_gpu_hour, -p.at.timestamp()), default=None
+        )
+        body = {
+            "gpu": label,
+            "gpu_ids": sorted(ids),
+            "since": since.isoformat(),
+            "points": [_point_row(point) for point in points],
+            "low": None if low is None else _point_row(low),
+        }
+        return _json(body), "application/json"
+
+    async def _providers(self, request: web.Request) -> tuple[bytes, str]:
+        _only(request.query, ())
+        health = {row.provider: row for row in await self._store.provider_health()}
+        intervals = self._intervals()
+        now = self._now()
+        rows = []
+        for provider in PROVIDERS:
+            row = health.get(provider.id)
+            interval = intervals.get(provider.id, float(provider.interval_s))
+            success = row.last_success_at if row is not None else None
+            rows.append(
+                {
+                    "id": provider.id,
+                    "name": provider.name,
+                    "site": provider.public_url,
+                    "source": provider.base_url,
+                    "refresh_interval_s": interval,
+                    "last_attempt_at": _iso(row.last_attempt_at if row else None),
+                    "last_good_scrape_at": _iso(success),
+                    "fresh": is_fresh(success, interval, now, started_at=self._started_at()),
+                    "failing": bool(row and row.failing),
+                    "consecutive_failures": row.consecutive_failures if row else 0,
+                    "last_error_class": row.last_error_class if row else None,
+                    "failing_parts": [
+                        {
+                            "part": part.part,
+                            "state": part.state.value,
+                            "error_class": part.error_class,
+                        }
+                        for part in (row.troubled_parts if row else ())
+                    ],
+                    "offers": row.offer_count if row else 0,
+                }
+            )
+        return _json({"providers": rows}), "application/json"
+
+    async def _openapi(self, request: web.Request) -> tuple[bytes, str]:
+        return _json(OPENAPI), "application/json"
+
+
+def _offer_query(params: Mapping[str, str]) -> tuple[PriceQuery, bool]:
+    _only(params, (*_OFFER_WORDS, "in_stock", "format"))
+    words = []
+    for name, word in _OFFER_WORDS.items():
+        value = params.get(name, "").strip()
+        if not value:
+            continue
+        if any(ch.isspace() for ch in value):
+            raise BadParameterError(f"{name}: one word, no spaces")
+        if name == "billing" and value not in _BILLINGS:
+            raise BadParameterError(f"billing: one of {', '.join(_BILLINGS)}")
+        words.append(word(value))
+    in_stock = params.get("in_stock", "").lower()
+    if in_stock not in (*_TRUE, *_FALSE):
+        raise BadParameterError("in_stock: true or false")
+    try:
+        return parse_price_query(" ".join(words)), in_stock in _TRUE
+    except QueryError as error:
+        raise BadParameterError(error.reason) from None
+
+
+def _only(params: Mapping[str, str], allowed: tuple[str, ...]) -> None:
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        known = ", ".join(allowed) or "none"
+        raise BadParameterError(f"unknown parameter {unknown[0]!r} (known: {known})")
+
+
+def _integer(raw: str, name: str, low: int, high: int) -> int:
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise BadParameterError(f"{name}: a whole number from {low} to {high}")
+    return int(raw)
+
+
+def _wants_csv(request: web.Request) -> bool:
+    wanted = request.query.get("format", "").lower()
+    if wanted not in ("", "json", "csv"):
+        raise BadParameterError("format: json or csv")
+    return wanted == "csv" or (not wanted and "text/csv" in request.headers.get("Accept", ""))
+
+
+def _offer_order(item: ObservedOffer) -> tuple[float, str, str, str]:
+    offer = item.offer
+    return (
+        offer.price.rub_per_hour / max(1, offer.gpu_count),
+        offer.provider,
+        offer.sku,
+        offer.location,
+    )
+
+
+def _offer_row(item: ObservedOffer) -> dict[str, Any]:
+    offer = item.offer
+    price = offer.price
+    return {
+        "provider": offer.provider,
+        "provider_name": PROVIDERS.name(offer.provider),
+        "sku": offer.sku,
+        "location": offer.location,
+        "gpu": offer.gpu,
+        "gpu_raw": offer.gpu_raw,
+        "gpu_count": offer.gpu_count,
+        "vram_gb": offer.vram_gb,
+        "billing": billing_of(price).value,
+        "rub_per_hour": round(price.rub_per_hour, 2),
+        "rub_per_gpu_hour": round(price.rub_per_hour / max(1, offer.gpu_count), 2),
+        # Only what a monthly rental costs; an hourly offer's 720 hours would be our sum.
+        "rub_per_month": round(price.rub_per_month, 2) if not price.hourly else None,
+        "price_source": price.source,
+        "converted": price.converted,
+        "vat": offer.vat.value,
+        "stock": offer.stock.value,
+        "stock_count": offer.stock_count,
+        "url": offer.url,
+        "source": PROVIDERS.get(offer.provider).base_url if offer.provider in PROVIDERS else None,
+        "observed_at": item.observed_at.isoformat(),
+    }
+
+
+def _point_row(point: HistoryPoint) -> dict[str, Any]:
+    return {
+        "provider": point.provider,
+        "sku": point.sku,
+        "location": point.location,
+        "gpu": point.gpu,
+        "gpu_count": point.gpu_count,
+        "at": point.at.isoformat(),
+        "rub_per_hour": round(point.price_hour, 2),
+        "rub_per_gpu_hour": round(point.price_per_gpu_hour, 2),
+        "stock": point.stock.value,
+        "stock_count": point.stock_count,
+    }
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def _json(body: Any) -> bytes:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _csv(rows: list[dict[str, Any]]) -> bytes:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=OFFER_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        # Spreadsheets run cells that start with = + - @ as formulas: quote them as text.
+        writer.writerow({k: _cell(v) for k, v in row.items()})
+    return out.getvalue().encode()
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+        return "'" + value
+    return "" if value is None else value
+
+
+def _cached(request: web.Request, body: bytes, content_type: str) -> web.Response:
+    etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
+    if etag in request.headers.get("If-None-Match", ""):
+        return web.Response(status=304, headers=headers)
+    return web.Response(body=body, headers={**headers, "Content-Type": content_type})

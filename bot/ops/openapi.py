@@ -1,0 +1,151 @@
+"""The OpenAPI 3.1 description of /api/v1 (bot.ops.open_data), served at /api/v1/openapi.json."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_STRING = {"type": "string"}
+_NUMBER = {"type": "number"}
+_INTEGER = {"type": "integer"}
+_WHEN = {"type": "string", "format": "date-time"}
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"oneOf": [schema, {"type": "null"}]}
+
+
+def _query(name: str, description: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"name": name, "in": "query", "description": description, "schema": schema or _STRING}
+
+
+_STOCK = {
+    "type": "string",
+    "enum": ["in_stock", "out_of_stock", "preorder", "unknown"],
+    "description": "unknown: the provider does not publish stock (not the same as none)",
+}
+_OFFER = {
+    "type": "object",
+    "properties": {
+        "provider": _STRING,
+        "provider_name": _STRING,
+        "sku": _STRING,
+        "location": _STRING,
+        "gpu": _STRING,
+        "gpu_raw": {**_STRING, "description": "the GPU as the provider wrote it"},
+        "gpu_count": _INTEGER,
+        "vram_gb": _nullable(_NUMBER),
+        "billing": {"type": "string", "enum": ["hourly", "monthly", "preemptible"]},
+        "rub_per_hour": _NUMBER,
+        "rub_per_gpu_hour": _NUMBER,
+        "rub_per_month": {**_nullable(_NUMBER), "description": "monthly rentals only"},
+        "price_source": {**_STRING, "description": "what the provider published"},
+        "converted": {"type": "boolean", "description": "a currency rate was applied"},
+        "vat": {"type": "string", "description": "whether the price includes VAT, as published"},
+        "stock": _STOCK,
+        "stock_count": {**_nullable(_INTEGER), "description": "null: not published"},
+        "url": {**_STRING, "description": "the provider's page for the offer"},
+        "source": {**_STRING, "description": "where gpuradar read it (API or site)"},
+        "observed_at": {**_WHEN, "description": "when the scrape that saw it ran"},
+    },
+}
+_POINT = {
+    "type": "object",
+    "properties": {
+        "provider": _STRING,
+        "sku": _STRING,
+        "location": _STRING,
+        "gpu": _STRING,
+        "gpu_count": _INTEGER,
+        "at": {**_WHEN, "description": "from here until the offer's next point"},
+        "rub_per_hour": _NUMBER,
+        "rub_per_gpu_hour": _NUMBER,
+        "stock": _STOCK,
+        "stock_count": _nullable(_INTEGER),
+    },
+}
+_ERRORS = {
+    "304": {"description": "the ETag sent in If-None-Match still holds"},
+    "400": {"description": "a parameter the API cannot use; `error` says which"},
+    "429": {"description": "too many requests from this client; see Retry-After"},
+}
+
+
+def _answer(description: str, schema: dict[str, Any], *media: str) -> dict[str, Any]:
+    content = {kind: {"schema": schema} for kind in ("application/json", *media)}
+    return {"200": {"description": description, "content": content}, **_ERRORS}
+
+
+OPENAPI: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {
+        "title": "gpuradar open data",
+        "version": "1",
+        "description": (
+            "GPU offers, prices and stock of Russian clouds (Selectel, HOSTKEY, immers.cloud) "
+            "as gpuradar last read them. Prices in ₽. Stock is what the provider published "
+            "at observed_at, not a reservation."
+        ),
+    },
+    "paths": {
+        "/api/v1/offers": {
+            "get": {
+                "summary": "Every offer listed now, cheapest per GPU-hour first",
+                "parameters": [
+                    _query("gpu", "a GPU or family: h100, a100, 4090"),
+                    _query("min_vram", "at least this many GB per GPU", _NUMBER),
+                    _query("max", "at most this many ₽ per GPU-hour", _NUMBER),
+                    _query("provider", "a provider id or name"),
+                    _query("location", "a location word"),
+                    _query("billing", "hourly, monthly or preemptible"),
+                    _query("in_stock", "true: only offers in stock", {"type": "boolean"}),
+                    _query("format", "json (default) or csv; or Accept: text/csv"),
+                ],
+                "responses": _answer(
+                    "the offers",
+                    {
+                        "type": "object",
+                        "properties": {
+                            "offers": {"type": "array", "items": _OFFER},
+                            "count": _INTEGER,
+                        },
+                    },
+                    "text/csv",
+                ),
+            }
+        },
+        "/api/v1/history": {
+            "get": {
+                "summary": "A GPU's change points, and the lowest rentable price among them",
+                "parameters": [
+                    {**_query("gpu", "a GPU or family"), "required": True},
+                    _query("days", "1 to 90, default 30", _INTEGER),
+                ],
+                "responses": _answer(
+                    "the points",
+                    {
+                        "type": "object",
+                        "properties": {
+                            "gpu": _STRING,
+                            "gpu_ids": {"type": "array", "items": _STRING},
+                            "since": _WHEN,
+                            "points": {"type": "array", "items": _POINT},
+                            "low": _nullable(_POINT),
+                        },
+                    },
+                ),
+            }
+        },
+        "/api/v1/providers": {
+            "get": {
+                "summary": "Each provider: health, last good scrape, failing parts",
+                "responses": _answer("the providers", {"type": "object"}),
+            }
+        },
+        "/api/v1/openapi.json": {
+            "get": {
+                "summary": "This description",
+                "responses": _answer("OpenAPI 3.1", {"type": "object"}),
+            }
+        },
+    },
+}

@@ -1,0 +1,270 @@
+"""/api/v1 over real HTTP against a real SQLite store: what it lists, filters, caches and
+refuses."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestServer
+from multidict import CIMultiDict
+
+from bot.ops.open_data import BURST, OFFER_FIELDS, REFILL_S, ClientBuckets, OpenData
+from monitor.offers import StockState
+from monitor.providers import PROVIDERS
+from monitor.scrape import NetworkError, ScrapeResult
+from storage import Store
+from tests.bot.conftest import running_app
+from tests.factories import make_offer, store_snapshot
+from tests.fakes.telegram import FakeTelegram
+
+T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+NOW = T0 + timedelta(minutes=5)
+IN, OUT, UNK = StockState.IN_STOCK, StockState.OUT_OF_STOCK, StockState.UNKNOWN
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.at = 0.0
+
+    def __call__(self) -> float:
+        return self.at
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    store = await Store.open(tmp_path / "open-data.sqlite3")
+    h100 = make_offer("h100-8", 8 * 400.0, IN, provider="selectel", gpu="H100 SXM", gpu_count=8)
+    h100 = replace(h100, vram_gb=80, stock_count=3)
+    l40s = replace(make_offer("l40s", 150.0, OUT, provider="selectel", gpu="L40S"), vram_gb=48)
+    l40s = replace(l40s, stock_count=0)  # published as none
+    await store_snapshot(store, ScrapeResult("selectel", (h100, l40s), T0))
+    monthly = make_offer("4090-m", 60.0, UNK, provider="hostkey", monthly=True)  # not published
+    odd = replace(make_offer("odd", 90.0, IN, provider="hostkey"), gpu_raw="=HYPERLINK(1)")
+    await store_snapshot(store, ScrapeResult("hostkey", (monthly, odd), T0 - timedelta(hours=1)))
+    await store.record_failure("immers", NetworkError("immers", "timed out"), T0, 1.0)
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def api(store: Store, clock: Clock) -> AsyncIterator[TestServer]:
+    intervals = {provider.id: float(provider.interval_s) for provider in PROVIDERS}
+    open_data = OpenData(
+        store,
+        lambda: intervals,
+        started_at=lambda: T0 - timedelta(days=1),
+        now=lambda: NOW,
+        buckets=ClientBuckets(clock),
+    )
+    app = web.Application()
+    open_data.add_routes(app)
+    server = TestServer(app, host="127.0.0.1")
+    await server.start_server()
+    yield server
+    await server.close()
+
+
+async def fetch(
+    server: TestServer, path: str, headers: dict[str, str] | None = None
+) -> tuple[int, CIMultiDict[str], bytes]:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(str(server.make_url(path)), headers=headers or {}) as response,
+    ):
+        return response.status, CIMultiDict(response.headers), await response.read()
+
+
+async def offers(server: TestServer, query: str = "") -> list[dict[str, Any]]:
+    status, _, body = await fetch(server, f"/api/v1/offers{query}")
+    assert status == 200, body
+    data = json.loads(body)
+    assert data["count"] == len(data["offers"])
+    return list(data["offers"])
+
+
+async def test_every_offer_cheapest_per_gpu_hour_first_with_its_origin(api: TestServer):
+    rows = await offers(api)
+    assert [row["sku"] for row in rows] == ["4090-m", "odd", "l40s", "h100-8"]
+    h100 = rows[-1]
+    assert h100["rub_per_gpu_hour"] == 400.0
+    assert h100["rub_per_hour"] == 3200.0
+    assert h100["observed_at"] == T0.isoformat()
+    assert h100["source"] == PROVIDERS.get("selectel").base_url
+    assert h100["provider_name"] == "Selectel"
+    assert h100["rub_per_month"] is None  # hourly: no monthly price is made up
+    monthly = rows[0]
+    assert monthly["billing"] == "monthly"
+    assert monthly["rub_per_month"] == 60.0 * 720
+    assert monthly["observed_at"] == (T0 - timedelta(hours=1)).isoformat()
+    # Not published stays distinct from none.
+    assert (monthly["stock"], monthly["stock_count"]) == ("unknown", None)
+    l40s = next(row for row in rows if row["sku"] == "l40s")
+    assert (l40s["stock"], l40s["stock_count"]) == ("out_of_stock", 0)
+
+
+@pytest.mark.parametrize(
+    ("query", "skus"),
+    [
+        ("?min_vram=48", ["l40s", "h100-8"]),
+        ("?provider=hostkey", ["4090-m", "odd"]),
+        ("?provider=селектел&in_stock=true", ["h100-8"]),
+        ("?billing=monthly", ["4090-m"]),
+        ("?gpu=h100", ["h100-8"]),
+        ("?max=100", ["4090-m", "odd"]),
+    ],
+)
+async def test_the_filters_of_prices(api: TestServer, query: str, skus: list[str]):
+    assert [row["sku"] for row in await offers(api, query)] == skus
+
+
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        ("?colour=red", "unknown parameter 'colour'"),
+        ("?min_vram=lots", "vram"),
+        ("?billing=weekly", "billing"),
+        ("?in_stock=maybe", "in_stock"),
+        ("?gpu=h100%20max%3D1", "one word"),
+        ("?format=xml", "format"),
+    ],
+)
+async def test_bad_parameters_get_400_saying_which(api: TestServer, query: str, said: str):
+    status, _, body = await fetch(api, f"/api/v1/offers{query}")
+    assert status == 400
+    assert said in json.loads(body)["error"]
+
+
+async def test_csv_has_every_field_and_no_formula_cells(api: TestServer):
+    status, headers, body = await fetch(api, "/api/v1/offers?format=csv")
+    assert status == 200
+    assert headers["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(body.decode())))
+    assert tuple(rows[0]) == OFFER_FIELDS
+    assert [row["sku"] for row in rows] == ["4090-m", "odd", "l40s", "h100-8"]
+    assert rows[1]["gpu_raw"] == "'=HYPERLINK(1)"
+    assert rows[0]["stock_count"] == ""  # not published
+    # Accept: text/csv asks for the same.
+    assert (await fetch(api, "/api/v1/offers", {"Accept": "text/csv"}))[2] == body
+
+
+async def test_an_unchanged_answer_is_304_by_etag_and_a_new_scrape_changes_it(
+    api: TestServer, store: Store
+):
+    _, headers, _ = await fetch(api, "/api/v1/offers")
+    etag = headers["ETag"]
+    again = await fetch(api, "/api/v1/offers", {"If-None-Match": etag})
+    assert (again[0], again[2]) == (304, b"")
+    cheaper = make_offer("h100-8", 8 * 300.0, IN, provider="selectel", gpu="H100 SXM", gpu_count=8)
+    await store_snapshot(store, ScrapeResult("selectel", (cheaper,), T0 + timedelta(minutes=1)))
+    status, headers, _ = await fetch(api, "/api/v1/offers", {"If-None-Match": etag})
+    assert status == 200
+    assert headers["ETag"] != etag
+
+
+async def test_history_lists_the_points_and_the_rentable_low(api: TestServer, store: Store):
+    later = T0 + timedelta(hours=2)
+    cheap_gone = make_offer(
+        "h100-8", 8 * 100.0, OUT, provider="selectel", gpu="H100 SXM", gpu_count=8
+    )
+    await store_snapshot(store, ScrapeResult("selectel", (cheap_gone,), later))
+    status, _, body = await fetch(api, "/api/v1/history?gpu=h100&days=7")
+    assert status == 200
+    data = json.loads(body)
+    assert data["gpu"] == "H100"
+    prices = [(point["at"], point["rub_per_gpu_hour"], point["stock"]) for point in data["points"]]
+    assert sorted(prices) == [
+        (T0.isoformat(), 400.0, "in_stock"),
+        (later.isoformat(), 100.0, "out_of_stock"),
+    ]
+    # 100 ₽ was never rentable: the low is the in-stock 400.
+    assert data["low"]["rub_per_gpu_hour"] == 400.0
+
+
+@pytest.mark.parametrize(
+    "query", ["", "?gpu=", "?gpu=notacard", "?gpu=h100&days=0", "?gpu=h100&days=91"]
+)
+async def test_history_without_a_gpu_or_with_odd_days_is_400(api: TestServer, query: str):
+    assert (await fetch(api, f"/api/v1/history{query}"))[0] == 400
+
+
+async def test_providers_say_health_last_good_scrape_and_failures(api: TestServer):
+    status, _, body = await fetch(api, "/api/v1/providers")
+    assert status == 200
+    rows = {row["id"]: row for row in json.loads(body)["providers"]}
+    assert set(rows) == set(PROVIDERS.ids)
+    assert rows["selectel"]["last_good_scrape_at"] == T0.isoformat()
+    assert rows["selectel"]["fresh"]
+    assert not rows["selectel"]["failing"]
+    immers = rows["immers"]
+    assert immers["failing"]
+    assert immers["last_good_scrape_at"] is None
+    assert immers["last_error_class"] == "NetworkError"
+    assert rows["hostkey"]["source"] == PROVIDERS.get("hostkey").base_url
+
+
+async def test_the_openapi_document_describes_every_path(api: TestServer):
+    status, _, body = await fetch(api, "/api/v1/openapi.json")
+    document = json.loads(body)
+    assert status == 200
+    assert document["openapi"].startswith("3.1")
+    assert set(document["paths"]) == {
+        "/api/v1/offers",
+        "/api/v1/history",
+        "/api/v1/providers",
+        "/api/v1/openapi.json",
+    }
+    offer_fields = document["paths"]["/api/v1/offers"]["get"]["responses"]["200"]["content"][
+        "application/json"
+    ]["schema"]["properties"]["offers"]["items"]["properties"]
+    assert tuple(offer_fields) == OFFER_FIELDS
+
+
+async def test_a_client_past_its_burst_gets_429_until_the_bucket_refills(
+    api: TestServer, clock: Clock
+):
+    for _ in range(BURST):
+        assert (await fetch(api, "/api/v1/openapi.json"))[0] == 200
+    status, headers, _ = await fetch(api, "/api/v1/openapi.json")
+    assert status == 429
+    assert int(headers["Retry-After"]) >= 1
+    clock.at += REFILL_S
+    assert (await fetch(api, "/api/v1/openapi.json"))[0] == 200
+
+
+def test_buckets_are_per_client_and_forget_the_oldest():
+    clock = Clock()
+    buckets = ClientBuckets(clock)
+    for _ in range(BURST):
+        assert buckets.take("a") == 0
+    assert buckets.take("a") == pytest.approx(REFILL_S)
+    assert buckets.take("b") == 0  # another client has its own
+    clock.at += REFILL_S / 2
+    assert buckets.take("a") == pytest.approx(REFILL_S / 2)
+
+
+async def test_the_running_bots_ops_server_serves_the_api(telegram: FakeTelegram, db_path: Path):
+    async with running_app(telegram, db_path) as application:
+        assert application.ops is not None
+        port = application.ops.port
+        async with (
+            aiohttp.ClientSession() as session,
+            session.get(f"http://127.0.0.1:{port}/api/v1/providers") as response,
+        ):
+            body = await response.json()
+    assert response.status == 200
+    assert [row["id"] for row in body["providers"]] == list(PROVIDERS.ids)
