@@ -48,6 +48,7 @@ COMMAND_SCOPES = frozenset(
         "chat", "chat_administrators", "chat_member",
     }
 )  # fmt: skip
+INLINE_RESULTS_LIMIT = 50  # answerInlineQuery: "No more than 50 results per query are allowed"
 _COMMAND_RE = re.compile(r"[a-z0-9_]{1,32}")
 _LANGUAGE_RE = re.compile(r"[a-z]{2}")
 # Setters the bot may call at startup; the fake accepts them and has nothing to show for them.
@@ -73,6 +74,7 @@ class BotMethods:
             "editMessageReplyMarkup": self.edit_message_reply_markup,
             "deleteMessage": self.delete_message,
             "answerCallbackQuery": self.answer_callback_query,
+            "answerInlineQuery": self.answer_inline_query,
             "setMyCommands": self.set_my_commands,
             "getMyCommands": self.get_my_commands,
             "deleteMyCommands": self.delete_my_commands,
@@ -218,6 +220,50 @@ class BotMethods:
             raise bad("MESSAGE_TOO_LONG")
         callback.answer = dict(req.params)
         return True
+
+    async def answer_inline_query(self, req: ApiRequest) -> bool:
+        query = self.store.inline_queries.get(req.params.get("inline_query_id", ""))
+        if query is None or query.results is not None:
+            raise bad("query is too old and response timeout expired or query ID is invalid")
+        results = parse_json(req.params, "results")
+        if not isinstance(results, list):
+            raise bad("can't parse inline query results JSON object")
+        if len(results) > INLINE_RESULTS_LIMIT:
+            raise bad("RESULTS_TOO_MUCH")
+        if "cache_time" in req.params and (parse_int(req.params, "cache_time") or 0) < 0:
+            raise bad("cache_time must be non-negative")
+        seen: set[str] = set()
+        for result in results:
+            if not isinstance(result, dict):
+                raise bad("can't parse inline query result")
+            result_id = str(result.get("id", ""))
+            if not 1 <= len(result_id.encode()) <= 64:
+                raise bad("RESULT_ID_INVALID")
+            if result_id in seen:
+                raise bad("RESULT_ID_DUPLICATE")
+            seen.add(result_id)
+            self._check_article(result)
+        query.results = results
+        query.answer = {k: v for k, v in req.params.items() if k != "results"}
+        return True
+
+    def _check_article(self, result: dict[str, Any]) -> None:
+        """Articles only (what the bot sends): a title, and a message the user can send."""
+        if result.get("type") != "article":
+            raise bad("RESULT_TYPE_INVALID")
+        if not str(result.get("title", "")).strip():
+            raise bad("ARTICLE_TITLE_EMPTY")
+        content = result.get("input_message_content")
+        if not isinstance(content, dict) or "message_text" not in content:
+            raise bad("MESSAGE_EMPTY")
+        params = {"text": str(content["message_text"])}
+        if content.get("parse_mode"):
+            params["parse_mode"] = str(content["parse_mode"])
+        render_text(params, "text", limit=TEXT_LIMIT, required=True, strict_html=self.strict_html)
+        if "reply_markup" in result:
+            parse_reply_markup(
+                {"reply_markup": json.dumps(result["reply_markup"])}, inline_only=True
+            )
 
     def _commands_key(self, req: ApiRequest) -> tuple[str, str]:
         scope = parse_json(req.params, "scope") or {"type": "default"}

@@ -205,6 +205,19 @@ class UserMessage:
 
 
 @dataclass
+class PushedInlineQuery:
+    """An inline query pushed to the bot (a user typed "@bot …"), and the bot's
+    answerInlineQuery once it came: its results as sent, and the other parameters."""
+
+    inline_query_id: str
+    update_id: int
+    user_id: int
+    query: str
+    results: list[dict[str, Any]] | None = None
+    answer: dict[str, str] | None = None
+
+
+@dataclass
 class PushedCallback:
     """A callback_query pushed to the bot, and the bot's answerCallbackQuery once it came."""
 

@@ -17,7 +17,14 @@ from typing import Any, Self
 from aiohttp import web
 
 from .methods import BotMethods, Handler
-from .models import ApiError, ApiRequest, PushedCallback, SentMessage, UserMessage
+from .models import (
+    ApiError,
+    ApiRequest,
+    PushedCallback,
+    PushedInlineQuery,
+    SentMessage,
+    UserMessage,
+)
 from .recorder import CallRecorder
 from .store import BOT_USERNAME, ChatStore, now
 from .updates import UpdateQueue
@@ -196,6 +203,21 @@ class FakeBotApi(CallRecorder):
             callback_id, update_id, chat_id, message_id, user["id"], data
         )
         return update_id
+
+    def push_inline_query(
+        self, user_id: int, query: str, *, language_code: str = "ru", first_name: str = "Test"
+    ) -> str:
+        """A user types "@bot `query`" in any chat; returns the inline query's id."""
+        user = user_object(user_id, user_id, language_code=language_code, first_name=first_name)
+        query_id = f"iq{next(self._callback_ids)}"
+        update_id = self.push_update(
+            {"inline_query": {"id": query_id, "from": user, "query": query, "offset": ""}}
+        )
+        self.store.inline_queries[query_id] = PushedInlineQuery(query_id, update_id, user_id, query)
+        return query_id
+
+    def inline_answer(self, query_id: str) -> PushedInlineQuery:
+        return self.store.inline_queries[query_id]
 
     def press(
         self, chat_id: int, button: str | int, message: SentMessage | None = None, **user: Any

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .models import PushedCallback, SentMessage, UserMessage
+from .models import PushedCallback, PushedInlineQuery, SentMessage, UserMessage
 
 __all__ = ["ChatStore", "bot_user"]
 
@@ -34,6 +34,7 @@ class ChatStore:
         self.sent: dict[int, list[SentMessage]] = {}
         self.received: dict[int, list[UserMessage]] = {}
         self.callbacks: dict[str, PushedCallback] = {}
+        self.inline_queries: dict[str, PushedInlineQuery] = {}
         # (scope as canonical JSON, language_code) -> commands, for set/get/deleteMyCommands
         self.commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self._last_message_id: dict[int, int] = {}

@@ -13,6 +13,7 @@ from bot.routers import (
     followup,
     help,
     history,
+    inline,
     market,
     prices,
     settings,
@@ -37,6 +38,7 @@ def create_routers() -> list[Router]:
         prices.create_router(),
         watch.create_router(),
         history.create_router(),
+        inline.create_router(),
         alerts.create_router(),
         admin.create_router(),
         # «Сообщи, когда…»: a watch asked for in words, before the general questions.

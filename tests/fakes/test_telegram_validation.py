@@ -13,6 +13,8 @@ from aiogram.types import (
     BotCommandScopeAllPrivateChats,
     BufferedInputFile,
     InlineKeyboardButton,
+    InlineQueryResultArticle,
+    InputTextMessageContent,
     Message,
 )
 
@@ -330,3 +332,36 @@ async def test_message_ids_are_shared_per_chat(tg: FakeTelegram, bot: Bot) -> No
     first = await bot.send_message(CHAT, "a")
     other = await bot.send_message(CHAT + 1, "b")
     assert (first.message_id, other.message_id) == (2, 1)
+
+
+def article(result_id: str, text: str = "hi") -> InlineQueryResultArticle:
+    return InlineQueryResultArticle(
+        id=result_id, title="t", input_message_content=InputTextMessageContent(message_text=text)
+    )
+
+
+async def test_inline_answers_are_checked_like_telegram(bot: Bot, tg: FakeTelegram):
+    too_many = tg.push_inline_query(7, "h100")
+    await expect_bad_request(
+        bot.answer_inline_query(too_many, [article(str(i)) for i in range(51)]),
+        "Bad Request: RESULTS_TOO_MUCH",
+    )
+    twins = tg.push_inline_query(7, "h100")
+    await expect_bad_request(
+        bot.answer_inline_query(twins, [article("a"), article("a")]),
+        "Bad Request: RESULT_ID_DUPLICATE",
+    )
+    await expect_bad_request(
+        bot.answer_inline_query(twins, [article("x" * 65)]), "Bad Request: RESULT_ID_INVALID"
+    )
+    await expect_bad_request(
+        bot.answer_inline_query(twins, [article("long", "x" * 4097)]),
+        "Bad Request: message is too long",
+    )
+    assert await bot.answer_inline_query(twins, [article(str(i)) for i in range(50)])
+    assert tg.inline_answer(twins).results is not None
+    # Answered once: a second answer is too late, as with callbacks.
+    await expect_bad_request(
+        bot.answer_inline_query(twins, [article("b")]),
+        "Bad Request: query is too old and response timeout expired or query ID is invalid",
+    )

@@ -1,0 +1,180 @@
+"""Inline mode: "@bot h100" in any chat lists the best live offers; "@bot 13b qlora ctx=4096"
+gives the short sizing answer, ready to send, with a button back to the bot.
+
+Telegram sends an inline query as the user types, so an answer reads only what /prices and
+/fit read, and says how long Telegram may cache it. A query that is neither gets one hint
+result rather than silence (an empty answer shows the user nothing at all).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from collections.abc import Mapping
+
+from aiogram import Bot, Router
+from aiogram.types import (
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InlineQuery,
+    InlineQueryResultArticle,
+    InlineQueryResultUnion,
+    InputTextMessageContent,
+)
+
+from bot.middlewares.user import initial_language
+from bot.ports import BotStore
+from bot.routers.fit import build
+from bot.views.prices import gpu_header, money, offer_card, stock_text
+from estimator.fit_words import understand
+from estimator.i18n import Translator
+from estimator.parse import ParsedQuery, QueryError
+from estimator.sizing_text import METHOD_NAMES, model_label, render_short
+from monitor.offer_ranking import rank_offers
+from monitor.offers import Offer, rentable
+from monitor.price_query import parse_price_query
+from monitor.providers import PROVIDERS
+from monitor.users import Language
+
+# Telegram shows the first results in a strip above the keyboard; a phone sees about five.
+# Ten is plenty and far under answerInlineQuery's 50.
+MAX_OFFERS = 10
+# Prices change once a scrape (10–15 min); a minute of Telegram's cache spares the database
+# the keystrokes and shows a price at most a minute older than /prices would.
+CACHE_S = 60
+# An inline query is at most 256 characters (Bot API, InlineQuery.query).
+MAX_QUERY = 256
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def create_router() -> Router:
+    router = Router(name="inline")
+    router.inline_query.register(on_inline_query)
+    return router
+
+
+async def on_inline_query(
+    inline_query: InlineQuery,
+    bot: Bot,
+    store: BotStore,
+    translators: Mapping[Language, Translator],
+    default_language: Language,
+) -> None:
+    i18n = await _translator(inline_query, store, translators, default_language)
+    text = inline_query.query.strip()
+    me = await bot.me()
+    back = InlineKeyboardMarkup(
+        inline_keyboard=[
+            [InlineKeyboardButton(text=i18n("inline-open-bot"), url=f"https://t.me/{me.username}")]
+        ]
+    )
+    results: list[InlineQueryResultUnion] = [*await _results(text, store, i18n, back)]
+    # Personal: the language, and so the text, is the user's own.
+    await inline_query.answer(results, cache_time=CACHE_S, is_personal=True)
+
+
+async def _translator(
+    inline_query: InlineQuery,
+    store: BotStore,
+    translators: Mapping[Language, Translator],
+    default_language: Language,
+) -> Translator:
+    """The user's chosen language if they have used the bot, else their Telegram one. An
+    inline query names no chat, so the user middleware does not run for it."""
+    sender = inline_query.from_user
+    known = await store.get_user(sender.id)
+    if known is not None:
+        return translators[known.language]
+    return translators[initial_language(sender.language_code, default_language)]
+
+
+async def _results(
+    text: str, store: BotStore, i18n: Translator, back: InlineKeyboardMarkup
+) -> list[InlineQueryResultArticle]:
+    if not text:
+        return [_hint(i18n, i18n("inline-hint-title"), i18n("inline-hint-description"))]
+    if len(text) > MAX_QUERY:
+        return [_hint(i18n, i18n("inline-too-long", limit=MAX_QUERY), text[:60])]
+    sizing_error: QueryError | None = None
+    try:
+        parsed = understand(text)
+    except QueryError as error:
+        parsed, sizing_error = None, error
+    if parsed is not None:
+        return [await _sizing(parsed, store, i18n, back)]
+    try:
+        query = parse_price_query(text)
+    except QueryError as error:
+        reason = (sizing_error or error).reason
+        return [_hint(i18n, i18n("inline-error-title"), reason)]
+    offers = [offer for offer in await store.current_offers() if query.accepts(offer)]
+    if not offers:
+        title = i18n("inline-no-offers-title")
+        return [_hint(i18n, title, _plain(i18n("inline-no-offers-description", query=text)))]
+    # Offers one can rent first, then the /prices order; the cheapest rentable leads.
+    ranked = sorted(rank_offers(offers), key=lambda offer: not rentable(offer.stock))
+    return [_offer_result(i18n, offer, back) for offer in ranked[:MAX_OFFERS]]
+
+
+async def _sizing(
+    parsed: ParsedQuery, store: BotStore, i18n: Translator, back: InlineKeyboardMarkup
+) -> InlineQueryResultArticle:
+    answer = await build(parsed, store)
+    short = render_short(answer, i18n.language)
+    title = i18n(
+        "inline-fit-title", model=model_label(answer), method=METHOD_NAMES[answer.query.method]
+    )
+    return InlineQueryResultArticle(
+        id=_result_id("fit", short),
+        title=_plain(title),
+        description=_plain(short.split("\n", 1)[0])[:120],
+        input_message_content=InputTextMessageContent(message_text=short, parse_mode="HTML"),
+        reply_markup=back,
+    )
+
+
+def _offer_result(
+    i18n: Translator, offer: Offer, back: InlineKeyboardMarkup
+) -> InlineQueryResultArticle:
+    title = i18n(
+        "inline-offer-title",
+        gpu=offer.gpu,
+        count=offer.gpu_count,
+        price=money(offer.rub_per_gpu_hour),
+    )
+    description = i18n(
+        "inline-offer-description",
+        provider=PROVIDERS.name(offer.provider),
+        location=offer.location,
+        stock=_plain(stock_text(i18n, offer)),
+    )
+    text = f"{gpu_header(i18n, offer)}\n{offer_card(i18n, offer, None)}"
+    return InlineQueryResultArticle(
+        id=_result_id("offer", "|".join(offer.key)),
+        title=_plain(title),
+        description=_plain(description),
+        input_message_content=InputTextMessageContent(message_text=text, parse_mode="HTML"),
+        reply_markup=back,
+    )
+
+
+def _hint(i18n: Translator, title: str, description: str) -> InlineQueryResultArticle:
+    return InlineQueryResultArticle(
+        id=_result_id("hint", title + description),
+        title=_plain(title),
+        description=description[:120],
+        input_message_content=InputTextMessageContent(
+            message_text=i18n("inline-hint-text"), parse_mode="HTML"
+        ),
+    )
+
+
+def _result_id(kind: str, content: str) -> str:
+    """At most 64 bytes, the same for the same result (Telegram's cache keys on it)."""
+    return f"{kind}:{hashlib.sha256(content.encode()).hexdigest()[:32]}"
+
+
+def _plain(text: str) -> str:
+    """A title or description is plain text: the translator's HTML escapes and tags undone."""
+    return html.unescape(_TAGS.sub("", text))

@@ -1,0 +1,13 @@
+## Inline mode: «@бот h100» or «@бот 13b qlora ctx=4096» in any chat
+
+inline-hint-title = Напишите GPU или задачу
+inline-hint-description = h100 · a100 80gb max=300 · 13b qlora ctx=4096
+inline-hint-text = Напишите после имени бота GPU (<code>h100</code>, <code>a100 80gb max=300</code>) — покажу лучшие предложения, или задачу (<code>13b qlora ctx=4096</code>) — посчитаю видеопамять.
+inline-error-title = Не понял запрос
+inline-too-long = Запрос длиннее { $limit } символов
+inline-no-offers-title = Сейчас ничего не подходит
+inline-no-offers-description = Ни одного предложения под «{ $query }»
+inline-offer-title = { $gpu } ×{ $count } · { $price } ₽/ч за GPU
+inline-offer-description = { $provider }, { $location } · { $stock }
+inline-fit-title = Влезет ли { $model } · { $method }
+inline-open-bot = 🤖 Открыть бота
