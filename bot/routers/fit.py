@@ -9,15 +9,17 @@ the language of the question: a free question's own, a command's from the user's
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC, datetime
 from typing import Any
 
-from aiogram import F, Router
+from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject, Filter
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.button_data import FitDetailsCallback, FitWatchCallback, FitWizardCallback
 from bot.conversation import Conversations
+from bot.deep_links import LinkKind, encode_link, share_url, start_url
 from bot.ports import BotStore
 from bot.quotes import quotes_from
 from bot.replies import show
@@ -92,10 +94,16 @@ def details_button(parsed: ParsedQuery, language: str, *, full: bool) -> FitDeta
 
 
 def answer_keyboard(
-    parsed: ParsedQuery, i18n: Translator, language: str, *, full: bool = False
+    parsed: ParsedQuery,
+    i18n: Translator,
+    language: str,
+    *,
+    full: bool = False,
+    share: str | None = None,
 ) -> InlineKeyboardMarkup:
     """«Подробнее» (or «Кратко» on the details), the other methods when the method was
-    assumed (each re-answers with it), and «watch for offers that fit»."""
+    assumed (each re-answers with it), «watch for offers that fit», and «↗️ Поделиться»
+    when the run fits in a link (`share`, from share_link)."""
     builder = InlineKeyboardBuilder()
     toggle = details_button(parsed, language, full=full)
     key = "fitb-button-short" if full else "fitb-button-details"
@@ -114,6 +122,8 @@ def answer_keyboard(
     )
     if _packs(watch):
         builder.button(text=i18n("fit-watch-button"), callback_data=watch)
+    if share is not None:
+        builder.button(text=i18n("share-button"), url=share)
     builder.adjust(1)
     return builder.as_markup()
 
@@ -144,11 +154,24 @@ def _packs(data: FitDetailsCallback | FitWatchCallback) -> bool:
     return True
 
 
+async def share_link(bot: Bot | None, parsed: ParsedQuery, i18n: Translator) -> str | None:
+    """Telegram's share sheet with a /start link that opens this sizing (bot.deep_links), or
+    None when its command is too long for a link."""
+    if bot is None:
+        return None
+    payload = encode_link(LinkKind.SIZING, command_for(parsed), today=datetime.now(UTC).date())
+    me = await bot.me()
+    if payload is None or not me.username:
+        return None
+    return share_url(start_url(me.username, payload), i18n("share-sizing-text"))
+
+
 async def reply_with_answer(
     message: Message, parsed: ParsedQuery, language: str, i18n: Translator, store: BotStore
 ) -> None:
     answer = await build(parsed, store)
-    keyboard = answer_keyboard(parsed, i18n, language)
+    share = await share_link(message.bot, parsed, i18n)
+    keyboard = answer_keyboard(parsed, i18n, language, share=share)
     await message.answer(render_short(answer, language), reply_markup=keyboard)
 
 
@@ -188,7 +211,8 @@ async def on_details(
     answer = await build(parsed, store)
     full = bool(callback_data.full)
     text = render_details(answer, language) if full else render_short(answer, language)
-    await show(callback, text, answer_keyboard(parsed, local, language, full=full))
+    share = await share_link(callback.bot, parsed, local)
+    await show(callback, text, answer_keyboard(parsed, local, language, full=full, share=share))
 
 
 async def _button_sizing(
@@ -332,10 +356,11 @@ async def on_wizard(
     answer = await build(parsed, store)
     if callback.message is not None:
         await conversations.remember(callback.message.chat.id, parsed, user.language)
+    share = await share_link(callback.bot, parsed, i18n)
     await show(
         callback,
         render_short(answer, user.language),
-        answer_keyboard(parsed, i18n, user.language),
+        answer_keyboard(parsed, i18n, user.language, share=share),
     )
 
 

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from aiogram import Router
-from aiogram.filters import CommandStart
+from aiogram.filters import CommandObject, CommandStart
 from aiogram.types import CallbackQuery, Message
 
 from bot.button_data import MenuCallback, MenuItem
+from bot.conversation import Conversations
+from bot.deep_links import DeepLinkError, LinkKind, decode_link
 from bot.keyboards import main_menu
 from bot.ports import BotStore
 from bot.replies import show
-from bot.routers.fit import size_keyboard
+from bot.routers.fit import reply_with_answer, size_keyboard
 from bot.routers.help import help_text
 from bot.routers.prices import render_page
 from bot.routers.settings import settings_view
 from bot.routers.watch import subs_view
+from bot.routers.watch_question import question_reply
+from estimator.fit_words import understand
 from estimator.i18n import Translator
+from estimator.parse import QueryError
 from monitor.price_query import PriceQuery
 from monitor.providers import PROVIDERS
 from monitor.users import User
@@ -23,6 +30,8 @@ from monitor.users import User
 
 def create_router() -> Router:
     router = Router(name="start")
+    # A payload first: «t.me/bot?start=…» opens what was shared (bot.deep_links).
+    router.message.register(on_start_link, CommandStart(deep_link=True))
     router.message.register(on_start, CommandStart())
     router.callback_query.register(on_menu, MenuCallback.filter())
     return router
@@ -34,6 +43,36 @@ def providers_in_words(i18n: Translator) -> str:
     if len(names) < 2:
         return "".join(names)
     return f"{', '.join(names[:-1])} {i18n('list-and')} {names[-1]}"
+
+
+async def on_start_link(
+    message: Message,
+    command: CommandObject,
+    i18n: Translator,
+    user: User,
+    store: BotStore,
+    conversations: Conversations,
+) -> None:
+    """A shared link: a prepared watch offers its «Следить» button, a prepared sizing is
+    answered as /fit would be, at today's prices. Anything else gets one short line."""
+    try:
+        link = decode_link(command.args or "", today=datetime.now(UTC).date())
+        if link.kind is LinkKind.WATCH:
+            text, keyboard = question_reply(i18n, link.words, user.language)
+            await message.answer(text, reply_markup=keyboard)
+            return
+        parsed = understand(link.words)
+    except DeepLinkError as error:
+        await message.answer(i18n(f"link-{error.code}"))
+        return
+    except QueryError:  # well-formed, but words the grammar no longer reads
+        await message.answer(i18n("link-malformed"))
+        return
+    if parsed is None:
+        await message.answer(i18n("link-malformed"))
+        return
+    await conversations.remember(message.chat.id, parsed, user.language)
+    await reply_with_answer(message, parsed, user.language, i18n, store)
 
 
 async def on_start(message: Message, i18n: Translator) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 from monitor.offers import Offer, StockState
 from monitor.scrape import ScrapeResult
@@ -60,9 +61,15 @@ async def test_first_answer_is_short_and_details_open_on_a_button(
     await seed_prices(db_path)
     async with running_app(telegram, db_path):
         text = await reply_to(telegram, "/fit 13b qlora ctx=4096 dataset=20k")
-        labels = [button.text for button in telegram.last_message(CHAT).buttons()]
+        buttons = telegram.last_message(CHAT).buttons()
+        labels = [button.text for button in buttons]
         details = await press(telegram, "Подробнее")
         back = await press(telegram, "Кратко")
+        # The share sheet carries a /start link that opens the same sizing for anyone.
+        shared = parse_qs(urlsplit(str(buttons[-1].raw["url"])).query)
+        link = urlsplit(shared["url"][0])
+        assert link.netloc == "t.me"
+        opened = await reply_to(telegram, f"/start {parse_qs(link.query)['start'][0]}")
     assert len(text) < PHONE
     assert text.startswith("13B · QLoRA · ctx 4096 · bs 1")
     assert "Размер 13B — считаю на Llama-подобной архитектуре (Llama-2-13B)." in text
@@ -71,7 +78,8 @@ async def test_first_answer_is_short_and_details_open_on_a_button(
     best = text.split("Лучшие варианты сейчас")[1].splitlines()[1:4]
     assert len(best) == 3
     assert all("₽" in line and "≈" in line for line in best)  # live ₽ and the time
-    assert labels == ["Подробнее", "🔔 Следить за подходящими"]
+    assert labels == ["Подробнее", "🔔 Следить за подходящими", "↗️ Поделиться"]
+    assert opened == text
     assert "Разбивка на GPU: веса" in details
     assert "Как уменьшить память" in details
     assert "Какие GPU подойдут" in details

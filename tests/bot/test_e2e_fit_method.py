@@ -73,6 +73,7 @@ async def test_an_assumed_method_is_said_and_the_others_re_answer(
         "Посчитать LoRA",
         "Посчитать полное дообучение",
         "🔔 Следить за подходящими",
+        "↗️ Поделиться",
     ]
     assert lora.startswith("7B · LoRA · ctx 2048")  # named now: nothing assumed to say
     assert "Метод не указан" not in lora

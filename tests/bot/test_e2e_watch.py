@@ -136,7 +136,7 @@ async def test_fit_answer_offers_a_watch_button(telegram: FakeTelegram, db_path:
         await reply(telegram, "/fit 70b qlora ctx=8192")
         answer = telegram.last_message(CHAT)
         labels = [button.text for button in answer.buttons()]
-        assert labels == ["Подробнее", "🔔 Следить за подходящими"]
+        assert labels == ["Подробнее", "🔔 Следить за подходящими", "↗️ Поделиться"]
         after = telegram.mark()
         telegram.press(CHAT, "🔔 Следить за подходящими", message=answer)
         created = await telegram.wait_for_call("sendMessage", after=after)

@@ -11,3 +11,11 @@ inline-offer-title = { $gpu } ×{ $count } · { $price } ₽/h per GPU
 inline-offer-description = { $provider }, { $location } · { $stock }
 inline-fit-title = Does { $model } fit · { $method }
 inline-open-bot = 🤖 Open the bot
+
+## Links people can share (bot/deep_links.py)
+
+share-button = ↗️ Share
+share-sizing-text = How much GPU memory it takes and where to rent it cheapest, answered by gpuradar
+link-malformed = This link does not open: it is damaged. Ask me yourself, e.g. <code>/fit 13b qlora ctx=4096</code>.
+link-too_long = This link is too long to be mine. Ask me yourself, e.g. <code>/fit 13b qlora ctx=4096</code>.
+link-stale = This link is out of date. Ask again and I answer at today's prices, e.g. <code>/fit 13b qlora ctx=4096</code>.

@@ -11,3 +11,11 @@ inline-offer-title = { $gpu } ×{ $count } · { $price } ₽/ч за GPU
 inline-offer-description = { $provider }, { $location } · { $stock }
 inline-fit-title = Влезет ли { $model } · { $method }
 inline-open-bot = 🤖 Открыть бота
+
+## Links people can share (bot/deep_links.py)
+
+share-button = ↗️ Поделиться
+share-sizing-text = Сколько видеопамяти нужно и где арендовать дешевле — ответ gpuradar
+link-malformed = Эта ссылка не открывается: она повреждена. Спросите меня сами, например <code>/fit 13b qlora ctx=4096</code>.
+link-too_long = Эта ссылка слишком длинная, чтобы быть моей. Спросите меня сами, например <code>/fit 13b qlora ctx=4096</code>.
+link-stale = Эта ссылка устарела. Спросите заново — отвечу по сегодняшним ценам, например <code>/fit 13b qlora ctx=4096</code>.
