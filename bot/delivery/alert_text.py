@@ -11,7 +11,7 @@ land inside a tag or an entity.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
@@ -23,6 +23,7 @@ from monitor.events import Event, EventKind
 from monitor.offers import HOURS_PER_MONTH, Billing, Offer, StockState, billing_of
 from monitor.outbox import OutboxRow
 from monitor.providers import PROVIDERS
+from monitor.subscriptions import WatchFilter
 from monitor.watch_describe import LABEL_LIMIT, short_label
 
 MESSAGE_LIMIT = 4096  # Telegram's cap on a text message, after entity parsing
@@ -60,6 +61,7 @@ class _Unit:
     event: Event
     row_ids: tuple[int, ...]
     held: bool  # quiet hours or a snooze kept it back
+    watch: WatchFilter | None = None  # None: the subscription is gone
 
 
 def render_alerts(
@@ -68,6 +70,7 @@ def render_alerts(
     *,
     limit: int = MESSAGE_LIMIT,
     cache: dict[str, str] | None = None,
+    share: Callable[[WatchFilter], str | None] | None = None,
 ) -> list[AlertMessage]:
     """The chat's rows as few messages as fit: usually one, split between changes only.
 
@@ -83,7 +86,7 @@ def render_alerts(
         chunk = units[start:end]
         text = _text(i18n, chunk, blocks[start:end])
         row_ids = tuple(row_id for unit in chunk for row_id in unit.row_ids)
-        messages.append(AlertMessage(text, _keyboard(i18n, chunk), row_ids))
+        messages.append(AlertMessage(text, _keyboard(i18n, chunk, share), row_ids))
         start = end
     return messages
 
@@ -105,6 +108,7 @@ def _units(rows: Sequence[OutboxRow]) -> list[_Unit]:
                     same[0].event,
                     tuple(row.id for row in same),
                     any(row.held for row in same),
+                    first.watch,
                 )
             )
     return units
@@ -264,7 +268,11 @@ def _signed_percent(value: float) -> str:
 # --- buttons -------------------------------------------------------------------------------
 
 
-def _keyboard(i18n: Translator, units: Sequence[_Unit]) -> InlineKeyboardMarkup:
+def _keyboard(
+    i18n: Translator,
+    units: Sequence[_Unit],
+    share: Callable[[WatchFilter], str | None] | None = None,
+) -> InlineKeyboardMarkup:
     # Built by hand: InlineKeyboardBuilder deep-copies every button on export, which was the
     # largest single cost of a 10 000-chat fan-out.
     rows: list[list[InlineKeyboardButton]] = []
@@ -291,6 +299,10 @@ def _keyboard(i18n: Translator, units: Sequence[_Unit]) -> InlineKeyboardMarkup:
                 ),
             ]
         )
+    # «Поделиться» the first watch: a link that offers the same watch to whoever opens it.
+    shared = share(units[0].watch) if share is not None and units[0].watch is not None else None
+    if shared is not None:
+        rows.append([InlineKeyboardButton(text=i18n("share-button"), url=shared)])
     rows.append([_callback_button(i18n("alert-button-snooze"), AlertAction.SNOOZE, 0)])
     return InlineKeyboardMarkup(inline_keyboard=rows)
 

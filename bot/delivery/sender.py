@@ -57,6 +57,7 @@ from aiogram.exceptions import (
 from aiogram.methods.base import Response
 from aiogram.types import Message
 
+from bot.deep_links import LinkKind, encode_link, share_url, start_url
 from bot.delivery.alert_text import AlertMessage, fit_message, render_alerts, summary_message
 from bot.delivery.journal import Journal
 from bot.delivery.limiter import Limiter
@@ -64,7 +65,9 @@ from bot.delivery.policy import DeliveryPolicy
 from bot.delivery.session import sending_alert
 from estimator.i18n import Translator
 from monitor.outbox import OutboxRow
+from monitor.subscriptions import WatchFilter
 from monitor.users import Language
+from monitor.watch_words import canonical
 
 logger = logging.getLogger(__name__)
 
@@ -225,6 +228,7 @@ class Sender:
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()
         self._blocks: dict[Language, dict[str, str]] = {}
+        self._links: dict[Language, dict[WatchFilter, str | None]] = {}
         self.last_sent_at: float | None = None  # clock of the last accepted message
         self.stats = SenderStats()
 
@@ -297,6 +301,7 @@ class Sender:
             chats.setdefault(row.chat_id, []).append(row)
         queue = deque(chats.items())
         self._blocks = {}  # rendered offer blocks, per language, for this pass only
+        self._links = {}  # share links of watches, per language, for this pass only
         unsent = {row.id for row in rows}  # claimed, not yet settled: released at the end
         sent = 0
 
@@ -387,10 +392,36 @@ class Sender:
         # Only the first message of a split digest now: the rest is the next pass's, after the
         # chat's 1 s gap (its rows are released at the end of the pass).
         cache = self._blocks.setdefault(i18n.language, {})
-        message = fit_message(render_alerts(rows, i18n, cache=cache)[0], rows, i18n)
+        share = await self._share_links(i18n)
+        message = fit_message(render_alerts(rows, i18n, cache=cache, share=share)[0], rows, i18n)
         included = set(message.row_ids)
         attempts = max(row.attempts for row in rows if row.id in included)
         return await self._send(chat_id, message, rows, i18n, attempts, unsent)
+
+    async def _share_links(self, i18n: Translator) -> Callable[[WatchFilter], str | None] | None:
+        """How a watch becomes a share link in `i18n`'s words (bot.deep_links); None, and no
+        button, when the bot's username is not known. A fan-out shares a few watches among
+        thousands of chats, so each link is made once per pass."""
+        try:
+            username = (await self._bot.me()).username  # aiogram keeps it after the first call
+        except Exception:  # a share button is never worth holding an alert back for
+            return None
+        if not username:
+            return None
+        links = self._links.setdefault(i18n.language, {})
+        today = datetime.now(UTC).date()
+
+        def share(watch: WatchFilter) -> str | None:
+            if watch not in links:
+                payload = encode_link(LinkKind.WATCH, canonical(watch), today=today)
+                links[watch] = (
+                    None
+                    if payload is None
+                    else share_url(start_url(username, payload), i18n("share-watch-text"))
+                )
+            return links[watch]
+
+        return share
 
     async def _send(
         self,

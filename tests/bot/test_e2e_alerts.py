@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecutionEvent
 
@@ -264,6 +265,11 @@ async def test_a_digest_of_two_watches_on_one_offer_names_each_and_its_buttons_a
         telegram.press(CHAT, "🔕 70b qlora ctx=8192: 24 ч", message=message)
         muted = await telegram.wait_for_call("answerCallbackQuery", after=after)
         (left,) = await application.store.subscriptions_of(CHAT)
+        # «Поделиться» the first watch: its link offers the same watch to whoever opens it.
+        shared = parse_qs(urlsplit(str(message.buttons()[5].raw["url"])).query)
+        payload = parse_qs(urlsplit(shared["url"][0]).query)["start"][0]
+        opened = await command(telegram, f"/start {payload}")
+        offered = [button.text for button in telegram.last_message(CHAT).buttons()]
     assert digest.startswith("🌙 Сводка за тихие часы: 2 изменения")
     sections = digest.split("\n\n")[1:]
     assert [section.splitlines()[0] for section in sections] == [
@@ -277,6 +283,9 @@ async def test_a_digest_of_two_watches_on_one_offer_names_each_and_its_buttons_a
         "🔕 70b qlora ctx=8192: 24 ч",
         "🗑 70b qlora ctx=8192: отписаться",
     ]
+    assert labels[5:] == ["↗️ Поделиться", "💤 До утра"]
+    assert "H100" in opened
+    assert offered == ["🔔 Следить: H100"]
     # The 🗑 under "H100" deleted the H100 watch, and said so; the fit watch is still there.
     assert deleted.params["text"] == "🗑 Подписка «H100» удалена. Остальные — /subs."
     assert left.filter.fit_query == "70b qlora ctx=8192"

@@ -19,3 +19,4 @@ share-sizing-text = How much GPU memory it takes and where to rent it cheapest, 
 link-malformed = This link does not open: it is damaged. Ask me yourself, e.g. <code>/fit 13b qlora ctx=4096</code>.
 link-too_long = This link is too long to be mine. Ask me yourself, e.g. <code>/fit 13b qlora ctx=4096</code>.
 link-stale = This link is out of date. Ask again and I answer at today's prices, e.g. <code>/fit 13b qlora ctx=4096</code>.
+share-watch-text = I watch GPUs at Russian clouds: get the same alert from gpuradar
