@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import ipaddress
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -137,7 +138,8 @@ class OpenData:
 
     def _guarded(self, read: Callable[[web.Request], Any]) -> Callable[[web.Request], Any]:
         async def handle(request: web.Request) -> web.Response:
-            wait = self._buckets.take(request.remote or "?")
+            client = client_address(request.remote, request.headers.get("X-Forwarded-For"))
+            wait = self._buckets.take(client)
             if wait > 0:
                 return web.json_response(
                     {"error": "too many requests"},
@@ -227,6 +229,21 @@ class OpenData:
 
     async def _openapi(self, request: web.Request) -> tuple[bytes, str]:
         return _json(OPENAPI), "application/json"
+
+
+def client_address(peer: str | None, forwarded: str | None) -> str:
+    """Whom a request counts against. Behind the proxy (deploy/Caddyfile) every request comes
+    from its private address, and the client is the last X-Forwarded-For entry, which the
+    proxy appended; from anywhere else the header is whatever the client wrote, so the peer
+    itself counts."""
+    if peer is None:
+        return "?"
+    try:
+        behind_proxy = ipaddress.ip_address(peer).is_private  # loopback and RFC 1918 alike
+    except ValueError:
+        return peer
+    last = forwarded.rsplit(",", 1)[-1].strip() if forwarded else ""
+    return last if behind_proxy and last else peer
 
 
 def _offer_query(params: Mapping[str, str]) -> tuple[PriceQuery, bool]:

@@ -267,29 +267,32 @@ def test_the_caddyfile_parser_reads_blocks():
     assert parsed[0].children[0].children[0].words == ["path", "/x"]
 
 
-def test_caddy_proxies_only_the_webhook_path_to_the_replicas():
+def test_caddy_proxies_only_the_webhook_and_the_open_data_to_the_replicas():
     site = parse_caddyfile(CADDYFILE.read_text(encoding="utf-8"))
     assert [d.words for d in site] == [["{$GPURADAR_WEBHOOK_URL}"]], "one site: the webhook URL"
     proxies = [(d, parents) for d, parents in walk(site) if d.words[0] == "reverse_proxy"]
-    assert len(proxies) == 1, "one reverse_proxy, for the webhook"
-    proxy, parents = proxies[0]
-    handle = parents[-1]
-    assert handle.words[0] == "handle", "proxied inside a handle block"
-    assert len(handle.words) == 2, "under a named matcher"
-    matcher = next(d for d in site[0].children if d.words == [handle.words[1]])
-    rules = {d.words[0]: d.words[1:] for d in matcher.children}
-    assert rules == {"method": ["POST"], "path": ["{$GPURADAR_WEBHOOK_PATH}"]}
+    routed = {}
+    for proxy, parents in proxies:
+        handle = parents[-1]
+        assert handle.words[0] == "handle", "proxied inside a handle block"
+        assert len(handle.words) == 2, "under a named matcher"
+        matcher = next(d for d in site[0].children if d.words == [handle.words[1]])
+        rules = {d.words[0]: tuple(d.words[1:]) for d in matcher.children}
+        routed[rules["path"]] = rules["method"]
+        # The upstreams are exactly the replicas, at their ops port, checked on /readyz.
+        replicas = bots()
+        ports = {environment(service)["GPURADAR_OPS_PORT"] for service in replicas.values()}
+        assert set(proxy.words[1:]) == {f"{name}:{port}" for name in replicas for port in ports}
+        options = {d.words[0]: d.words[1:] for d in proxy.children}
+        assert options["health_uri"] == ["/readyz"]
+        assert "lb_policy" in options
+    # Telegram's POSTs to the webhook path, and reads of /api/v1: not /healthz, not /metrics.
+    assert routed == {("{$GPURADAR_WEBHOOK_PATH}",): ("POST",), ("/api/v1/*",): ("GET", "HEAD")}
     # The other handle answers everything else itself.
-    others = [d for d in site[0].children if d.words[0] == "handle" and d is not handle]
+    proxied = {id(parents[-1]) for _, parents in proxies}
+    others = [d for d in site[0].children if d.words[0] == "handle" and id(d) not in proxied]
+    assert others
     assert all(not any(c.words[0] == "reverse_proxy" for c, _ in walk([d])) for d in others)
-
-    # The upstreams are exactly the replicas, at their ops port, checked on /readyz.
-    replicas = bots()
-    ports = {environment(service)["GPURADAR_OPS_PORT"] for service in replicas.values()}
-    assert set(proxy.words[1:]) == {f"{name}:{port}" for name in replicas for port in ports}
-    options = {d.words[0]: d.words[1:] for d in proxy.children}
-    assert options["health_uri"] == ["/readyz"]
-    assert "lb_policy" in options
 
 
 @pytest.mark.parametrize("optional", [False, True], ids=["as-is", "optional-uncommented"])

@@ -18,7 +18,14 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 from multidict import CIMultiDict
 
-from bot.ops.open_data import BURST, OFFER_FIELDS, REFILL_S, ClientBuckets, OpenData
+from bot.ops.open_data import (
+    BURST,
+    OFFER_FIELDS,
+    REFILL_S,
+    ClientBuckets,
+    OpenData,
+    client_address,
+)
 from monitor.offers import StockState
 from monitor.providers import PROVIDERS
 from monitor.scrape import NetworkError, ScrapeResult
@@ -268,3 +275,21 @@ async def test_the_running_bots_ops_server_serves_the_api(telegram: FakeTelegram
             body = await response.json()
     assert response.status == 200
     assert [row["id"] for row in body["providers"]] == list(PROVIDERS.ids)
+
+
+def test_behind_the_proxy_the_forwarded_client_counts_elsewhere_the_peer():
+    assert client_address("10.0.0.5", "198.51.100.7") == "198.51.100.7"
+    assert client_address("127.0.0.1", "203.0.113.9, 198.51.100.7") == "198.51.100.7"
+    assert client_address("10.0.0.5", None) == "10.0.0.5"
+    # A client on the internet cannot pick its own bucket by writing the header.
+    assert client_address("93.184.216.34", "203.0.113.1") == "93.184.216.34"
+    assert client_address(None, "203.0.113.1") == "?"
+
+
+async def test_clients_behind_the_proxy_have_buckets_of_their_own(api: TestServer):
+    for _ in range(BURST):
+        assert (await fetch(api, "/api/v1/openapi.json", {"X-Forwarded-For": "192.0.2.1"}))[
+            0
+        ] == 200
+    assert (await fetch(api, "/api/v1/openapi.json", {"X-Forwarded-For": "192.0.2.1"}))[0] == 429
+    assert (await fetch(api, "/api/v1/openapi.json", {"X-Forwarded-For": "192.0.2.2"}))[0] == 200
