@@ -101,12 +101,15 @@ def decode_link(payload: str, *, today: date) -> SharedLink:
     return SharedLink(LinkKind(match["kind"]), words)
 
 
-def start_url(bot_username: str, payload: str) -> str:
-    return f"https://t.me/{bot_username}?start={payload}"
-
-
-def share_url(link: str, text: str) -> str:
-    """Telegram's share sheet with the link and a line of text (core.telegram.org/widgets/share)."""
+def share_sheet(
+    bot_username: str, kind: LinkKind, words: str, text: str, *, today: date
+) -> str | None:
+    """Telegram's share sheet (core.telegram.org/widgets/share) with a line of `text` and the
+    /start link that opens `words`; None when they do not fit in a link."""
+    payload = encode_link(kind, words, today=today)
+    if payload is None:
+        return None
+    link = f"https://t.me/{bot_username}?start={payload}"
     return f"https://t.me/share/url?url={quote(link, safe='')}&text={quote(text, safe='')}"
 
 

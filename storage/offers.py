@@ -39,6 +39,14 @@ class OfferQueries:
 
     async def current_offers(self, gpus: Iterable[str] | None = None) -> list[Offer]:
         """The last good snapshot of every provider (optionally only these GPU ids)."""
+        return [_offer(row) for row in await self._listed_rows(gpus)]
+
+    async def observed_offers(self) -> list[ObservedOffer]:
+        """current_offers(), each with when the scrape that saw it ran."""
+        rows = await self._listed_rows(None)
+        return [ObservedOffer(_offer(row), moment_of(row["fetched_at"])) for row in rows]
+
+    async def _listed_rows(self, gpus: Iterable[str] | None) -> list[Row]:
         dialect = self._db.dialect
         # Offers missing from the latest snapshot are kept (to diff against) but not shown.
         query = f"SELECT {_COLUMNS} FROM offers WHERE missing_runs = 0"  # noqa: S608
@@ -47,15 +55,7 @@ class OfferQueries:
             query += f" AND gpu {in_list(dialect, element='text')}"
             params = (list_value(dialect, sorted(set(gpus))),)
         async with self._db.access() as connection:
-            rows = await connection.fetchall(query, params)
-        return [_offer(row) for row in rows]
-
-    async def observed_offers(self) -> list[ObservedOffer]:
-        """current_offers(), each with when the scrape that saw it ran."""
-        query = f"SELECT {_COLUMNS} FROM offers WHERE missing_runs = 0"  # noqa: S608
-        async with self._db.access() as connection:
-            rows = await connection.fetchall(query)
-        return [ObservedOffer(_offer(row), moment_of(row["fetched_at"])) for row in rows]
+            return await connection.fetchall(query, params)
 
     async def provider_health(self) -> list[ProviderHealth]:
         async with self._db.access() as connection:

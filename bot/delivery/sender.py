@@ -57,7 +57,7 @@ from aiogram.exceptions import (
 from aiogram.methods.base import Response
 from aiogram.types import Message
 
-from bot.deep_links import LinkKind, encode_link, share_url, start_url
+from bot.deep_links import LinkKind, share_sheet
 from bot.delivery.alert_text import AlertMessage, fit_message, render_alerts, summary_message
 from bot.delivery.journal import Journal
 from bot.delivery.limiter import Limiter
@@ -409,15 +409,12 @@ class Sender:
         if not username:
             return None
         links = self._links.setdefault(i18n.language, {})
-        today = datetime.now(UTC).date()
+        text, today = i18n("share-watch-text"), datetime.now(UTC).date()
 
         def share(watch: WatchFilter) -> str | None:
             if watch not in links:
-                payload = encode_link(LinkKind.WATCH, canonical(watch), today=today)
-                links[watch] = (
-                    None
-                    if payload is None
-                    else share_url(start_url(username, payload), i18n("share-watch-text"))
+                links[watch] = share_sheet(
+                    username, LinkKind.WATCH, canonical(watch), text, today=today
                 )
             return links[watch]
 

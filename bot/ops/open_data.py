@@ -31,7 +31,7 @@ from bot.routers.prices import gpu_filter
 from estimator.parse import QueryError
 from monitor.health import ProviderHealth, is_fresh
 from monitor.history import HistoryPoint
-from monitor.offers import ObservedOffer, StockState, billing_of, rentable
+from monitor.offers import ObservedOffer, StockState, billing_of
 from monitor.price_query import PriceQuery, parse_price_query
 from monitor.providers import PROVIDERS
 
@@ -87,6 +87,8 @@ class OpenDataStore(Protocol):
     async def provider_health(self) -> list[ProviderHealth]: ...
 
     async def price_series(self, gpu_ids: set[str], since: datetime) -> list[HistoryPoint]: ...
+
+    async def lowest_price(self, gpu_ids: set[str], since: datetime) -> HistoryPoint | None: ...
 
 
 class BadParameterError(ValueError):
@@ -178,10 +180,7 @@ class OpenData:
         label, ids = selection
         since = self._now() - timedelta(days=days)
         points = await self._store.price_series(ids, since)
-        rentable_points = [point for point in points if rentable(point.stock)]
-        low = min(
-            rentable_points, key=lambda p: (p.price_per_gpu_hour, -p.at.timestamp()), default=None
-        )
+        low = await self._store.lowest_price(ids, since)
         body = {
             "gpu": label,
             "gpu_ids": sorted(ids),
@@ -228,7 +227,7 @@ class OpenData:
         return _json({"providers": rows}), "application/json"
 
     async def _openapi(self, request: web.Request) -> tuple[bytes, str]:
-        return _json(OPENAPI), "application/json"
+        return _OPENAPI_BODY, "application/json"
 
 
 def client_address(peer: str | None, forwarded: str | None) -> str:
@@ -289,12 +288,7 @@ def _wants_csv(request: web.Request) -> bool:
 
 def _offer_order(item: ObservedOffer) -> tuple[float, str, str, str]:
     offer = item.offer
-    return (
-        offer.price.rub_per_hour / max(1, offer.gpu_count),
-        offer.provider,
-        offer.sku,
-        offer.location,
-    )
+    return (offer.rub_per_gpu_hour, offer.provider, offer.sku, offer.location)
 
 
 def _offer_row(item: ObservedOffer) -> dict[str, Any]:
@@ -311,7 +305,7 @@ def _offer_row(item: ObservedOffer) -> dict[str, Any]:
         "vram_gb": offer.vram_gb,
         "billing": billing_of(price).value,
         "rub_per_hour": round(price.rub_per_hour, 2),
-        "rub_per_gpu_hour": round(price.rub_per_hour / max(1, offer.gpu_count), 2),
+        "rub_per_gpu_hour": round(offer.rub_per_gpu_hour, 2),
         # Only what a monthly rental costs; an hourly offer's 720 hours would be our sum.
         "rub_per_month": round(price.rub_per_month, 2) if not price.hourly else None,
         "price_source": price.source,
@@ -362,6 +356,9 @@ def _cell(value: Any) -> Any:
     if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
         return "'" + value
     return "" if value is None else value
+
+
+_OPENAPI_BODY = _json(OPENAPI)  # the same bytes, and so the same ETag, every time
 
 
 def _cached(request: web.Request, body: bytes, content_type: str) -> web.Response:

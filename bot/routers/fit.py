@@ -19,7 +19,7 @@ from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.button_data import FitDetailsCallback, FitWatchCallback, FitWizardCallback
 from bot.conversation import Conversations
-from bot.deep_links import LinkKind, encode_link, share_url, start_url
+from bot.deep_links import LinkKind, share_sheet
 from bot.ports import BotStore
 from bot.quotes import quotes_from
 from bot.replies import show
@@ -159,11 +159,16 @@ async def share_link(bot: Bot | None, parsed: ParsedQuery, i18n: Translator) -> 
     None when its command is too long for a link."""
     if bot is None:
         return None
-    payload = encode_link(LinkKind.SIZING, command_for(parsed), today=datetime.now(UTC).date())
     me = await bot.me()
-    if payload is None or not me.username:
+    if not me.username:
         return None
-    return share_url(start_url(me.username, payload), i18n("share-sizing-text"))
+    return share_sheet(
+        me.username,
+        LinkKind.SIZING,
+        command_for(parsed),
+        i18n("share-sizing-text"),
+        today=datetime.now(UTC).date(),
+    )
 
 
 async def reply_with_answer(

@@ -9,8 +9,6 @@ result rather than silence (an empty answer shows the user nothing at all).
 from __future__ import annotations
 
 import hashlib
-import html
-import re
 from collections.abc import Mapping
 
 from aiogram import Bot, Router
@@ -30,7 +28,7 @@ from bot.views.prices import gpu_header, money, offer_card, stock_text
 from estimator.fit_words import understand
 from estimator.i18n import Translator
 from estimator.parse import ParsedQuery, QueryError
-from estimator.sizing_text import METHOD_NAMES, model_label, render_short
+from estimator.sizing_text import METHOD_NAMES, model_label, render_short, to_plain
 from monitor.offer_ranking import rank_offers
 from monitor.offers import Offer, rentable
 from monitor.price_query import parse_price_query
@@ -45,7 +43,7 @@ MAX_OFFERS = 10
 CACHE_S = 60
 # An inline query is at most 256 characters (Bot API, InlineQuery.query).
 MAX_QUERY = 256
-_TAGS = re.compile(r"<[^>]+>")
+# A result's title and description are plain text: to_plain undoes the translator's HTML.
 
 
 def create_router() -> Router:
@@ -111,7 +109,7 @@ async def _results(
     offers = [offer for offer in await store.current_offers() if query.accepts(offer)]
     if not offers:
         title = i18n("inline-no-offers-title")
-        return [_hint(i18n, title, _plain(i18n("inline-no-offers-description", query=text)))]
+        return [_hint(i18n, title, to_plain(i18n("inline-no-offers-description", query=text)))]
     # Offers one can rent first, then the /prices order; the cheapest rentable leads.
     ranked = sorted(rank_offers(offers), key=lambda offer: not rentable(offer.stock))
     return [_offer_result(i18n, offer, back) for offer in ranked[:MAX_OFFERS]]
@@ -127,8 +125,8 @@ async def _sizing(
     )
     return InlineQueryResultArticle(
         id=_result_id("fit", short),
-        title=_plain(title),
-        description=_plain(short.split("\n", 1)[0])[:120],
+        title=to_plain(title),
+        description=to_plain(short.split("\n", 1)[0])[:120],
         input_message_content=InputTextMessageContent(message_text=short, parse_mode="HTML"),
         reply_markup=back,
     )
@@ -147,13 +145,13 @@ def _offer_result(
         "inline-offer-description",
         provider=PROVIDERS.name(offer.provider),
         location=offer.location,
-        stock=_plain(stock_text(i18n, offer)),
+        stock=to_plain(stock_text(i18n, offer)),
     )
     text = f"{gpu_header(i18n, offer)}\n{offer_card(i18n, offer, None)}"
     return InlineQueryResultArticle(
         id=_result_id("offer", "|".join(offer.key)),
-        title=_plain(title),
-        description=_plain(description),
+        title=to_plain(title),
+        description=to_plain(description),
         input_message_content=InputTextMessageContent(message_text=text, parse_mode="HTML"),
         reply_markup=back,
     )
@@ -162,7 +160,7 @@ def _offer_result(
 def _hint(i18n: Translator, title: str, description: str) -> InlineQueryResultArticle:
     return InlineQueryResultArticle(
         id=_result_id("hint", title + description),
-        title=_plain(title),
+        title=to_plain(title),
         description=description[:120],
         input_message_content=InputTextMessageContent(
             message_text=i18n("inline-hint-text"), parse_mode="HTML"
@@ -173,8 +171,3 @@ def _hint(i18n: Translator, title: str, description: str) -> InlineQueryResultAr
 def _result_id(kind: str, content: str) -> str:
     """At most 64 bytes, the same for the same result (Telegram's cache keys on it)."""
     return f"{kind}:{hashlib.sha256(content.encode()).hexdigest()[:32]}"
-
-
-def _plain(text: str) -> str:
-    """A title or description is plain text: the translator's HTML escapes and tags undone."""
-    return html.unescape(_TAGS.sub("", text))
