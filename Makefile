@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run demo test lint typecheck pytest clean
+.PHONY: run demo test lint typecheck pytest clean miniapp
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,11 @@ typecheck: $(STAMP)
 PYTEST_WORKERS ?= auto
 pytest: $(STAMP)
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
+
+# The Telegram Mini App's front end, built into bot/miniapp/static (committed, so running the
+# bot needs no node); this target needs node and npm.
+miniapp:
+	cd miniapp && npm ci && npm run build
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
