@@ -19,6 +19,7 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.enums import ParseMode
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler
 from apscheduler.schedulers.base import STATE_PAUSED
+from pydantic import SecretStr
 
 from bot.admin_notify import alarm_hook
 from bot.api_session import ApiSession
@@ -32,6 +33,8 @@ from bot.delivery.session import SharedLimitMiddleware
 from bot.jobs import background, heartbeat, housekeeping
 from bot.middlewares.throttling import FlowStore, LocalFlows, ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
+from bot.miniapp.app_api import MiniApp
+from bot.miniapp.links import set_menu_button
 from bot.ops.latency import LatencyMiddleware
 from bot.ops.open_data import OpenData
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
@@ -120,6 +123,8 @@ async def on_startup(
         # Polling and a webhook exclude each other; pending updates are kept, not dropped.
         await bot.delete_webhook(drop_pending_updates=False)
     await set_bot_commands(bot, translators, default_language)
+    if settings.public_url is not None:
+        await set_menu_button(bot, settings.public_url, translators[default_language])
 
 
 async def build_application(
@@ -312,6 +317,20 @@ def wake_delivery(application: Application) -> Callable[[PipelineOutcome], None]
     return wake
 
 
+def create_mini_app(application: Application) -> MiniApp | None:
+    """The Mini App's routes, when GPURADAR_PUBLIC_URL turns it on: Telegram opens it from
+    there only, so without one nobody could open it with a signed initData."""
+    settings = application.settings
+    if settings.public_url is None:
+        return None
+    return MiniApp(
+        application.store,
+        SecretStr(application.bot.token),
+        application.dispatcher["translators"],
+        settings.default_language,
+    )
+
+
 def attach_ops(application: Application) -> None:
     """Serve /healthz, /metrics (and the webhook in webhook mode) while the dispatcher runs.
 
@@ -351,6 +370,7 @@ def attach_ops(application: Application) -> None:
         host=settings.ops_host,
         port=settings.ops_port,
         open_data=open_data,
+        mini_app=create_mini_app(application),
     )
     if settings.mode == "webhook" and settings.webhook_secret is not None:
         webhook = SimpleRequestHandler(

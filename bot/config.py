@@ -111,6 +111,10 @@ class Settings(ScraperSettings):
     # stderr, each once). Unset: gpuradar.log beside the database.
     log_file: Path | None = None
     webhook_url: str | None = None
+    # The bot's public https:// base URL (the proxy in front of the ops server): turns the
+    # Mini App on. Telegram opens a Mini App only over https, so with none set the app's
+    # buttons and menu button are left out and /app/ answers 404; nothing else changes.
+    public_url: str | None = None
     webhook_path: str = "/telegram/webhook"
     webhook_secret: SecretStr | None = None
     # This replica's name in /healthz, /metrics and the logs; several replicas share one
@@ -121,6 +125,7 @@ class Settings(ScraperSettings):
         "bot_token",
         "webhook_secret",
         "webhook_url",
+        "public_url",
         "mode",
         "log_file",
         "database_url",
@@ -189,6 +194,15 @@ class Settings(ScraperSettings):
     def _https_url(cls, value: str | None) -> str | None:
         if value is not None and not re.match(r"^https://[^/\s]+\S*$", value):
             raise ValueError(f"{value!r} is not an https URL (Telegram only calls https)")
+        return None if value is None else value.rstrip("/")
+
+    @field_validator("public_url")
+    @classmethod
+    def _https_base_url(cls, value: str | None) -> str | None:
+        # Telegram refuses a web_app button whose URL is not https; a query or fragment
+        # would be lost when the app's own paths are appended.
+        if value is not None and not re.match(r"^https://[^/\s?#]+(/[^\s?#]*)?$", value):
+            raise ValueError(f"{value!r} is not an https:// base URL (no query or fragment)")
         return None if value is None else value.rstrip("/")
 
     @field_validator("webhook_path")

@@ -57,6 +57,19 @@ class OfferQueries:
         async with self._db.access() as connection:
             return await connection.fetchall(query, params)
 
+    async def data_version(self) -> str:
+        """A value that changes whenever a refresh commits (each bumps its provider's
+        revision) or a failed scrape is recorded: what the open data's cached answers are
+        checked against, for the price of one small read."""
+        async with self._db.access() as connection:
+            row = await connection.fetchone(
+                "SELECT (SELECT coalesce(sum(revision), 0) FROM refresh_revisions) AS revisions,"
+                " (SELECT max(last_attempt_at) FROM provider_health) AS attempted,"
+                " (SELECT count(*) FROM provider_health) AS providers"
+            )
+        assert row is not None  # an aggregate always answers one row
+        return f"{row['revisions']}:{row['attempted']}:{row['providers']}"
+
     async def provider_health(self) -> list[ProviderHealth]:
         async with self._db.access() as connection:
             rows = await connection.fetchall("SELECT * FROM provider_health ORDER BY provider")

@@ -6,16 +6,30 @@ import gc
 
 import pytest
 
+from tests.browser import missing_reason
 from tests.postgres import ADMIN_URL, drop_templates, in_ci, unreachable_reason
 
 
-def pytest_report_header(config: pytest.Config) -> str:
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    return [_postgres_header(), _browser_header()]
+
+
+def _postgres_header() -> str:
     reason = unreachable_reason()
     if reason is None:
         return f"postgresql: {ADMIN_URL} reachable; storage tests run on SQLite and PostgreSQL"
     if in_ci():
         return f"postgresql: NOT reachable at {ADMIN_URL} ({reason}); CI=true: its tests fail"
     return f"postgresql: not reachable at {ADMIN_URL} ({reason}); its tests are skipped"
+
+
+def _browser_header() -> str:
+    reason = missing_reason()
+    if reason is None:
+        return "chromium: found; the Mini App's browser tests run"
+    if in_ci():
+        return f"chromium: NOT found ({reason}); CI=true: the Mini App's browser tests fail"
+    return f"chromium: not found ({reason}); the Mini App's browser tests are skipped"
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -30,6 +44,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(
             f"PostgreSQL not reachable at {ADMIN_URL}: the PostgreSQL half was skipped"
         )
+    reason = missing_reason()
+    if reason is not None and not in_ci():
+        terminalreporter.write_line(f"Chromium not found ({reason}): browser tests skipped")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

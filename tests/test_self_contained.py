@@ -16,11 +16,24 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CODE_FOLDERS = ("bot", "monitor", "scrapers", "storage", "estimator", "tests", "bench", "deploy")
+CODE_FOLDERS = (
+    "bot",
+    "monitor",
+    "scrapers",
+    "storage",
+    "estimator",
+    "tests",
+    "bench",
+    "deploy",
+    "miniapp",
+)
 # Code, and the texts that sit beside it with comments: locales and data tables. SQL
 # migrations are left out: an applied one stays byte for byte as it was
 # (tests/storage/test_migrations.py), comments included.
-CODE_SUFFIXES = frozenset({".py", ".ftl", ".csv"})
+CODE_SUFFIXES = frozenset({".py", ".ftl", ".csv", ".js", ".jsx"})
+# Installed packages and build output: other people's text, and what the build made of ours
+# (the Mini App's bundle is checked as its sources, in miniapp/).
+NOT_OURS = frozenset({"node_modules", "static", "build"})
 
 # What points outside the repository, each with what to write instead.
 FORBIDDEN: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -38,19 +51,34 @@ FORBIDDEN: tuple[tuple[re.Pattern[str], str], ...] = (
 
 
 def _skipped(path: Path) -> bool:
-    """Tool and build folders (.venv, .git, caches, egg-info) are not the project's text."""
+    """Tool and build folders (.venv, .git, caches, egg-info, node_modules, the built
+    bundle) are not the project's text."""
     parts = path.relative_to(ROOT).parts[:-1]
-    return any(part.startswith(".") or part.endswith(".egg-info") for part in parts)
+    return any(
+        part.startswith(".") or part.endswith(".egg-info") or part in NOT_OURS for part in parts
+    )
+
+
+def _ours(folder: Path) -> list[Path]:
+    """Every file under `folder`, not descending into the folders `_skipped` leaves out."""
+    found = []
+    for path in sorted(folder.iterdir()):
+        if path.is_dir():
+            if not _skipped(path / "-"):
+                found += _ours(path)
+        else:
+            found.append(path)
+    return found
 
 
 def checked_files() -> list[Path]:
     files = [
         path
         for folder in CODE_FOLDERS
-        for path in sorted((ROOT / folder).rglob("*"))
-        if path.suffix in CODE_SUFFIXES and path.is_file() and not _skipped(path)
+        for path in _ours(ROOT / folder)
+        if path.suffix in CODE_SUFFIXES
     ]
-    files += [path for path in sorted(ROOT.rglob("*.md")) if not _skipped(path)]
+    files += [path for path in _ours(ROOT) if path.suffix == ".md"]
     return files
 
 

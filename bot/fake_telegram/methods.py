@@ -105,10 +105,13 @@ class BotMethods:
             req.params, field, limit=CAPTION_LIMIT, required=False, strict_html=self.strict_html
         )
 
+    def _private(self, chat_id: int) -> bool:
+        return bool(self.store.chat(chat_id)["type"] == "private")
+
     def _store_sent(self, req: ApiRequest, chat_id: int, kind: str, field: str) -> SentMessage:
         """Validate text/caption and markup first, so a rejected send takes no message_id."""
         parsed = self._text(req, field)
-        markup = parse_reply_markup(req.params, inline_only=False)
+        markup = parse_reply_markup(req.params, inline_only=False, private=self._private(chat_id))
         return self.store.add_sent(
             SentMessage(
                 chat_id=chat_id,
@@ -168,7 +171,9 @@ class BotMethods:
         """Edit ``field`` ("text", "caption" or None for markup only) and the keyboard."""
         parsed = self._text(req, field) if field else None
         # Like Telegram: an edit without reply_markup removes the inline keyboard.
-        markup = parse_reply_markup(req.params, inline_only=True)
+        markup = parse_reply_markup(
+            req.params, inline_only=True, private=self._private(message.chat_id)
+        )
         same_content = parsed is None or (
             parsed.text == message.plain_text and parsed.entities == message.entities
         )
@@ -261,8 +266,11 @@ class BotMethods:
             params["parse_mode"] = str(content["parse_mode"])
         render_text(params, "text", limit=TEXT_LIMIT, required=True, strict_html=self.strict_html)
         if "reply_markup" in result:
+            # An inline result may be sent to any chat: never a private one for certain.
             parse_reply_markup(
-                {"reply_markup": json.dumps(result["reply_markup"])}, inline_only=True
+                {"reply_markup": json.dumps(result["reply_markup"])},
+                inline_only=True,
+                private=False,
             )
 
     def _commands_key(self, req: ApiRequest) -> tuple[str, str]:

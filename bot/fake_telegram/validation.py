@@ -121,8 +121,11 @@ def render_text(
     return parsed
 
 
-def parse_reply_markup(params: dict[str, str], *, inline_only: bool) -> dict[str, Any] | None:
-    """Validate ``reply_markup``; None when absent. Edits accept inline keyboards only."""
+def parse_reply_markup(
+    params: dict[str, str], *, inline_only: bool, private: bool
+) -> dict[str, Any] | None:
+    """Validate ``reply_markup``; None when absent. Edits accept inline keyboards only;
+    web_app buttons only in `private` chats (Bot API, InlineKeyboardButton.web_app)."""
     raw = params.get("reply_markup")
     if raw is None:
         return None
@@ -133,7 +136,7 @@ def parse_reply_markup(params: dict[str, str], *, inline_only: bool) -> dict[str
     if not isinstance(markup, dict):
         raise bad("can't parse reply keyboard markup JSON object")
     if "inline_keyboard" in markup:
-        _check_inline_keyboard(markup["inline_keyboard"])
+        _check_inline_keyboard(markup["inline_keyboard"], private=private)
         return markup
     if inline_only:
         raise bad("inline keyboard expected")
@@ -165,13 +168,13 @@ def _markup_type(name: str) -> str:
     return "InlineKeyboardMarkup" if name == "inline_keyboard" else "ReplyKeyboardMarkup"
 
 
-def _check_inline_keyboard(keyboard: Any) -> None:
+def _check_inline_keyboard(keyboard: Any, *, private: bool) -> None:
     for row in _rows(keyboard, "inline_keyboard"):
         for button in row:
-            _check_inline_button(button)
+            _check_inline_button(button, private=private)
 
 
-def _check_inline_button(button: Any) -> None:
+def _check_inline_button(button: Any, *, private: bool) -> None:
     def invalid(detail: str) -> ApiError:
         return bad(f"can't parse inline keyboard button: {detail}")
 
@@ -195,6 +198,14 @@ def _check_inline_button(button: Any) -> None:
     url = button.get("url")
     if url is not None and not _valid_button_url(url):
         raise bad("BUTTON_URL_INVALID")
+    web_app = button.get("web_app")
+    if web_app is not None:
+        if not private:
+            raise bad("BUTTON_TYPE_INVALID")
+        # A Mini App opens over https only (Bot API, WebAppInfo.url).
+        address = web_app.get("url") if isinstance(web_app, dict) else None
+        if not isinstance(address, str) or not address.lower().startswith("https://"):
+            raise bad("BUTTON_URL_INVALID")
 
 
 def _valid_button_url(url: Any) -> bool:

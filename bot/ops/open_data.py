@@ -1,6 +1,7 @@
 """The market as open data: read-only JSON (and CSV) under /api/v1 on the ops server.
 
     GET /api/v1/offers      every offer listed now, with the filters of /prices
+    GET /api/v1/offers.csv  the same as CSV
     GET /api/v1/history     a GPU's change points over some days, and the low
     GET /api/v1/providers   each provider's health, last good scrape and failing parts
     GET /api/v1/openapi.json  the description of the three
@@ -21,6 +22,7 @@ import ipaddress
 import json
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
@@ -44,6 +46,12 @@ MAX_CLIENTS = 10_000
 # Prices change at most once a scrape (10–15 min); a minute of caching costs nothing.
 CACHE_CONTROL = "public, max-age=60"
 MAX_DAYS = 90  # history kept for charts is 30 days and more; a cap keeps a query bounded
+# Answers kept, by URL, while the data and the minute are the ones they were made from: a
+# revalidation (If-None-Match) then costs one small read, not the query, the JSON and the
+# hash again. Bounded in count; no older than the Cache-Control max-age, for anything the
+# version does not see (the daily history purge).
+MAX_ANSWERS = 256
+ANSWER_TTL_S = 60.0
 
 # Query parameters of /api/v1/offers, as the /prices words they stand for.
 _OFFER_WORDS: dict[str, Callable[[str], str]] = {
@@ -55,6 +63,8 @@ _OFFER_WORDS: dict[str, Callable[[str], str]] = {
     "billing": lambda value: value,
 }
 _BILLINGS = ("hourly", "monthly", "preemptible")
+# The first characters that make a spreadsheet read a cell as a formula.
+FORMULA_STARTS = ("=", "+", "-", "@")
 _TRUE, _FALSE = ("1", "true", "yes"), ("0", "false", "no", "")
 
 OFFER_FIELDS = (
@@ -67,21 +77,23 @@ OFFER_FIELDS = (
     "gpu_count",
     "vram_gb",
     "billing",
-    "rub_per_hour",
-    "rub_per_gpu_hour",
-    "rub_per_month",
+    "price_hour_rub",
+    "price_gpu_hour_rub",
+    "price_month_rub",
     "price_source",
     "converted",
     "vat",
     "stock",
     "stock_count",
     "url",
-    "source",
+    "source_url",
     "observed_at",
 )
 
 
 class OpenDataStore(Protocol):
+    async def data_version(self) -> str: ...
+
     async def observed_offers(self) -> list[ObservedOffer]: ...
 
     async def provider_health(self) -> list[ProviderHealth]: ...
@@ -125,15 +137,19 @@ class OpenData:
         started_at: Callable[[], datetime],
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         buckets: ClientBuckets | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._store = store
         self._intervals = intervals
         self._started_at = started_at
         self._now = now
         self._buckets = buckets or ClientBuckets()
+        self._clock = clock
+        self._answers: dict[str, _Answer] = {}
 
     def add_routes(self, app: web.Application) -> None:
         app.router.add_get("/api/v1/offers", self._guarded(self._offers))
+        app.router.add_get("/api/v1/offers.csv", self._guarded(self._offers_csv))
         app.router.add_get("/api/v1/history", self._guarded(self._history))
         app.router.add_get("/api/v1/providers", self._guarded(self._providers))
         app.router.add_get("/api/v1/openapi.json", self._guarded(self._openapi))
@@ -143,20 +159,43 @@ class OpenData:
             client = client_address(request.remote, request.headers.get("X-Forwarded-For"))
             wait = self._buckets.take(client)
             if wait > 0:
-                return web.json_response(
-                    {"error": "too many requests"},
-                    status=429,
-                    headers={"Retry-After": str(max(1, round(wait + 0.5)))},
-                )
+                return too_many_requests(wait)
             try:
-                body, content_type = await read(request)
+                answer = await self._answer(request, read)
             except BadParameterError as error:
                 return web.json_response({"error": str(error)}, status=400)
-            return _cached(request, body, content_type)
+            return _cached(request, answer)
 
         return handle
 
+    async def _answer(self, request: web.Request, read: Callable[[web.Request], Any]) -> _Answer:
+        # The minute too: answers say how fresh things are relative to now.
+        minute = self._now().replace(second=0, microsecond=0)
+        version = f"{await self._store.data_version()}@{minute.isoformat()}"
+        key = f"{request.path_qs} csv={_wants_csv(request)}"
+        answer = self._answers.get(key)
+        if answer is None or answer.version != version or self._expired(answer):
+            body, content_type = await read(request)
+            answer = _Answer(version, self._clock(), body, content_type, _etag(body))
+            self._remember(key, answer)
+        return answer
+
+    def _expired(self, answer: _Answer) -> bool:
+        return self._clock() - answer.made_at > ANSWER_TTL_S
+
+    def _remember(self, key: str, answer: _Answer) -> None:
+        self._answers.pop(key, None)
+        self._answers[key] = answer  # newest last
+        if len(self._answers) > MAX_ANSWERS:
+            del self._answers[next(iter(self._answers))]
+
     async def _offers(self, request: web.Request) -> tuple[bytes, str]:
+        return await self._offer_table(request, as_csv=_wants_csv(request))
+
+    async def _offers_csv(self, request: web.Request) -> tuple[bytes, str]:
+        return await self._offer_table(request, as_csv=True)
+
+    async def _offer_table(self, request: web.Request, *, as_csv: bool) -> tuple[bytes, str]:
         query, in_stock = _offer_query(request.query)
         observed = await self._store.observed_offers()
         rows = [
@@ -165,9 +204,13 @@ class OpenData:
             if query.accepts(item.offer)
             and (not in_stock or item.offer.stock is StockState.IN_STOCK)
         ]
-        if _wants_csv(request):
+        if as_csv:
             return _csv(rows), "text/csv; charset=utf-8"
-        return _json({"offers": rows, "count": len(rows)}), "application/json"
+        # The newest observation, not the clock: the body (and its ETag) stays the same
+        # between scrapes, and it says how old the freshest row is.
+        newest = max((item.observed_at for item in observed), default=None)
+        body = {"offers": rows, "count": len(rows), "generated_at": _iso(newest)}
+        return _json(body), "application/json"
 
     async def _history(self, request: web.Request) -> tuple[bytes, str]:
         params = request.query
@@ -178,7 +221,8 @@ class OpenData:
             raise BadParameterError("gpu: name a GPU or a family, e.g. gpu=h100")
         days = _integer(params.get("days", "30"), "days", 1, MAX_DAYS)
         label, ids = selection
-        since = self._now() - timedelta(days=days)
+        # To the minute: the same question within a minute has the same answer (and ETag).
+        since = self._now().replace(second=0, microsecond=0) - timedelta(days=days)
         points = await self._store.price_series(ids, since)
         low = await self._store.lowest_price(ids, since)
         body = {
@@ -205,7 +249,7 @@ class OpenData:
                     "id": provider.id,
                     "name": provider.name,
                     "site": provider.public_url,
-                    "source": provider.base_url,
+                    "source_url": provider.base_url,
                     "refresh_interval_s": interval,
                     "last_attempt_at": _iso(row.last_attempt_at if row else None),
                     "last_good_scrape_at": _iso(success),
@@ -228,6 +272,15 @@ class OpenData:
 
     async def _openapi(self, request: web.Request) -> tuple[bytes, str]:
         return _OPENAPI_BODY, "application/json"
+
+
+def too_many_requests(wait_s: float) -> web.Response:
+    """429, with the whole seconds until the bucket has a token again."""
+    return web.json_response(
+        {"error": "too many requests"},
+        status=429,
+        headers={"Retry-After": str(max(1, round(wait_s + 0.5)))},
+    )
 
 
 def client_address(peer: str | None, forwarded: str | None) -> str:
@@ -304,17 +357,19 @@ def _offer_row(item: ObservedOffer) -> dict[str, Any]:
         "gpu_count": offer.gpu_count,
         "vram_gb": offer.vram_gb,
         "billing": billing_of(price).value,
-        "rub_per_hour": round(price.rub_per_hour, 2),
-        "rub_per_gpu_hour": round(offer.rub_per_gpu_hour, 2),
+        "price_hour_rub": round(price.rub_per_hour, 2),
+        "price_gpu_hour_rub": round(offer.rub_per_gpu_hour, 2),
         # Only what a monthly rental costs; an hourly offer's 720 hours would be our sum.
-        "rub_per_month": round(price.rub_per_month, 2) if not price.hourly else None,
+        "price_month_rub": round(price.rub_per_month, 2) if not price.hourly else None,
         "price_source": price.source,
         "converted": price.converted,
         "vat": offer.vat.value,
         "stock": offer.stock.value,
         "stock_count": offer.stock_count,
         "url": offer.url,
-        "source": PROVIDERS.get(offer.provider).base_url if offer.provider in PROVIDERS else None,
+        "source_url": PROVIDERS.get(offer.provider).base_url
+        if offer.provider in PROVIDERS
+        else None,
         "observed_at": item.observed_at.isoformat(),
     }
 
@@ -327,8 +382,8 @@ def _point_row(point: HistoryPoint) -> dict[str, Any]:
         "gpu": point.gpu,
         "gpu_count": point.gpu_count,
         "at": point.at.isoformat(),
-        "rub_per_hour": round(point.price_hour, 2),
-        "rub_per_gpu_hour": round(point.price_per_gpu_hour, 2),
+        "price_hour_rub": round(point.price_hour, 2),
+        "price_gpu_hour_rub": round(point.price_per_gpu_hour, 2),
         "stock": point.stock.value,
         "stock_count": point.stock_count,
     }
@@ -347,23 +402,38 @@ def _csv(rows: list[dict[str, Any]]) -> bytes:
     writer = csv.DictWriter(out, fieldnames=OFFER_FIELDS, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        # Spreadsheets run cells that start with = + - @ as formulas: quote them as text.
         writer.writerow({k: _cell(v) for k, v in row.items()})
     return out.getvalue().encode()
 
 
 def _cell(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+    """A CSV cell: null is empty, a boolean is JSON's true/false, and text that a spreadsheet
+    would run as a formula gets a leading ' (OWASP, "CSV Injection")."""
+    if isinstance(value, str) and value[:1] in FORMULA_STARTS:
         return "'" + value
+    if isinstance(value, bool):
+        return "true" if value else "false"
     return "" if value is None else value
 
 
 _OPENAPI_BODY = _json(OPENAPI)  # the same bytes, and so the same ETag, every time
 
 
-def _cached(request: web.Request, body: bytes, content_type: str) -> web.Response:
-    etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-    headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
-    if etag in request.headers.get("If-None-Match", ""):
+@dataclass(frozen=True)
+class _Answer:
+    version: str
+    made_at: float
+    body: bytes
+    content_type: str
+    etag: str
+
+
+def _etag(body: bytes) -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def _cached(request: web.Request, answer: _Answer) -> web.Response:
+    headers = {"ETag": answer.etag, "Cache-Control": CACHE_CONTROL}
+    if answer.etag in request.headers.get("If-None-Match", ""):
         return web.Response(status=304, headers=headers)
-    return web.Response(body=body, headers={**headers, "Content-Type": content_type})
+    return web.Response(body=answer.body, headers={**headers, "Content-Type": answer.content_type})

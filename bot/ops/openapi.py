@@ -14,6 +14,11 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return {"oneOf": [schema, {"type": "null"}]}
 
 
+def _row(properties: dict[str, Any]) -> dict[str, Any]:
+    """An object with every one of `properties` present (null where the schema allows)."""
+    return {"type": "object", "properties": properties, "required": list(properties)}
+
+
 def _query(name: str, description: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"name": name, "in": "query", "description": description, "schema": schema or _STRING}
 
@@ -23,9 +28,8 @@ _STOCK = {
     "enum": ["in_stock", "out_of_stock", "preorder", "unknown"],
     "description": "unknown: the provider does not publish stock (not the same as none)",
 }
-_OFFER = {
-    "type": "object",
-    "properties": {
+_OFFER = _row(
+    {
         "provider": _STRING,
         "provider_name": _STRING,
         "sku": _STRING,
@@ -35,34 +39,64 @@ _OFFER = {
         "gpu_count": _INTEGER,
         "vram_gb": _nullable(_NUMBER),
         "billing": {"type": "string", "enum": ["hourly", "monthly", "preemptible"]},
-        "rub_per_hour": _NUMBER,
-        "rub_per_gpu_hour": _NUMBER,
-        "rub_per_month": {**_nullable(_NUMBER), "description": "monthly rentals only"},
+        "price_hour_rub": _NUMBER,
+        "price_gpu_hour_rub": _NUMBER,
+        "price_month_rub": {**_nullable(_NUMBER), "description": "monthly rentals only"},
         "price_source": {**_STRING, "description": "what the provider published"},
         "converted": {"type": "boolean", "description": "a currency rate was applied"},
         "vat": {"type": "string", "description": "whether the price includes VAT, as published"},
         "stock": _STOCK,
         "stock_count": {**_nullable(_INTEGER), "description": "null: not published"},
         "url": {**_STRING, "description": "the provider's page for the offer"},
-        "source": {**_STRING, "description": "where gpuradar read it (API or site)"},
+        "source_url": {**_STRING, "description": "where gpuradar read it (API or site)"},
         "observed_at": {**_WHEN, "description": "when the scrape that saw it ran"},
-    },
-}
-_POINT = {
-    "type": "object",
-    "properties": {
+    }
+)
+_POINT = _row(
+    {
         "provider": _STRING,
         "sku": _STRING,
         "location": _STRING,
         "gpu": _STRING,
         "gpu_count": _INTEGER,
         "at": {**_WHEN, "description": "from here until the offer's next point"},
-        "rub_per_hour": _NUMBER,
-        "rub_per_gpu_hour": _NUMBER,
+        "price_hour_rub": _NUMBER,
+        "price_gpu_hour_rub": _NUMBER,
         "stock": _STOCK,
         "stock_count": _nullable(_INTEGER),
-    },
-}
+    }
+)
+_PROVIDER = _row(
+    {
+        "id": _STRING,
+        "name": _STRING,
+        "site": {**_STRING, "description": "the provider's public site"},
+        "source_url": {**_STRING, "description": "where gpuradar reads it (API or site)"},
+        "refresh_interval_s": _NUMBER,
+        "last_attempt_at": _nullable(_WHEN),
+        "last_good_scrape_at": _nullable(_WHEN),
+        "fresh": {"type": "boolean", "description": "the last good scrape is recent enough"},
+        "failing": {"type": "boolean", "description": "the last attempt failed"},
+        "consecutive_failures": _INTEGER,
+        "last_error_class": _nullable(_STRING),
+        "failing_parts": {
+            "type": "array",
+            "description": "parts of the poll that failed or were held as suspect",
+            "items": _row({"part": _STRING, "state": _STRING, "error_class": _nullable(_STRING)}),
+        },
+        "offers": {**_INTEGER, "description": "offers listed from this provider now"},
+    }
+)
+_OFFER_PARAMETERS = [
+    _query("gpu", "a GPU or family: h100, a100, 4090"),
+    _query("min_vram", "at least this many GB per GPU", _NUMBER),
+    _query("max", "at most this many ₽ per GPU-hour", _NUMBER),
+    _query("provider", "a provider id or name"),
+    _query("location", "a location word"),
+    _query("billing", "hourly, monthly or preemptible"),
+    _query("in_stock", "true: only offers in stock", {"type": "boolean"}),
+    _query("format", "json (default) or csv; or Accept: text/csv"),
+]
 _ERRORS = {
     "304": {"description": "the ETag sent in If-None-Match still holds"},
     "400": {"description": "a parameter the API cannot use; `error` says which"},
@@ -90,27 +124,31 @@ OPENAPI: dict[str, Any] = {
         "/api/v1/offers": {
             "get": {
                 "summary": "Every offer listed now, cheapest per GPU-hour first",
-                "parameters": [
-                    _query("gpu", "a GPU or family: h100, a100, 4090"),
-                    _query("min_vram", "at least this many GB per GPU", _NUMBER),
-                    _query("max", "at most this many ₽ per GPU-hour", _NUMBER),
-                    _query("provider", "a provider id or name"),
-                    _query("location", "a location word"),
-                    _query("billing", "hourly, monthly or preemptible"),
-                    _query("in_stock", "true: only offers in stock", {"type": "boolean"}),
-                    _query("format", "json (default) or csv; or Accept: text/csv"),
-                ],
+                "parameters": _OFFER_PARAMETERS,
                 "responses": _answer(
                     "the offers",
-                    {
-                        "type": "object",
-                        "properties": {
+                    _row(
+                        {
                             "offers": {"type": "array", "items": _OFFER},
                             "count": _INTEGER,
-                        },
-                    },
+                            "generated_at": {
+                                **_nullable(_WHEN),
+                                "description": "the newest observed_at of any offer",
+                            },
+                        }
+                    ),
                     "text/csv",
                 ),
+            }
+        },
+        "/api/v1/offers.csv": {
+            "get": {
+                "summary": "The offers as CSV, one row each, the fields of the JSON's rows",
+                "parameters": [p for p in _OFFER_PARAMETERS if p["name"] != "format"],
+                "responses": {
+                    "200": {"description": "the offers", "content": {"text/csv": {}}},
+                    **_ERRORS,
+                },
             }
         },
         "/api/v1/history": {
@@ -122,23 +160,25 @@ OPENAPI: dict[str, Any] = {
                 ],
                 "responses": _answer(
                     "the points",
-                    {
-                        "type": "object",
-                        "properties": {
+                    _row(
+                        {
                             "gpu": _STRING,
                             "gpu_ids": {"type": "array", "items": _STRING},
                             "since": _WHEN,
                             "points": {"type": "array", "items": _POINT},
                             "low": _nullable(_POINT),
-                        },
-                    },
+                        }
+                    ),
                 ),
             }
         },
         "/api/v1/providers": {
             "get": {
                 "summary": "Each provider: health, last good scrape, failing parts",
-                "responses": _answer("the providers", {"type": "object"}),
+                "responses": _answer(
+                    "the providers",
+                    _row({"providers": {"type": "array", "items": _PROVIDER}}),
+                ),
             }
         },
         "/api/v1/openapi.json": {

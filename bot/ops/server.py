@@ -1,4 +1,5 @@
-"""The operations server: /healthz, /metrics and, in webhook mode, Telegram's webhook.
+"""The operations server: /healthz, /metrics, the open data (/api/v1), the Mini App (/app/,
+when GPURADAR_PUBLIC_URL is set) and, in webhook mode, Telegram's webhook.
 
 One small aiohttp app on GPURADAR_OPS_HOST:GPURADAR_OPS_PORT (port 0: any free port, which
 tests use). It starts and stops with the dispatcher (see bot.app.attach_ops), so it runs in
@@ -17,6 +18,7 @@ from typing import Any, Literal, Protocol
 
 from aiohttp import web
 
+from bot.miniapp.app_api import MiniApp
 from bot.ops.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.ops.open_data import OpenData
 from monitor.health import PartHealth, ProviderHealth, is_fresh
@@ -234,9 +236,11 @@ class OpsServer:
         host: str,
         port: int,
         open_data: OpenData | None = None,
+        mini_app: MiniApp | None = None,
     ) -> None:
         self._health = health
         self._open_data = open_data
+        self._mini_app = mini_app
         self._metrics = metrics
         self._store = store
         self.host = host
@@ -265,6 +269,8 @@ class OpsServer:
         app.router.add_get("/metrics", self._metrics_page)
         if self._open_data is not None:
             self._open_data.add_routes(app)
+        if self._mini_app is not None:
+            self._mini_app.add_routes(app)
         for path, handler in self._routes:
             app.router.add_post(path, handler)
         runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT_S)

@@ -12,7 +12,9 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import BufferedInputFile, Message
 
 from bot.chart_pool import ChartBusyError, ChartPool
+from bot.config import Settings
 from bot.history_chart import ChartSpec, ChartTexts, build_series, lowest
+from bot.miniapp.links import table_button, with_button
 from bot.ports import BotStore
 from bot.routers.prices import MAX_FILTER, gpu_filter
 from estimator.i18n import Translator
@@ -39,6 +41,7 @@ async def on_history(
     user: User,
     store: BotStore,
     charts: ChartPool,
+    settings: Settings,
 ) -> None:
     wanted = (command.args or "").strip()
     if len(wanted) > MAX_FILTER:
@@ -70,8 +73,11 @@ async def on_history(
         await message.answer(i18n("history-wait", seconds=busy.wait_s))
         return
     await action
+    table = table_button(i18n, settings.public_url, message.chat.type, "history", label)
     await message.answer_photo(
-        BufferedInputFile(png, "history.png"), caption=caption(i18n, label, spec)
+        BufferedInputFile(png, "history.png"),
+        caption=caption(i18n, label, spec),
+        reply_markup=with_button(None, table),
     )
 
 

@@ -10,9 +10,17 @@ from datetime import UTC, datetime
 
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
-from aiogram.types import CallbackQuery, InlineKeyboardMarkup, LinkPreviewOptions, Message
+from aiogram.types import (
+    CallbackQuery,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    Message,
+)
 
 from bot.button_data import PricesCallback
+from bot.config import Settings
+from bot.miniapp.links import table_button, with_button
 from bot.ports import BotStore
 from bot.replies import show
 from bot.views.prices import filter_text, prices_keyboard, prices_text
@@ -46,8 +54,14 @@ def gpu_filter(text: str) -> tuple[str, set[str]] | None:
 
 
 async def render_page(
-    store: BotStore, i18n: Translator, page: int, query: PriceQuery, in_stock_only: bool = False
+    store: BotStore,
+    i18n: Translator,
+    page: int,
+    query: PriceQuery,
+    in_stock_only: bool = False,
+    table: InlineKeyboardButton | None = None,
 ) -> tuple[str, InlineKeyboardMarkup | None]:
+    """A page of offers; `table` (the Mini App's «📊 Таблица») goes below the page buttons."""
     offers = [offer for offer in await store.current_offers() if query.accepts(offer)]
     if in_stock_only:
         offers = [o for o in offers if o.stock is StockState.IN_STOCK]
@@ -69,11 +83,15 @@ async def render_page(
         title=title,
         filters=filter_text(query, i18n.language),
     )
-    return text, prices_keyboard(len(offers), page, canonical, in_stock_only)
+    return text, with_button(prices_keyboard(len(offers), page, canonical, in_stock_only), table)
 
 
 async def on_prices(
-    message: Message, command: CommandObject, i18n: Translator, store: BotStore
+    message: Message,
+    command: CommandObject,
+    i18n: Translator,
+    store: BotStore,
+    settings: Settings,
 ) -> None:
     wanted = (command.args or "").strip()
     if len(wanted) > MAX_FILTER:
@@ -86,19 +104,26 @@ async def on_prices(
         await message.answer(i18n(key, gpu=error.value or wanted, value=error.value or wanted))
         return
     in_stock_only = command.command.lower() == "stock"
-    text, keyboard = await render_page(store, i18n, 0, query, in_stock_only)
+    table = table_button(i18n, settings.public_url, message.chat.type)
+    text, keyboard = await render_page(store, i18n, 0, query, in_stock_only, table)
     await message.answer(text, reply_markup=keyboard, link_preview_options=NO_PREVIEW)
 
 
 async def on_page(
-    callback: CallbackQuery, callback_data: PricesCallback, i18n: Translator, store: BotStore
+    callback: CallbackQuery,
+    callback_data: PricesCallback,
+    i18n: Translator,
+    store: BotStore,
+    settings: Settings,
 ) -> None:
     await callback.answer()
+    chat_type = callback.message.chat.type if callback.message is not None else ""
+    table = table_button(i18n, settings.public_url, chat_type)
     try:
         query = parse_price_query(callback_data.gpu)
     except QueryError:  # forged or from an older version: show everything rather than fail
         query = PriceQuery()
     text, keyboard = await render_page(
-        store, i18n, callback_data.page, query, bool(callback_data.stock)
+        store, i18n, callback_data.page, query, bool(callback_data.stock), table
     )
     await show(callback, text, keyboard, preview=False)

@@ -252,9 +252,7 @@ async def on_subs_button(
     if action in ("pause", "resume"):
         await store.set_paused(chat_id, sub_id, action == "pause")
     elif action == "delete":
-        await store.delete_subscription(chat_id, sub_id)
-        # Alerts already queued for it would arrive after the user deleted it.
-        await store.drop_subscription(chat_id, sub_id, "deleted")
+        await delete_watch(store, chat_id, sub_id)
     elif action == "price":
         value = _price(callback_data.value)
         updated = await store.update_max_price(chat_id, sub_id, value)
@@ -265,6 +263,15 @@ async def on_subs_button(
     await callback.answer(i18n(toast, label=label, max=price))
     text, keyboard = await subs_view(store, i18n, chat_id, user.timezone)
     await show(callback, text, keyboard)
+
+
+async def delete_watch(store: BotStore, chat_id: int, sub_id: int) -> bool:
+    """Delete a chat's watch (False: not the chat's), with the alerts queued for it: they
+    would arrive after the user deleted it. /subs and the Mini App both delete so."""
+    deleted = await store.delete_subscription(chat_id, sub_id)
+    if deleted:
+        await store.drop_subscription(chat_id, sub_id, "deleted")
+    return deleted
 
 
 # What each /subs button did, said in its toast.

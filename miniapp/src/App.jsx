@@ -24,7 +24,7 @@ export function App({ launch, api }) {
     if (!hasInitData()) return;
     api.me().then(
       (me) => {
-        setLocale(me?.language, me?.texts);
+        setLocale(me?.language);
         setTextsVersion((v) => v + 1);
         setAuth('ok');
       },

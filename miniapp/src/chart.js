@@ -13,7 +13,7 @@ export function buildSeries(points, now = Date.now()) {
   const configs = new Map();
   for (const point of points) {
     const at = Date.parse(point.at) / 1000;
-    if (Number.isNaN(at) || point.rub_per_gpu_hour == null) continue;
+    if (Number.isNaN(at) || point.price_gpu_hour_rub == null) continue;
     const key = configKey(point);
     if (!configs.has(key)) {
       configs.set(key, {
@@ -21,7 +21,7 @@ export function buildSeries(points, now = Date.now()) {
         points: [],
       });
     }
-    configs.get(key).points.push({ at, price: point.rub_per_gpu_hour, oos: point.stock === 'out_of_stock' });
+    configs.get(key).points.push({ at, price: point.price_gpu_hour_rub, oos: point.stock === 'out_of_stock' });
   }
   const end = now / 1000;
   const series = [...configs.values()].map((config) => {
@@ -103,7 +103,7 @@ function drawOverlay(u, built, low, colors) {
   });
   if (low) {
     const x = u.valToPos(Date.parse(low.at) / 1000, 'x', true);
-    const y = u.valToPos(low.rub_per_gpu_hour, 'y', true);
+    const y = u.valToPos(low.price_gpu_hour_rub, 'y', true);
     ctx.strokeStyle = colors.low;
     ctx.lineWidth = 1 * dpr;
     ctx.setLineDash([2 * dpr, 3 * dpr]);

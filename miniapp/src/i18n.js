@@ -1,27 +1,43 @@
-// Looks texts up: the server's texts from /app/api/me first, then the built-in dictionary.
-import { TEXTS } from './texts.js';
+// The app's texts are the bot's own Fluent files (estimator/locales/<lang>/miniapp.ftl),
+// fetched once from /app/texts.json and formatted here with @fluent/bundle, plural rules
+// included: one text system for the chat and the app.
+import { FluentBundle, FluentResource } from '@fluent/bundle';
+
+const FALLBACK = 'en';
+const bundles = {};
+let current = 'ru';
 
 export function pickLanguage(code) {
   return typeof code === 'string' && code.toLowerCase().startsWith('ru') ? 'ru' : 'en';
 }
 
-// The app re-renders from its root after setLocale, so every t() call sees the new texts.
-let current = { language: 'ru', server: {} };
+export async function loadTexts() {
+  const response = await fetch(`${import.meta.env.BASE_URL}texts.json`);
+  if (!response.ok) throw new Error(`texts: HTTP ${response.status}`);
+  const sources = await response.json();
+  for (const [lang, source] of Object.entries(sources)) {
+    // No bidi isolation marks: they would show as junk around numbers and names.
+    const bundle = new FluentBundle(lang, { useIsolating: false });
+    bundle.addResource(new FluentResource(source));
+    bundles[lang] = bundle;
+  }
+}
 
 export function language() {
-  return current.language;
+  return current;
 }
 
-export function setLocale(language, server = {}) {
-  const lang = language === 'ru' ? 'ru' : 'en';
-  document.documentElement.lang = lang;
-  current = { language: lang, server: server && typeof server === 'object' ? server : {} };
+// The app re-renders from its root after setLocale, so every t() call sees the new language.
+export function setLocale(lang) {
+  current = lang === 'ru' ? 'ru' : 'en';
+  document.documentElement.lang = current;
 }
-
-const PLACEABLE = /\{\s*\$([A-Za-z0-9_-]+)\s*\}/g;
 
 export function t(key, vars) {
-  const pattern = current.server[key] ?? TEXTS[current.language][key] ?? key;
-  if (!vars) return pattern;
-  return pattern.replace(PLACEABLE, (whole, name) => (name in vars ? String(vars[name]) : whole));
+  for (const lang of [current, FALLBACK]) {
+    const bundle = bundles[lang];
+    const message = bundle?.getMessage(key);
+    if (message?.value) return bundle.formatPattern(message.value, vars);
+  }
+  return key;
 }

@@ -267,7 +267,7 @@ def test_the_caddyfile_parser_reads_blocks():
     assert parsed[0].children[0].children[0].words == ["path", "/x"]
 
 
-def test_caddy_proxies_only_the_webhook_and_the_open_data_to_the_replicas():
+def test_caddy_proxies_only_the_webhook_the_open_data_and_the_mini_app_to_the_replicas():
     site = parse_caddyfile(CADDYFILE.read_text(encoding="utf-8"))
     assert [d.words for d in site] == [["{$GPURADAR_WEBHOOK_URL}"]], "one site: the webhook URL"
     proxies = [(d, parents) for d, parents in walk(site) if d.words[0] == "reverse_proxy"]
@@ -286,8 +286,13 @@ def test_caddy_proxies_only_the_webhook_and_the_open_data_to_the_replicas():
         options = {d.words[0]: d.words[1:] for d in proxy.children}
         assert options["health_uri"] == ["/readyz"]
         assert "lb_policy" in options
-    # Telegram's POSTs to the webhook path, and reads of /api/v1: not /healthz, not /metrics.
-    assert routed == {("{$GPURADAR_WEBHOOK_PATH}",): ("POST",), ("/api/v1/*",): ("GET", "HEAD")}
+    # Telegram's POSTs to the webhook path, reads of /api/v1 and the Mini App with its API:
+    # not /healthz, not /metrics.
+    assert routed == {
+        ("{$GPURADAR_WEBHOOK_PATH}",): ("POST",),
+        ("/api/v1/*",): ("GET", "HEAD"),
+        ("/app", "/app/*"): ("GET", "HEAD", "POST", "PATCH", "DELETE"),
+    }
     # The other handle answers everything else itself.
     proxied = {id(parents[-1]) for _, parents in proxies}
     others = [d for d in site[0].children if d.words[0] == "handle" and id(d) not in proxied]

@@ -5,8 +5,10 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 
+from monitor.scrape import NetworkError, ScrapeResult
 from monitor.users import QuietHours
 from storage import Store
+from tests.factories import make_offer, store_snapshot
 from tests.storage.conftest import Place
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -123,3 +125,23 @@ async def test_write_faults_fail_writes_and_are_reported_until_a_write_succeeds(
     assert store.write_error is not None
     await store.set_language(5, "en")
     assert store.write_error is None
+
+
+async def test_the_data_version_moves_with_each_refresh_and_failure_not_with_reads(
+    store: Store,
+):
+    at = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
+    empty = await store.data_version()
+    await store_snapshot(
+        store, ScrapeResult("selectel", (make_offer("a", 100.0, provider="selectel"),), at)
+    )
+    refreshed = await store.data_version()
+    await store.current_offers()
+    assert await store.data_version() == refreshed != empty
+    later = at + timedelta(minutes=10)
+    await store_snapshot(
+        store, ScrapeResult("selectel", (make_offer("a", 90.0, provider="selectel"),), later)
+    )
+    again = await store.data_version()
+    await store.record_failure("hostkey", NetworkError("hostkey", "reset"), later, 1.0)
+    assert len({empty, refreshed, again, await store.data_version()}) == 4

@@ -35,10 +35,10 @@ function Chart({ history }) {
 function Low({ low }) {
   if (!low) return <p class="caption hint">{t('app-history-no-low')}</p>;
   return (
-    <p id="history-low" class="caption" data-price={low.rub_per_gpu_hour} data-at={low.at}>
+    <p id="history-low" class="caption" data-price={low.price_gpu_hour_rub} data-at={low.at}>
       <span class="low-mark" aria-hidden="true">◯ </span>
       {t('app-history-low', {
-        price: amount(low.rub_per_gpu_hour),
+        price: amount(low.price_gpu_hour_rub),
         provider: low.provider,
         date: dayMonth(low.at),
       })}
@@ -65,7 +65,7 @@ function PointsTable({ points }) {
               <tr
                 class={`point stock-${p.stock}`}
                 data-at={p.at}
-                data-price={p.rub_per_gpu_hour ?? undefined}
+                data-price={p.price_gpu_hour_rub ?? undefined}
                 data-provider={p.provider}
                 data-sku={p.sku}
                 data-location={p.location}
@@ -78,7 +78,7 @@ function PointsTable({ points }) {
                     <span class="nowrap">{p.sku}</span> · <span class="nowrap">{p.location}</span>
                   </div>
                 </td>
-                <td class="num">{rub(p.rub_per_gpu_hour)}</td>
+                <td class="num">{rub(p.price_gpu_hour_rub)}</td>
                 <td class={`stock ${p.stock}`}>
                   {p.stock === 'out_of_stock'
                     ? t('app-stock-out')

@@ -35,7 +35,7 @@ function OfferRow({ offer, now }) {
       data-location={offer.location}
       data-gpu={offer.gpu}
       data-vram={offer.vram_gb ?? undefined}
-      data-price={offer.rub_per_gpu_hour ?? undefined}
+      data-price={offer.price_gpu_hour_rub ?? undefined}
     >
       <td class="gpu">
         <b>{offer.gpu}</b>
@@ -44,11 +44,11 @@ function OfferRow({ offer, now }) {
       <td class="num">{offer.vram_gb != null ? number(offer.vram_gb) : '—'}</td>
       <td class="num price" title={offer.converted ? t('app-converted') : undefined}>
         {offer.converted ? '≈' : ''}
-        {rub(offer.rub_per_gpu_hour)}
+        {rub(offer.price_gpu_hour_rub)}
       </td>
       <td class="num">
-        {rub(offer.rub_per_hour)}
-        {offer.rub_per_month != null && <div class="sub">{t('app-per-month', { price: rub(offer.rub_per_month) })}</div>}
+        {rub(offer.price_hour_rub)}
+        {offer.price_month_rub != null && <div class="sub">{t('app-per-month', { price: rub(offer.price_month_rub) })}</div>}
         {offer.billing !== 'hourly' && <div class="sub">{t(`app-billing-${offer.billing}`)}</div>}
       </td>
       <td>

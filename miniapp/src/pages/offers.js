@@ -23,8 +23,8 @@ export function filterParams(filters) {
 }
 
 const SORT_VALUE = {
-  price: (o) => o.rub_per_gpu_hour,
-  hour: (o) => o.rub_per_hour,
+  price: (o) => o.price_gpu_hour_rub,
+  hour: (o) => o.price_hour_rub,
   vram: (o) => o.vram_gb,
   gpu: (o) => `${o.gpu ?? ''} ${String(o.gpu_count ?? 0).padStart(3, '0')}`,
   provider: (o) => `${o.provider_name ?? o.provider ?? ''} ${o.location ?? ''}`,

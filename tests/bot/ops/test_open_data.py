@@ -16,17 +16,21 @@ import aiohttp
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+from jsonschema import Draft202012Validator
 from multidict import CIMultiDict
 
 from bot.ops.open_data import (
     BURST,
+    FORMULA_STARTS,
     OFFER_FIELDS,
     REFILL_S,
     ClientBuckets,
     OpenData,
     client_address,
 )
-from monitor.offers import StockState
+from monitor.health import ProviderHealth
+from monitor.history import HistoryPoint
+from monitor.offers import ObservedOffer, StockState
 from monitor.providers import PROVIDERS
 from monitor.scrape import NetworkError, ScrapeResult
 from storage import Store
@@ -108,15 +112,15 @@ async def test_every_offer_cheapest_per_gpu_hour_first_with_its_origin(api: Test
     rows = await offers(api)
     assert [row["sku"] for row in rows] == ["4090-m", "odd", "l40s", "h100-8"]
     h100 = rows[-1]
-    assert h100["rub_per_gpu_hour"] == 400.0
-    assert h100["rub_per_hour"] == 3200.0
+    assert h100["price_gpu_hour_rub"] == 400.0
+    assert h100["price_hour_rub"] == 3200.0
     assert h100["observed_at"] == T0.isoformat()
-    assert h100["source"] == PROVIDERS.get("selectel").base_url
+    assert h100["source_url"] == PROVIDERS.get("selectel").base_url
     assert h100["provider_name"] == "Selectel"
-    assert h100["rub_per_month"] is None  # hourly: no monthly price is made up
+    assert h100["price_month_rub"] is None  # hourly: no monthly price is made up
     monthly = rows[0]
     assert monthly["billing"] == "monthly"
-    assert monthly["rub_per_month"] == 60.0 * 720
+    assert monthly["price_month_rub"] == 60.0 * 720
     assert monthly["observed_at"] == (T0 - timedelta(hours=1)).isoformat()
     # Not published stays distinct from none.
     assert (monthly["stock"], monthly["stock_count"]) == ("unknown", None)
@@ -183,6 +187,56 @@ async def test_an_unchanged_answer_is_304_by_etag_and_a_new_scrape_changes_it(
     assert headers["ETag"] != etag
 
 
+class CountingStore:
+    """The store, counting the offer reads an answer costs."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.reads = 0
+
+    async def data_version(self) -> str:
+        return await self.store.data_version()
+
+    async def observed_offers(self) -> list[ObservedOffer]:
+        self.reads += 1
+        return await self.store.observed_offers()
+
+    async def provider_health(self) -> list[ProviderHealth]:
+        return await self.store.provider_health()
+
+    async def price_series(self, gpu_ids: set[str], since: datetime) -> list[HistoryPoint]:
+        return await self.store.price_series(gpu_ids, since)
+
+    async def lowest_price(self, gpu_ids: set[str], since: datetime) -> HistoryPoint | None:
+        return await self.store.lowest_price(gpu_ids, since)
+
+
+async def test_answers_are_made_once_per_data_version_and_minute(store: Store):
+    counting = CountingStore(store)
+    now = [NOW]
+    open_data = OpenData(counting, dict, started_at=lambda: T0, now=lambda: now[0])
+    app = web.Application()
+    open_data.add_routes(app)
+    server = TestServer(app, host="127.0.0.1")
+    await server.start_server()
+    try:
+        _, headers, first = await fetch(server, "/api/v1/offers")
+        for _ in range(3):
+            status, _, _ = await fetch(server, "/api/v1/offers", {"If-None-Match": headers["ETag"]})
+            assert status == 304
+        assert (await fetch(server, "/api/v1/offers"))[2] == first
+        assert counting.reads == 1  # revalidations and repeats cost no offer query
+        # A failed scrape is new data too: /providers (and every answer) is made again.
+        await store.record_failure("hostkey", NetworkError("hostkey", "reset"), NOW, 1.0)
+        await fetch(server, "/api/v1/offers")
+        assert counting.reads == 2
+        now[0] += timedelta(minutes=1)  # and a new minute: freshness is relative to now
+        await fetch(server, "/api/v1/offers")
+        assert counting.reads == 3
+    finally:
+        await server.close()
+
+
 async def test_history_lists_the_points_and_the_rentable_low(api: TestServer, store: Store):
     later = T0 + timedelta(hours=2)
     cheap_gone = make_offer(
@@ -193,13 +247,15 @@ async def test_history_lists_the_points_and_the_rentable_low(api: TestServer, st
     assert status == 200
     data = json.loads(body)
     assert data["gpu"] == "H100"
-    prices = [(point["at"], point["rub_per_gpu_hour"], point["stock"]) for point in data["points"]]
+    prices = [
+        (point["at"], point["price_gpu_hour_rub"], point["stock"]) for point in data["points"]
+    ]
     assert sorted(prices) == [
         (T0.isoformat(), 400.0, "in_stock"),
         (later.isoformat(), 100.0, "out_of_stock"),
     ]
     # 100 ₽ was never rentable: the low is the in-stock 400.
-    assert data["low"]["rub_per_gpu_hour"] == 400.0
+    assert data["low"]["price_gpu_hour_rub"] == 400.0
 
 
 @pytest.mark.parametrize(
@@ -221,7 +277,7 @@ async def test_providers_say_health_last_good_scrape_and_failures(api: TestServe
     assert immers["failing"]
     assert immers["last_good_scrape_at"] is None
     assert immers["last_error_class"] == "NetworkError"
-    assert rows["hostkey"]["source"] == PROVIDERS.get("hostkey").base_url
+    assert rows["hostkey"]["source_url"] == PROVIDERS.get("hostkey").base_url
 
 
 async def test_the_openapi_document_describes_every_path(api: TestServer):
@@ -231,6 +287,7 @@ async def test_the_openapi_document_describes_every_path(api: TestServer):
     assert document["openapi"].startswith("3.1")
     assert set(document["paths"]) == {
         "/api/v1/offers",
+        "/api/v1/offers.csv",
         "/api/v1/history",
         "/api/v1/providers",
         "/api/v1/openapi.json",
@@ -239,6 +296,70 @@ async def test_the_openapi_document_describes_every_path(api: TestServer):
         "application/json"
     ]["schema"]["properties"]["offers"]["items"]["properties"]
     assert tuple(offer_fields) == OFFER_FIELDS
+
+
+def answer_schema(document: dict[str, Any], path: str) -> dict[str, Any]:
+    schema: dict[str, Any] = document["paths"][path]["get"]["responses"]["200"]["content"][
+        "application/json"
+    ]["schema"]
+    return schema
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/offers",
+        "/api/v1/offers?min_vram=48&in_stock=true",
+        "/api/v1/history?gpu=h100",
+        "/api/v1/history?gpu=h100&days=1",
+        "/api/v1/providers",
+    ],
+)
+async def test_every_answer_validates_against_the_openapi_document(api: TestServer, path: str):
+    document = json.loads((await fetch(api, "/api/v1/openapi.json"))[2])
+    schema = answer_schema(document, path.split("?")[0])
+    Draft202012Validator.check_schema(schema)
+    status, _, body = await fetch(api, path)
+    assert status == 200
+    answer = json.loads(body)
+    Draft202012Validator(schema).validate(answer)
+    # The schema is not vacuous: an answer missing a field, or with one of a wrong type, fails.
+    first = next(iter(answer))
+    assert not Draft202012Validator(schema).is_valid({**answer, first: {"not": "this"}})
+    assert not Draft202012Validator(schema).is_valid(
+        {k: v for k, v in answer.items() if k != first}
+    )
+
+
+def from_csv(cell: str, schema: dict[str, Any]) -> Any:
+    """A CSV cell read back by its field's schema: what a client of the CSV would do."""
+    kinds = {option["type"] for option in schema.get("oneOf", [schema])}
+    if cell == "" and "null" in kinds:
+        return None
+    if "integer" in kinds:
+        return int(cell)
+    if "number" in kinds:
+        return float(cell)
+    if "boolean" in kinds:
+        return {"true": True, "false": False}[cell]
+    if cell[:1] == "'" and cell[1:2] in FORMULA_STARTS:
+        return cell[1:]  # the quote that keeps a spreadsheet from running it
+    return cell
+
+
+@pytest.mark.parametrize("path", ["/api/v1/offers.csv", "/api/v1/offers?format=csv"])
+async def test_the_csv_reads_back_into_the_same_rows_as_the_json(api: TestServer, path: str):
+    document = json.loads((await fetch(api, "/api/v1/openapi.json"))[2])
+    fields = answer_schema(document, "/api/v1/offers")["properties"]["offers"]["items"]
+    _, _, body = await fetch(api, path)
+    table = list(csv.DictReader(io.StringIO(body.decode())))
+    read_back = [
+        {name: from_csv(cell, fields["properties"][name]) for name, cell in row.items()}
+        for row in table
+    ]
+    rows = await offers(api)
+    assert len(rows) == 4
+    assert read_back == rows
 
 
 async def test_a_client_past_its_burst_gets_429_until_the_bucket_refills(

@@ -1,0 +1,314 @@
+"""The Mini App in a real headless Chromium (tests/browser.py), against the real ops server of
+the running bot, which scrapes the fake provider sites, and a signed initData.
+
+Selenium blocks, so each browser step runs in a thread (`browse`) while this event loop goes
+on serving the app, the API and the fake sites. Screenshots of the table and the chart at
+390×844 land in build/screenshots/ (GPURADAR_SCREENSHOTS).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import aiohttp
+import pytest
+from selenium.webdriver.chrome.webdriver import WebDriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from bot.miniapp.init_data import MAX_AGE
+from bot.runtime import Application
+from estimator.sizing_text import to_plain
+from tests.bot.conftest import CHAT, TOKEN, running_app
+from tests.bot.test_e2e_watch import reply, seed_history
+from tests.browser import SCREENSHOTS, chromium, require_browser
+from tests.fakes.init_data import signed_init_data
+from tests.fakes.providers import FakeProviders, all_sites
+from tests.fakes.telegram import FakeTelegram
+from tests.polling import eventually
+
+PUBLIC_URL = "https://bot.example.test"
+WAIT_S = 10.0
+THEME = {"bg_color": "#ffffff", "text_color": "#000000", "button_color": "#2481cc"}
+T = TypeVar("T")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[WebDriver]:
+    require_browser()
+    with chromium() as driver:
+        yield driver
+
+
+async def browse(step: Callable[..., T], *args: Any) -> T:
+    return await asyncio.to_thread(step, *args)
+
+
+@asynccontextmanager
+async def served_app(telegram: FakeTelegram, db_path: Path) -> AsyncIterator[Application]:
+    """The bot with its Mini App on, after its first scrape of every fake site."""
+    await seed_history(db_path)
+    async with (
+        FakeProviders(all_sites()) as sites,
+        running_app(
+            telegram,
+            db_path,
+            monitor=True,
+            public_url=PUBLIC_URL,
+            selectel_url=sites["selectel"].base_url,
+            hostkey_url=sites["hostkey"].base_url,
+            immers_url=sites["immers"].base_url,
+        ) as application,
+    ):
+
+        async def scraped() -> bool:
+            health = await application.store.provider_health()
+            return len(health) == 3 and all(h.last_success_at is not None for h in health)
+
+        await eventually(scraped)
+        yield application
+
+
+def origin(application: Application) -> str:
+    assert application.ops is not None
+    return f"http://127.0.0.1:{application.ops.port}"
+
+
+def init_data(*, age: timedelta = timedelta(minutes=1), token: str = TOKEN) -> str:
+    return signed_init_data(token, user_id=CHAT, auth_date=datetime.now(UTC) - age)
+
+
+def app_url(application: Application, page: str, data: str, gpu: str = "") -> str:
+    """The address Telegram opens: the button's URL, then its launch parameters in the
+    fragment (core.telegram.org/bots/webapps, "Initializing Mini Apps")."""
+    query = f"?page={page}" + (f"&gpu={gpu}" if gpu else "")
+    fragment = f"tgWebAppData={quote(data, safe='')}&tgWebAppVersion=8.0&tgWebAppPlatform=ios"
+    fragment += f"&tgWebAppThemeParams={quote(json.dumps(THEME), safe='')}"
+    return f"{origin(application)}/app/{query}#{fragment}"
+
+
+def open_page(driver: WebDriver, url: str, ready: str) -> None:
+    driver.get(url)
+    WebDriverWait(driver, WAIT_S).until(lambda d: d.find_elements(By.CSS_SELECTOR, ready))
+
+
+def rows(driver: WebDriver, selector: str) -> list[dict[str, str]]:
+    found: list[dict[str, str]] = driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map(r => ({...r.dataset}))",
+        selector,
+    )
+    return found
+
+
+def wait_rows(
+    driver: WebDriver, selector: str, until: Callable[[list[dict[str, str]]], bool]
+) -> list[dict[str, str]]:
+    result: list[dict[str, str]] = []
+
+    def settled(d: WebDriver) -> bool:
+        nonlocal result
+        result = rows(d, selector)
+        return until(result)
+
+    WebDriverWait(driver, WAIT_S).until(settled)
+    return result
+
+
+def screenshot(driver: WebDriver, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    assert driver.save_screenshot(str(path))
+    return path
+
+
+async def api(application: Application, path: str) -> Any:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(origin(application) + path) as response,
+    ):
+        assert response.status == 200
+        return await response.json()
+
+
+def offer_key(row: dict[str, str]) -> tuple[str, str, str]:
+    return (row["provider"], row["sku"], row["location"])
+
+
+def table_steps(driver: WebDriver, url: str, count: int) -> dict[str, Any]:
+    """Every row; then «≥ 48 GB»; then the price column sorted both ways."""
+    open_page(driver, url, "#offers tr.offer")
+    every = wait_rows(driver, "#offers tr.offer", lambda found: len(found) == count)
+    assert driver.execute_script("return window.innerWidth") == 390
+    # The phone's page does not scroll sideways; only the table's own box may.
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+    shot = screenshot(driver, "table")
+    ascending = [float(row["price"]) for row in every]
+    Select(driver.find_element(By.ID, "filter-vram")).select_by_value("48")
+    large = wait_rows(driver, "#offers tr.offer", lambda found: 0 < len(found) < count)
+    driver.find_element(By.CSS_SELECTOR, 'th[data-sort="price"] button').click()
+    descending_rows = wait_rows(
+        driver,
+        "#offers tr.offer",
+        lambda _: (
+            driver.find_element(By.CSS_SELECTOR, 'th[data-sort="price"]').get_attribute("aria-sort")
+            == "descending"
+        ),
+    )
+    return {
+        "every": every,
+        "ascending": ascending,
+        "large": large,
+        "descending": [float(row["price"]) for row in descending_rows],
+        "shot": shot,
+    }
+
+
+async def test_the_table_lists_every_offer_filters_by_memory_and_sorts_by_price(
+    telegram: FakeTelegram, db_path: Path, browser: WebDriver
+):
+    async with served_app(telegram, db_path) as application:
+        # /prices lists the store's current offers; the table must show each of them.
+        offers = await application.store.current_offers()
+        url = app_url(application, "table", init_data())
+        seen = await browse(table_steps, browser, url, len(offers))
+        api_large = await api(application, "/api/v1/offers?min_vram=48")
+    assert sorted(map(offer_key, seen["every"])) == sorted(o.key for o in offers)
+    assert seen["ascending"] == sorted(seen["ascending"])
+    assert seen["descending"] == sorted(seen["ascending"] and seen["descending"], reverse=True)
+    large = seen["large"]
+    assert all(float(row["vram"]) >= 48 for row in large)
+    expected = {(o.provider, o.sku, o.location) for o in offers if (o.vram_gb or 0) >= 48}
+    assert {offer_key(row) for row in large} == expected
+    assert {offer_key(row) for row in api_large["offers"]} == expected
+    assert seen["shot"].stat().st_size > 0
+
+
+def chart_steps(driver: WebDriver, url: str) -> dict[str, Any]:
+    open_page(driver, url, "#history-chart[data-points]")
+    WebDriverWait(driver, WAIT_S).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#history-low[data-price]")
+    )
+    drawn = driver.execute_script(
+        """const chart = document.getElementById('history-chart');
+        const low = document.getElementById('history-low');
+        return {points: Number(chart.dataset.points),
+                series: chart.uplot.data.slice(1).map(s => s.filter(v => v != null)),
+                low: {price: Number(low.dataset.price), at: low.dataset.at}};"""
+    )
+    drawn["rows"] = rows(driver, "#history-points tr.point")
+    drawn["shot"] = screenshot(driver, "chart")
+    return dict(drawn)
+
+
+async def test_the_chart_draws_the_points_and_the_low_of_the_history_api(
+    telegram: FakeTelegram, db_path: Path, browser: WebDriver
+):
+    async with served_app(telegram, db_path) as application:
+        history = await api(application, "/api/v1/history?gpu=h100&days=30")
+        url = app_url(application, "history", init_data(), gpu="h100")
+        drawn = await browse(chart_steps, browser, url)
+    points = history["points"]
+    assert len(points) >= 3
+    assert drawn["points"] == len(points)
+    assert [(row["at"], float(row["price"])) for row in drawn["rows"]] == [
+        (point["at"], point["price_gpu_hour_rub"]) for point in points
+    ]
+    # Every price the API gave is drawn, and nothing else.
+    assert {v for series in drawn["series"] for v in series} == {
+        point["price_gpu_hour_rub"] for point in points
+    }
+    low = history["low"]
+    assert drawn["low"] == {"price": low["price_gpu_hour_rub"], "at": low["at"]}
+    assert drawn["shot"].stat().st_size > 0
+
+
+def calculator_steps(driver: WebDriver, url: str) -> tuple[str, str]:
+    open_page(driver, url, "#fit-model")
+    model = driver.find_element(By.ID, "fit-model")
+    model.clear()
+    model.send_keys("13b")
+    Select(driver.find_element(By.ID, "fit-method")).select_by_visible_text("qlora")
+    for field, value in (("fit-ctx", "4096"), ("fit-bs", "2"), ("fit-gpu", "4090")):
+        element = driver.find_element(By.ID, field)
+        element.clear()
+        element.send_keys(value)
+    driver.find_element(By.ID, "fit-submit").click()
+    WebDriverWait(driver, WAIT_S).until(lambda d: d.find_elements(By.ID, "fit-answer"))
+    command = driver.find_element(By.ID, "fit-command").get_attribute("textContent")
+    answer = driver.find_element(By.ID, "fit-answer").get_attribute("textContent")
+    return str(command), str(answer)
+
+
+async def test_the_calculator_answers_what_fit_answers_in_the_chat(
+    telegram: FakeTelegram, db_path: Path, browser: WebDriver
+):
+    async with served_app(telegram, db_path) as application:
+        await reply(telegram, "/start")  # the user exists, with the language the chat uses
+        url = app_url(application, "fit", init_data())
+        command, answer = await browse(calculator_steps, browser, url)
+        in_chat = await reply(telegram, f"/fit {command}")
+    assert command == "13b qlora ctx=4096 bs=2 gpu=4090"
+    assert answer == to_plain(in_chat)
+
+
+def pause_steps(driver: WebDriver, url: str) -> list[dict[str, str]]:
+    open_page(driver, url, "#watches li.watch")
+    driver.find_element(By.CSS_SELECTOR, "#watches li.watch .watch-pause").click()
+    return wait_rows(
+        driver, "#watches li.watch", lambda found: [w["paused"] for w in found] == ["true"]
+    )
+
+
+async def test_a_watch_paused_in_the_app_is_paused_in_subs(
+    telegram: FakeTelegram, db_path: Path, browser: WebDriver
+):
+    async with served_app(telegram, db_path) as application:
+        await reply(telegram, "/watch h100 max=650")
+        before = await reply(telegram, "/subs")
+        url = app_url(application, "watches", init_data())
+        [watch] = await browse(pause_steps, browser, url)
+        after = await reply(telegram, "/subs")
+        [stored] = await application.store.subscriptions_of(CHAT)
+    assert stored.paused
+    assert int(watch["id"]) == stored.id
+    assert "на паузе" not in before
+    assert "на паузе" in after
+
+
+def refused_steps(driver: WebDriver, url: str, data: str) -> dict[str, Any]:
+    open_page(driver, url, "#auth-error")
+    status: int = driver.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        fetch('/app/api/watches', {headers: {Authorization: 'tma ' + arguments[0]}})
+          .then(r => done(r.status), () => done(-1));""",
+        data,
+    )
+    shown = driver.find_element(By.ID, "auth-error").text
+    listed = rows(driver, "#watches li.watch")
+    return {"status": status, "shown": shown, "listed": listed}
+
+
+@pytest.mark.parametrize("kind", ["forged", "stale"])
+async def test_forged_or_stale_init_data_gets_401_and_shows_nothing(
+    telegram: FakeTelegram, db_path: Path, browser: WebDriver, kind: str
+):
+    async with served_app(telegram, db_path) as application:
+        await reply(telegram, "/watch h100 max=650")
+        data = {
+            "forged": init_data(token="999:not-this-bot"),
+            "stale": init_data(age=MAX_AGE + timedelta(minutes=5)),
+        }[kind]
+        url = app_url(application, "watches", data)
+        seen = await browse(refused_steps, browser, url, data)
+        [stored] = await application.store.subscriptions_of(CHAT)
+    assert seen["status"] == 401
+    assert "Откройте приложение из Telegram" in seen["shown"]
+    assert seen["listed"] == []
+    assert not stored.paused
