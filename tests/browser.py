@@ -15,12 +15,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.chrome.webdriver import WebDriver
 
-from tests.postgres import in_ci
+from tests.ci import skip_or_fail
 
 CHROMIUM = os.environ.get("GPURADAR_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("GPURADAR_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -42,10 +41,7 @@ def require_browser() -> None:
     reason = missing_reason()
     if reason is None:
         return
-    message = f"Mini App browser tests need Chromium: {reason}"
-    if in_ci():
-        pytest.fail(f"{message} (CI=true: they must run)", pytrace=False)
-    pytest.skip(message)
+    skip_or_fail(f"Mini App browser tests need Chromium: {reason}", "they must run")
 
 
 @contextmanager

@@ -7,7 +7,8 @@ import gc
 import pytest
 
 from tests.browser import missing_reason
-from tests.postgres import ADMIN_URL, drop_templates, in_ci, unreachable_reason
+from tests.ci import in_ci
+from tests.postgres import ADMIN_URL, drop_templates, unreachable_reason
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

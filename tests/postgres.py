@@ -31,7 +31,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
-import pytest
+
+from tests.ci import skip_or_fail
 
 ADMIN_URL = os.environ.get(
     "GPURADAR_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -43,10 +44,6 @@ WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 def new_name(kind: str) -> str:
     """A database name no other test, worker or concurrent run uses."""
     return f"{PREFIX}{WORKER}_{kind}_{secrets.token_hex(4)}"
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
 def url_for(database: str) -> str:
@@ -132,10 +129,7 @@ def require_postgres() -> None:
     reason = unreachable_reason()
     if reason is None:
         return
-    message = f"PostgreSQL not reachable at {ADMIN_URL}: {reason}"
-    if in_ci():
-        pytest.fail(f"{message} (CI=true: PostgreSQL tests must run)", pytrace=False)
-    pytest.skip(message)
+    skip_or_fail(f"PostgreSQL not reachable at {ADMIN_URL}: {reason}", "PostgreSQL tests must run")
 
 
 @asynccontextmanager

@@ -38,9 +38,7 @@ async def monitored_app(
             db_path,
             **options,
             monitor=True,
-            selectel_url=sites["selectel"].base_url,
-            hostkey_url=sites["hostkey"].base_url,
-            immers_url=sites["immers"].base_url,
+            **sites.urls(),
         ) as application:
             await eventually(lambda: all_refreshed(application))
             yield application, sites

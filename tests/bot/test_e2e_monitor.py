@@ -37,9 +37,7 @@ async def test_scheduled_refresh_stores_snapshots_and_survives_failures(
             telegram,
             db_path,
             monitor=True,
-            selectel_url=sites["selectel"].base_url,
-            hostkey_url=sites["hostkey"].base_url,
-            immers_url=sites["immers"].base_url,
+            **sites.urls(),
         ) as application,
     ):
         store = application.store

@@ -48,9 +48,7 @@ async def selectel_watched(
             db_path,
             monitor=True,
             admin_ids=[CHAT],
-            selectel_url=sites["selectel"].base_url,
-            hostkey_url=sites["hostkey"].base_url,
-            immers_url=sites["immers"].base_url,
+            **sites.urls(),
         ) as application:
             await eventually(lambda: all_refreshed(application))
             for watch in WATCHES:

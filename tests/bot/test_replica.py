@@ -108,9 +108,7 @@ async def test_a_follower_serves_but_neither_polls_nor_refreshes(
             election=election,
             replica_id="bot-2",
             monitor=True,
-            selectel_url=sites["selectel"].base_url,
-            hostkey_url=sites["hostkey"].base_url,
-            immers_url=sites["immers"].base_url,
+            **sites.urls(),
         ) as application,
     ):
         assert application.ops is not None
@@ -168,9 +166,7 @@ async def test_in_webhook_mode_a_follower_answers_updates_but_does_not_refresh(
             db_path,
             election=election,
             monitor=True,
-            selectel_url=sites["selectel"].base_url,
-            hostkey_url=sites["hostkey"].base_url,
-            immers_url=sites["immers"].base_url,
+            **sites.urls(),
         ) as application,
     ):
         await election.running.wait()

@@ -52,9 +52,7 @@ def demo_settings(sites: FakeProviders, folder: Path) -> Settings:
         refresh_seconds=3600,
         ops_host="127.0.0.1",
         ops_port=0,
-        selectel_url=sites["selectel"].base_url,
-        hostkey_url=sites["hostkey"].base_url,
-        immers_url=sites["immers"].base_url,
+        **sites.urls(),
     )
 
 

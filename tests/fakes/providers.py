@@ -160,6 +160,11 @@ class FakeProviders:
     def env(self) -> dict[str, str]:
         return {f"GPURADAR_{name.upper()}_URL": site.base_url for name, site in self.sites.items()}
 
+    def urls(self) -> dict[str, Any]:
+        """The same as Settings fields (`selectel_url=...`), for running_app(**...); Any, as
+        keyword arguments beside the others of running_app."""
+        return {f"{name}_url": site.base_url for name, site in self.sites.items()}
+
 
 def all_sites() -> dict[str, Routes]:
     from tests.fakes.sites import hostkey, immers, selectel

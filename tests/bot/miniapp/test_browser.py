@@ -62,9 +62,7 @@ async def served_app(telegram: FakeTelegram, db_path: Path) -> AsyncIterator[App
             db_path,
             monitor=True,
             public_url=PUBLIC_URL,
-            selectel_url=sites["selectel"].base_url,
-            hostkey_url=sites["hostkey"].base_url,
-            immers_url=sites["immers"].base_url,
+            **sites.urls(),
         ) as application,
     ):
 
