@@ -44,6 +44,7 @@ from bot.runtime import Application
 from bot.scheduler import create_scheduler, outcome_hooks
 from bot.startup import open_store
 from bot.topology import SOLE_CLAIMS, ClaimPolicy, topology_of
+from bot.webhook_once import OnceWebhook
 from estimator.i18n import Translator, translators
 from monitor.matcher import LiveMatcher
 from monitor.pipeline import PipelineOutcome
@@ -382,7 +383,8 @@ def attach_ops(application: Application) -> None:
             secret_token=settings.webhook_secret.get_secret_value(),
         )
         # Not webhook.register(): that would also close the bot's session on server stop.
-        ops.add_post(settings.webhook_path, webhook.handle)
+        once = OnceWebhook(webhook, application.bot, application.store, settings.replica_id)
+        ops.add_post(settings.webhook_path, once.handle)
     application.ops = ops
 
     async def start_ops() -> None:

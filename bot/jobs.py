@@ -89,12 +89,14 @@ def heartbeat(
 async def housekeeping(store: Store, stop: asyncio.Event, flows: SharedFlows | None = None) -> None:
     """Daily, from start-up: forget sent and dropped alerts older than OUTBOX_KEEP, all but
     the newest subscription changes (the match index has long applied them), the shared
-    flood state of users long quiet, and the sizings too old to be followed up."""
+    flood state of users long quiet, the sizings too old to be followed up, and the webhook
+    updates' claims older than Telegram retries (storage.updates.KEEP_UPDATES)."""
     while not stop.is_set():
         try:
             purged = await store.purge_outbox(datetime.now(UTC) - OUTBOX_KEEP)
             await store.prune_subscription_changes()
             await store.forget_sizings(datetime.now(UTC))
+            await store.forget_updates(datetime.now(UTC))
             if flows is not None:
                 await flows.forget_quiet()
             if purged:

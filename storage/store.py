@@ -18,6 +18,7 @@ from storage.postgres import CONNECT_RETRY_S, PgDatabase
 from storage.refresh import RefreshQueries
 from storage.sql import Database, Dialect, WriteFault, moment_value, scalar
 from storage.subscriptions import PAUSE_FOR_BLOCK, RESUME_AFTER_BLOCK, SubscriptionQueries
+from storage.updates import UpdateQueries
 from storage.users import user_from_row
 
 # last_seen_at is for activity statistics, not for logic: refreshing it at most this often
@@ -38,6 +39,7 @@ class Store(
     RefreshQueries,
     AdminQueries,
     ConversationQueries,
+    UpdateQueries,
 ):
     """Users here; the other tables in their own modules (storage.offers, .history, ...)."""
 
