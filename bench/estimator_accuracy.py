@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.calibration import DEFAULT_CSV, Bound, CalibrationRow, Metric, read_rows
+from estimator.accuracy import CLAIM, AccuracyClaim, claim_from
 from estimator.gpus import get, resolve_for_sizing
 from estimator.memory import CALIBRATION, Calibration, MemoryParts, memory_parts
 from estimator.models import match_model
@@ -173,6 +174,16 @@ def leave_one_source_out(
     return sorted(scored, key=lambda s: order[s.row.index]), fits
 
 
+def accuracy_claim(out_of_sample: Sequence[Scored], sources: int) -> AccuracyClaim:
+    """What the answer may say of itself, from the leave-one-source-out scores."""
+    median, _, _, within25 = summary(out_of_sample)
+    stacks = {item.row.query.stack for item in out_of_sample}
+    stack_medians = [
+        summary([s for s in out_of_sample if s.row.query.stack is stack])[0] for stack in stacks
+    ]
+    return claim_from(len(out_of_sample), sources, median, stack_medians, within25)
+
+
 def summary(scored: Sequence[Scored]) -> tuple[float, float, float, float]:
     errors = [abs(item.error) for item in scored]
     return (
@@ -287,6 +298,9 @@ def main() -> None:
 
     if args.fit:
         print(f"\nin-sample fit: {fit(prepared)} (shipped: {CALIBRATION})")
+    claim = accuracy_claim(out_of_sample, len(fits))
+    shipped = "the shipped CLAIM" if claim == CLAIM else "NOT the shipped CLAIM"
+    print(f"\nclaim: {claim} ({shipped}, estimator/accuracy.py)")
     median, _, _, within25 = summary(out_of_sample)
     print(
         f"\ntargets (out of sample): median <= {TARGET_MEDIAN:.0%} "

@@ -12,6 +12,7 @@ import html
 import re
 from collections.abc import Sequence
 
+from estimator.accuracy import CLAIM
 from estimator.answer import FitAnswer
 from estimator.fit import RENTED_CARDS, GpuFit, Verdict, trains_in_bf16
 from estimator.hardware import runs_unsloth
@@ -539,7 +540,17 @@ def _details(answer: FitAnswer, language: str) -> str:
                 mfu=f"{timing.mfu * 100:.0f}",
             )
         )
-    lines.append(i18n("fit-details-method"))
+    lines.append(
+        i18n(
+            "fit-details-method",
+            rows=CLAIM.rows,
+            sources=CLAIM.sources,
+            median=CLAIM.median_pct,
+            low=CLAIM.stack_low_pct,
+            high=CLAIM.stack_high_pct,
+            within=CLAIM.within_25_pct,
+        )
+    )
     return "\n".join(lines)
 
 

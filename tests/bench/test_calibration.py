@@ -13,12 +13,14 @@ from bench.calibration import DEFAULT_CSV, Bound, Metric, read_rows
 from bench.estimator_accuracy import (
     TARGET_MEDIAN,
     TARGET_WITHIN_25,
+    accuracy_claim,
     fit,
     leave_one_source_out,
     prepare,
     score_with,
     summary,
 )
+from estimator.accuracy import CLAIM
 from estimator.memory import CALIBRATION
 from estimator.models import match_model
 from estimator.query import Checkpointing, Loss, Method, Offload, Sharding, Stack
@@ -68,6 +70,8 @@ def test_rows_are_read_by_general_rules():
 
 def test_accuracy_meets_the_targets_on_sources_left_out():
     scored, fits = leave_one_source_out(prepare(SCORED))
+    # What the answer claims of itself is exactly this, rounded against itself.
+    assert accuracy_claim(scored, len(fits)) == CLAIM
     assert len(fits) >= 8
     median, _, _, within25 = summary(scored)
     assert median <= TARGET_MEDIAN
