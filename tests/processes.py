@@ -17,6 +17,7 @@ process never blocks on a full pipe, and a failing test can show what it said.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -138,14 +139,30 @@ class BotProcess:
                 stdin=subprocess.DEVNULL,
                 stdout=output,
                 stderr=subprocess.STDOUT,
+                # Its own process group: kill and freeze reach its chart workers too, as a
+                # container's or a VM's death or stall would.
+                start_new_session=True,
             )
 
     def kill(self) -> None:
-        """kill -9, and reap it (SIGKILL cannot be caught, so this takes milliseconds)."""
+        """kill -9 of the bot and its workers, and reap it (SIGKILL cannot be caught, so this
+        takes milliseconds)."""
         process = self._require()
         if process.poll() is None:
-            process.send_signal(signal.SIGKILL)
+            self._signal_group(signal.SIGKILL)
         process.wait(timeout=STOP_S)
+
+    def freeze(self) -> None:
+        """SIGSTOP the bot and its workers: a GC pause, a swapped-out host, a stalled VM. Its
+        connections stay open; it does nothing until thaw()."""
+        self._signal_group(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        self._signal_group(signal.SIGCONT)
+
+    def _signal_group(self, signum: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError):  # gone already, workers and all
+            os.killpg(self._require().pid, signum)
 
     async def terminate(self, within: float = STOP_S) -> int:
         """SIGTERM, and wait for the exit status."""
