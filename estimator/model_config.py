@@ -72,10 +72,13 @@ _NAMES: dict[str, tuple[str, ...]] = {
 
 
 class ConfigError(QueryError):
-    """A config.json that cannot be sized; `key` is the missing or wrong field."""
+    """A config.json that cannot be sized; `key` is the missing or wrong field, `problem`
+    one of "missing" (no such field), "wrong" (a value that cannot be) or "not_config" (not
+    a JSON object, or too big to be one), for the bot's translated one-line answer."""
 
-    def __init__(self, reason: str, *, key: str) -> None:
+    def __init__(self, reason: str, *, key: str, problem: str = "wrong") -> None:
         super().__init__("bad_config", reason, key=key)
+        self.problem = problem
 
 
 @dataclass(frozen=True)
@@ -113,13 +116,18 @@ def _as_object(config: str | bytes | Mapping[str, Any]) -> Mapping[str, Any]:
         raise ConfigError(
             f"config.json is over {MAX_CONFIG_BYTES // 1024} KB: not a model config",
             key="config",
+            problem="not_config",
         )
     try:
         data = json.loads(config)
     except (ValueError, UnicodeDecodeError) as error:
-        raise ConfigError(f"config.json is not valid JSON ({error})", key="config") from None
+        raise ConfigError(
+            f"config.json is not valid JSON ({error})", key="config", problem="not_config"
+        ) from None
     if not isinstance(data, dict):
-        raise ConfigError("config.json must be a JSON object {...}", key="config")
+        raise ConfigError(
+            "config.json must be a JSON object {...}", key="config", problem="not_config"
+        )
     return data
 
 
@@ -147,7 +155,7 @@ class _Reader:
         raw = next((self.data[n] for n in names if self.data.get(n) is not None), None)
         if raw is None:
             if default is None:
-                raise ConfigError(f"config.json has no {key}", key=key)
+                raise ConfigError(f"config.json has no {key}", key=key, problem="missing")
             if why:
                 self.assumed.append(f"{key} = {default} ({why})")
             return default
