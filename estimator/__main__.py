@@ -1,6 +1,10 @@
 """`python -m estimator "<query or question>" [--json] [--lang ru|en]`: the sizing answer.
 
-Exit status 2, with one line on stderr, when the text cannot be read as a sizing question.
+`python -m estimator --config config.json "qlora ctx=4096"` sizes the model the Hugging Face
+config.json describes (estimator.model_config); the text then says only the run.
+
+Exit status 2, with one line on stderr, when the text cannot be read as a sizing question or
+the config cannot be sized.
 """
 
 from __future__ import annotations
@@ -10,9 +14,11 @@ import json
 import sys
 
 from estimator.answer import build_answer, to_json
+from estimator.config_query import sizing_for_config
 from estimator.fit_words import understand
 from estimator.gpus import load_gpus
-from estimator.parse import QueryError
+from estimator.model_config import MAX_CONFIG_BYTES, ConfigError, read_config
+from estimator.parse import ParsedQuery, QueryError
 from estimator.sizing_text import render, render_short, to_plain
 
 EXIT_UNREADABLE = 2
@@ -20,7 +26,10 @@ EXIT_UNREADABLE = 2
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m estimator", description=__doc__)
-    parser.add_argument("text", nargs="+", help='e.g. "13b qlora ctx=4096" or a question')
+    parser.add_argument("text", nargs="*", help='e.g. "13b qlora ctx=4096" or a question')
+    parser.add_argument(
+        "--config", metavar="FILE", help="a Hugging Face config.json: size that model"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object instead of text")
     parser.add_argument("--lang", choices=("ru", "en"), default="en")
     parser.add_argument(
@@ -28,8 +37,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     question = " ".join(args.text)
+    if not question and not args.config:
+        parser.error("give a question, or --config FILE")
     try:
-        parsed = understand(question)
+        parsed = _from_config(args.config, question) if args.config else understand(question)
     except QueryError as error:
         print(f"estimator: {error.reason}", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -45,6 +56,18 @@ def main(argv: list[str] | None = None) -> int:
         view = render_short(answer, args.lang) if args.short else render(answer, args.lang)
         print(to_plain(view))
     return 0
+
+
+def _from_config(path: str, question: str) -> ParsedQuery:
+    try:
+        with open(path, "rb") as f:
+            text = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror}", key="config") from None
+    model = read_config(text)
+    for line in model.assumed:
+        print(f"estimator: config.json: {line}", file=sys.stderr)
+    return sizing_for_config(model.spec, question)
 
 
 if __name__ == "__main__":

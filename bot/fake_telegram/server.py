@@ -16,6 +16,7 @@ from typing import Any, Self
 
 from aiohttp import web
 
+from .files import UserFiles
 from .methods import BotMethods, Handler
 from .models import (
     ApiError,
@@ -65,6 +66,7 @@ class FakeBotApi(CallRecorder):
         self.shutdown_timeout = shutdown_timeout
         self.store = ChatStore()
         self.updates = UpdateQueue(self._signal)
+        self.files = UserFiles()
         self._callback_ids = itertools.count(1)
         self._runner: web.AppRunner | None = None
         self._base_url: str | None = None
@@ -76,6 +78,7 @@ class FakeBotApi(CallRecorder):
             getUpdates=self._get_updates,
             deleteWebhook=self._delete_webhook,
             getWebhookInfo=self._get_webhook_info,
+            getFile=self.files.get_file,
         )
         self._handlers = {name.lower(): (name, handler) for name, handler in handlers.items()}
 
@@ -86,6 +89,7 @@ class FakeBotApi(CallRecorder):
             raise RuntimeError("FakeBotApi can be started once; create a new one")
         app = web.Application(client_max_size=_MAX_UPLOAD)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_get("/file/bot{token}/{path:.+}", self._download)
         runner = web.AppRunner(app, shutdown_timeout=self.shutdown_timeout, access_log=None)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", 0).start()
@@ -148,6 +152,54 @@ class FakeBotApi(CallRecorder):
         username: str | None = None,
     ) -> int:
         """A user writes ``text`` in ``chat_id``; a leading /command gets its entity."""
+        return self._push_user_message(
+            chat_id,
+            {"text": text},
+            text,
+            user_id=user_id,
+            language_code=language_code,
+            first_name=first_name,
+            username=username,
+        )
+
+    def push_document(
+        self,
+        chat_id: int,
+        data: bytes,
+        file_name: str,
+        *,
+        mime_type: str = "application/json",
+        caption: str | None = None,
+        user_id: int | None = None,
+        language_code: str = "ru",
+        first_name: str = "Test",
+    ) -> int:
+        """A user sends a file as a document (with an optional caption); the bot can getFile
+        it and download the bytes (:mod:`bot.fake_telegram.files`)."""
+        stored = self.files.add(data, file_name, mime_type)
+        content: dict[str, Any] = {"document": stored.document()}
+        if caption:
+            content["caption"] = caption
+        return self._push_user_message(
+            chat_id,
+            content,
+            caption or "",
+            user_id=user_id,
+            language_code=language_code,
+            first_name=first_name,
+        )
+
+    def _push_user_message(
+        self,
+        chat_id: int,
+        content: dict[str, Any],
+        text: str,
+        *,
+        user_id: int | None,
+        language_code: str,
+        first_name: str,
+        username: str | None = None,
+    ) -> int:
         user = user_object(
             chat_id,
             user_id,
@@ -164,9 +216,9 @@ class FakeBotApi(CallRecorder):
             "from": user,
             "chat": self.store.chat(chat_id),
             "date": date,
-            "text": text,
+            **content,
         }
-        if entities := command_entities(text):
+        if "text" in content and (entities := command_entities(text)):
             message["entities"] = entities
         update_id = self.push_update({"message": message})
         self.store.add_received(UserMessage(update_id, chat_id, message_id, user["id"], text, date))
@@ -317,6 +369,9 @@ class FakeBotApi(CallRecorder):
         envelope = {"ok": True, "result": result} if error is None else error.envelope()
         self._record(request, status, envelope)
         return web.json_response(envelope, status=status)
+
+    async def _download(self, http: web.Request) -> web.Response:
+        return await self.files.download(http, self.token)
 
     async def _get_updates(self, request: ApiRequest) -> list[dict[str, Any]]:
         offset = parse_int(request.params, "offset")

@@ -15,6 +15,7 @@ from bot.routers import (
     history,
     inline,
     market,
+    model_config,
     prices,
     settings,
     start,
@@ -30,6 +31,9 @@ def create_routers() -> list[Router]:
         start.create_router(),
         help.create_router(),
         settings.create_router(),
+        # A pasted or sent config.json: before the routers that read free text, none of
+        # which could make sense of JSON.
+        model_config.create_router(),
         # Before fit: «а для 70b?» reads as a sizing question of its own there, where it is
         # a change of the last answer. It takes only texts that change a remembered sizing
         # and say nothing else; a new question naming a model goes on to fit.

@@ -1,0 +1,81 @@
+"""A model from its config.json in chat, pasted or sent as a file, through the real polling
+bot and the fake Bot API (documents, getFile and the download path included)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.bot.conftest import CHAT, running_app
+from tests.estimator.test_model_config import CONFIGS
+from tests.fakes.telegram import FakeTelegram
+
+
+async def _reply(telegram: FakeTelegram, push: object) -> str:
+    after = telegram.mark()
+    assert callable(push)
+    push()
+    call = await telegram.wait_for_call("sendMessage", after=after)
+    assert call.ok, call.description
+    return str(call.result["text"])
+
+
+async def test_pasted_config_is_sized_like_the_catalog_model(
+    telegram: FakeTelegram, db_path: Path
+) -> None:
+    config = json.dumps(CONFIGS["Mixtral-8x7B-v0.1"], indent=2)
+    async with running_app(telegram, db_path):
+        pasted = await _reply(telegram, lambda: telegram.push_message(CHAT, config))
+        named = await _reply(telegram, lambda: telegram.push_message(CHAT, "/fit mixtral 8x7b"))
+    assert "config.json" in pasted
+    assert "46.7" in pasted  # billions of parameters, from the shapes
+    assert "8 экспертов, 2 на токен" in pasted
+    # The same peak as the catalog's row: the answer past the first line reads the same.
+    peak = next(line for line in named.splitlines() if line.startswith("Пик:"))
+    assert peak in pasted
+
+
+async def test_words_around_a_pasted_config_say_the_run(
+    telegram: FakeTelegram, db_path: Path
+) -> None:
+    message = "lora ctx=8192 " + json.dumps(CONFIGS["Llama-3.1-8B"])
+    async with running_app(telegram, db_path):
+        text = await _reply(telegram, lambda: telegram.push_message(CHAT, message))
+    assert "LoRA" in text
+    assert "8192" in text
+
+
+async def test_config_document_with_a_caption(telegram: FakeTelegram, db_path: Path) -> None:
+    data = json.dumps(CONFIGS["Qwen3-30B-A3B"]).encode()
+    async with running_app(telegram, db_path):
+        text = await _reply(
+            telegram,
+            lambda: telegram.push_document(CHAT, data, "config.json", caption="lora ctx=4096"),
+        )
+    assert len(telegram.files.downloads) == 1
+    assert "128 экспертов, 8 на токен" in text
+    assert "LoRA" in text
+
+
+async def test_bad_config_names_the_missing_field(telegram: FakeTelegram, db_path: Path) -> None:
+    broken = {k: v for k, v in CONFIGS["Llama-3.1-8B"].items() if k != "num_hidden_layers"}
+    async with running_app(telegram, db_path):
+        pasted = await _reply(telegram, lambda: telegram.push_message(CHAT, json.dumps(broken)))
+        sent = await _reply(
+            telegram,
+            lambda: telegram.push_document(CHAT, json.dumps(broken).encode(), "config.json"),
+        )
+        garbage = await _reply(
+            telegram, lambda: telegram.push_document(CHAT, b"{not json", "config.json")
+        )
+    assert "num_hidden_layers" in pasted
+    assert "num_hidden_layers" in sent
+    assert "не config.json" in garbage
+
+
+async def test_a_big_file_is_not_downloaded(telegram: FakeTelegram, db_path: Path) -> None:
+    big = b"{" + b" " * 70_000 + b"}"
+    async with running_app(telegram, db_path):
+        text = await _reply(telegram, lambda: telegram.push_document(CHAT, big, "config.json"))
+    assert "64" in text
+    assert telegram.files.downloads == []
