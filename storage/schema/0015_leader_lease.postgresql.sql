@@ -8,7 +8,3 @@ CREATE TABLE leader_lease (
     term        bigint      NOT NULL,
     expires_at  timestamptz NOT NULL
 );
-
--- Which claim (one sender's pass) holds a row: renewals and releases touch only the rows
--- their own claim still holds, never a claim another replica made after ours ran out.
-ALTER TABLE outbox ADD COLUMN claim_token text;

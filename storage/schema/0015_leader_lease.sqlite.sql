@@ -1,10 +1,8 @@
 -- SQLite's side of 0015_leader_lease.postgresql.sql. One process owns the file and always
--- leads, so the lease table stays empty; the claim token is written as on PostgreSQL.
+-- leads, so the lease table stays empty.
 CREATE TABLE leader_lease (
     singleton   INTEGER PRIMARY KEY CHECK (singleton = 1),
     holder      TEXT    NOT NULL,
     term        INTEGER NOT NULL,
     expires_at  TEXT    NOT NULL
 ) STRICT;
-
-ALTER TABLE outbox ADD COLUMN claim_token TEXT;
