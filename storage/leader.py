@@ -1,6 +1,6 @@
 """One leader among the replicas that share a PostgreSQL database: a lease row, not a lock.
 
-The leader renews the one row of `leader_lease` (schema/0015) every `interval_s`, with its
+The leader renews the one row of `leader_lease` (schema/0016) every `interval_s`, with its
 replica id and its term, each renewal pushing `expires_at` to the database's now() plus
 `lease_s`. A follower tries every `interval_s` to take the row, which succeeds only once
 `expires_at` has passed on the database's clock, and then with the term one higher. Both are
@@ -40,7 +40,7 @@ logger = logging.getLogger(__name__)
 # claims lock chats by their chat ids (storage.outbox_claims), far below these (Telegram's ids fit
 # in 52 bits). The leader no longer holds a lock (the lease row replaced it); its key stays
 # reserved so that an old replica still running during a rolling upgrade never collides.
-LEADER_LOCK_KEY = 0x67707261_6461_7201  # "gpuradar" leader (before schema/0015)
+LEADER_LOCK_KEY = 0x67707261_6461_7201  # "gpuradar" leader (before schema/0016)
 MIGRATION_LOCK_KEY = 0x67707261_6461_7202  # "gpuradar" migrations
 # Taken by the subscription triggers of schema/0008_delivery.postgresql.sql (a number there):
 # changes commit in the order of their numbers.

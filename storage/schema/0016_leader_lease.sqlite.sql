@@ -1,4 +1,4 @@
--- SQLite's side of 0015_leader_lease.postgresql.sql. One process owns the file and always
+-- SQLite's side of 0016_leader_lease.postgresql.sql. One process owns the file and always
 -- leads, so the lease table stays empty.
 CREATE TABLE leader_lease (
     singleton   INTEGER PRIMARY KEY CHECK (singleton = 1),
