@@ -31,6 +31,7 @@ from bot.delivery.limiter import Limiter
 from bot.delivery.sender import Sender
 from bot.delivery.session import SharedLimitMiddleware
 from bot.jobs import background, heartbeat, housekeeping
+from bot.lease_guard import PollingFence
 from bot.middlewares.throttling import FlowStore, LocalFlows, ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
 from bot.miniapp.app_api import MiniApp
@@ -155,6 +156,10 @@ async def build_application(
     try:
         texts = translators()
         bot = create_bot(token, api_url, limiter)
+        if topology.lease is not None:
+            # A leader past its lease neither polls nor commits a refresh (storage.leader).
+            bot.session.middleware(PollingFence(topology.lease.held))
+            store.fence_refreshes(topology.lease.fence)
     except BaseException:
         await store.close()
         if lock is not None:
@@ -253,9 +258,14 @@ def attach_delivery(
         if released:
             logger.info("released %s outbox rows claimed before the last stop", released)
 
+    lease = topology.lease
+    leading = (lambda: True) if lease is None else lease.held
     application.services.append(background("delivery", sender.run, before=release_stale_claims))
     application.duties.append(
-        background("housekeeping", lambda stop: housekeeping(store, stop, topology.flows))
+        background(
+            "housekeeping",
+            lambda stop: housekeeping(store, stop, topology.flows, leading),
+        )
     )
 
 

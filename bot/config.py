@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import unquote, urlsplit
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import NoDecode, SettingsConfigDict
 from yarl import URL
 
@@ -89,6 +96,11 @@ class Settings(ScraperSettings):
     # try (storage/leader.py's ELECTION_INTERVAL_S, not imported here: asyncpg's import
     # time would come before a bad setting is reported).
     election_interval_s: float = Field(default=5.0, gt=0, le=60)
+    # Replicas sharing PostgreSQL: how long the leader's lease lasts unrenewed (it renews
+    # every election_interval_s). A frozen or cut-off leader loses it after this long, and a
+    # follower takes over at its next try; 15 s lets three renewals miss
+    # (storage/leader.py's LEADER_LEASE_S). Must be longer than election_interval_s.
+    leader_lease_s: float = Field(default=15.0, gt=0, le=600)
     # How long start-up keeps retrying when Telegram (or PostgreSQL) cannot be reached,
     # before exit 2.
     startup_retry_s: float = Field(default=60.0, ge=0, le=3600)
@@ -136,6 +148,15 @@ class Settings(ScraperSettings):
         if isinstance(value, str) and not value.strip():
             return None
         return value
+
+    @model_validator(mode="after")
+    def _lease_outlasts_renewals(self) -> Settings:
+        # A lease that ends before the next renewal would change leaders every round.
+        if self.leader_lease_s <= self.election_interval_s:
+            raise ValueError(
+                "GPURADAR_LEADER_LEASE_S must be longer than GPURADAR_ELECTION_INTERVAL_S"
+            )
+        return self
 
     @field_validator("replica_id", mode="before")
     @classmethod

@@ -86,19 +86,35 @@ def heartbeat(
     return background("heartbeat", beating, before=join)
 
 
-async def housekeeping(store: Store, stop: asyncio.Event, flows: SharedFlows | None = None) -> None:
+async def housekeeping(
+    store: Store,
+    stop: asyncio.Event,
+    flows: SharedFlows | None = None,
+    leading: Callable[[], bool] = lambda: True,
+) -> None:
     """Daily, from start-up: forget sent and dropped alerts older than OUTBOX_KEEP, all but
     the newest subscription changes (the match index has long applied them), the shared
     flood state of users long quiet, the sizings too old to be followed up, and the webhook
-    updates' claims older than Telegram retries (storage.updates.KEEP_UPDATES)."""
+    updates' claims older than Telegram retries (storage.updates.KEEP_UPDATES).
+
+    `leading` is asked before each step: a leader whose lease ran out (storage.leader) stops
+    at once, the election stopping this duty right after."""
     while not stop.is_set():
         try:
-            purged = await store.purge_outbox(datetime.now(UTC) - OUTBOX_KEEP)
-            await store.prune_subscription_changes()
-            await store.forget_sizings(datetime.now(UTC))
-            await store.forget_updates(datetime.now(UTC))
+            purged = 0
+            steps: list[Callable[[], Awaitable[object]]] = [
+                lambda: store.prune_subscription_changes(),
+                lambda: store.forget_sizings(datetime.now(UTC)),
+                lambda: store.forget_updates(datetime.now(UTC)),
+            ]
             if flows is not None:
-                await flows.forget_quiet()
+                steps.append(flows.forget_quiet)
+            if leading():
+                purged = await store.purge_outbox(datetime.now(UTC) - OUTBOX_KEEP)
+            for step in steps:
+                if not leading():
+                    break
+                await step()
             if purged:
                 logger.info("purged %s sent or dropped outbox rows", purged)
         except Exception:  # the next day tries again; delivery does not depend on this

@@ -16,7 +16,7 @@ from bot.config import Settings
 from bot.replica import Election, ElectionFactory
 from storage import Store
 from storage.flows import SharedFlows
-from storage.leader import Hook, LeaderElection
+from storage.leader import Hook, LeaderElection, LeaderLease
 from storage.postgres import PgDatabase
 from storage.replicas import ReplicaRegistry
 
@@ -55,6 +55,8 @@ class Alone:
     claims: ClaimPolicy = SOLE_CLAIMS
     flows: None = field(default=None, init=False)
     heartbeats: None = field(default=None, init=False)
+    # No lease: the one process on the file leads for as long as it holds the file.
+    lease: None = field(default=None, init=False)
 
     async def release_stale_claims(self, store: Store) -> int:
         return await store.release_claims()
@@ -62,14 +64,17 @@ class Alone:
 
 @dataclass(frozen=True)
 class Shared:
-    """One of the replicas sharing a PostgreSQL database: an advisory lock elects the leader
-    (storage.leader), heartbeats count the replicas (storage.replicas), the flood state is in
-    the database (storage.flows), and a dead replica's claims are left to their leases."""
+    """One of the replicas sharing a PostgreSQL database: a lease row elects the leader
+    (storage.leader; `lease` is this replica's view of it, which the duties ask before each
+    step and the refresh commits carry), heartbeats count the replicas (storage.replicas), the
+    flood state is in the database (storage.flows), and a dead replica's claims are left to
+    their leases."""
 
     election: ElectionFactory
     flows: SharedFlows
     heartbeats: ReplicaRegistry
     claims: ClaimPolicy
+    lease: LeaderLease | None = None
 
     async def release_stale_claims(self, store: Store) -> int:
         return 0
@@ -85,21 +90,41 @@ def topology_of(
     database = store.database
     if not isinstance(database, PgDatabase):
         return Alone(election)
+    lease = None
+    if election is None:
+        lease = LeaderLease()
+        election = postgresql_election(
+            database,
+            settings.replica_id,
+            lease,
+            interval_s=settings.election_interval_s,
+            lease_s=settings.leader_lease_s,
+        )
     return Shared(
-        election=election or postgresql_election(database.url, settings.election_interval_s),
+        election=election,
         flows=SharedFlows(database),
         heartbeats=ReplicaRegistry(database),
         claims=replica_claims(settings.claim_lease_s),
+        lease=lease,
     )
 
 
-def postgresql_election(url: str, interval_s: float) -> ElectionFactory:
-    """The replicas sharing the database at `url` elect their leader with an advisory lock,
-    a follower trying for it every `interval_s` (GPURADAR_ELECTION_INTERVAL_S)."""
+def postgresql_election(
+    database: PgDatabase, replica_id: str, lease: LeaderLease, *, interval_s: float, lease_s: float
+) -> ElectionFactory:
+    """The replicas sharing `database` elect their leader with a lease row (storage.leader),
+    renewed, and tried for by followers, every `interval_s` (GPURADAR_ELECTION_INTERVAL_S),
+    free for another to take once `lease_s` (GPURADAR_LEADER_LEASE_S) passed unrenewed."""
 
     def election(on_elected: Hook, on_deposed: Hook) -> Election:
         return LeaderElection(
-            url, on_elected=on_elected, on_deposed=on_deposed, interval_s=interval_s
+            database,
+            replica_id,
+            on_elected=on_elected,
+            on_deposed=on_deposed,
+            interval_s=interval_s,
+            lease_s=lease_s,
+            lease=lease,
         )
 
     return election

@@ -6,6 +6,7 @@ of it or none. Nothing is worked out here beyond which rows to read: the rules a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from monitor.plan import Healthy, RefreshPlan, RefreshState
@@ -17,9 +18,19 @@ from storage.outbox_insert import insert_alerts, prepare_alerts
 from storage.parts import read_part_runs, write_part_statuses
 from storage.sql import Connection, Database, moment_of, moment_value, scalar
 
+# The term this replica leads in, or None when it does not (storage.leader.LeaderLease.fence).
+Fence = Callable[[], int | None]
+
 
 class RefreshQueries:
     _db: Database
+    # Set on replicas sharing PostgreSQL (fence_refreshes): each commit carries the leader's
+    # term. None on SQLite, whose one process always leads.
+    _fence: Fence | None = None
+
+    def fence_refreshes(self, fence: Fence) -> None:
+        """Refuse every refresh commit, good or failed, not made under the lease's term."""
+        self._fence = fence
 
     async def load(self, provider: str, now: datetime) -> RefreshState:
         """The provider's snapshot, part runs and live cooldowns, and every held chat."""
@@ -40,12 +51,20 @@ class RefreshQueries:
         return RefreshState(revision, tracked, runs, last_alerts, holds)
 
     async def commit(self, provider: str, plan: RefreshPlan) -> int | None:
-        """Write the plan in one transaction; the new outbox rows, or None if superseded."""
+        """Write the plan in one transaction; the new outbox rows, or None if superseded: by
+        another commit (the revision moved), or by another leader (the term moved)."""
+        term = None
+        if self._fence is not None:
+            term = self._fence()
+            if term is None:  # this replica's lease ran out: not the leader's to write
+                return None
         # Rows are made ready first: the write transaction holds every writer off.
         alerts = None
         if plan.queued and plan.queued_at is not None:
             alerts = prepare_alerts(plan.queued, plan.queued_at)
         async with self._db.transaction() as connection:
+            if term is not None and not await _still_leading(connection, term):
+                return None
             if plan.revision is not None and not await _advance(
                 connection, provider, plan.revision
             ):
@@ -66,6 +85,20 @@ class RefreshQueries:
                     connection, provider, health.error, health.at, health.duration_s
                 )
         return queued
+
+
+async def _still_leading(connection: Connection, term: int) -> bool:
+    """The lease is still at `term` and running, on the database's clock.
+
+    FOR SHARE holds the row until this transaction ends: a takeover (an UPDATE of the row)
+    waits for the commit, so no commit of an old term lands after a new term began.
+    """
+    found = await scalar(
+        connection,
+        "SELECT term FROM leader_lease WHERE term = ? AND expires_at > now() FOR SHARE",
+        (term,),
+    )
+    return found is not None
 
 
 async def _revision(connection: Connection, provider: str) -> int:

@@ -139,10 +139,15 @@ class SenderStats:
     dropped: int = 0  # messages refused with 400, or given up after max_attempts
     blocked: int = 0  # chats that answered 403
     shortened: int = 0  # too long for Telegram: sent as a summary instead
+    claims_lost: int = 0  # rows dropped unsent because their claims ran out (a freeze)
 
 
 class _StoppedError(Exception):
     """The stop event fired during a wait."""
+
+
+class _ClaimsLostError(Exception):
+    """This pass's claims ran out before a send: another sender may hold the rows now."""
 
 
 def _utcnow() -> datetime:
@@ -174,6 +179,7 @@ class Sender:
         now: Callable[[], datetime] = _utcnow,
         on_result: ResultHook | None = None,
         renew_sleep: Sleep = asyncio.sleep,
+        lease_clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """`limiter` is shared with the bot's replies (bot.delivery.session); by default the
         sender gets one of its own at 28 messages/s. `per_chat` bounds the rows one chat
@@ -189,6 +195,13 @@ class Sender:
         sender can send in about that long at its limiter's rate (never more than
         `batch_size`): replicas sharing an outbox each take a part instead of one of them
         claiming the whole fan-out at its 1/N of the rate.
+
+        Claims are fenced by `lease_clock` (monotonic seconds, which run on while the process
+        is frozen): a pass trusts its claims until the time its claim, or its last good
+        renewal, was sent plus `lease`, which comes no later than the rows' own
+        `claimed_until`. Each send checks that deadline just before it goes; past it (a
+        freeze, a stalled database) the pass drops what it holds, without sending, renewing
+        or releasing any of it: another sender may have claimed those rows already.
         """
         if min(concurrency, batch_size, per_chat) < 1:
             raise ValueError("concurrency, batch_size and per_chat must be >= 1")
@@ -204,6 +217,8 @@ class Sender:
         # The renewals' own timer, apart from `sleep`: tests that move a fake clock by each
         # pacing sleep must not see it jump by a third of the lease as well.
         self._renew_sleep = renew_sleep
+        self._lease_clock = lease_clock
+        self._claims_until = 0.0  # on lease_clock: until when this pass's claims are ours
         self._policy = DeliveryPolicy(
             clock=clock,
             max_attempts=max_attempts,
@@ -284,6 +299,7 @@ class Sender:
         """
         if not await self._journal.flush():
             return 0
+        claimed_at = self._lease_clock()
         rows = await self._store.claim(
             self._now(),
             limit=self._claim_limit(),
@@ -295,6 +311,7 @@ class Sender:
         self._journal.succeeded()  # the claim was a write
         if not rows:
             return 0
+        self._claims_until = claimed_at + self._lease.total_seconds()
         self._policy.forget_old_floods()
         chats: dict[int, list[OutboxRow]] = {}
         for row in rows:
@@ -309,7 +326,12 @@ class Sender:
             nonlocal sent
             token = sending_alert.set(True)  # replies' middleware: the sender paces these
             try:
-                while queue and not self._stop.is_set() and self.store_error is None:
+                while (
+                    queue
+                    and not self._stop.is_set()
+                    and self.store_error is None
+                    and self._claims_held()
+                ):
                     chat_id, chat_rows = queue.popleft()
                     if await self._deliver(chat_id, chat_rows, unsent):
                         sent += 1
@@ -327,10 +349,18 @@ class Sender:
             renewing.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await renewing
+            if unsent and not self._claims_held():
+                # Another sender may hold them now: releasing would end its claim.
+                logger.warning("dropping %s outbox claims that ran out unsent", len(unsent))
+                self.stats.claims_lost += len(unsent)
+                unsent.clear()
             if unsent:
                 leftover = tuple(unsent)
                 await self._journal.write(partial(self._store.release, leftover))
         return sent
+
+    def _claims_held(self) -> bool:
+        return self._lease_clock() < self._claims_until
 
     def _claim_limit(self) -> int:
         if self._claim_horizon_s is None:
@@ -347,8 +377,12 @@ class Sender:
             await self._renew_sleep(every)
             if not unsent:
                 continue
+            if not self._claims_held():
+                return  # ran out (a freeze): renewing now could extend another's claim
+            sent_at = self._lease_clock()
             try:
                 await self._store.extend_claims(tuple(unsent), self._now() + self._lease)
+                self._claims_until = sent_at + self._lease.total_seconds()
             except Exception as error:
                 # The lease still runs; if it ends, another sender may send these again.
                 logger.warning("could not renew %s outbox claims: %s", len(unsent), error)
@@ -435,6 +469,10 @@ class Sender:
             while True:
                 try:
                     async with self._limiter.slot(chat_id):
+                        if not self._claims_held():
+                            # The in-flight window ends here: past this check a freeze
+                            # can repeat only the sends already on their way.
+                            raise _ClaimsLostError
                         if not on_wire:
                             on_wire = True
                             self._on_wire += 1
@@ -445,6 +483,8 @@ class Sender:
                             parse_mode=ParseMode.HTML,
                             reply_markup=message.markup,
                         )
+                except _ClaimsLostError:
+                    return False  # the rows stay in `unsent`: the pass drops them
                 except TelegramRetryAfter as error:
                     self._count("flood_wait")
                     if self._flood(chat_id, error.retry_after):

@@ -553,3 +553,35 @@ async def test_a_long_pass_renews_its_claims_until_each_row_is_settled(
     counts = [count for _, _, count in renewals]
     assert counts == sorted(counts, reverse=True)
     assert counts[0] < 40
+
+
+async def test_a_pass_that_wakes_past_its_claims_drops_them_without_sending(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    await queue(store, [Alert(chat, chat, appeared("a")) for chat in (1, 2, 3)])
+    lease = timedelta(seconds=15)
+    frozen = [0.0]
+
+    def freeze_after_the_first(outcome: str) -> None:
+        # The process stops right after its first send and wakes past its lease: another
+        # replica has claimed (and sent) the other rows meanwhile.
+        frozen[0] += lease.total_seconds()
+
+    sender = make_sender(
+        bot,
+        store,
+        fake_time,
+        lease=lease,
+        lease_clock=lambda: frozen[0],
+        on_result=freeze_after_the_first,
+    )
+    assert await sender.drain_once() == 1
+    assert sum(sent_counts(tg).values()) == 1
+    assert sender.stats.claims_lost == 2
+    # Neither sent nor released: the claims stay as they were, for their new holder.
+    left = pending(await store.outbox_rows())
+    assert len(left) == 2
+    reclaim = await store.claim(
+        fake_time.wall(), limit=10, per_chat=1, lease=lease, chat_gap=timedelta(0)
+    )
+    assert reclaim == []

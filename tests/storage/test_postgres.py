@@ -1,21 +1,18 @@
-"""The asyncpg side of storage.sql, and the leader election, against a real server."""
+"""The asyncpg side of storage.sql against a real server (the election: test_leader.py)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
 
-from storage.leader import LeaderElection
 from storage.postgres import (
     DatabaseReadOnlyError,
     DatabaseUnavailableError,
     PgDatabase,
     redact_url,
 )
-from tests.polling import eventually
 from tests.postgres import require_postgres, temporary_database
 
 
@@ -142,32 +139,3 @@ async def test_a_read_only_database_fails_the_probe_and_its_writes(url: str):
 def test_redact_url_hides_only_the_password():
     assert redact_url("postgresql://u:p@h:5/db?x=1") == "postgresql://u:***@h:5/db?x=1"
     assert redact_url("postgresql://u@h/db") == "postgresql://u@h/db"
-
-
-async def test_one_leader_and_a_takeover_when_it_goes(url: str):
-    events: list[str] = []
-
-    def election(name: str) -> LeaderElection:
-        async def elected() -> None:
-            events.append(f"{name} elected")
-
-        async def deposed() -> None:
-            events.append(f"{name} deposed")
-
-        return LeaderElection(url, on_elected=elected, on_deposed=deposed, interval_s=0.05)
-
-    first, second = election("a"), election("b")
-    stop_first, stop_second = asyncio.Event(), asyncio.Event()
-    run_first = asyncio.create_task(first.run(stop_first))
-    await eventually(lambda: first.is_leader)
-    run_second = asyncio.create_task(second.run(stop_second))
-    # Several of b's tries go by while a holds the lock, and b loses each one.
-    await eventually(lambda: second.tries >= 3)
-    assert first.is_leader
-    assert not second.is_leader
-    stop_first.set()
-    await run_first
-    await eventually(lambda: second.is_leader)
-    stop_second.set()
-    await run_second
-    assert events == ["a elected", "a deposed", "b elected", "b deposed"]

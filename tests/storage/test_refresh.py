@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from monitor.alerts import Alert
 from monitor.diff import Tracked
 from monitor.events import Event, EventKind
@@ -166,3 +168,37 @@ async def test_rows_queued_before_0010_keep_their_cooldown(
     assert (await migrated.load("acme", T0 + HOUR / 2)).last_alerts == {a: T0, b: T0}
     assert (await migrated.load("acme", T0 + HOUR)).last_alerts == {b: T0}
     assert (await migrated.load("acme", T0 + 6 * HOUR)).last_alerts == {}
+
+
+async def take_lease(store: Store, holder: str, term: int) -> None:
+    """Write the lease row as storage.leader would have left it: `holder` leads at `term`."""
+    async with store.database.write() as connection:
+        await connection.execute(
+            "INSERT INTO leader_lease (singleton, holder, term, expires_at)"
+            " VALUES (true, ?, ?, now() + interval '1 minute')"
+            " ON CONFLICT (singleton) DO UPDATE SET holder = excluded.holder,"
+            " term = excluded.term, expires_at = excluded.expires_at",
+            (holder, term),
+        )
+
+
+@pytest.mark.postgresql_only
+async def test_a_stale_leaders_commits_are_refused_good_or_failed(store: Store):
+    term: list[int | None] = [1]
+    store.fence_refreshes(lambda: term[0])
+    await take_lease(store, "a", 1)
+    assert await store.commit("acme", good_plan(0, ("a",))) == 0  # the leader's own term
+    await take_lease(store, "b", 2)  # b took over while a was frozen; a still thinks it leads
+    assert await store.commit("acme", good_plan(1, ("a", "b"), queued(1, 10, "b"))) is None
+    failure = RefreshPlan(Failed(NetworkError("acme", "refused"), 20.0, T0 + HOUR))
+    assert await store.commit("acme", failure) is None  # a failed refresh is fenced as well
+    (health,) = await store.provider_health()
+    assert (health.offer_count, health.consecutive_failures) == (1, 0)
+    assert (await store.load("acme", T0)).revision == 1
+    assert await store.outbox_rows() == []
+    term[0] = None  # a knows its lease ran out: nothing is even tried
+    assert await store.commit("acme", failure) is None
+    term[0] = 2  # as b: its commits go through
+    assert await store.commit("acme", failure) == 0
+    (health,) = await store.provider_health()
+    assert health.consecutive_failures == 1
