@@ -26,7 +26,7 @@ solve-none-ctx = 📐 На { $gpus } не влезает даже контекс
 solve-none-bs = 📐 На { $gpus } не влезает даже micro-batch { $value }: не хватает { $over } ГиБ.
 solve-none-rank = 📐 На { $gpus } не влезает даже ранг LoRA { $value }: не хватает { $over } ГиБ.
 solve-needs-gpu = 📐 Чтобы найти, какой { $lever } максимально влезет, назовите карту: например, <code>/fit { $example }</code>
-# «на какой самой дешёвой карте это пойдёт?»: the planner's cheapest plan that holds the run.
+# The cheapest card that holds the run, when asked for: the planner's first plan.
 solve-cheapest-plan = 💸 <b>Дешевле всего это пойдёт на { $where }</b>: { $rate } ₽/ч за сервер, запас { $headroom } ГиБ
 solve-cheapest-card = 💸 Живых цен нет; самая маленькая карта из тех, что сдают, которая потянет: <b>{ $gpu }</b> (запас { $headroom } ГиБ)
 solve-cheapest-none = 💸 Ни одно предложение и ни одна карта это не потянут.
