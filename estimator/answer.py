@@ -34,6 +34,7 @@ from estimator.planner import (
     within_budget,
 )
 from estimator.query import Checkpointing, FitQuery, Method, Stack
+from estimator.solve import Solution, solve, solved_json, solved_query
 from estimator.specs import GpuSpec, ModelSpec
 from estimator.stacks import COMMON_STACKS
 from estimator.timing import TrainingTime, training_time
@@ -74,6 +75,7 @@ class FitAnswer:
     budget: BudgetVerdict | None = None
     hours_per_month: float | None = None  # the user's use a month, for the break-even
     constraints: StatedConstraints = field(default_factory=StatedConstraints)  # as said
+    solved: Solution | None = None  # a reverse question's answer; the run is sized at it
 
     def row(self, gpu_id: str) -> GpuFit | None:
         return next((row for row in self.table if row.gpu.id == gpu_id), None)
@@ -82,6 +84,8 @@ class FitAnswer:
 def build_answer(
     parsed: ParsedQuery, gpus: Sequence[GpuSpec], quotes: Iterable[PriceQuote] = ()
 ) -> FitAnswer:
+    solution = solve(parsed, gpus)  # ctx=max: the rest of the answer is for the solved value
+    parsed = solved_query(parsed, solution)
     query, model = parsed.query, parsed.model
     memory = estimate_memory(query, model)
     table = fit_table(query, model, gpus, memory, asked=parsed.target_gpu)
@@ -148,6 +152,7 @@ def build_answer(
         budget=budget,
         hours_per_month=parsed.hours_per_month,
         constraints=parsed.constraints,
+        solved=solution,
     )
 
 
@@ -275,6 +280,7 @@ def to_json(answer: FitAnswer) -> dict[str, Any]:
             "stack": query.stack.value,
         },
         "target_gpu": answer.target.gpu.id if answer.target else None,
+        **solved_json(answer.solved),
         "peak_gb": round(answer.memory.peak, 2),
         "breakdown": {key: round(value, 2) for key, value in answer.memory.breakdown().items()},
         "fits": [

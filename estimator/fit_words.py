@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from estimator.parse import ParsedQuery, QueryError, parse_command, parse_question
+from estimator.parsing.build import CHEAPEST_NOTE, CHEAPEST_WORD
 from estimator.query import FitQuery, Method
 
 
@@ -53,6 +54,8 @@ _SHORT_KEYS: tuple[tuple[str, str], ...] = (
     ("ep", "epochs"),
 )
 _DEFAULT = FitQuery(model="-")
+# ParsedQuery.solve -> the FitQuery field it solves for (estimator.solve.FIELDS).
+_SOLVED_FIELDS = {"ctx": "ctx", "bs": "micro_batch", "rank": "lora_rank"}
 
 
 def command_for(parsed: ParsedQuery) -> str:
@@ -72,8 +75,12 @@ def command_for(parsed: ParsedQuery) -> str:
     )
     # «от 1500 до 3500 токенов» with no average: the range travels, the average stays assumed.
     ranged = parsed.shortest_tokens is not None and parsed.assumed("tokens_per_example") is not None
+    solved = _SOLVED_FIELDS.get(parsed.solve or "")
     for key, name in _SHORT_KEYS:
         value = getattr(query, name)
+        if name == solved:
+            parts.append(f"{key}=max")  # a reverse question: the query holds a placeholder
+            continue
         if name == "ctx":
             # A given ctx is written even at its default (examples longer than it would raise
             # it again); an assumed one is not: the examples, or nothing, say it again.
@@ -109,6 +116,8 @@ def command_for(parsed: ParsedQuery) -> str:
         parts.append("loc=ru")
     if parsed.max_rub_per_hour is not None:
         parts.append(f"rate={parsed.max_rub_per_hour:g}")
+    if CHEAPEST_NOTE in parsed.notes:
+        parts.append(CHEAPEST_WORD)
     return " ".join(parts)
 
 

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 from estimator.fit_words import command_for
 from estimator.models import find_model_in_text
-from estimator.parsing.build import Given
+from estimator.parsing.build import CHEAPEST_WORD, Given
 from estimator.parsing.command import parse_command
 from estimator.parsing.patterns import SIZE, compiled, number_value
 from estimator.parsing.result import ParsedQuery, QueryError
@@ -44,6 +44,8 @@ _QUERY_FIELDS = {field.name for field in dataclasses.fields(FitQuery)}
 _DEFAULT = FitQuery(model="-")
 # The methods a sizing ruled out («без qlora»), as command_for writes them ("no-qlora").
 RULED_OUT = "no"
+# What a lever solved for is set to (ctx=max).
+SOLVED = "max"
 
 # Given (what a free-text reader understood) -> the command key that says the same.
 GIVEN_KEYS: dict[str, str] = {
@@ -80,6 +82,10 @@ GIVEN_KEYS: dict[str, str] = {
     "hours_per_month": "hpm",
     "russia_only": "loc",
     "max_rub_per_hour": "rate",
+    # A reverse question: the lever it solves for, as "<lever>=max" (ctx=max, bs=max, rank=max).
+    "solve": SOLVED,
+    # «на какой самой дешёвой карте»: the positional word "cheapest".
+    "cheapest": CHEAPEST_WORD,
 }
 
 # Words a follow-up is made of besides what it changes: «а если взять 4 карты?», "what about
@@ -133,6 +139,16 @@ FILLER_WORDS = frozenset(
         "сколько",
         "лучше",
         "просто",
+        "поставить",
+        "ставить",
+        "какой",
+        "какая",
+        "какую",
+        "это",
+        "пойдёт",
+        "пойдет",
+        "потянет",
+        "запустится",
         # English
         "a",
         "an",
@@ -165,6 +181,11 @@ FILLER_WORDS = frozenset(
         "try",
         "using",
         "also",
+        "this",
+        "that",
+        "run",
+        "fits",
+        "set",
     }
 )
 # What the readers leave of «8× H100» once the card is read: the count glyph.
@@ -198,7 +219,13 @@ def apply_followup(previous: ParsedQuery, text: str) -> ParsedQuery | None:
     changes = read_changes(text)
     if changes is None:
         return None
-    keys = {**_stated_keys(previous), **changes}
+    stated = _stated_keys(previous)
+    if SOLVED in changes.values():
+        # «а какой batch?» after ctx=max: the new question solves for one lever only.
+        stated = {key: value for key, value in stated.items() if value != SOLVED}
+    if CHEAPEST_WORD in changes and "gpu" not in changes:
+        stated.pop("gpu", None)  # «на какой самой дешёвой карте»: the card is the question
+    keys = {**stated, **changes}
     try:
         parsed = parse_command(_command(keys))
     except QueryError as error:
@@ -301,6 +328,11 @@ def _given_keys(given: Given) -> dict[str, str]:
             keys[key] = f"{value}-{given.longest_tokens}"
         elif name == "longest_tokens" and given.shortest_tokens is not None:
             continue  # the range says it
+        elif name == "solve":
+            keys[str(value)] = SOLVED
+        elif name == "cheapest":
+            if value:
+                keys[key] = CHEAPEST_WORD
         elif name == "ruled_out":
             keys[key] = " ".join(f"no-{method.value}" for method in value)
         elif name == "russia_only":
@@ -337,6 +369,8 @@ def _stated_keys(parsed: ParsedQuery) -> dict[str, str]:
             # command_for leaves an assumed method out.
             if word.startswith("no-"):
                 ruled_out.append(word)
+            elif word == CHEAPEST_WORD:
+                keys[CHEAPEST_WORD] = CHEAPEST_WORD
             else:
                 keys["method"] = word
             continue
@@ -357,7 +391,9 @@ def _command(keys: Mapping[str, str]) -> str:
         parts.append(method if method.lower() in COMMAND_METHOD_WORDS else f"method={method}")
     elif RULED_OUT in keys:
         parts.append(keys[RULED_OUT])  # a method named now replaces what was ruled out
-    positional = ("model", "method", RULED_OUT)
+    if CHEAPEST_WORD in keys:
+        parts.append(CHEAPEST_WORD)
+    positional = ("model", "method", RULED_OUT, CHEAPEST_WORD)
     pairs = sorted((key, value) for key, value in keys.items() if key not in positional)
     pairs.sort(key=lambda pair: _KEY_ORDER.get(pair[0], len(_KEY_ORDER)))
     parts += [f"{key}={value}" for key, value in pairs]

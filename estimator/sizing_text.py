@@ -32,6 +32,7 @@ from estimator.plan_text import (
 )
 from estimator.planner import Plan, with_hourly
 from estimator.query import Method, Stack
+from estimator.solve_text import head_lines, needs_gpu, needs_gpu_text
 from estimator.stacks import profile
 
 MESSAGE_LIMIT = 4096
@@ -71,9 +72,16 @@ def model_label(answer: FitAnswer) -> str:
 
 
 def render_short(answer: FitAnswer, language: str) -> str:
+    if needs_gpu(answer):  # a reverse question with no card: it says which card, no more
+        return needs_gpu_text(answer, language)
     # What was assumed about the method comes first: a verdict never rests on it unsaid.
     i18n = translator(language)
-    lines = [*_method_line(answer, language), _title(answer, language)]
+    # A reverse answer (ctx=max) or the cheapest card asked for heads the answer.
+    lines = [
+        *head_lines(answer, language),
+        *_method_line(answer, language),
+        _title(answer, language),
+    ]
     lines += _constraints_line(answer, language)
     lines += _ctx_lines(answer, language)
     if answer.model_from_size:
@@ -365,6 +373,8 @@ def render_details(answer: FitAnswer, language: str) -> str:
 
 def render(answer: FitAnswer, language: str) -> str:
     """The whole answer (the CLI prints this)."""
+    if needs_gpu(answer):
+        return needs_gpu_text(answer, language)
     return render_short(answer, language) + "\n\n" + render_details(answer, language)
 
 

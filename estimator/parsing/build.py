@@ -97,7 +97,30 @@ class Given:
     hours_per_month: float | None = None
     russia_only: bool | None = None
     max_rub_per_hour: float | None = None
+    solve: str | None = None  # ctx=max, bs=max, rank=max: the lever to solve for
+    cheapest: bool | None = None  # «на какой самой дешёвой карте»: name the cheapest plan
     notes: list[str] = field(default_factory=list)
+
+
+# The note of a question that asks for the cheapest card that holds the run (the answer names
+# the planner's first plan; fit_words.command_for writes it back as the word "cheapest").
+CHEAPEST_NOTE = "ask:cheapest"
+CHEAPEST_WORD = "cheapest"
+# What a lever's value says to solve for it (ctx=max): the largest that fits the named card.
+MAX_VALUES = frozenset({"max", "maximum", "макс", "максимум"})
+
+
+def set_solve(given: Given, lever: str) -> None:
+    """Solve for `lever`; one lever a question (two would trade off against each other)."""
+    if given.solve is not None and given.solve != lever:
+        raise QueryError(
+            "conflict",
+            f"only one value can be solved for at a time: {given.solve}=max or {lever}=max",
+            key=lever,
+            value="max",
+            allowed=(f"{given.solve}=max", f"{lever}=max"),
+        )
+    given.solve = lever
 
 
 def check_int(key: str, value: float) -> int:
@@ -174,6 +197,8 @@ def finish(given: Given) -> ParsedQuery:
     """Fill the gaps with FitQuery's defaults and record what was assumed."""
     assumed: list[Assumption] = []
     notes = list(given.notes)
+    if given.cheapest:
+        notes.append(CHEAPEST_NOTE)
     if given.model is not None:
         model, from_size = given.model, False
     elif given.size_b is not None:
@@ -202,8 +227,17 @@ def finish(given: Given) -> ParsedQuery:
     method = pick("method", method)
     adapters = method is not Method.FULL
     ctx: int = _ctx(given, assumed, notes)
-    micro_batch: int = pick("micro_batch", given.micro_batch)
-    lora_rank: int = pick("lora_rank", given.lora_rank, adapters)
+    if given.solve == "rank" and not adapters:
+        raise QueryError(
+            "conflict",
+            "rank=max needs lora or qlora: a full fine-tune has no rank",
+            key="rank",
+            value="max",
+            allowed=("lora", "qlora"),
+        )
+    # A lever being solved for is not assumed: the answer says the value it found.
+    micro_batch: int = pick("micro_batch", given.micro_batch, given.solve != "bs")
+    lora_rank: int = pick("lora_rank", given.lora_rank, adapters and given.solve != "rank")
     targets: Targets = pick("targets", given.targets, adapters)
     # With adapters the optimizer holds state for a few million parameters only; for a full
     # fine-tune it decides most of the memory. Precision decides how the frozen base is
@@ -293,6 +327,7 @@ def finish(given: Given) -> ParsedQuery:
         max_rub_per_hour=given.max_rub_per_hour,
         longest_tokens=given.longest_tokens,
         shortest_tokens=given.shortest_tokens if given.longest_tokens else None,
+        solve=given.solve,
     )
 
 
@@ -308,6 +343,8 @@ def _ctx(given: Given, assumed: list[Assumption], notes: list[str]) -> int:
     if given.ctx is not None:
         return given.ctx
     default: int = _DEFAULTS["ctx"]
+    if given.solve == "ctx":
+        return default  # a placeholder: the solver puts the largest that fits here
     longest = given.longest_tokens
     average = given.tokens_per_example
     if average is not None and (average > (longest or default)):

@@ -19,13 +19,16 @@ from enum import StrEnum
 from estimator import gpus
 from estimator.models import find_model_in_text
 from estimator.parsing.build import (
+    CHEAPEST_WORD,
     LIMITS,
+    MAX_VALUES,
     Given,
     check_epochs,
     check_int,
     check_size,
     finish,
     resolve_gpu,
+    set_solve,
 )
 from estimator.parsing.patterns import (
     MILLIONS,
@@ -124,9 +127,9 @@ def _enum_value(key: str, raw: str) -> StrEnum:
 
 # What a numeric key accepts, shown when its value cannot be read.
 NUMBER_EXAMPLES: dict[str, tuple[str, ...]] = {
-    "ctx": ("512", "4096", "8k", "32k"),
-    "bs": ("1", "2", "8"),
-    "rank": ("8", "16", "64"),
+    "ctx": ("512", "4096", "8k", "32k", "max"),
+    "bs": ("1", "2", "8", "max"),
+    "rank": ("8", "16", "64", "max"),
     "gpus": ("1", "2", "8"),
     "dataset": ("10000", "50k", "1m", "2gb", "500mb", "50m_tokens"),
     "tokens": ("300", "512", "2k"),
@@ -258,10 +261,29 @@ def _set_gpu(given: Given, raw: str) -> None:
     given.target_gpu, given.target_family = resolve_gpu(raw)
 
 
+def _or_max(lever: str, setter: Callable[[Given, str], None]) -> Callable[[Given, str], None]:
+    """ctx=max, bs=max, rank=max: solve for the lever instead of setting it."""
+
+    def apply(given: Given, raw: str) -> None:
+        if raw.strip().lower() in MAX_VALUES:
+            set_solve(given, lever)
+        else:
+            setter(given, raw)
+
+    return apply
+
+
 _SETTERS: dict[str, Callable[[Given, str], None]] = {
-    "ctx": lambda g, v: setattr(g, "ctx", check_int("ctx", _amount("ctx", v, 1024))),
-    "bs": lambda g, v: setattr(g, "micro_batch", check_int("bs", _amount("bs", v, 1000))),
-    "rank": lambda g, v: setattr(g, "lora_rank", check_int("rank", _amount("rank", v, 1000))),
+    "ctx": _or_max(
+        "ctx", lambda g, v: setattr(g, "ctx", check_int("ctx", _amount("ctx", v, 1024)))
+    ),
+    "bs": _or_max(
+        "bs", lambda g, v: setattr(g, "micro_batch", check_int("bs", _amount("bs", v, 1000)))
+    ),
+    "rank": _or_max(
+        "rank",
+        lambda g, v: setattr(g, "lora_rank", check_int("rank", _amount("rank", v, 1000))),
+    ),
     "gpus": lambda g, v: setattr(g, "gpus", check_int("gpus", _amount("gpus", v, 1000))),
     "dataset": _set_dataset,
     "budget": lambda g, v: setattr(g, "budget_rub", _budget(v)),
@@ -334,6 +356,9 @@ def _positional(given: Given, words: list[str]) -> None:
     """Method words, then one model name, then sizes and GPUs; the rest is noted."""
     rest: list[str] = []
     for n, word in enumerate(words):
+        if word.lower() == CHEAPEST_WORD:
+            given.cheapest = True  # /fit 8b qlora cheapest: name the cheapest card first
+            continue
         method = COMMAND_METHOD_WORDS.get(word.lower())
         if method is not None and not (n and words[n - 1].lower() in _NEGATIONS):
             _set_method(given, method)

@@ -44,6 +44,9 @@ class ParsedQuery:
     max_rub_per_hour: float | None = None  # «до 300 ₽/ч»: the most per server-hour
     longest_tokens: int | None = None  # «максимум 3500 токенов»: the longest example
     shortest_tokens: int | None = None  # «от 1500 до 3500»: the low end of a range
+    # A reverse question: the lever to solve for ("ctx", "bs", "rank": ctx=max, «какой
+    # максимальный контекст влезет»); the query holds the default there until solved.
+    solve: str | None = None
 
     @property
     def constraints(self) -> Constraints:

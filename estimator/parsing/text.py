@@ -40,6 +40,7 @@ from estimator.parsing.result import ParsedQuery, QueryError
 from estimator.parsing.words import (
     BATCH_WORDS,
     BUDGET_WORDS,
+    CHEAPEST_PHRASES,
     CHECKPOINTING_PHRASES,
     CTX_WORDS,
     DATASET_WORDS,
@@ -64,6 +65,7 @@ from estimator.parsing.words import (
     RANK_WORDS,
     RUBLE_WORDS,
     SHARDING_PHRASES,
+    SOLVE_WORDS,
     STACK_PHRASES,
     TARGETS_PHRASES,
     TEXT_SIZE_UNITS,
@@ -140,6 +142,15 @@ _RANK = (
 _GPU_COUNT = (
     rf"{_COUNT}\s*(?:{_TIMES}\s*)?{alternation(GPU_COUNT_WORDS)}",
     rf"{alternation(GPU_COUNT_WORDS)}\s*[=:]\s*(\d{{1,3}})(?!\w|[.,]\d)",
+)
+# A reverse question: solve words, an optional "lora"/"micro", the lever's word, and no number
+# after it (the GPU and the model are read, and blanked, before this).
+_SOLVE_LEAD = rf"(?:{alternation(SOLVE_WORDS)}[\s\-]+){{1,3}}(?:(?:a|the|lora|лоры)\s+)?"
+_SOLVE_TAIL = rf"(?!{_GLUE}{AMOUNT})"
+_SOLVE: tuple[tuple[str, str], ...] = (
+    ("rank", rf"{_SOLVE_LEAD}{alternation(RANK_WORDS)}{_SOLVE_TAIL}"),
+    ("bs", rf"{_SOLVE_LEAD}{alternation(BATCH_WORDS)}{_SOLVE_TAIL}"),
+    ("ctx", rf"{_SOLVE_LEAD}{_CTX}{_SOLVE_TAIL}"),
 )
 _COUNT_BEFORE = re.compile(rf"{_COUNT}\s*(?:{_TIMES}\s*)?$", re.IGNORECASE)
 _COUNT_AFTER = re.compile(rf"^\s*{_TIMES}\s*(\d{{1,3}})(?!\d|[.,]\d)", re.IGNORECASE)
@@ -279,7 +290,32 @@ def _read_lengths(reader: _Reader, given: Given) -> None:
         _set_int(given, "tokens", "longest_tokens", round(value))
 
 
+def _read_solve(reader: _Reader, given: Given) -> None:
+    """«какой максимальный контекст влезет», "what batch size fits": the lever to solve for
+    (the first one asked); the words are blanked so that no number reader takes them."""
+    found: tuple[int, int, str] | None = None
+    for lever, pattern in _SOLVE:
+        m = compiled(pattern).search(reader.rest)
+        if m and (found is None or m.start() < found[0]):
+            found = (m.start(), m.end(), lever)
+    if found is None:
+        return
+    start, end, lever = found
+    reader.blank(start, end)
+    if given.solve is None:
+        given.solve = lever
+
+
+def _read_cheapest(reader: _Reader, given: Given) -> None:
+    m = compiled(alternation(CHEAPEST_PHRASES)).search(reader.rest)
+    if m is not None:
+        reader.blank(m.start(), m.end())
+        given.cheapest = True
+
+
 def _read_counts(reader: _Reader, given: Given) -> None:
+    _read_cheapest(reader, given)
+    _read_solve(reader, given)
     _read_constraints(reader, given)
     budget = reader.take(_BUDGET)
     if budget is not None and (value := amount_value(budget, thousand=1000)) is not None:
@@ -404,6 +440,9 @@ def parse_question(text: str) -> ParsedQuery | None:
     _read_gpus(reader, given)
     _read_levers(reader, given)
     _read_counts(reader, given)
+    if given.solve == "rank" and given.method is Method.FULL:
+        given.solve = None  # a full fine-tune has no rank to solve for
+        given.notes.append("unused:rank")
     try:
         return finish(given)
     except QueryError:

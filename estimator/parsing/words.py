@@ -382,6 +382,53 @@ BATCH_WORDS: tuple[str, ...] = (
     "бс",
 )
 RANK_WORDS: tuple[str, ...] = ("lora rank", "lora r", "rank", "ранг*", "ранк*", "lora_r")
+# «на какой самой дешёвой карте это пойдёт», "cheapest card for this": the planner's cheapest
+# live offer that holds the run, named first in the answer.
+CHEAPEST_PHRASES: tuple[str, ...] = (
+    "сам* дешёв* карт*",
+    "сам* дешев* карт*",
+    "сам* дешёв* видеокарт*",
+    "сам* дешев* видеокарт*",
+    "сам* дешёв* gpu",
+    "сам* дешев* gpu",
+    "сам* дешёв* вариант*",
+    "сам* дешев* вариант*",
+    "cheapest card*",
+    "cheapest gpu*",
+    "cheapest option*",
+    "cheapest",
+)
+# A reverse question asks for the largest value of a lever that fits the card: «какой
+# максимальный контекст влезет», «какой batch поставить», "max context", "what batch size
+# fits". These words stand before the lever's word (CTX/BATCH/RANK_WORDS) with no number
+# after it: "max context 8k" sets ctx (text.py).
+SOLVE_WORDS: tuple[str, ...] = (
+    "максимальн*",
+    "макс",
+    "наибольш*",
+    "самый большой",
+    "самую большую",
+    "самая большая",
+    "самый длинный",
+    "какой",
+    "какая",
+    "какую",
+    "каким",
+    "сколько",
+    "max",
+    "maximum",
+    "maximal",
+    "largest",
+    "biggest",
+    "longest",
+    "highest",
+    "what",
+    "which",
+    "how much",
+    "how long",
+    "how large",
+    "how big",
+)
 EPOCH_WORDS: tuple[str, ...] = ("epochs", "epoch", "эпох*", "эпоха")
 DATASET_WORDS: tuple[str, ...] = (
     "dataset",

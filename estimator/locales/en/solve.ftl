@@ -1,0 +1,20 @@
+# Reverse questions (estimator/solve_text.py): the largest ctx / micro-batch / LoRA rank that
+# fits the named card. $gpus is "1× RTX 3090"; $value comes formatted, $count is
+# the same number for the plural form.
+solve-lever-ctx = context
+solve-lever-bs = micro-batch
+solve-lever-rank = LoRA rank
+solve-solved-ctx = 📐 <b>Max context on { $gpus }: { $value } tokens</b>; the next step ({ $next }) would not fit by { $over } GiB
+solve-solved-bs = 📐 <b>Max micro-batch on { $gpus }: { $value }</b>; the next step ({ $next }) would not fit by { $over } GiB
+solve-solved-rank = 📐 <b>Max LoRA rank on { $gpus }: { $value }</b>; the next step ({ $next }) would not fit by { $over } GiB
+solve-cap-ctx = 📐 <b>Max context on { $gpus }: { $value } tokens</b> — the model's native context; I do not size beyond it
+solve-cap-bs = 📐 <b>Max micro-batch on { $gpus }: { $value }</b> — I do not size beyond it
+solve-cap-rank = 📐 <b>Max LoRA rank on { $gpus }: { $value }</b> — I do not size beyond it
+solve-none-ctx = 📐 Even a context of { $value } tokens does not fit on { $gpus }: { $over } GiB short.
+solve-none-bs = 📐 Even a micro-batch of { $value } does not fit on { $gpus }: { $over } GiB short.
+solve-none-rank = 📐 Even a LoRA rank of { $value } does not fit on { $gpus }: { $over } GiB short.
+solve-needs-gpu = 📐 To find the largest { $lever } that fits, name a card: e.g. <code>/fit { $example }</code>
+# "cheapest card for this": the planner's cheapest plan that holds the run.
+solve-cheapest-plan = 💸 <b>Cheapest for this: { $where }</b>: { $rate } ₽/h per server, { $headroom } GiB to spare
+solve-cheapest-card = 💸 No live prices; the smallest rented card that holds it: <b>{ $gpu }</b> ({ $headroom } GiB to spare)
+solve-cheapest-none = 💸 No offer and no card holds this run.

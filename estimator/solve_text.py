@@ -1,0 +1,111 @@
+"""A reverse answer in words (ru or en): the solved value, and how far the next step misses.
+
+    «📐 Максимальный контекст на 1× RTX 3090: 12 288 токенов; следующий шаг (15 360) не
+    влезет на 1,4 ГиБ»
+
+It heads the short answer (`estimator.sizing_text.render_short`), which goes on to size the
+run at the solved value. A reverse question that names no card gets only `needs_gpu_text`.
+"""
+
+from __future__ import annotations
+
+from estimator.answer import FitAnswer
+from estimator.i18n import Html, translator
+from estimator.parsing.build import CHEAPEST_NOTE
+from estimator.plan_text import gib, rubles, where
+from estimator.solve import Lever, Outcome, Solution
+
+# The thin no-break space between thousands, as the money is written (plan_text.rubles).
+THOUSANDS_SEPARATOR = "\u202f"
+
+
+def number(value: int, language: str) -> str:
+    """12 288 in Russian, 12,288 in English."""
+    separator = THOUSANDS_SEPARATOR if language == "ru" else ","
+    return f"{value:,}".replace(",", separator)
+
+
+def gib_text(value: float, language: str) -> str:
+    """One decimal, with a decimal comma in Russian: 1,4. Never 0.0 for a real miss."""
+    shown = f"{max(value, 0.1):.1f}"
+    return shown.replace(".", ",") if language == "ru" else shown
+
+
+def _example(answer: FitAnswer, lever: Lever) -> str:
+    size = f"{answer.asked_size:g}b" if answer.asked_size is not None else answer.model.id.lower()
+    return f"{size} {answer.query.method.value} {lever.value}=max gpu=3090"
+
+
+def solve_line(answer: FitAnswer, language: str) -> str | None:
+    """The reverse answer's first line, or None for a plain question."""
+    solution = answer.solved
+    if solution is None:
+        return None
+    i18n = translator(language)
+    lever = solution.lever.value
+    if solution.outcome is Outcome.NO_GPU or solution.gpu is None:
+        return needs_gpu_text(answer, language)
+    value = solution.value or 0
+    args: dict[str, str | int] = {
+        "gpus": f"{solution.gpus}× {solution.gpu.id}",
+        # Context lengths are grouped (12 288); a batch or a rank is a small number.
+        "value": number(value, language) if solution.lever is Lever.CTX else str(value),
+        "count": value,
+    }
+    if solution.outcome is Outcome.AT_CAP:
+        return i18n(f"solve-cap-{lever}", **args)
+    over = gib_text(solution.over_gib or 0.0, language)
+    if solution.outcome is Outcome.NONE_FITS:
+        return i18n(f"solve-none-{lever}", over=over, **args)
+    return i18n(
+        f"solve-solved-{lever}",
+        next=number(solution.next_value or 0, language),
+        over=over,
+        **args,
+    )
+
+
+def cheapest_line(answer: FitAnswer, language: str) -> str | None:
+    """«на какой самой дешёвой карте это пойдёт?»: the planner's first plan (the cheapest
+    live offer that holds the run, hourly before monthly); without one, the smallest card
+    people rent that holds it. None when the question did not ask."""
+    if CHEAPEST_NOTE not in answer.notes:
+        return None
+    i18n = translator(language)
+    plan = next((p for p in answer.plans if not p.monthly), None) or next(iter(answer.plans), None)
+    if plan is not None:
+        return i18n(
+            "solve-cheapest-plan",
+            where=Html(where(plan, language)),
+            rate=rubles(plan.server_rub_per_hour),
+            headroom=gib(plan.headroom_gib),
+        )
+    row = answer.smallest
+    if row is not None:
+        return i18n("solve-cheapest-card", gpu=row.gpu.id, headroom=gib(row.headroom_gib))
+    return i18n("solve-cheapest-none")
+
+
+def head_lines(answer: FitAnswer, language: str) -> list[str]:
+    """What heads the short answer: the reverse answer and the cheapest card, when asked."""
+    return [
+        line for line in (solve_line(answer, language), cheapest_line(answer, language)) if line
+    ]
+
+
+def needs_gpu_text(answer: FitAnswer, language: str) -> str:
+    """A reverse question with no card: which card is the question about."""
+    i18n = translator(language)
+    assert answer.solved is not None
+    lever = answer.solved.lever
+    return i18n(
+        "solve-needs-gpu",
+        lever=i18n(f"solve-lever-{lever.value}"),
+        example=_example(answer, lever),
+    )
+
+
+def needs_gpu(answer: FitAnswer) -> bool:
+    """A reverse question that named no card: its whole answer is `needs_gpu_text`."""
+    solution: Solution | None = answer.solved
+    return solution is not None and solution.outcome is Outcome.NO_GPU

@@ -1,0 +1,36 @@
+"""Reverse questions through the real polling bot: `/fit … ctx=max gpu=3090` and a Russian
+free question get the solved value first, then the normal answer sized at it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.bot.conftest import running_app
+from tests.bot.test_e2e_fit import PHONE, press, reply_to, seed_prices
+from tests.fakes.telegram import FakeTelegram
+
+
+async def test_ctx_max_command_and_a_russian_free_question(
+    telegram: FakeTelegram, db_path: Path
+) -> None:
+    await seed_prices(db_path)
+    async with running_app(telegram, db_path):
+        command = await reply_to(telegram, "/fit 8b qlora ctx=max gpu=3090")
+        details = await press(telegram, "Подробнее")  # the button carries ctx=max
+        question = await reply_to(
+            telegram, "какой максимальный контекст влезет на 3090 для 8b qlora?"
+        )
+        batch = await reply_to(telegram, "максимальный batch на 4090 для 13b lora")
+        no_card = await reply_to(telegram, "/fit 8b qlora ctx=max")
+    first = command.splitlines()[0]
+    assert first.startswith("📐 Максимальный контекст на 1× RTX 3090: ")
+    assert "следующий шаг (" in first
+    assert "не влезет на " in first
+    solved = first.split(": ", 1)[1].split(" токен")[0].replace("\u202f", "")
+    assert f"ctx {solved}" in command.splitlines()[1]
+    assert len(command) < PHONE
+    assert f"ctx {solved}" in details
+    assert question.splitlines()[0] == first
+    # 13B LoRA leaves no room for even one sample on 24 GB: the answer says so.
+    assert batch.startswith("📐 На 1× RTX 4090 не влезает даже micro-batch 1: не хватает ")
+    assert "назовите карту" in no_card
