@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from estimator.answer import build_answer, to_json
@@ -70,5 +71,18 @@ def _from_config(path: str, question: str) -> ParsedQuery:
     return sizing_for_config(model.spec, question)
 
 
+def run() -> int:
+    """main(), quiet when the reader of its output goes away (`… | head -1`)."""
+    try:
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python's own advice (the signal module's notes on SIGPIPE): point stdout at
+        # /dev/null so the interpreter's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return status
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -162,3 +164,17 @@ def test_cli_exits_2_with_one_line_on_unreadable_input(text: str):
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
     assert result.stdout == ""
+
+
+def test_the_cli_is_quiet_when_its_reader_goes_away():
+    """`python -m estimator … | head -1`: the closed pipe ends it without a traceback."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "estimator", "8b qlora"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    process.stdout.close()  # the reader is gone before the answer is written
+    _, stderr = process.communicate(timeout=60)
+    assert b"Traceback" not in stderr
+    assert process.returncode in (0, 1)
