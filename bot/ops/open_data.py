@@ -377,6 +377,7 @@ def _offer_row(item: ObservedOffer) -> dict[str, Any]:
 def _point_row(point: HistoryPoint) -> dict[str, Any]:
     return {
         "provider": point.provider,
+        "provider_name": PROVIDERS.name(point.provider),
         "sku": point.sku,
         "location": point.location,
         "gpu": point.gpu,

@@ -55,6 +55,7 @@ _OFFER = _row(
 _POINT = _row(
     {
         "provider": _STRING,
+        "provider_name": _STRING,
         "sku": _STRING,
         "location": _STRING,
         "gpu": _STRING,

@@ -17,7 +17,7 @@ export function buildSeries(points, now = Date.now()) {
     const key = configKey(point);
     if (!configs.has(key)) {
       configs.set(key, {
-        label: [point.provider, point.sku, point.location].filter(Boolean).join(' · '),
+        label: [point.provider_name || point.provider, point.sku, point.location].filter(Boolean).join(' · '),
         points: [],
       });
     }

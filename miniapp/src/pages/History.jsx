@@ -39,7 +39,7 @@ function Low({ low }) {
       <span class="low-mark" aria-hidden="true">◯ </span>
       {t('app-history-low', {
         price: amount(low.price_gpu_hour_rub),
-        provider: low.provider,
+        provider: low.provider_name || low.provider,
         date: dayMonth(low.at),
       })}
     </p>
@@ -73,7 +73,7 @@ function PointsTable({ points }) {
               >
                 <td class="sub nowrap">{dateTime(p.at)}</td>
                 <td>
-                  {p.provider}
+                  {p.provider_name || p.provider}
                   <div class="sub">
                     <span class="nowrap">{p.sku}</span> · <span class="nowrap">{p.location}</span>
                   </div>
