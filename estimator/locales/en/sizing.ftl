@@ -140,4 +140,4 @@ fit-breakeven-usage = At { $usage } h a month, { $choice ->
        *[hourly] rent by the hour
     }.
 fit-compare-price-month = { " " }· { $rate } ₽/month, monthly only
-fit-card-no-bf16 = ⚠️ { $gpu }: no bf16 — fp16/fp32 only, training is slow and may diverge.
+fit-card-no-bf16 = ⚠️ { $gpu }: no bf16 — fp16/fp32 only, training is slow and may diverge; no FlashAttention 2 either (attention runs on SDPA's memory-efficient kernel).

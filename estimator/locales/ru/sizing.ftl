@@ -144,4 +144,4 @@ fit-breakeven-usage = При { $usage } ч в месяц выгоднее { $cho
        *[hourly] почасовая
     }.
 fit-compare-price-month = { " " }· { $rate } ₽/мес, только помесячно
-fit-card-no-bf16 = ⚠️ { $gpu }: нет bf16 — только fp16/fp32, обучение медленное и может расходиться.
+fit-card-no-bf16 = ⚠️ { $gpu }: нет bf16 — только fp16/fp32, обучение медленное и может расходиться; нет и FlashAttention 2 (внимание через SDPA memory-efficient).
