@@ -1,8 +1,9 @@
 """Reading tests/fixtures/estimator/vram_calibration.csv: each published measurement as a FitQuery.
 
 The file is free text written by people, so this module interprets it with general rules
-(what the framework keeps in which precision, what the metric and unit of the figure are)
-and never with per-row exceptions: new rows in the same style are read the same way.
+(what the framework keeps in which precision, what the unit of the figure is) and never with
+per-row exceptions: new rows in the same style are read the same way. Which quantity a figure
+measured is not inferred: the `metric` column states it, from the row's source.
 """
 
 from __future__ import annotations
@@ -47,9 +48,12 @@ GB_PER_GIB = 2**30 / 1e9
 
 
 class Metric(StrEnum):
-    ALLOCATED = "allocated"  # max_memory_allocated / torchtune "active"
-    RESERVED = "reserved"  # max_memory_reserved
-    TOTAL = "total"  # nvidia-smi, or the card's whole budget
+    """The quantity a published figure measured (the CSV's `metric` column)."""
+
+    ALLOCATED = "allocated"  # torch.cuda.max_memory_allocated / torchtune "active"
+    RESERVED = "reserved"  # torch.cuda.max_memory_reserved: the caching allocator's pool
+    NVIDIA_SMI = "nvidia-smi"  # the process's whole use (reserved + CUDA context), or a
+    # card's whole budget ("fits in 24 GB")
 
 
 class Bound(StrEnum):
@@ -91,7 +95,8 @@ def _same_source(before: dict[str, str], row: dict[str, str]) -> bool:
 def interpret(
     index: int, row: dict[str, str], previous: CalibrationRow | None = None
 ) -> CalibrationRow:
-    text = " ".join(row.values()).lower()
+    # The free text the rules read; the metric column is read on its own, never as prose.
+    text = " ".join(value for key, value in row.items() if key != "metric").lower()
     # Tables that "add one lever to the previous row" describe only the new lever.
     inherits = previous is not None and any(
         word in row["other_notes"].lower() for word in ("previous", "same levers")
@@ -128,7 +133,7 @@ def interpret(
         model_name=row["model"],
         query=query,
         measured_gib=measured * _gib_per_unit(text, framework),
-        metric=_metric(text, framework),
+        metric=_metric(row, index),
         bound=bound,
         framework=framework,
         gpu_text=row["gpu"],
@@ -299,16 +304,13 @@ def _measured(raw: str, text: str) -> tuple[float, Bound]:
     return number, Bound.EXACT
 
 
-def _metric(text: str, framework: str) -> Metric:
-    if "budget" in text or "nvidia-smi" in text or "user report" in text:
-        return Metric.TOTAL
-    if "allocated" in text or "active" in text:
-        return Metric.ALLOCATED
-    if "reserved" in text or framework == "unsloth":
-        return Metric.RESERVED
-    if framework in ("torchtune", "litgpt"):
-        return Metric.ALLOCATED
-    return Metric.TOTAL
+def _metric(row: dict[str, str], index: int) -> Metric:
+    raw = (row.get("metric") or "").strip().lower()
+    try:
+        return Metric(raw)
+    except ValueError:
+        choices = ", ".join(m.value for m in Metric)
+        raise ValueError(f"row {index}: metric {raw!r} is not one of {choices}") from None
 
 
 def _gib_per_unit(text: str, framework: str) -> float:

@@ -9,6 +9,15 @@ developer.nvidia.com/cuda-gpus). The rules that read it:
 * bf16 tensor cores arrive with Ampere, compute capability 8.0 (CUDA programming guide,
   "__nv_bfloat16" arithmetic and mma.sync bf16 shapes need sm_80). The catalog's `bf16` column
   must agree (a test checks it).
+* FlashAttention 2 needs compute capability 8.0 or newer (Dao-AILab/flash-attention README:
+  "FlashAttention-2 currently supports: Ampere, Ada, or Hopper GPUs"; Turing is FA1 only).
+  Without it every stack's attention falls back to PyTorch SDPA, whose dispatcher then picks
+  the memory-efficient kernel (sm_50+; torch/nn/attention sdp_kernel): HF Trainer
+  (attn_implementation="sdpa", its default when flash_attention_2 is refused), torchtune
+  (SDPA always), Unsloth on T4/V100 (xformers, the same cutlass kernel). That kernel, like
+  flash, saves only its output and one fp32 log-sum-exp per head and token: the attention
+  memory stays linear in ctx, so the estimate's FLASH case holds. Only eager attention
+  (models without SDPA support, `ModelSpec.hf_eager`) keeps the ctx² score matrices.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from estimator.specs import GpuSpec
 
 UNSLOTH_MIN_CAPABILITY = 7.0
 BF16_MIN_CAPABILITY = 8.0
+FLASH_ATTENTION_2_MIN_CAPABILITY = 8.0
 
 # Family -> compute capability (NVIDIA's table). Families the table lacks are newer cards:
 # `capability` falls back to the architecture read from the name, never to a guess that
@@ -81,3 +91,15 @@ def capability(gpu: GpuSpec) -> float:
 
 def runs_unsloth(gpu: GpuSpec) -> bool:
     return capability(gpu) >= UNSLOTH_MIN_CAPABILITY
+
+
+def runs_flash_attention_2(gpu: GpuSpec) -> bool:
+    return capability(gpu) >= FLASH_ATTENTION_2_MIN_CAPABILITY
+
+
+def attention_kernel(gpu: GpuSpec, eager_model: bool = False) -> str:
+    """The attention kernel a run gets on this card: "eager" for models without SDPA
+    support, "flash_attention_2" from Ampere on, else SDPA's "memory_efficient" kernel."""
+    if eager_model:
+        return "eager"
+    return "flash_attention_2" if runs_flash_attention_2(gpu) else "memory_efficient"

@@ -68,7 +68,9 @@ HEAD_ADAPTER_LOGIT_BYTES = 4.0
 # NCCL communicator buffers per process in multi-GPU runs: NCCL_BUFFSIZE (4 MiB) per channel
 # and peer, for send and receive; of the order of half a GiB on a PCIe server.
 NCCL_BUFFERS_GIB = 0.5
-# Layers FSDP/ZeRO-3 holds unsharded at once: the one computing and the one prefetched.
+# Layers FSDP/ZeRO-3 holds unsharded at once: the one computing and the one prefetched
+# (FSDP's default backward_prefetch=BACKWARD_PRE and forward prefetch of the next unit;
+# DeepSpeed's stage3_prefetch_bucket_size, which HF's "auto" config sizes to ~one layer).
 GATHERED_LAYERS = 2
 
 
@@ -259,6 +261,19 @@ def _weight_bytes(query: FitQuery, model: ModelSpec, stack: StackProfile) -> flo
     return params * 2.0
 
 
+def _root_bytes(query: FitQuery, model: ModelSpec, stack: StackProfile, weights: float) -> float:
+    """Bytes of what sits outside the transformer blocks and stays whole on every GPU:
+    embeddings and lm_head (the final norm is too small to count), at the width the weights
+    are stored in (`weights`, after offload). Where the stack shards them as their own units,
+    only lm_head is whole, and only at the loss (the peak)."""
+    if query.method is Method.QLORA:  # not quantised: 16-bit, or fp32 after k-bit prep
+        width = 4.0 if _kbit_upcast(query, stack) or query.precision is Precision.FP32 else 2.0
+    else:
+        width = weights / model.total_params
+    params = model.vocab * model.hidden if stack.shards_embeddings else model.embedding_params
+    return params * width
+
+
 def _adapter_width(query: FitQuery, stack: StackProfile) -> float:
     """Bytes of one stored copy of a LoRA parameter (its weight, or its gradient)."""
     return 4.0 if query.precision is Precision.FP32 else float(stack.adapter_bytes)
@@ -439,10 +454,23 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
         if not full:
             adapters = trainable * _adapter_width(query, stack)  # weights stay; state goes
             adapter_gradients = adapter_optimizer = 0.0
-    layer_weights = weights / max(1, model.layers)
+    root = _root_bytes(query, model, stack, weights) if sharded and query.gpus > 1 else 0.0
+    weights_stored = weights
+    layer_weights = (weights - root) / max(1, model.layers)
     if sharded:
-        on_gpu = 0.0 if query.offload is Offload.PARAMS else weights / w_split
-        weights = on_gpu + GATHERED_LAYERS * layer_weights
+        on_gpu = 0.0 if query.offload is Offload.PARAMS else (weights - root) / w_split
+        # The root unit (embeddings, final norm, lm_head: what the per-layer wrap policy
+        # leaves outside the blocks) stays whole on every GPU from its all-gather in forward
+        # to the end of backward: torch FSDP "does not free the root's parameters in the
+        # post-forward ... they are immediately used for backward" (_runtime_utils
+        # _post_forward; fully_shard's root reshard_after_forward=False likewise).
+        weights = on_gpu + GATHERED_LAYERS * layer_weights + root
+        if full and query.gpus > 1:
+            # The gathered layers' (and the root's) gradients exist unsharded until their
+            # reduce-scatter: one layer's full gradient and the root's beside the shard.
+            # With CPU offload too: the shard goes to host RAM only after the reduce-scatter.
+            unsharded = (layer_weights + root) / (weights_stored / model.total_params)
+            gradients += unsharded * _state_bytes(query.precision) * g_split
     elif query.offload is Offload.PARAMS:
         weights = GATHERED_LAYERS * layer_weights  # ZeRO-Infinity style: streamed per layer
     gradients /= g_split

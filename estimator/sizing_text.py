@@ -518,6 +518,14 @@ def _details(answer: FitAnswer, language: str) -> str:
     breakdown = {key: gib(value) for key, value in memory.breakdown().items()}
     lines = [
         i18n("fit-details-breakdown", **breakdown),
+        # The three quantities people measure, side by side: a published figure or the
+        # user's own log can be compared with the one it is.
+        i18n(
+            "fit-details-figures",
+            allocated=gib(memory.allocated),
+            reserved=gib(memory.reserved),
+            smi=gib(memory.peak),
+        ),
         i18n(
             "fit-details-model",
             model=model.id,

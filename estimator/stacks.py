@@ -43,6 +43,9 @@ class StackProfile:
     # token x vocab entry when the card has room, and shrinks to `loss_bytes` when it has not.
     # Sizing counts the minimum; the accuracy bench adds what the measured card had room for.
     loss_expands_to: float = 0.0
+    # FSDP: embeddings and lm_head wrapped as their own units, resharded after use, instead
+    # of staying whole in the root unit through backward.
+    shards_embeddings: bool = False
 
 
 HF = StackProfile(
@@ -113,6 +116,9 @@ TORCHTUNE = StackProfile(
     quantizes_all_linears=False,
     lora_dropout=False,  # torchtune's LoRA configs default lora_dropout to 0.0
     default_gc=Checkpointing.ON,  # enable_activation_checkpointing: True in the configs
+    # The distributed configs set custom_sharded_layers: ['tok_embeddings', 'output']
+    # ("useful for large vocab size models"): each is its own fully_shard unit.
+    shards_embeddings=True,
 )
 
 LITGPT = StackProfile(

@@ -66,6 +66,17 @@ def test_rows_are_read_by_general_rules():
     assert rows[93].excluded == "suspect"
     assert rows[0].query.method is Method.LORA
     assert rows[0].source == "github.com/pytorch/torchtune"
+    # The metric is the CSV's own column: fsdp_qlora's table is reserved even where the
+    # notes also quote the allocated figure.
+    assert rows[54].metric is Metric.RESERVED
+    assert rows[57].metric is Metric.NVIDIA_SMI
+
+
+def test_every_row_states_its_metric():
+    with DEFAULT_CSV.open(encoding="utf-8") as handle:
+        stated = [record["metric"] for record in csv.DictReader(handle)]
+    assert set(stated) <= {metric.value for metric in Metric}
+    assert len(stated) == len(ROWS)
 
 
 def test_accuracy_meets_the_targets_on_sources_left_out():

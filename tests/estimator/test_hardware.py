@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from estimator.gpus import get, load_gpus
-from estimator.hardware import BF16_MIN_CAPABILITY, capability, runs_unsloth
+from estimator.hardware import (
+    BF16_MIN_CAPABILITY,
+    attention_kernel,
+    capability,
+    runs_flash_attention_2,
+    runs_unsloth,
+)
 
 
 def test_every_family_of_the_catalog_has_a_capability_and_bf16_agrees_with_it():
@@ -20,3 +26,17 @@ def test_every_family_of_the_catalog_has_a_capability_and_bf16_agrees_with_it():
 )  # fmt: skip
 def test_unsloth_needs_volta_or_newer(gpu_id: str, runs: bool):
     assert runs_unsloth(get(gpu_id)) is runs
+
+
+def test_flash_attention_2_needs_ampere_and_older_cards_fall_back_to_memory_efficient_sdpa():
+    gpus = {gpu.family: gpu for gpu in load_gpus()}
+    assert runs_flash_attention_2(gpus["A100"])
+    assert runs_flash_attention_2(gpus["RTX 3090"])
+    assert not runs_flash_attention_2(gpus["T4"])
+    assert not runs_flash_attention_2(gpus["V100"])
+    assert attention_kernel(gpus["T4"]) == "memory_efficient"
+    assert attention_kernel(gpus["H100"]) == "flash_attention_2"
+    assert attention_kernel(gpus["H100"], eager_model=True) == "eager"
+    # FA2 and bf16 share the Ampere gate: an fp16-only card never runs FA2.
+    for gpu in load_gpus():
+        assert runs_flash_attention_2(gpu) == gpu.bf16, gpu.id

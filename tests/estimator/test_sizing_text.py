@@ -57,6 +57,27 @@ def test_short_answers_fit_a_phone_and_details_fit_a_message(
     assert ("Пик" if language == "ru" else "Peak") in short_plain
 
 
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_the_verdict_is_on_nvidia_smi_and_the_details_show_all_three_figures(language: str):
+    parsed = understand("8b qlora ctx=8k gpu=3090")
+    assert parsed is not None
+    answer = build_answer(parsed, load_gpus())
+    memory = answer.memory
+    assert memory.allocated < memory.reserved < memory.peak
+    assert answer.target is not None
+    assert answer.target.peak_gib == memory.peak  # graded on the nvidia-smi figure
+    short = parse_telegram_html(render_short(answer, language))
+    assert "nvidia-smi" in short
+    assert f"{memory.peak:.1f}" in short
+    details = parse_telegram_html(render_details(answer, language))
+    figures = f"{memory.allocated:.1f}", f"{memory.reserved:.1f}", f"{memory.peak:.1f}"
+    line = next(line for line in details.splitlines() if "allocated" in line)
+    assert "reserved" in line
+    assert "nvidia-smi" in line
+    positions = [line.index(figure) for figure in figures]
+    assert positions == sorted(positions)  # allocated, reserved, nvidia-smi in that order
+
+
 def test_an_h100_that_is_too_small_gets_the_h200_advice_and_advice_with_savings():
     parsed = understand("70b qlora ctx=16k gpu=h100")
     assert parsed is not None

@@ -16,9 +16,9 @@ fit-constraint-vram = cards with { $gb } GB or more
 fit-constraint-russia = Russia only
 fit-constraint-rate = up to { $rate } ₽/h
 fit-constraint-hours = { $hours } h a month
-fit-peak = Peak VRAM: <b>{ $peak } GiB</b> per GPU
-fit-peak-stack = Peak VRAM: <b>{ $peak } GiB</b> per GPU with { $stack }
-fit-peak-stacks = Peak: <b>{ $peak } GiB</b> with { $stack } (no stack named); { $range } GiB with { $others }
+fit-peak = Peak VRAM: <b>{ $peak } GiB</b> per GPU (as nvidia-smi shows it)
+fit-peak-stack = Peak VRAM: <b>{ $peak } GiB</b> per GPU with { $stack } (as nvidia-smi shows it)
+fit-peak-stacks = Peak: <b>{ $peak } GiB</b> in nvidia-smi with { $stack } (no stack named); { $range } GiB with { $others }
 fit-target-fits = ✅ <b>{ $gpu }</b>: fits, { $headroom } GiB free of { $usable }
 fit-target-tight = ⚠️ <b>{ $gpu }</b>: tight — { $headroom } GiB free of { $usable }
 fit-target-no = ❌ <b>{ $gpu }</b>: does not fit — { $missing } GiB short of { $usable }
@@ -90,6 +90,7 @@ fit-breakeven-job = This run takes ~{ $job }: { $choice ->
 fit-checkpoint-adapter = <b>Checkpoint</b>: the LoRA adapter is { $adapter }; the merged full model { $model }.
 fit-checkpoint-full = <b>Checkpoint</b>: weights { $model }; with the optimizer state to resume training, { $resume }.
 fit-details-breakdown = Per GPU: weights { $weights } · adapters { $adapters } · gradients { $gradients } · optimizer { $optimizer } · activations and logits { $activations } · CUDA, allocator and buffers { $overhead } GiB
+fit-details-figures = Per GPU: allocated (live tensors) { $allocated } · reserved (the allocator's pool) { $reserved } · nvidia-smi { $smi } GiB. The verdict is on nvidia-smi: it is what must fit in the card's memory.
 fit-details-model = Model: { $model } — { $params }B parameters, { $layers } { $layers ->
         [one] layer
        *[other] layers
@@ -139,4 +140,4 @@ fit-breakeven-usage = At { $usage } h a month, { $choice ->
        *[hourly] rent by the hour
     }.
 fit-compare-price-month = { " " }· { $rate } ₽/month, monthly only
-fit-card-no-bf16 = ⚠️ { $gpu }: no bf16 — fp16/fp32 only, training is slow and may diverge.
+fit-card-no-bf16 = ⚠️ { $gpu }: no bf16 — fp16/fp32 only, training is slow and may diverge; no FlashAttention 2 either (attention runs on SDPA's memory-efficient kernel).

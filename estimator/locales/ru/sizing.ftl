@@ -17,9 +17,9 @@ fit-constraint-vram = карта от { $gb } ГБ
 fit-constraint-russia = только РФ
 fit-constraint-rate = до { $rate } ₽/ч
 fit-constraint-hours = { $hours } ч в месяц
-fit-peak = Пик видеопамяти: <b>{ $peak } ГиБ</b> на GPU
-fit-peak-stack = Пик видеопамяти: <b>{ $peak } ГиБ</b> на GPU с { $stack }
-fit-peak-stacks = Пик: <b>{ $peak } ГиБ</b> с { $stack } (если стек не указан); { $range } ГиБ с { $others }
+fit-peak = Пик видеопамяти: <b>{ $peak } ГиБ</b> на GPU (по nvidia-smi)
+fit-peak-stack = Пик видеопамяти: <b>{ $peak } ГиБ</b> на GPU с { $stack } (по nvidia-smi)
+fit-peak-stacks = Пик: <b>{ $peak } ГиБ</b> по nvidia-smi с { $stack } (если стек не указан); { $range } ГиБ с { $others }
 fit-target-fits = ✅ <b>{ $gpu }</b>: помещается, запас { $headroom } ГиБ из { $usable }
 fit-target-tight = ⚠️ <b>{ $gpu }</b>: впритык — запас { $headroom } ГиБ из { $usable }
 fit-target-no = ❌ <b>{ $gpu }</b>: не помещается — не хватает { $missing } ГиБ из { $usable }
@@ -92,6 +92,7 @@ fit-breakeven-job = Этот запуск — ~{ $job }: выгоднее { $cho
 fit-checkpoint-adapter = <b>Чекпоинт</b>: адаптер LoRA — { $adapter }; модель целиком после слияния — { $model }.
 fit-checkpoint-full = <b>Чекпоинт</b>: веса — { $model }; с состоянием оптимизатора, чтобы продолжить обучение, — { $resume }.
 fit-details-breakdown = Разбивка на GPU: веса { $weights } · адаптеры { $adapters } · градиенты { $gradients } · оптимизатор { $optimizer } · активации и логиты { $activations } · CUDA, аллокатор и буферы { $overhead } ГиБ
+fit-details-figures = На GPU: выделено тензорами (allocated) { $allocated } · пул аллокатора (reserved) { $reserved } · nvidia-smi { $smi } ГиБ. Вердикт — по nvidia-smi: это то, что должно влезть в память карты.
 fit-details-model = Модель: { $model } — { $params } млрд параметров, { $layers } { $layers ->
         [one] слой
         [few] слоя
@@ -143,4 +144,4 @@ fit-breakeven-usage = При { $usage } ч в месяц выгоднее { $cho
        *[hourly] почасовая
     }.
 fit-compare-price-month = { " " }· { $rate } ₽/мес, только помесячно
-fit-card-no-bf16 = ⚠️ { $gpu }: нет bf16 — только fp16/fp32, обучение медленное и может расходиться.
+fit-card-no-bf16 = ⚠️ { $gpu }: нет bf16 — только fp16/fp32, обучение медленное и может расходиться; нет и FlashAttention 2 (внимание через SDPA memory-efficient).
