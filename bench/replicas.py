@@ -1,14 +1,17 @@
 """Alert fan-out by several `python -m bot` replica processes on one database: 10 000 alerts
 queued at once, sent by 1 replica and then by 3 replicas on one PostgreSQL, through a fake
-Telegram that allows 30 messages/s overall and 1 per chat and answers after `--rtt-ms`. In a
-run of several replicas, the leader is killed -9 once half the alerts are delivered.
+Telegram that allows 30 messages/s overall and 1 per chat and answers after `--rtt-ms`. Several
+replicas run twice: once the leader is killed -9 when half the alerts are delivered, once it
+is frozen then (SIGSTOP, for three leader leases: 45 s at the defaults) and thawed (SIGCONT).
 
 Printed side by side for each run: messages Telegram accepted, duplicates (a chat alerted more
 than once) and their bound, lost alerts (a chat never alerted), 429s, the most messages in any
 one second, seconds from the first delivery to the last, and msg/s over that span. The bound:
-0 without a kill; with one, the killed replica's sends in flight (GPURADAR_SEND_CONCURRENCY),
-which it may have sent without marking them, so that another replica sends them again once
-their claim lease runs out. Target: >= 27 msg/s, 0 lost, duplicates <= the bound.
+0 without a fault; with one, the killed or frozen replica's sends in flight
+(GPURADAR_SEND_CONCURRENCY), which it may have sent without marking them, so that another
+replica sends them again once their claim lease runs out (a thawed replica sends none of the
+claims that ran out meanwhile). Target: >= 27 msg/s, 0 lost, duplicates <= the bound. A
+freeze's seconds include the wait for the lease; so do a kill's.
 
 The alerts are seeded into the outbox through the product's Store (bench/fanout.py's fill),
 before any replica starts; the replicas run with the product's defaults and scrape nothing.
@@ -52,6 +55,8 @@ DEFAULTS = Settings.model_validate({})  # the product's defaults, not this shell
 # again, so rows it held are still waited for.
 IDLE_S = 360.0
 POLL_S = 0.2  # how often the run looks at the counts and a replica's /metrics
+FREEZE_S = 3 * DEFAULTS.leader_lease_s  # how long "freeze the leader" keeps it stopped
+Fault = Literal["kill", "freeze"]
 
 
 @dataclass
@@ -81,7 +86,7 @@ class Tally:
 class Result:
     label: str
     replicas: int
-    killed: str  # "r1 at 5000" or "-"
+    killed: str  # "kill r1 at 5000", "freeze r1 at 5000" or "-"
     alerts: int
     delivered: int
     duplicates: int
@@ -90,7 +95,8 @@ class Result:
     flood_waits: int
     busiest_second: int
     elapsed_s: float
-    takeover_s: float | None  # from the kill to the next getUpdates (a new leader polling)
+    takeover_s: float | None  # from the fault to the next getUpdates (a new leader polling)
+    conflicts: int  # getUpdates answered 409 after the fault (a thawed leader still polling)
     problems: tuple[str, ...]  # tracebacks, a run that gave up
 
     @property
@@ -100,6 +106,7 @@ class Result:
     @property
     def passed(self) -> bool:
         clean = self.lost == 0 and self.duplicates <= self.bound and not self.problems
+        clean = clean and self.conflicts == 0
         return clean and self.rate >= TARGET
 
 
@@ -153,7 +160,9 @@ async def seed(where: str | Path, folder: Path, n: int) -> None:
 # --- one run -------------------------------------------------------------------------------
 
 
-async def run(backend: Backend, replicas: int, n: int, rtt_s: float) -> Result:
+async def run(
+    backend: Backend, replicas: int, n: int, rtt_s: float, fault: Fault | None = None
+) -> Result:
     folder = Path(tempfile.mkdtemp(prefix="bench-replicas-"))
     label = f"{replicas} replica{'s' if replicas > 1 else ''} ({backend})"
     async with database(backend, folder) as where:
@@ -176,10 +185,13 @@ async def run(backend: Backend, replicas: int, n: int, rtt_s: float) -> Result:
                     )
                     bot = BotProcess(folder / name, settings, name=name)
                     bots.append(await stack.enter_async_context(bot))
-                killed, killed_at, gave_up = await deliver(
-                    bots, tally, n, kill_halfway=replicas > 1
-                )
+                killed, killed_at, gave_up = await deliver(bots, tally, n, fault)
             flood_waits = sum(1 for call in telegram.calls_of("sendMessage") if call.status == 429)
+            conflicts = sum(
+                1
+                for call in telegram.calls_of("getUpdates")
+                if call.status == 409 and killed_at is not None and call.time > killed_at
+            )
     problems = [f"{bot.name} printed a traceback" for bot in bots if "Traceback" in bot.output()]
     if gave_up:
         problems.append(f"gave up: nothing delivered for {IDLE_S:.0f} s")
@@ -201,6 +213,7 @@ async def run(backend: Backend, replicas: int, n: int, rtt_s: float) -> Result:
         busiest_second=busiest_second(arrivals),
         elapsed_s=arrivals[-1] - arrivals[0] if len(arrivals) > 1 else 0.0,
         takeover_s=takeover(tally.polls, killed_at),
+        conflicts=conflicts,
         problems=tuple(problems),
     )
 
@@ -211,26 +224,35 @@ def takeover(polls: list[float], killed_at: float | None) -> float | None:
 
 
 async def deliver(
-    bots: list[BotProcess], tally: Tally, n: int, *, kill_halfway: bool
+    bots: list[BotProcess], tally: Tally, n: int, fault: Fault | None
 ) -> tuple[str, float | None, bool]:
-    """Wait until the outbox is empty (or nothing moves for IDLE_S), killing the leader -9
-    at half way when asked; (who was killed and when, the time.time() of the kill, whether
-    the run gave up)."""
+    """Wait until the outbox is empty (or nothing moves for IDLE_S), killing or freezing the
+    leader at half way when asked (a frozen one is thawed after FREEZE_S, and the run ends
+    no sooner); (the fault, the time.time() of it, whether the run gave up)."""
     killed = "-"
     killed_at: float | None = None
+    frozen: BotProcess | None = None
     while True:
         await asyncio.sleep(POLL_S)
-        if kill_halfway and killed == "-" and tally.delivered >= n // 2:
+        if fault is not None and killed == "-" and tally.delivered >= n // 2:
             victim = await leader(bots)
-            victim.kill()
+            if fault == "kill":
+                victim.kill()
+            else:
+                victim.freeze()
+                frozen = victim
             killed_at = time.time()
-            killed = f"{victim.name} at {tally.delivered}"
-        alive = [bot for bot in bots if bot.running]
+            killed = f"{fault} {victim.name} at {tally.delivered}"
+        if frozen is not None and killed_at is not None and time.time() - killed_at >= FREEZE_S:
+            frozen.thaw()
+            frozen = None
+        # A frozen replica answers nothing: ask the others.
+        alive = [bot for bot in bots if bot.running and bot is not frozen]
         if not alive:
             raise SystemExit("bench.replicas: every replica exited:\n" + bots[-1].output()[-2000:])
-        if await alive[0].metric("gpuradar_outbox_pending") == 0:
+        if frozen is None and await alive[0].metric("gpuradar_outbox_pending") == 0:
             return killed, killed_at, False
-        if time.monotonic() - tally.last_at > IDLE_S:
+        if frozen is None and time.monotonic() - tally.last_at > IDLE_S:
             return killed, killed_at, True
 
 
@@ -245,18 +267,19 @@ async def leader(bots: list[BotProcess]) -> BotProcess:
 # --- report --------------------------------------------------------------------------------
 
 HEADER = (
-    f"{'run':<26}{'killed':>12}{'alerts':>8}{'msgs':>7}{'dups':>6}{'bound':>6}{'lost':>6}"
-    f"{'429s':>6}{'max/1s':>8}{'seconds':>9}{'msg/s':>8}{'takeover':>10}  target"
+    f"{'run':<26}{'fault':>20}{'alerts':>8}{'msgs':>7}{'dups':>6}{'bound':>6}{'lost':>6}"
+    f"{'429s':>6}{'max/1s':>8}{'seconds':>9}{'msg/s':>8}{'takeover':>10}{'409s':>6}  target"
 )
 
 
 def row(result: Result) -> str:
     verdict = "PASS" if result.passed else "FAIL"
     return (
-        f"{result.label:<26}{result.killed:>12}{result.alerts:>8}{result.delivered:>7}"
+        f"{result.label:<26}{result.killed:>20}{result.alerts:>8}{result.delivered:>7}"
         f"{result.duplicates:>6}{result.bound:>6}{result.lost:>6}{result.flood_waits:>6}"
         f"{result.busiest_second:>8}{result.elapsed_s:>9.1f}{result.rate:>8.1f}"
-        f"{'-' if result.takeover_s is None else f'{result.takeover_s:.1f} s':>10}  {verdict}"
+        f"{'-' if result.takeover_s is None else f'{result.takeover_s:.1f} s':>10}"
+        f"{result.conflicts:>6}  {verdict}"
     )
 
 
@@ -280,14 +303,18 @@ async def main(backend: Backend, runs: list[int], n: int, rtt_ms: float) -> int:
     )
     print(HEADER)
     results = []
+    faults: tuple[Fault | None, ...] = (None,)
     for replicas in runs:
-        result = await run(backend, replicas, n, rtt_ms / 1000)
-        results.append(result)
-        print(row(result), flush=True)
+        # One replica alone has nobody to take over; several run once per fault.
+        for fault in faults if replicas == 1 else ("kill", "freeze"):
+            result = await run(backend, replicas, n, rtt_ms / 1000, fault)
+            results.append(result)
+            print(row(result), flush=True)
     print(
-        f"target: >= {TARGET:.0f} msg/s, 0 lost, dups <= bound (the killed replica's sends in"
-        " flight). seconds: first delivery to last; max/1s: most messages in any one second;"
-        " takeover: from the kill -9 to the next leader's first getUpdates (target: < 30 s)."
+        f"target: >= {TARGET:.0f} msg/s, 0 lost, dups <= bound (the killed or frozen replica's"
+        " sends in flight), no 409. seconds: first delivery to last; max/1s: most messages in"
+        " any one second; takeover: from the kill -9 or the SIGSTOP (thawed after"
+        f" {FREEZE_S:.0f} s) to the next leader's first getUpdates (target: < 30 s)."
     )
     return 0 if all(result.passed for result in results) else 1
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 
@@ -28,6 +29,12 @@ class OutboxClaims:
     lost. With SQLite one process holds the database (bot.startup locks the file), so there
     is one claimer, and `release_claims()` at its start gives the dead process's claims back
     at once.
+
+    Claims are fenced in the statement: a claim writes its `token` on the rows it takes
+    (column claim_token, migration 0017), and `release` and `extend_claims` given that token
+    change only the rows still carrying it. A holder frozen between its own deadline check
+    (bot.delivery.sender) and its statement wakes to find another claim's token on the rows,
+    and changes nothing: it can neither end nor stretch a claim it no longer holds.
     """
 
     _db: Database
@@ -41,23 +48,28 @@ class OutboxClaims:
         lease: timedelta,
         chat_gap: timedelta,
         skip_chats: Collection[int] = (),
+        token: int | None = None,
     ) -> list[OutboxRow]:
         """Claim up to `limit` due pending rows, at most `per_chat` of any one chat, until
         `now + lease`; oldest first. Rows claimed by someone else (a live lease) are skipped,
         and so are the chats in `skip_chats` (messaged a moment ago: pacing).
+
+        The rows carry `token` (`new_claim_token()`; by default a fresh one) until the next
+        claim: the holder passes it to `release` and `extend_claims` to fence them.
 
         On PostgreSQL a chat with any row under a live lease is skipped whole, and so is a
         chat messaged less than `chat_gap` before `now` (by any replica): the limiter's
         per-chat gap (bot.delivery.limiter), which one process keeps in memory (`skip_chats`)
         but replicas keep only here.
         """
+        stamp = new_claim_token() if token is None else token
         async with self._db.transaction() as connection:
             if connection.dialect == "postgresql":
                 rows = await _claim_chats(
-                    connection, now, limit, per_chat, lease, now - chat_gap, skip_chats
+                    connection, now, limit, per_chat, lease, now - chat_gap, skip_chats, stamp
                 )
             else:
-                rows = await _claim_rows(connection, now, limit, per_chat, lease, skip_chats)
+                rows = await _claim_rows(connection, now, limit, per_chat, lease, skip_chats, stamp)
         return decode_rows(rows)
 
     async def release(
@@ -67,10 +79,12 @@ class OutboxClaims:
         due_at: datetime | None = None,
         error: str | None = None,
         failed: bool = False,
+        token: int | None = None,
     ) -> int:
         """Give claimed rows back, pending: due at `due_at` (default: as they were).
 
-        `failed` counts a try in `attempts` and keeps `error` as the last one.
+        `failed` counts a try in `attempts` and keeps `error` as the last one. With `token`,
+        only the rows that claim still holds change (a later claim's rows are not ours).
         """
         due = None if due_at is None else outbox_moment(self._db.dialect, due_at)
         return await update_pending(
@@ -79,12 +93,20 @@ class OutboxClaims:
             " attempts = attempts + ?, last_error = coalesce(?, last_error)",
             (due, int(failed), reason_text(error)),
             ids,
+            token=token,
         )
 
-    async def extend_claims(self, ids: Sequence[int], until: datetime) -> int:
-        """Renew a live sender's claims (Sender._renew_claims); settled rows stay settled."""
+    async def extend_claims(
+        self, ids: Sequence[int], until: datetime, *, token: int | None = None
+    ) -> int:
+        """Renew a live sender's claims (Sender._renew_claims); settled rows stay settled, and
+        with `token` so do the rows another claim has taken since."""
         return await update_pending(
-            self._db, "claimed_until = ?", (outbox_moment(self._db.dialect, until),), ids
+            self._db,
+            "claimed_until = ?",
+            (outbox_moment(self._db.dialect, until),),
+            ids,
+            token=token,
         )
 
     async def release_claims(self) -> int:
@@ -99,6 +121,12 @@ class OutboxClaims:
             )
 
 
+def new_claim_token() -> int:
+    """A claim's token: random, so two replicas' claims never share one (63 bits fit both
+    backends' integer columns)."""
+    return secrets.randbits(63)
+
+
 async def _claim_rows(
     connection: Connection,
     now: datetime,
@@ -106,6 +134,7 @@ async def _claim_rows(
     per_chat: int,
     lease: timedelta,
     skip_chats: Collection[int],
+    token: int,
 ) -> list[Row]:
     """SQLite's claim: the one sender, inside the write transaction that the one writer holds."""
     dialect = connection.dialect
@@ -128,8 +157,9 @@ async def _claim_rows(
         return []
     ids = list_value(dialect, [row[0] for row in found])
     await connection.execute(
-        f"UPDATE outbox SET claimed_until = ? WHERE id {in_list(dialect)}",  # noqa: S608
-        (outbox_moment(dialect, now + lease), ids),
+        "UPDATE outbox SET claimed_until = ?, claim_token = ?"  # noqa: S608
+        f" WHERE id {in_list(dialect)}",
+        (outbox_moment(dialect, now + lease), token, ids),
     )
     return await connection.fetchall(
         f"SELECT {ROW_COLUMNS}, users.language AS language,"  # noqa: S608
@@ -149,6 +179,7 @@ async def _claim_chats(
     lease: timedelta,
     paced: datetime,
     skip_chats: Collection[int],
+    token: int,
 ) -> list[Row]:
     """PostgreSQL's claim, for several replicas at once, in three statements:
 
@@ -189,7 +220,7 @@ async def _claim_chats(
         f"  WHERE {_CLAIMABLE} AND chat_id = ANY(CAST(:chats AS bigint[]))),"
         " picked AS (SELECT id FROM outbox WHERE id IN (SELECT id FROM ranked"
         "  WHERE n <= :per_chat ORDER BY due_at, id LIMIT :limit) FOR UPDATE SKIP LOCKED),"
-        " claimed AS (UPDATE outbox SET claimed_until = :until"
+        " claimed AS (UPDATE outbox SET claimed_until = :until, claim_token = :token"
         "  WHERE id IN (SELECT id FROM picked) RETURNING *)"
         " SELECT claimed.*, coalesce(outbox_events.payload, claimed.payload) AS event_payload,"
         " users.language AS language, subscriptions.filter AS watch FROM claimed"
@@ -204,6 +235,7 @@ async def _claim_chats(
             "per_chat": per_chat,
             "limit": limit,
             "until": now + lease,
+            "token": token,
         },
     )
 

@@ -36,25 +36,44 @@ class OutboxMarks:
         )
 
     async def retry_chat_later(
-        self, chat_id: int, ids: Sequence[int], due_at: datetime, error: str, *, failed: bool
+        self,
+        chat_id: int,
+        ids: Sequence[int],
+        due_at: datetime,
+        error: str,
+        *,
+        failed: bool,
+        token: int | None = None,
     ) -> int:
         """A try of rows `ids` failed (or was told to wait): keep `error`, count the try if
         `failed`, and make every pending row of the chat due no sooner than `due_at`.
 
         The whole chat moves, not only `ids`, so its messages keep their order (the claim
-        takes rows by due time). Returns how many of the chat's rows moved.
+        takes rows by due time). Returns how many of the chat's rows moved. With `token`
+        (the claim that took `ids`), nothing changes once a later claim holds any of `ids`:
+        the chat is another sender's now (claims take a chat's first rows), and moving its
+        rows would end that sender's claim.
         """
         async with self._db.transaction() as connection:
             dialect = connection.dialect
+            held = list_value(dialect, ids)
+            fence, fenced = "", tuple[object, ...]()
+            if token is not None:
+                fence = (
+                    " AND NOT EXISTS (SELECT 1 FROM outbox AS taken"  # noqa: S608
+                    f"  WHERE taken.id {in_list(dialect)} AND taken.status = 'pending'"
+                    "  AND taken.claim_token IS DISTINCT FROM ?)"
+                )
+                fenced = (held, token)
             await connection.execute(
                 "UPDATE outbox SET attempts = attempts + ?, last_error = ?"  # noqa: S608
-                f" WHERE status = 'pending' AND id {in_list(dialect)}",
-                (int(failed), reason_text(error), list_value(dialect, ids)),
+                f" WHERE status = 'pending' AND id {in_list(dialect)}{fence}",
+                (int(failed), reason_text(error), held, *fenced),
             )
             return await connection.execute(
                 f"UPDATE outbox SET due_at = {greatest(dialect, 'due_at', '?')},"  # noqa: S608
-                " claimed_until = NULL WHERE chat_id = ? AND status = 'pending'",
-                (outbox_moment(dialect, due_at), chat_id),
+                f" claimed_until = NULL WHERE chat_id = ? AND status = 'pending'{fence}",
+                (outbox_moment(dialect, due_at), chat_id, *fenced),
             )
 
     async def drop_subscription(self, chat_id: int, subscription_id: int, reason: str) -> int:
@@ -155,21 +174,29 @@ class OutboxMarks:
 
 
 async def update_pending(
-    db: Database, assignments: str, values: tuple[object, ...], ids: Sequence[int]
+    db: Database,
+    assignments: str,
+    values: tuple[object, ...],
+    ids: Sequence[int],
+    *,
+    token: int | None = None,
 ) -> int:
-    """One UPDATE of the pending rows among `ids` (a single list parameter, any length).
+    """One UPDATE of the pending rows among `ids` (a single list parameter, any length);
+    with `token`, only those still held by that claim (storage.outbox_claims: the fence is
+    in the statement, so no pause between a check and the write can slip past it).
 
     The sender marks every message: one statement is atomic on its own (autocommit),
     and skipping BEGIN/COMMIT saves two of three trips to the database.
     """
     if not ids:
         return 0
+    fence, fenced = ("", ()) if token is None else (" AND claim_token = ?", (token,))
     async with db.write() as connection:
         dialect = connection.dialect
         return await connection.execute(
             f"UPDATE outbox SET {assignments}"  # noqa: S608 - fixed assignments
-            f" WHERE status = 'pending' AND id {in_list(dialect)}",
-            (*values, list_value(dialect, ids)),
+            f" WHERE status = 'pending' AND id {in_list(dialect)}{fence}",
+            (*values, list_value(dialect, ids), *fenced),
         )
 
 

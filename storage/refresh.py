@@ -87,12 +87,26 @@ class RefreshQueries:
         return queued
 
 
+# How long a fenced commit may sit between two statements before the server ends its session
+# (a healthy commit's statements follow each other within milliseconds; a frozen one's never).
+FROZEN_COMMIT_S = 2.0
+
+
 async def _still_leading(connection: Connection, term: int) -> bool:
     """The lease is still at `term` and running, on the database's clock.
 
     FOR SHARE holds the row until this transaction ends: a takeover (an UPDATE of the row)
     waits for the commit, so no commit of an old term lands after a new term began.
+
+    A leader frozen inside the commit (SIGSTOP, a GC pause) would hold that lock, and hold
+    every takeover off, for as long as it stayed frozen: the server sees a session idle in
+    its transaction. So this transaction may idle at most FROZEN_COMMIT_S between its
+    statements; past it the server ends the session, the commit rolls back (it was a stale
+    leader's), and the lock frees well within the lease.
     """
+    await connection.execute(
+        f"SET LOCAL idle_in_transaction_session_timeout = {int(FROZEN_COMMIT_S * 1000)}"
+    )
     found = await scalar(
         connection,
         "SELECT term FROM leader_lease WHERE term = ? AND expires_at > now() FOR SHARE",

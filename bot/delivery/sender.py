@@ -35,6 +35,7 @@ import asyncio
 import contextlib
 import logging
 import math
+import secrets
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
@@ -105,11 +106,14 @@ class DeliveryStore(Protocol):
         lease: timedelta,
         chat_gap: timedelta,
         skip_chats: Collection[int] = (),
+        token: int | None = None,
     ) -> list[OutboxRow]: ...
 
     async def mark_sent(self, ids: Sequence[int], at: datetime) -> int: ...
 
-    async def extend_claims(self, ids: Sequence[int], until: datetime) -> int: ...
+    async def extend_claims(
+        self, ids: Sequence[int], until: datetime, *, token: int | None = None
+    ) -> int: ...
 
     async def mark_dropped(self, ids: Sequence[int], reason: str) -> int: ...
 
@@ -120,10 +124,18 @@ class DeliveryStore(Protocol):
         due_at: datetime | None = None,
         error: str | None = None,
         failed: bool = False,
+        token: int | None = None,
     ) -> int: ...
 
     async def retry_chat_later(
-        self, chat_id: int, ids: Sequence[int], due_at: datetime, error: str, *, failed: bool
+        self,
+        chat_id: int,
+        ids: Sequence[int],
+        due_at: datetime,
+        error: str,
+        *,
+        failed: bool,
+        token: int | None = None,
     ) -> int: ...
 
     async def block(self, chat_id: int, *, refused: str | None = None) -> int: ...
@@ -201,7 +213,11 @@ class Sender:
         renewal, was sent plus `lease`, which comes no later than the rows' own
         `claimed_until`. Each send checks that deadline just before it goes; past it (a
         freeze, a stalled database) the pass drops what it holds, without sending, renewing
-        or releasing any of it: another sender may have claimed those rows already.
+        or releasing any of it: another sender may have claimed those rows already. The
+        deadline is checked here, the token in the database: each pass claims with a token
+        of its own (storage.outbox_claims) and renews, releases and re-queues only the rows
+        that still carry it, so a freeze between the check and the statement changes nothing
+        another sender holds.
         """
         if min(concurrency, batch_size, per_chat) < 1:
             raise ValueError("concurrency, batch_size and per_chat must be >= 1")
@@ -219,6 +235,7 @@ class Sender:
         self._renew_sleep = renew_sleep
         self._lease_clock = lease_clock
         self._claims_until = 0.0  # on lease_clock: until when this pass's claims are ours
+        self._claim_token = 0  # this pass's claim token: the database's fence
         self._policy = DeliveryPolicy(
             clock=clock,
             max_attempts=max_attempts,
@@ -300,6 +317,8 @@ class Sender:
         if not await self._journal.flush():
             return 0
         claimed_at = self._lease_clock()
+        # Random, so no two passes of any replica share one; 63 bits fit both backends.
+        token = secrets.randbits(63)
         rows = await self._store.claim(
             self._now(),
             limit=self._claim_limit(),
@@ -307,11 +326,13 @@ class Sender:
             lease=self._lease,
             chat_gap=timedelta(seconds=self._limiter.per_chat_interval),
             skip_chats=self._limiter.busy_chats(),
+            token=token,
         )
         self._journal.succeeded()  # the claim was a write
         if not rows:
             return 0
         self._claims_until = claimed_at + self._lease.total_seconds()
+        self._claim_token = token
         self._policy.forget_old_floods()
         chats: dict[int, list[OutboxRow]] = {}
         for row in rows:
@@ -356,7 +377,7 @@ class Sender:
                 unsent.clear()
             if unsent:
                 leftover = tuple(unsent)
-                await self._journal.write(partial(self._store.release, leftover))
+                await self._journal.write(partial(self._store.release, leftover, token=token))
         return sent
 
     def _claims_held(self) -> bool:
@@ -381,7 +402,9 @@ class Sender:
                 return  # ran out (a freeze): renewing now could extend another's claim
             sent_at = self._lease_clock()
             try:
-                await self._store.extend_claims(tuple(unsent), self._now() + self._lease)
+                await self._store.extend_claims(
+                    tuple(unsent), self._now() + self._lease, token=self._claim_token
+                )
                 self._claims_until = sent_at + self._lease.total_seconds()
             except Exception as error:
                 # The lease still runs; if it ends, another sender may send these again.
@@ -586,7 +609,15 @@ class Sender:
         self._limiter.hold_chat(chat_id, min(delay, self._policy.flood_cap))
         due = self._now() + timedelta(seconds=delay)
         await self._journal.write(
-            partial(self._store.retry_chat_later, chat_id, ids, due, error, failed=failed)
+            partial(
+                self._store.retry_chat_later,
+                chat_id,
+                ids,
+                due,
+                error,
+                failed=failed,
+                token=self._claim_token,
+            )
         )
 
     @staticmethod

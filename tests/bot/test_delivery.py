@@ -534,9 +534,10 @@ async def test_a_long_pass_renews_its_claims_until_each_row_is_settled(
     renewals: list[tuple[datetime, datetime, int]] = []
     extend = store.extend_claims
 
-    async def spy(ids: Sequence[int], until: datetime) -> int:
+    async def spy(ids: Sequence[int], until: datetime, *, token: int | None = None) -> int:
+        assert token is not None  # renewals are fenced by the pass's claim
         renewals.append((fake_time.wall(), until, len(ids)))
-        return await extend(ids, until)
+        return await extend(ids, until, token=token)
 
     async def every_few_turns(seconds: float) -> None:
         # The renewal timer on the event loop's turns, apart from the fake pacing clock.

@@ -178,6 +178,7 @@ async def test_both_backends_end_with_the_same_columns(database: AnyDatabase):
         "event_id",
         "held",
         "cooling_until",
+        "claim_token",
     ]
     assert "refresh_revisions" in await table_names(database)
     assert "subscription_revision" not in await table_names(database)

@@ -157,6 +157,42 @@ async def test_a_claim_holds_rows_until_its_lease_ends_or_they_are_released(stor
             await store.release_claims()
 
 
+async def test_a_stale_holder_can_neither_release_nor_renew_a_claim_taken_since(store: Store):
+    """The fence is in the statement: a sender frozen past its lease (its own deadline said
+    held just before) wakes with a token the rows no longer carry, and changes nothing."""
+    await add_user(store, 1)
+    await queue(store, [Alert(1, 10, event("a")), Alert(1, 11, event("b"))])
+    stale = await claim(store, T0, token=111)
+    ids = [row.id for row in stale]
+    # Its lease runs out; another replica claims the chat with its own token.
+    taken = await claim(store, T0 + LEASE, token=222)
+    assert [row.id for row in taken] == ids
+    assert await store.extend_claims(ids, T0 + 3 * LEASE, token=111) == 0
+    assert await store.release(ids, token=111) == 0
+    assert await store.retry_chat_later(1, ids, T0 + LEASE, "502", failed=True, token=111) == 0
+    # Still the new holder's: nobody claims the chat until its lease ends, unchanged.
+    assert await claim(store, T0 + 2 * LEASE - timedelta(seconds=1)) == []
+    assert [(row.attempts, row.due_at) for row in await store.outbox_rows()] == [(0, T0)] * 2
+    # The holder itself renews and releases.
+    assert await store.extend_claims(ids, T0 + 3 * LEASE, token=222) == 2
+    assert await claim(store, T0 + 2 * LEASE) == []
+    assert await store.release(ids[1:], token=222) == 1
+    assert await store.retry_chat_later(1, ids[:1], T0 + LEASE, "502", failed=True, token=222) == 2
+    rows = await store.outbox_rows()
+    assert [(row.attempts, row.last_error) for row in rows] == [(1, "502"), (0, None)]
+    assert [row.id for row in await claim(store, T0 + LEASE)] == ids
+
+
+async def test_a_claim_without_a_token_gets_one_of_its_own(store: Store):
+    await add_user(store, 1)
+    await queue(store, [Alert(1, 10, event("a"))])
+    (row,) = await claim(store, T0)
+    # Someone else's token does not match; unfenced calls (tests, tools) still work.
+    assert await store.release([row.id], token=1) == 0
+    assert await store.release([row.id]) == 1
+    assert len(await claim(store, T0)) == 1
+
+
 async def test_claim_is_fair_and_skips_busy_chats(store: Store):
     for chat in (1, 2, 3):
         await add_user(store, chat)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from datetime import UTC, datetime, timedelta
 
+import asyncpg
 import pytest
 
 from monitor.alerts import Alert
@@ -18,8 +21,10 @@ from storage import Store
 from storage.database import SqliteDatabase
 from storage.migrations import bundled_migrations, migrate
 from storage.postgres import PgDatabase
+from storage.refresh import FROZEN_COMMIT_S, _still_leading
 from storage.sql import moment_value
 from tests.factories import make_offer
+from tests.polling import eventually
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
@@ -202,3 +207,40 @@ async def test_a_stale_leaders_commits_are_refused_good_or_failed(store: Store):
     assert await store.commit("acme", failure) == 0
     (health,) = await store.provider_health()
     assert health.consecutive_failures == 1
+
+
+@pytest.mark.postgresql_only
+async def test_a_leader_frozen_inside_its_commit_does_not_hold_the_takeover_off(store: Store):
+    """The commit's FOR SHARE on the lease row would block a takeover for as long as the
+    frozen leader stayed frozen; the server ends a session idle in it after FROZEN_COMMIT_S."""
+    await take_lease(store, "a", 1)
+    inside, thawed = asyncio.Event(), asyncio.Event()
+
+    async def frozen_commit() -> None:
+        async with store.database.transaction() as connection:
+            assert await _still_leading(connection, 1)
+            inside.set()
+            await thawed.wait()  # the process is stopped: no statement, no COMMIT
+            await connection.execute("SELECT 1")
+
+    committing = asyncio.ensure_future(frozen_commit())
+    await asyncio.wait_for(inside.wait(), 10)
+
+    async def takeover() -> bool:
+        async with store.database.write() as connection:
+            await connection.execute("SET lock_timeout = 100")
+            try:
+                await connection.execute("UPDATE leader_lease SET holder = 'b', term = 2")
+            except asyncpg.LockNotAvailableError:
+                return False
+            finally:
+                await connection.execute("RESET lock_timeout")
+        return True
+
+    started = time.monotonic()
+    await eventually(takeover, FROZEN_COMMIT_S + 5, every=0.2)
+    assert time.monotonic() - started >= FROZEN_COMMIT_S - 0.5  # the lock held until then
+    thawed.set()
+    # Its session is gone (the server ended it), and nothing of it committed.
+    with pytest.raises((asyncpg.PostgresConnectionError, asyncpg.InterfaceError)):
+        await committing
