@@ -53,6 +53,7 @@ from monitor.users import Language
 from scrapers.http import Http, HttpSettings
 from scrapers.registry import create_scrapers
 from storage import Store
+from storage.postgres import UNWRITABLE_ERRORS
 
 logger = logging.getLogger("gpuradar")
 
@@ -278,6 +279,8 @@ def attach_monitor(application: Application) -> None:
         application.store,
         LiveMatcher(application.store),
         interval_override_s=application.settings.refresh_seconds,
+        # PostgreSQL restarting or gone: one line per failed refresh, not a traceback.
+        database_errors=UNWRITABLE_ERRORS,
         on_outcome=outcome_hooks(
             wake_delivery(application),
             application.metrics.record_outcome,

@@ -31,16 +31,29 @@ async def refresh_job(
     store: PipelineStore,
     matcher: Matcher,
     on_outcome: OutcomeCallback | None = None,
+    database_errors: tuple[type[BaseException], ...] = (),
 ) -> PipelineOutcome | None:
     """One scheduled refresh; `on_outcome` (metrics) sees every outcome, good or failed.
 
     None when the scheduler's shutdown cancelled it: the last good snapshot stays, and that
     is no error (APScheduler would log anything a job raises with a traceback).
+
+    None, with one line, when the database failed under it (`database_errors`: the server
+    restarting or gone): nothing of it was stored, so the next run finds the same changes
+    and derives the same alerts; a traceback per provider per outage would say no more.
     """
     try:
         outcome = await refresh(source, store, matcher)
     except asyncio.CancelledError:
         logger.info("%s: refresh stopped by shutdown", source.name)
+        return None
+    except database_errors as error:
+        logger.warning(
+            "%s: refresh not stored, the database failed (%s: %s); the next run tries again",
+            source.name,
+            type(error).__name__,
+            str(error).strip().splitlines()[0] if str(error).strip() else "",
+        )
         return None
     # A superseded refresh wrote nothing; the replica whose refresh committed reports that one.
     if on_outcome is not None and not outcome.superseded:
@@ -72,6 +85,7 @@ def create_scheduler(
     *,
     interval_override_s: int | None = None,
     on_outcome: OutcomeCallback | None = None,
+    database_errors: tuple[type[BaseException], ...] = (),
 ) -> AsyncIOScheduler:
     scheduler = AsyncIOScheduler(
         timezone=UTC,
@@ -87,7 +101,7 @@ def create_scheduler(
             # Spread the providers so they are not all hit at the same second.
             jitter=max(1, interval // 10),
             id=job_id(source.name),
-            args=[source, store, matcher, on_outcome],
+            args=[source, store, matcher, on_outcome, database_errors],
             next_run_time=datetime.now(UTC),
             replace_existing=True,
         )

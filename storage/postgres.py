@@ -43,6 +43,9 @@ UNWRITABLE_ERRORS: tuple[type[BaseException], ...] = (
     TimeoutError,
     asyncpg.PostgresConnectionError,
     asyncpg.InterfaceError,  # the connection was closed under us
+    # "cannot switch to state N; another operation is in progress": a statement on a
+    # connection the server ended mid-operation (seen on every restart of the server).
+    asyncpg.InternalClientError,
     asyncpg.ReadOnlySQLTransactionError,
     asyncpg.InsufficientResourcesError,
     asyncpg.OperatorInterventionError,
@@ -146,9 +149,7 @@ class PgDatabase(WriteWatch):
         while True:
             tries += 1
             try:
-                pool = await asyncpg.create_pool(
-                    url, min_size=1, max_size=max_size, timeout=CONNECT_TIMEOUT_S
-                )
+                pool = await _connected_pool(url, max_size)
             except _RETRIABLE_AT_START as error:
                 reason = _reason(error, url)
                 elapsed = time.monotonic() - started
@@ -215,6 +216,28 @@ class PgDatabase(WriteWatch):
 
     def _describe(self, error: BaseException) -> str:
         return _reason(error, self.url)
+
+
+async def _connected_pool(url: str, max_size: int) -> asyncpg.Pool[asyncpg.Record]:
+    """A pool with no connection floor, once one connection to the server works.
+
+    No floor (min_size=0): when the server restarts or goes away, every pooled connection
+    dies, and asyncpg (0.32) would then try to restore a floor in the background, logging a
+    traceback on each failed try for as long as the server is down. Without one, the next
+    acquire connects (a refused connection fails at once, and the caller's next round tries
+    again), so a replica reconnects by itself on the server's return. The first acquire here
+    keeps start-up's promise: an unreachable server fails `open`, which retries it.
+    """
+    pool: asyncpg.Pool[asyncpg.Record] = await asyncpg.create_pool(
+        url, min_size=0, max_size=max_size, timeout=CONNECT_TIMEOUT_S
+    )
+    try:
+        async with pool.acquire(timeout=CONNECT_TIMEOUT_S) as connection:
+            await connection.execute("SELECT 1")
+    except BaseException:
+        pool.terminate()
+        raise
+    return pool
 
 
 def _reason(error: BaseException, url: str) -> str:

@@ -376,9 +376,22 @@ class Sender:
                 self.stats.claims_lost += len(unsent)
                 unsent.clear()
             if unsent:
-                leftover = tuple(unsent)
-                await self._journal.write(partial(self._store.release, leftover, token=token))
+                release = partial(self._release, tuple(unsent), self._claims_until, token)
+                await self._journal.write(release)
         return sent
+
+    async def _release(self, ids: Sequence[int], held_until: float, token: int) -> None:
+        """Release this pass's unsent claims, unless they ran out first. The journal holds a
+        release the database refused (PostgreSQL restarting or down) and replays it once the
+        server is back; by then the lease may have run out and another sender claimed and be
+        sending those rows: releasing them would let a third claim and send them again (a
+        5 s outage with a 4 s lease re-sent a pass's worth, 71 of 150). The claim token
+        makes such a release change nothing in the database; this check spares the call.
+        The row's lease ends by itself, so dropping the release loses nothing."""
+        if self._lease_clock() >= held_until:
+            logger.warning("not releasing %s outbox claims that ran out meanwhile", len(ids))
+            return
+        await self._store.release(ids, token=token)
 
     def _claims_held(self) -> bool:
         return self._lease_clock() < self._claims_until

@@ -300,7 +300,9 @@ class OpsServer:
         where to send the webhook; /healthz judges the whole bot (stale providers, a stuck
         outbox), and every replica failing it must not leave users unanswered."""
         try:
-            ready = await self._store.ping()
+            # Bounded like /healthz: a server cut off (not refusing) must not hang the probe.
+            async with asyncio.timeout(DATABASE_TIMEOUT_S):
+                ready = await self._store.ping()
         except Exception:  # any failure to reach the database is "not ready", said below
             ready = False
         body = {"status": "ready" if ready else "not ready"}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 import pytest
@@ -250,7 +251,7 @@ async def test_run_backs_off_while_the_database_is_unwritable(
     task = asyncio.create_task(sender.run(stop))
     await eventually(lambda: len(backoffs) == 4)
     assert sender.store_error is not None
-    assert backoffs == [1, 2, 4, 8]
+    assert backoffs == [1, 2, 4, 4]  # capped: resumed within 10 s of the server's return
     assert tg.calls_of("sendMessage") == []
     store.set_write_fault(None)
     repaired.set()
@@ -277,3 +278,49 @@ async def test_stop_interrupts_a_flood_pause_at_once(store: _Store):
         # Measured, not asserted tightly: the point is seconds, not the 25 s pause.
         assert time.monotonic() - started < 5
     assert all(row.status == "pending" for row in await store.outbox_rows())
+
+
+async def test_a_held_release_is_dropped_once_its_claims_ran_out(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    """PostgreSQL went away mid pass and came back after the claims' lease: the release the
+    journal held must not run then, or it would free rows another sender has claimed since
+    (and a third would send them again)."""
+    await queue(store, [Alert(chat, chat, appeared("a")) for chat in (1, 2, 3)])
+    lease = timedelta(seconds=4)
+    lease_now = [0.0]
+    released: list[tuple[int, ...]] = []
+    real_release = store.release
+
+    async def release(
+        ids: Sequence[int],
+        *,
+        due_at: datetime | None = None,
+        error: str | None = None,
+        failed: bool = False,
+        token: int | None = None,
+    ) -> int:
+        released.append(tuple(ids))
+        return await real_release(ids, due_at=due_at, error=error, failed=failed, token=token)
+
+    store.release = release  # type: ignore[method-assign]
+
+    def down_on_first_send(call: ApiCall) -> None:
+        if call.method == "sendMessage":
+            store.set_write_fault(read_only)
+
+    tg.add_listener(down_on_first_send)
+    sender = make_sender(bot, store, fake_time, lease=lease, lease_clock=lambda: lease_now[0])
+    await sender.drain_once()  # one sent, its mark and the pass's release held
+    assert sender.held_writes == 2
+    assert released == []  # the fault refused it before the store saw it
+
+    lease_now[0] += lease.total_seconds()  # the outage outlasted the lease
+    tg.remove_listener(down_on_first_send)
+    store.set_write_fault(None)
+    assert await sender.drain_once() == 0  # the mark is written, the release dropped
+    assert sender.held_writes == 0
+    assert released == []
+    assert sent_counts(tg) == {1: 1}
+    # The two unsent rows keep the claims they had, for whoever holds them now.
+    assert len(pending(await store.outbox_rows())) == 2

@@ -93,3 +93,33 @@ async def test_a_superseded_refresh_is_not_reported(tmp_path: Path):
         assert seen == [committed]
     finally:
         await store.close()
+
+
+async def test_a_refresh_the_database_failed_under_is_one_line_and_stores_nothing(
+    tmp_path: Path, caplog
+):
+    """PostgreSQL restarting or gone mid refresh: a warning line, no traceback, no outcome
+    (nothing was stored, so the next run derives the same alerts)."""
+
+    class Gone(Store):
+        async def commit(self, provider: str, plan: RefreshPlan) -> int | None:
+            raise ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 5432)")
+
+    store = await Gone.open(tmp_path / "s.sqlite3")
+    seen: list[PipelineOutcome] = []
+    try:
+        outcome = await refresh_job(
+            Source("acme", 600),
+            store,
+            LiveMatcher(store),
+            seen.append,
+            database_errors=(OSError,),
+        )
+        assert outcome is None
+        assert seen == []
+        assert await store.current_offers() == []
+        [record] = [r for r in caplog.records if "refresh not stored" in r.getMessage()]
+        assert record.exc_info is None
+        assert "ConnectionRefusedError" in record.getMessage()
+    finally:
+        await store.close()

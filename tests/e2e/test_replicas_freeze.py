@@ -1,5 +1,4 @@
-"""Three `python -m bot` replicas on one PostgreSQL, the leader frozen mid fan-out (a GC
-pause, a swapped-out host or a stalled VM).
+"""Three `python -m bot` replicas on one PostgreSQL, the leader frozen mid fan-out.
 
 A frozen process (SIGSTOP: a GC pause, a swapped-out host, a stalled VM) keeps its TCP
 connections, so nothing but a lease can take its role away. 150 users watch the H100, it comes
