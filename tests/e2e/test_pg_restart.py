@@ -16,10 +16,10 @@ import os
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
 
-from tests.e2e.test_replicas import the_leader
+from tests.e2e.test_replicas import IN_FLIGHT, replicas, the_leader
 from tests.e2e.watchers import (
     WATCH,
     alerts,
@@ -33,46 +33,17 @@ from tests.fakes.sites.selectel import H100Control
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
 from tests.private_postgres import PrivatePostgres, require_private_postgres
-from tests.processes import BotProcess, bot_settings
+from tests.processes import BotProcess
 
 REPLICAS = ("p1", "p2")
 USERS = range(60_000, 60_150)
-REFRESH_S = 10
-IN_FLIGHT = 8  # GPURADAR_SEND_CONCURRENCY: the duplicates bound
-# Shortened from production's 15 s and 5 s, as in tests/e2e/test_replicas.py.
-CLAIM_LEASE_S = "4"
-ELECTION_INTERVAL_S = "0.5"
-# The bot's rate, shared by the replicas, as in tests/e2e/test_replicas.py: the fan-out (150
-# alerts at 60/s: 2.5 s) still runs when the server goes away right after its first alert,
-# and the leader answers the 150 /watch at its half of it in a few seconds.
-SEND_RATE = "60"
+# The replicas run with tests/e2e/test_replicas.py's shortened waits and rate (`replicas`):
+# the fan-out (150 alerts at 60/s: 2.5 s) still runs when the server goes away right after
+# its first alert.
 OUTAGE_S = float(os.environ.get("GPURADAR_TEST_OUTAGE_S", "5"))
 RESUME_S = 10.0  # the issue: every replica resumes within 10 s of the server's return
 WITHIN_S = 60.0
 UNREACHABLE = "database unreachable"
-
-
-@asynccontextmanager
-async def replicas(
-    folder: Path, telegram: FakeTelegram, sites: FakeProviders, database: str
-) -> AsyncIterator[list[BotProcess]]:
-    async with AsyncExitStack() as stack:
-        bots = []
-        for name in REPLICAS:
-            settings = bot_settings(
-                telegram.base_url,
-                database=database,
-                sites=sites,
-                refresh_s=REFRESH_S,
-                GPURADAR_REPLICA_ID=name,
-                GPURADAR_SEND_CONCURRENCY=str(IN_FLIGHT),
-                GPURADAR_CLAIM_LEASE_S=CLAIM_LEASE_S,
-                GPURADAR_SEND_RATE=SEND_RATE,
-                GPURADAR_ELECTION_INTERVAL_S=ELECTION_INTERVAL_S,
-            )
-            bot = BotProcess(folder / name, settings, name=name)
-            bots.append(await stack.enter_async_context(bot))
-        yield bots
 
 
 @asynccontextmanager
@@ -90,7 +61,7 @@ async def fan_out_started(
         selectel = sites["selectel"]
         h100 = H100Control(count=0)
         h100.install(selectel)
-        async with replicas(tmp_path, telegram, sites, cluster.url) as bots:
+        async with replicas(tmp_path, telegram, sites, cluster.url, REPLICAS) as bots:
             leader = await the_leader(bots)
             await leader.wait_healthy(lambda body: selectel_success(body) is not None)
             for chat in USERS:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from itertools import pairwise
 from pathlib import Path
@@ -83,12 +83,17 @@ def one_refresher(fetches: list[float]) -> bool:
 
 @asynccontextmanager
 async def replicas(
-    folder: Path, telegram: FakeTelegram, sites: FakeProviders, database: str
+    folder: Path,
+    telegram: FakeTelegram,
+    sites: FakeProviders,
+    database: str,
+    names: Sequence[str] = REPLICAS,
 ) -> AsyncIterator[list[BotProcess]]:
-    """Three replicas started at the same moment (migrations must be safe under that)."""
+    """Replicas (three by default) started at the same moment (migrations must be safe under
+    that), with this file's shortened waits."""
     async with AsyncExitStack() as stack:
         bots = []
-        for name in REPLICAS:
+        for name in names:
             settings = bot_settings(
                 telegram.base_url,
                 database=database,
