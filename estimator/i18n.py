@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
@@ -58,13 +59,29 @@ class Translator:
             logger.error("text %r has no value", key)
             return key
         # Numbers stay numbers so that Fluent picks the plural form («32 слоя», «2 слоя»).
-        text, errors = self._bundle.format_pattern(message.value, _escaped(args))
+        prepared = _escaped(args)
+        if self.language == "ru":
+            prepared = {name: _decimal_comma(value) for name, value in prepared.items()}
+        text, errors = self._bundle.format_pattern(message.value, prepared)
         for error in errors:
             logger.error("text %r (%s): %s", key, self.language, error)
         return str(text)
 
     def has(self, key: str) -> bool:
         return self._bundle.has_message(key)
+
+
+# A number written for the reader ("18.7", "7.4–14.6"): nothing but digits, points, dashes.
+_WRITTEN_NUMBER = re.compile(r"-?\d+\.\d+(?:\s?[–-]\s?-?\d+\.\d+)?")
+_POINT = re.compile(r"(?<=\d)\.(?=\d)")
+
+
+def _decimal_comma(value: FluentArg) -> FluentArg:
+    """Russian writes a decimal comma (18,7 ГиБ), as the bot's ₽ amounts already do: a number
+    the code wrote as text ("18.7", gib() and friends) gets one, whoever formatted it."""
+    if isinstance(value, str) and not isinstance(value, Html) and _WRITTEN_NUMBER.fullmatch(value):
+        return _POINT.sub(",", value)
+    return value
 
 
 def _escaped(args: Mapping[str, FluentArg]) -> dict[str, FluentArg]:

@@ -21,15 +21,15 @@ async def details_of(telegram: FakeTelegram, question: str) -> str:
 
 
 def part(text: str, name: str) -> float:
-    found = re.search(rf"{name} (\d+\.\d+)", text)
+    found = re.search(rf"{name} (\d+[.,]\d+)", text)  # Russian: a decimal comma
     assert found is not None, text
-    return float(found.group(1))
+    return float(found.group(1).replace(",", "."))
 
 
 async def test_lora_breakdown_reads_non_zero_in_russian(telegram: FakeTelegram, db_path: Path):
     async with running_app(telegram, db_path):
         details = await details_of(telegram, "/fit llama 3.2 1b lora rank=8")
-    assert "оптимизатор 0.0 " not in details
+    assert "оптимизатор 0,0 " not in details
     assert part(details, "оптимизатор") > 0
     assert part(details, "градиенты") > 0
     # AdamW's two fp32 moments are twice the fp32 gradient.

@@ -30,7 +30,7 @@ async def test_a_full_fine_tune_by_its_everyday_names_is_sized_as_full(
         assert text.startswith("Mistral-7B-v0.3 · full · ctx 2048")
         assert "❌ RTX 4090" in text
         assert "✅" not in text.split("\n\n")[0]  # the verdict block
-        assert "Пик видеопамяти: 124.9 ГиБ" in text  # weights, grads, fp32 masters, Adam
+        assert "Пик видеопамяти: 124,9 ГиБ" in text  # weights, grads, fp32 masters, Adam
     assert no_lora.startswith("7B · full")
     assert "Llama-3.1-8B · full" in weights
     assert "Llama-3.1-8B · full" in english
@@ -133,7 +133,7 @@ async def test_long_examples_raise_ctx_or_are_warned_about(
     # The conversation that showed it: sized at ctx 2048 it read 14.4 GiB; the job is 19.4.
     assert qwen.splitlines()[0] == "Метод не указан — считаю QLoRA."
     assert qwen.splitlines()[1].startswith("Qwen2.5-7B · QLoRA · ctx 4096")
-    assert "Пик: 19.4 ГиБ" in qwen
+    assert "Пик: 19,4 ГиБ" in qwen
 
 
 async def test_offer_constraints_are_shown_and_kept_by_the_buttons(

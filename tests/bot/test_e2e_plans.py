@@ -54,9 +54,9 @@ def h100(sku: str, count: int, rub: float, **extra: object) -> Offer:
 
 
 def hours_in(line: str) -> float:
-    found = re.search(r"~([\d.]+) (ч|мин|сут)", line)
+    found = re.search(r"~([\d.,]+) (ч|мин|сут)", line)  # Russian: a decimal comma
     assert found, line
-    value = float(found.group(1))
+    value = float(found.group(1).replace(",", "."))
     return {"ч": value, "мин": value / 60, "сут": value * 24}[found.group(2)]
 
 

@@ -9,7 +9,7 @@ import pytest
 from fluent.syntax import FluentParser, FluentSerializer, ast
 
 from bot.fake_telegram.html import parse_telegram_html
-from estimator.i18n import Html, Language, read_locale_source, translators
+from estimator.i18n import Html, Language, _decimal_comma, read_locale_source, translators
 
 ROOT = Path(__file__).resolve().parents[2]
 # A literal key, as the bot's handlers (`i18n("key")`) and the estimator's renderers
@@ -128,3 +128,14 @@ def test_russian_plural_forms(key: str, count: int, expected: str):
         "until": "x",
     }
     assert expected in ru(key, **values)
+
+
+def test_russian_texts_write_a_decimal_comma_in_numbers_and_only_there():
+    assert _decimal_comma("18.7") == "18,7"
+    assert _decimal_comma("7.4–14.6") == "7,4–14,6"
+    assert _decimal_comma("-0.5") == "-0,5"
+    for kept in ("Llama-3.1-8B", "ctx=4096", "4096", "v1.2.3", "3.1b", Html("<b>1.5</b>"), 2.5):
+        assert _decimal_comma(kept) == kept
+    ru, en = translators()["ru"], translators()["en"]
+    assert "18,7" in ru("fit-peak", peak="18.7")
+    assert "18.7" in en("fit-peak", peak="18.7")

@@ -16,7 +16,7 @@ NEVER = BreakEven(HOURLY, MONTHLY, hours=986, usage_hours=200)
 def test_the_sizing_answer_names_the_card_and_tenths_of_a_day():
     assert break_even_line(PAYS, "ru") == (
         "<b>Почасовая или помесячная</b> (H100 ×8): месяц у hostkey (1\u202f200\u202f000 ₽)"
-        " выгоднее, если работать больше 439 ч в месяц (~18.3 сут. без перерыва);"
+        " выгоднее, если работать больше 439 ч в месяц (~18,3 сут. без перерыва);"
         " почасово — 2\u202f736 ₽/ч у selectel."
     )
     assert break_even_line(NEVER, "en") == (
