@@ -18,6 +18,7 @@ from estimator.answer import build_answer, to_json
 from estimator.config_query import sizing_for_config
 from estimator.fit_words import understand
 from estimator.gpus import load_gpus
+from estimator.i18n import translator
 from estimator.model_config import MAX_CONFIG_BYTES, ConfigError, read_config
 from estimator.parse import ParsedQuery, QueryError
 from estimator.sizing_text import render, render_short, to_plain
@@ -66,8 +67,9 @@ def _from_config(path: str, question: str) -> ParsedQuery:
     except OSError as error:
         raise ConfigError(f"cannot read {path}: {error.strerror}", key="config") from None
     model = read_config(text)
-    for line in model.assumed:
-        print(f"estimator: config.json: {line}", file=sys.stderr)
+    english = translator("en")
+    for item in model.assumed:
+        print(f"estimator: config.json: {to_plain(item.say(english))}", file=sys.stderr)
     return sizing_for_config(model.spec, question)
 
 

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from estimator.i18n import Translator
 from estimator.parsing.result import QueryError
 from estimator.specs import MlpKind, ModelSpec
 
@@ -82,10 +83,22 @@ class ConfigError(QueryError):
 
 
 @dataclass(frozen=True)
+class Assumption:
+    """One thing the file did not say and the reader assumed: a code of
+    estimator/locales/*/config.ftl (`config-assumed-<code>`) and its values."""
+
+    code: str
+    values: tuple[tuple[str, str], ...] = ()
+
+    def say(self, i18n: Translator) -> str:
+        return i18n(f"config-assumed-{self.code}", **dict(self.values))
+
+
+@dataclass(frozen=True)
 class ConfigModel:
     spec: ModelSpec
     model_type: str
-    assumed: tuple[str, ...]  # one English line each: what the file did not say
+    assumed: tuple[Assumption, ...]  # what the file did not say, each worded by `say`
 
 
 def read_config(config: str | bytes | Mapping[str, Any], name: str = "") -> ConfigModel:
@@ -94,16 +107,16 @@ def read_config(config: str | bytes | Mapping[str, Any], name: str = "") -> Conf
     data = _as_object(config)
     # Multimodal wrappers (Gemma-3, Llama-3.2-Vision, Qwen2-VL ...) keep the language model's
     # shapes under text_config: the part a text fine-tune trains.
-    assumed: list[str] = []
+    assumed: list[Assumption] = []
     outer_type = str(data.get("model_type") or "")
     if isinstance(data.get("text_config"), Mapping) and "hidden_size" not in data:
         data = {**data["text_config"], "_name_or_path": data.get("_name_or_path", "")}
-        assumed.append("text_config read: the language model only, no vision tower")
+        assumed.append(Assumption("text-config"))
     model_type = str(data.get("model_type") or outer_type or "")
     if not model_type:
-        assumed.append("no model_type: read as a Llama-style decoder")
+        assumed.append(Assumption("no-type"))
     elif model_type not in KNOWN_TYPES:
-        assumed.append(f"model_type {model_type!r} is not known: read as a Llama-style decoder")
+        assumed.append(Assumption("unknown-type", (("type", model_type),)))
     reader = _Reader(data, assumed)
     spec = _spec(reader, model_type, name)
     return ConfigModel(spec=spec, model_type=model_type or "?", assumed=tuple(assumed))
@@ -143,7 +156,7 @@ def looks_like_config(data: object) -> bool:
 class _Reader:
     """Typed access to the config's fields, with errors and assumptions that name them."""
 
-    def __init__(self, data: Mapping[str, Any], assumed: list[str]) -> None:
+    def __init__(self, data: Mapping[str, Any], assumed: list[Assumption]) -> None:
         self.data = data
         self.assumed = assumed
 
@@ -151,13 +164,14 @@ class _Reader:
         return self.data.get(key) is not None
 
     def whole(self, key: str, default: int | None = None, *, why: str = "") -> int:
+        """`why`: the Assumption code said when `default` stands in for a missing key."""
         names = _NAMES.get(key, (key,))
         raw = next((self.data[n] for n in names if self.data.get(n) is not None), None)
         if raw is None:
             if default is None:
                 raise ConfigError(f"config.json has no {key}", key=key, problem="missing")
             if why:
-                self.assumed.append(f"{key} = {default} ({why})")
+                self.assumed.append(Assumption(why, (("key", key), ("value", str(default)))))
             return default
         if isinstance(raw, bool) or not isinstance(raw, int) or raw <= 0:
             raise ConfigError(f"{key}={raw!r} must be a positive whole number", key=key)
@@ -205,7 +219,7 @@ def _spec(r: _Reader, model_type: str, name: str) -> ModelSpec:
     kv_heads = (
         r.whole(kv_key)
         if kv_key
-        else r.whole("num_key_value_heads", kv_default, why="no GQA field: one per query head")
+        else r.whole("num_key_value_heads", kv_default, why="kv-heads-default")
     )
     if heads % kv_heads:
         raise ConfigError(
@@ -216,7 +230,7 @@ def _spec(r: _Reader, model_type: str, name: str) -> ModelSpec:
         # MLA: stored as multi-head attention with v_head_dim per head (the catalog's
         # DeepSeek-V3 row); the real, smaller attention weights are in the parameter count.
         head_dim = r.whole("v_head_dim")
-        r.assumed.append("MLA attention: sized as multi-head attention of v_head_dim per head")
+        r.assumed.append(Assumption("mla"))
     elif r.has("head_dim"):
         head_dim = r.whole("head_dim")
     else:
@@ -230,7 +244,7 @@ def _spec(r: _Reader, model_type: str, name: str) -> ModelSpec:
     plain = model_type in _PLAIN_MLP
     mlp = MlpKind.PLAIN if plain else MlpKind.GATED
     dense_width = (
-        r.whole("ffn_hidden_size", 4 * hidden, why="FalconConfig default 4 x hidden_size")
+        r.whole("ffn_hidden_size", 4 * hidden, why="falcon-ffn-default")
         if model_type == "falcon"
         else r.whole("intermediate_size")
     )
@@ -286,8 +300,10 @@ def _spec(r: _Reader, model_type: str, name: str) -> ModelSpec:
         budget = total - embeddings - layout.norm - layers * per_layer_rest
         experts = max(active, round(budget / (layers * (3 * hidden * expert_width + hidden))))
         r.assumed.append(
-            f"{dense_layers} dense and {moe_layers} MoE layers: sized as {experts} routed "
-            "experts in every layer (the same parameter count)"
+            Assumption(
+                "dense-moe",
+                (("dense", str(dense_layers)), ("moe", str(moe_layers)), ("experts", str(experts))),
+            )
         )
     if routed > 1:
         dense_width = expert_width

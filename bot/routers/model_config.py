@@ -145,7 +145,7 @@ def model_line(i18n: Translator, model: ConfigModel) -> str:
         active=spec.active_experts,
     )
     if model.assumed:
-        shown = "; ".join(model.assumed[:SHOWN_ASSUMPTIONS])
+        shown = "; ".join(item.say(i18n) for item in model.assumed[:SHOWN_ASSUMPTIONS])
         line += "\n" + i18n("config-assumed", assumed=shown)
     return line
 

@@ -17,7 +17,8 @@ from estimator.answer import build_answer
 from estimator.config_query import sizing_for_config
 from estimator.fit_words import understand
 from estimator.gpus import load_gpus
-from estimator.model_config import ConfigError, looks_like_config, read_config
+from estimator.i18n import translator
+from estimator.model_config import ConfigError, ConfigModel, looks_like_config, read_config
 from estimator.models import get_model
 from estimator.parse import QueryError
 
@@ -121,8 +122,12 @@ def test_config_model_has_the_catalog_shapes(model_id: str) -> None:
     assert spec.total_params == pytest.approx(row.total_params, rel=0.005)
 
 
+def said(model: ConfigModel, language: str = "en") -> list[str]:
+    return [item.say(translator(language)) for item in model.assumed]
+
+
 def test_dense_and_mla_layouts_are_said_as_assumed() -> None:
-    assumed = read_config(CONFIGS["DeepSeek-V3"]).assumed
+    assumed = said(read_config(CONFIGS["DeepSeek-V3"]))
     assert any("MLA" in line for line in assumed)
     assert any("3 dense and 58 MoE layers" in line for line in assumed)
 
@@ -148,7 +153,7 @@ def test_unknown_model_type_with_standard_fields_is_read_and_said() -> None:
     config = {**CONFIGS["Llama-3.1-8B"], "model_type": "my_llama_finetune"}
     model = read_config(config)
     assert model.spec.total_params == get_model("Llama-3.1-8B").total_params
-    assert any("'my_llama_finetune' is not known" in line for line in model.assumed)
+    assert any("“my_llama_finetune” is not known" in line for line in said(model))
 
 
 def test_name_comes_from_name_or_path() -> None:
@@ -161,7 +166,7 @@ def test_vision_wrapper_reads_text_config() -> None:
     wrapped = {"model_type": "gemma3", "text_config": {**CONFIGS["Gemma-2-9B"]}}
     model = read_config(wrapped)
     assert model.spec.hidden == 3584
-    assert any("text_config" in line for line in model.assumed)
+    assert any("text_config" in line for line in said(model))
 
 
 @pytest.mark.parametrize(
@@ -227,3 +232,9 @@ def test_text_may_name_no_model_and_a_named_one_is_overruled() -> None:
     with pytest.raises(QueryError) as raised:
         sizing_for_config(spec, "qlora ctx=banana")
     assert raised.value.key == "ctx"
+
+
+def test_what_was_assumed_is_said_in_russian_too() -> None:
+    [line] = [text for text in said(read_config(CONFIGS["DeepSeek-V3"]), "ru") if "MoE" in text]
+    assert "плотных" in line
+    assert "dense" not in line
