@@ -15,6 +15,7 @@ import pytest
 from storage.leader import LeaderElection, LeaderLease
 from storage.migrations import migrate
 from storage.postgres import PgDatabase
+from tests.fakes.helpers import FakeClock
 from tests.polling import eventually
 from tests.postgres import require_postgres, temporary_database
 
@@ -92,21 +93,11 @@ async def test_one_leader_and_a_takeover_when_it_stops(
     assert events == ["a elected", "a deposed", "b elected", "b deposed"]
 
 
-class FrozenClock:
-    """A monotonic clock that a test moves on by hand: what a process sees on waking."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 async def test_a_leader_that_wakes_past_its_lease_steps_down_and_cannot_renew(
     databases: tuple[PgDatabase, PgDatabase],
 ) -> None:
     events: list[str] = []
-    clock = FrozenClock()
+    clock = FakeClock(0.0)  # moved on by hand: what a process sees on waking
     stale = election(databases[0], "a", events, LeaderLease(clock))
     stop_stale = asyncio.Event()
     run_stale = asyncio.create_task(stale.run(stop_stale))
@@ -132,12 +123,12 @@ async def test_the_local_deadline_ends_leadership_without_the_database(
     databases: tuple[PgDatabase, PgDatabase],
 ) -> None:
     events: list[str] = []
-    clock = FrozenClock()
+    clock = FakeClock(0.0)  # moved on by hand: what a process sees on waking
     leader = election(databases[0], "a", events, LeaderLease(clock))
     stop = asyncio.Event()
     running = asyncio.create_task(leader.run(stop))
     await eventually(lambda: leader.is_leader)
-    clock.now += LEASE_S  # woken from a freeze as long as the lease: nothing may act on it
+    clock.advance(LEASE_S)  # woken from a freeze as long as the lease: nothing may act on it
     assert not leader.lease.held()
     assert leader.lease.fence() is None
     await eventually(lambda: not leader.is_leader, LEASE_S)

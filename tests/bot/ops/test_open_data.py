@@ -36,19 +36,12 @@ from monitor.scrape import NetworkError, ScrapeResult
 from storage import Store
 from tests.bot.conftest import running_app
 from tests.factories import make_offer, store_snapshot
+from tests.fakes.helpers import FakeClock
 from tests.fakes.telegram import FakeTelegram
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 NOW = T0 + timedelta(minutes=5)
 IN, OUT, UNK = StockState.IN_STOCK, StockState.OUT_OF_STOCK, StockState.UNKNOWN
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.at = 0.0
-
-    def __call__(self) -> float:
-        return self.at
 
 
 @pytest.fixture
@@ -68,12 +61,12 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock(0.0)
 
 
 @pytest.fixture
-async def api(store: Store, clock: Clock) -> AsyncIterator[TestServer]:
+async def api(store: Store, clock: FakeClock) -> AsyncIterator[TestServer]:
     intervals = {provider.id: float(provider.interval_s) for provider in PROVIDERS}
     open_data = OpenData(
         store,
@@ -363,25 +356,25 @@ async def test_the_csv_reads_back_into_the_same_rows_as_the_json(api: TestServer
 
 
 async def test_a_client_past_its_burst_gets_429_until_the_bucket_refills(
-    api: TestServer, clock: Clock
+    api: TestServer, clock: FakeClock
 ):
     for _ in range(BURST):
         assert (await fetch(api, "/api/v1/openapi.json"))[0] == 200
     status, headers, _ = await fetch(api, "/api/v1/openapi.json")
     assert status == 429
     assert int(headers["Retry-After"]) >= 1
-    clock.at += REFILL_S
+    clock.advance(REFILL_S)
     assert (await fetch(api, "/api/v1/openapi.json"))[0] == 200
 
 
 def test_buckets_are_per_client_and_forget_the_oldest():
-    clock = Clock()
+    clock = FakeClock(0.0)
     buckets = ClientBuckets(clock)
     for _ in range(BURST):
         assert buckets.take("a") == 0
     assert buckets.take("a") == pytest.approx(REFILL_S)
     assert buckets.take("b") == 0  # another client has its own
-    clock.at += REFILL_S / 2
+    clock.advance(REFILL_S / 2)
     assert buckets.take("a") == pytest.approx(REFILL_S / 2)
 
 
