@@ -38,7 +38,7 @@ from tests.processes import BotProcess
 REPLICAS = ("p1", "p2")
 USERS = range(60_000, 60_150)
 # The replicas run with tests/e2e/test_replicas.py's shortened waits and rate (`replicas`):
-# the fan-out (150 alerts at 60/s: 2.5 s) still runs when the server goes away right after
+# the fan-out (150 alerts at 120/s: 1.25 s) still runs when the server goes away right after
 # its first alert.
 OUTAGE_S = float(os.environ.get("GPURADAR_TEST_OUTAGE_S", "5"))
 RESUME_S = 10.0  # the issue: every replica resumes within 10 s of the server's return

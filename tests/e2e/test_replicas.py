@@ -43,16 +43,18 @@ REFRESH_S = 10  # the shortest interval the settings allow (GPURADAR_REFRESH_SEC
 CLOSEST_RUNS_S = REFRESH_S - 1
 IN_FLIGHT = 8  # GPURADAR_SEND_CONCURRENCY: a dead replica's sends in flight, the duplicates bound
 HELP_WITHIN_S = 40.0  # the bound for a /help sent after the leader's death
-# The waits a takeover sits through, shortened (production: 15 s and 5 s): the killed
-# leader's claims expire after the lease, and a follower tries for the lock this often. The
-# lease is still several renewals (a third of it each) long on a loaded machine, so a live
-# replica never loses its claims.
+# The waits a takeover sits through, shortened (production: 15 s, 15 s and 5 s): the killed
+# leader's claims expire after the claim lease, its leadership after the leader lease, and a
+# follower tries for leadership this often. Each lease is still several renewals long (a
+# third of it for claims, an election interval for leadership) on a loaded machine, so a
+# live replica keeps both.
 CLAIM_LEASE_S = "4"
+LEADER_LEASE_S = "4"
 ELECTION_INTERVAL_S = "0.5"
 # The bot's rate, shared by the replicas: the one poller answers the 150 /watch at its third
-# of it. 60 a second instead of 28 answers them in seconds, and the fan-out (150 alerts, 2.5 s)
-# still runs when the leader is killed after the first alert.
-SEND_RATE = "60"
+# of it. 120 a second instead of 28 answers them in seconds, and the fan-out (150 alerts,
+# 1.25 s) still runs when the leader is killed after the first alert (the test checks it).
+SEND_RATE = "120"
 # Generous: three bots, PostgreSQL and the fakes share a loaded two-core machine.
 WITHIN_S = 120.0
 
@@ -103,6 +105,7 @@ async def replicas(
                 GPURADAR_SEND_CONCURRENCY=str(IN_FLIGHT),
                 GPURADAR_CLAIM_LEASE_S=CLAIM_LEASE_S,
                 GPURADAR_SEND_RATE=SEND_RATE,
+                GPURADAR_LEADER_LEASE_S=LEADER_LEASE_S,
                 GPURADAR_ELECTION_INTERVAL_S=ELECTION_INTERVAL_S,
             )
             bot = BotProcess(folder / name, settings, name=name)
