@@ -15,6 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from estimator.query import (
+    Attention,
     Checkpointing,
     FitQuery,
     Loss,
@@ -124,6 +125,7 @@ def interpret(
         optimizer_in_backward="backward" in text or "optimizer_in_bwd" in text,
         double_quant=method is not Method.QLORA or "double quant" in text or framework != "litgpt",
         stack=_STACKS.get(framework, Stack.HF),
+        attention=_attention(text),
     )
     query = _parallelism(query, row, text)
     measured, bound = _measured(row["peak_gb"], text)
@@ -148,6 +150,7 @@ _STACKS = {
     "litgpt": Stack.LITGPT,
     "unsloth": Stack.UNSLOTH,
     "llamafactory": Stack.LLAMAFACTORY,
+    "swift": Stack.SWIFT,
     # Answer.AI's fsdp_qlora: transformers models with bitsandbytes and PEFT adapters, loaded
     # by its own code without PEFT's k-bit preparation: what the axolotl profile describes.
     "fsdp_qlora": Stack.AXOLOTL,
@@ -191,6 +194,7 @@ def _framework(text: str) -> str:
         ("unsloth", "unsloth"),
         ("llamafactory", "llamafactory"),
         ("llama-factory", "llamafactory"),
+        ("ms-swift", "swift"),  # ModelScope's trainer; it drives PEFT itself, so it precedes "peft"
         ("peft", "hf"),
     ):
         if marker in text:
@@ -267,12 +271,27 @@ def _checkpointing(raw: str) -> Checkpointing:
     return Checkpointing.ON
 
 
+def _attention(text: str) -> Attention | None:
+    """The attention kernel where the row names it; otherwise the stack's and model's default
+    (`estimator.memory._attention`). Eager attention keeps the ctx² score matrices; SDPA and
+    FlashAttention do not, so both read as flash."""
+    if re.search(r"\beager (?:attention|attn)\b|attn_implementation\W*eager", text):
+        return Attention.EAGER
+    if re.search(r"use_flash_attn\s*(false|0)\b", text):
+        return None
+    if re.search(r"flash.?att|\bsdpa\b", text):
+        return Attention.FLASH
+    return None
+
+
 def _loss(framework: str, text: str, row: dict[str, str]) -> Loss | None:
     """The loss only where the row says; otherwise the stack's own default."""
     if "cce" in text:
         return Loss.FUSED
     if "chunked" in row["other_notes"].lower():
         return Loss.CHUNKED
+    if "no fp32 upcast" in text:
+        return Loss.DIRECT  # cross-entropy straight on the model's logits
     if framework == "torchtune" and ("baseline" in text or "no chunk" in text):
         return Loss.NAIVE  # the levers table's rows before "+chunked cross-entropy"
     dated = re.search(r"\b(20\d\d)-(\d\d)", row["source"])

@@ -76,6 +76,10 @@ class Loss(StrEnum):
     NAIVE = "naive"  # full logits in 16-bit, fp32 upcast and fp32 gradient (HF default)
     CHUNKED = "chunked"  # chunked cross-entropy (torchtune, litgpt): one 16-bit logits copy
     FUSED = "fused"  # fused linear + cross-entropy (Unsloth's CCE, Liger): no full logits
+    # nn.CrossEntropyLoss straight on the model's logits in their own dtype, no fp32 upcast
+    # (custom loops that pass no labels to a transformers >= 4.45 model, whose logits keep
+    # lm_head's dtype).
+    DIRECT = "direct"
 
 
 class Stack(StrEnum):

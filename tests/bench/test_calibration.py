@@ -23,7 +23,17 @@ from bench.estimator_accuracy import (
 from estimator.accuracy import CLAIM
 from estimator.memory import CALIBRATION
 from estimator.models import match_model
-from estimator.query import Checkpointing, Loss, Method, Offload, Sharding, Stack
+from estimator.query import (
+    Attention,
+    Checkpointing,
+    Loss,
+    Method,
+    Offload,
+    Precision,
+    Sharding,
+    Stack,
+    Targets,
+)
 
 ROWS = read_rows()
 SCORED = [row for row in ROWS if row.excluded is None]
@@ -70,6 +80,27 @@ def test_rows_are_read_by_general_rules():
     # notes also quote the allocated figure.
     assert rows[54].metric is Metric.RESERVED
     assert rows[57].metric is Metric.NVIDIA_SMI
+
+
+def test_rows_state_attention_checkpointing_and_loss_as_their_code_did():
+    rows = {row.index: row for row in ROWS}
+    swift, vertex_lora, vertex_qlora, ult_lora, ult_qlora = (
+        rows[113],
+        rows[122],
+        rows[128],
+        rows[132],
+        rows[133],
+    )
+    assert swift.query.attention is Attention.FLASH  # "use_flash_attn true"
+    assert vertex_lora.query.attention is Attention.EAGER  # "eager attention (torch 2.0.1 ...)"
+    assert vertex_lora.query.grad_checkpointing is Checkpointing.OFF
+    assert vertex_lora.query.targets is Targets.ALL
+    assert vertex_qlora.query.grad_checkpointing is Checkpointing.ON  # PEFT's k-bit prep
+    assert ult_lora.query.attention is Attention.FLASH  # transformers 4.49's SDPA default
+    assert ult_lora.query.loss is Loss.DIRECT  # "no fp32 upcast"
+    assert ult_lora.query.targets is Targets.ALL
+    assert ult_qlora.query.precision is Precision.FP32  # torch_dtype fp32 beside the NF4
+    assert rows[0].query.attention is None  # not stated: the stack's and model's default
 
 
 def test_every_row_states_its_metric():

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from estimator.memory import (
     CALIBRATION,
+    DIRECT_LOSS_COPIES,
     EAGER_SCORE_BYTES,
     NCCL_BUFFERS_GIB,
     NF4_DQ_BYTES,
@@ -214,6 +215,16 @@ def test_fused_loss_removes_the_logits_and_unsloth_offload_the_checkpoints():
     assert estimate_memory(lean, LLAMA31_8B).activations < 0.2 * (
         estimate_memory(base, LLAMA31_8B).activations
     )
+
+
+def test_a_direct_loss_keeps_three_logits_copies_in_the_logits_dtype():
+    lora = FitQuery(model="Llama-3.1-8B", method=Method.LORA, ctx=8192, loss=Loss.DIRECT)
+    logits = 8192 * LLAMA31_8B.vocab
+    assert memory_parts(lora, LLAMA31_8B).logits == pytest.approx(DIRECT_LOSS_COPIES * 2 * logits)
+    wide = replace(lora, precision=Precision.FP32)
+    assert memory_parts(wide, LLAMA31_8B).logits == pytest.approx(DIRECT_LOSS_COPIES * 4 * logits)
+    naive = replace(lora, loss=Loss.NAIVE)  # transformers' loss upcasts to fp32: 12 bytes
+    assert memory_parts(naive, LLAMA31_8B).logits > memory_parts(lora, LLAMA31_8B).logits
 
 
 MODELS = [m for m in load_models() if not m.encoder_decoder]
