@@ -26,7 +26,10 @@ async def serve_telegram(settings: Settings) -> None:
     token = settings.bot_token.get_secret_value()
     with starting():
         application = await build_application(
-            settings, token=token, api_url=settings.telegram_api_url, warm_charts=True
+            settings,
+            token=token,
+            api_url=settings.telegram_api_url,
+            warm_charts=settings.chart_warm_up,
         )
     try:
         with starting():

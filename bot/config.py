@@ -110,6 +110,11 @@ class Settings(ScraperSettings):
     # would come before a bad setting is reported). Tests of faults set it small: they prove
     # the retry, not the wait.
     scrape_backoff_s: float = Field(default=0.5, gt=0, le=60)
+    # Start the /history chart workers (bot/chart_pool.py: up to two processes, ~75 MiB each
+    # once matplotlib is loaded) at start-up, so the first chart waits only for its drawing.
+    # False starts them at the first /history instead: a small host keeps the memory until
+    # a chart is asked for, and that first chart takes a second or two more.
+    chart_warm_up: bool = True
     # The operations server (/healthz, /metrics, and the webhook in webhook mode).
     # Port 0 means any free port (tests); the bound port is logged.
     ops_host: str = "0.0.0.0"  # noqa: S104 - inside a container, the probe and Prometheus are outside

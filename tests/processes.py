@@ -82,6 +82,10 @@ def bot_settings(
         "GPURADAR_BOT_TOKEN": token,
         "GPURADAR_TELEGRAM_API_URL": telegram_url,
         "GPURADAR_MONITOR": "false" if sites is None else "true",
+        # No process here draws a chart: the chart workers' warm-up (two matplotlib imports,
+        # about a second of CPU each) would only slow the other tests on the machine.
+        # tests/bot/test_e2e_history.py checks the warm-up of a served bot.
+        "GPURADAR_CHART_WARM_UP": "false",
     }
     if isinstance(database, str) and database.startswith("postgresql://"):
         settings["GPURADAR_DATABASE_URL"] = database
