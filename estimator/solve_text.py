@@ -4,16 +4,28 @@
     влезет на 1,4 ГиБ»
 
 It heads the short answer (`estimator.sizing_text.render_short`), which goes on to size the
-run at the solved value. A reverse question that names no card gets only `needs_gpu_text`.
+run at the solved value. A reverse question that names no card gets only `needs_gpu_text`;
+one that names no model («какой максимальный контекст влезет на 3090?») is read by
+`unnamed_reverse` and answered by `needs_model_text`, with its own run as the example.
 """
 
 from __future__ import annotations
 
 from estimator.answer import FitAnswer
+from estimator.fit_words import command_for, command_with_method
 from estimator.i18n import Html, translator
+from estimator.parse import ParsedQuery, parse_question
 from estimator.parsing.build import CHEAPEST_NOTE
 from estimator.plan_text import gib, rubles, where
+from estimator.query import Method
 from estimator.solve import Lever, Outcome, Solution
+
+# The size and method a reverse question that names no model is read with, so that the
+# example its answer suggests keeps what it did say (the card, the lever, the context): the
+# /fit wizard's 7–8B row (bot.routers.fit.SIZES) and QLoRA, the default method
+# (estimator.parsing.build), the run most people fit on one rented card.
+EXAMPLE_SIZE = "8b"
+EXAMPLE_METHOD = Method.QLORA
 
 # The thin no-break space between thousands, as the money is written (plan_text.rubles).
 THOUSANDS_SEPARATOR = "\u202f"
@@ -109,3 +121,55 @@ def needs_gpu(answer: FitAnswer) -> bool:
     """A reverse question that named no card: its whole answer is `needs_gpu_text`."""
     solution: Solution | None = answer.solved
     return solution is not None and solution.outcome is Outcome.NO_GPU
+
+
+# What a question may say of the run it sizes (each assumed when left unsaid).
+RUN_FACTS = (
+    "method",
+    "ctx",
+    "micro_batch",
+    "lora_rank",
+    "targets",
+    "precision",
+    "stack",
+    "grad_checkpointing",
+)
+
+
+def unnamed_reverse(text: str) -> ParsedQuery | None:
+    """A reverse question that names no model: «какой максимальный контекст влезет на 3090?»,
+    «на какой самой дешёвой карте пойдёт с ctx 8k?». Its run, read with EXAMPLE_SIZE standing
+    in for the model; None for any other text (a sizing question, a price question)."""
+    if not text or parse_question(text) is not None:
+        return None
+    parsed = parse_question(f"{text} {EXAMPLE_SIZE}")
+    if parsed is None:
+        return None
+    if parsed.solve is not None:
+        return parsed
+    # «самая дешёвая карта с 48 гигами» asks about the market, not a run: a cheapest-card
+    # question is about a run only when it says something of one (a method, a ctx, ...).
+    if CHEAPEST_NOTE in parsed.notes and any(parsed.assumed(key) is None for key in RUN_FACTS):
+        return parsed
+    return None
+
+
+def model_example(parsed: ParsedQuery) -> str:
+    """The /fit command of a model-less question's run, with a method named."""
+    if parsed.assumed("method") is not None:
+        return command_with_method(parsed, EXAMPLE_METHOD)
+    return command_for(parsed)
+
+
+def needs_model_text(parsed: ParsedQuery, language: str) -> str:
+    """The answer to `unnamed_reverse`: which model and method, with the run as an example."""
+    return translator(language)("solve-needs-model", example=model_example(parsed))
+
+
+def example_label(parsed: ParsedQuery, language: str) -> str:
+    """The button that sizes the example: «Посчитать: 8B QLoRA»."""
+    method = parsed.query.method if parsed.assumed("method") is None else EXAMPLE_METHOD
+    shown = {Method.QLORA: "QLoRA", Method.LORA: "LoRA", Method.FULL: "full"}[method]
+    return translator(language)(
+        "solve-needs-model-button", model=EXAMPLE_SIZE.upper(), method=shown
+    )

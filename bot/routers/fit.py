@@ -34,6 +34,7 @@ from estimator.parsing.language import reply_language
 from estimator.parsing.text import language_of, read_method
 from estimator.query import Method
 from estimator.sizing_text import render_compare, render_details, render_short
+from estimator.solve_text import example_label, model_example, needs_model_text, unnamed_reverse
 from monitor.users import User
 
 # Wizard choices: (button label, value put into the command).
@@ -57,10 +58,23 @@ class SizingQuestion(Filter):
         return False if parsed is None else {"parsed": parsed}
 
 
+class UnnamedReverse(Filter):
+    """A reverse question that names no model («какой batch поставить на a100?»): without
+    this it would read as a question about the card's prices."""
+
+    async def __call__(self, message: Message) -> bool | dict[str, Any]:
+        text = message.text or ""
+        if text.startswith("/") or len(text) > MAX_ARGS:
+            return False
+        parsed = unnamed_reverse(text)
+        return False if parsed is None else {"unnamed": parsed}
+
+
 def create_router() -> Router:
     router = Router(name="fit")
     router.message.register(on_fit, Command("fit"))
     router.message.register(on_question, F.text, SizingQuestion())
+    router.message.register(on_unnamed_reverse, F.text, UnnamedReverse())
     router.callback_query.register(on_wizard, FitWizardCallback.filter())
     router.callback_query.register(on_fit_watch, FitWatchCallback.filter())
     router.callback_query.register(on_details, FitDetailsCallback.filter())
@@ -311,6 +325,17 @@ async def on_question(
     language = reply_language(message.text or "", user.language)
     await conversations.remember(message.chat.id, parsed, language)
     await reply_with_answer(message, parsed, language, translators.get(language, i18n), store)
+
+
+async def on_unnamed_reverse(message: Message, unnamed: ParsedQuery, user: User) -> None:
+    """Which model and method, in the question's language, with its run as an example to copy
+    (<code>) and a button that sizes it."""
+    language = reply_language(message.text or "", user.language)
+    builder = InlineKeyboardBuilder()
+    run = FitDetailsCallback(lang=language, full=0, cmd=model_example(unnamed))
+    if _packs(run):
+        builder.button(text=example_label(unnamed, language), callback_data=run)
+    await message.answer(needs_model_text(unnamed, language), reply_markup=builder.as_markup())
 
 
 def error_text(i18n: Translator, error: QueryError, asked: str = "") -> str:

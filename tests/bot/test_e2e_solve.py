@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.bot.conftest import running_app
+from tests.bot.conftest import CHAT, running_app
 from tests.bot.test_e2e_fit import PHONE, press, reply_to, seed_prices
 from tests.fakes.telegram import FakeTelegram
 
@@ -34,3 +34,25 @@ async def test_ctx_max_command_and_a_russian_free_question(
     # 13B LoRA leaves no room for even one sample on 24 GB: the answer says so.
     assert batch.startswith("📐 На 1× RTX 4090 не влезает даже micro-batch 1: не хватает ")
     assert "назовите карту" in no_card
+
+
+async def test_a_reverse_question_without_a_model_asks_for_one(
+    telegram: FakeTelegram, db_path: Path
+) -> None:
+    await seed_prices(db_path)
+    async with running_app(telegram, db_path):
+        context = await reply_to(telegram, "какой максимальный контекст влезет на 3090?")
+        buttons = [button.text for button in telegram.last_message(CHAT).buttons()]
+        solved = await press(telegram, buttons[0])
+        batch = await reply_to(telegram, "какой batch поставить на a100?")
+        english = await reply_to(telegram, "what max context fits on a 3090?")
+        cheapest = await reply_to(telegram, "на какой самой дешёвой карте пойдёт с ctx 8k?")
+    # Not the price list: which model and method, with the question's own run as the example.
+    assert context.startswith("📐 Для какой модели и каким методом?")
+    assert "/fit 8b qlora ctx=max gpu=RTX-3090" in context
+    assert buttons == ["Посчитать: 8B QLoRA"]
+    assert solved.startswith("📐 Максимальный контекст на 1× RTX 3090: ")
+    assert "/fit 8b qlora bs=max gpu=A100" in batch
+    assert english.startswith("📐 Which model and method?")
+    assert "/fit 8b qlora ctx=max gpu=RTX-3090" in english
+    assert "/fit 8b qlora ctx=8192 cheapest" in cheapest

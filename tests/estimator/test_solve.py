@@ -38,6 +38,7 @@ from estimator.solve import (
     solve_for,
     with_value,
 )
+from estimator.solve_text import model_example, unnamed_reverse
 from estimator.specs import GpuSpec, ModelSpec
 
 GPUS = load_gpus()
@@ -327,3 +328,37 @@ def test_a_solved_query_keeps_its_other_levers() -> None:
     assert answer.solved is not None
     assert answer.solved.value is not None
     assert answer.query == replace(parsed.query, micro_batch=answer.solved.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "example"),
+    [
+        ("какой максимальный контекст влезет на 3090?", "8b qlora ctx=max gpu=RTX-3090"),
+        ("какой batch поставить на a100?", "8b qlora bs=max gpu=A100"),
+        ("какой максимальный контекст с lora на 4090?", "8b lora ctx=max gpu=RTX-4090"),
+        ("what max context fits on a 3090?", "8b qlora ctx=max gpu=RTX-3090"),
+        ("на какой самой дешёвой карте пойдёт с ctx 8k?", "8b qlora ctx=8192 cheapest"),
+    ],
+)
+def test_a_reverse_question_without_a_model_keeps_its_run_in_the_example(
+    text: str, example: str
+) -> None:
+    parsed = unnamed_reverse(text)
+    assert parsed is not None
+    assert model_example(parsed) == example
+    assert understand(example) is not None  # the example reads back as a /fit command
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "сколько стоит 4090?",
+        "привет",
+        "какой максимальный контекст влезет на 3090 для 8b qlora?",
+        # The cheapest card by its memory alone is a market question: no run is said.
+        "самая дешевая карта с 48 гигами",
+        "cheapest gpu with at least 48gb?",
+    ],
+)
+def test_other_texts_are_no_model_less_reverse_question(text: str) -> None:
+    assert unnamed_reverse(text) is None

@@ -18,3 +18,6 @@ solve-needs-gpu = 📐 To find the largest { $lever } that fits, name a card: e.
 solve-cheapest-plan = 💸 <b>Cheapest for this: { $where }</b>: { $rate } ₽/h per server, { $headroom } GiB to spare
 solve-cheapest-card = 💸 No live prices; the smallest rented card that holds it: <b>{ $gpu }</b> ({ $headroom } GiB to spare)
 solve-cheapest-none = 💸 No offer and no card holds this run.
+# A reverse question that names no model: which one, with its own run as the example.
+solve-needs-model = 📐 Which model and method? For example, <code>/fit { $example }</code>, or tap the button.
+solve-needs-model-button = Size { $model } { $method }

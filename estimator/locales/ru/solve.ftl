@@ -30,3 +30,6 @@ solve-needs-gpu = 📐 Чтобы найти, какой { $lever } максим
 solve-cheapest-plan = 💸 <b>Дешевле всего это пойдёт на { $where }</b>: { $rate } ₽/ч за сервер, запас { $headroom } ГиБ
 solve-cheapest-card = 💸 Живых цен нет; самая маленькая карта из тех, что сдают, которая потянет: <b>{ $gpu }</b> (запас { $headroom } ГиБ)
 solve-cheapest-none = 💸 Ни одно предложение и ни одна карта это не потянут.
+# A reverse question that names no model: which one, with its own run as the example.
+solve-needs-model = 📐 Для какой модели и каким методом? Например, <code>/fit { $example }</code> — или нажмите кнопку.
+solve-needs-model-button = Посчитать: { $model } { $method }
