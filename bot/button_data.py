@@ -70,7 +70,18 @@ class SubsCallback(CallbackData, prefix="u"):
 
 class FitWatchCallback(CallbackData, prefix="v"):
     """ "Watch for offers that fit this run", from a /fit answer: the run travels in the button
-    (model id, method, ctx, micro-batch) so no server-side state is needed."""
+    (model id, method, ctx, micro-batch, LoRA rank) so no server-side state is needed. A
+    reverse answer's button carries the solved value (ctx=max solved to 6144: ctx 6144)."""
+
+    model: str
+    method: str
+    ctx: int
+    bs: int
+    rank: int = 0  # 0: the default rank (estimator.query.FitQuery.lora_rank)
+
+
+class LegacyFitWatchCallback(CallbackData, prefix="v"):
+    """A watch button sent before FitWatchCallback carried the rank: still pressed in chats."""
 
     model: str
     method: str

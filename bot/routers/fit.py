@@ -14,10 +14,16 @@ from typing import Any
 
 from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject, Filter
+from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.button_data import FitDetailsCallback, FitWatchCallback, FitWizardCallback
+from bot.button_data import (
+    FitDetailsCallback,
+    FitWatchCallback,
+    FitWizardCallback,
+    LegacyFitWatchCallback,
+)
 from bot.conversation import Conversations
 from bot.deep_links import LinkKind, share_sheet
 from bot.ports import BotStore
@@ -32,8 +38,9 @@ from estimator.i18n import Translator
 from estimator.parse import ParsedQuery, QueryError, parse_question
 from estimator.parsing.language import reply_language
 from estimator.parsing.text import language_of, read_method
-from estimator.query import Method
+from estimator.query import FitQuery, Method
 from estimator.sizing_text import render_compare, render_details, render_short
+from estimator.solve import Outcome, solve, solved_query
 from estimator.solve_text import example_label, model_example, needs_model_text, unnamed_reverse
 from monitor.users import User
 
@@ -77,6 +84,7 @@ def create_router() -> Router:
     router.message.register(on_unnamed_reverse, F.text, UnnamedReverse())
     router.callback_query.register(on_wizard, FitWizardCallback.filter())
     router.callback_query.register(on_fit_watch, FitWatchCallback.filter())
+    router.callback_query.register(on_fit_watch, LegacyFitWatchCallback.filter())
     router.callback_query.register(on_details, FitDetailsCallback.filter())
     return router
 
@@ -88,6 +96,9 @@ async def live_quotes(store: BotStore) -> list[PriceQuote]:
 async def build(parsed: ParsedQuery, store: BotStore) -> FitAnswer:
     return build_answer(parsed, load_gpus(), await live_quotes(store))
 
+
+# The run a /fit command starts from: what a watch leaves unsaid is at these values.
+DEFAULT_RUN = FitQuery(model="-")
 
 # A run whose command does not fit in callback data (64 bytes) is carried by reference: "@"
 # and a digest of its command. The press finds it as the chat's remembered sizing (storage,
@@ -114,10 +125,12 @@ def answer_keyboard(
     *,
     full: bool = False,
     share: str | None = None,
+    answer: FitAnswer | None = None,
 ) -> InlineKeyboardMarkup:
     """«Подробнее» (or «Кратко» on the details), the other methods when the method was
     assumed (each re-answers with it), «watch for offers that fit», and «↗️ Поделиться»
-    when the run fits in a link (`share`, from share_link)."""
+    when the run fits in a link (`share`, from share_link). A reverse question's watch is for
+    the run its `answer` sizes: at the solved value."""
     builder = InlineKeyboardBuilder()
     toggle = details_button(parsed, language, full=full)
     key = "fitb-button-short" if full else "fitb-button-details"
@@ -130,16 +143,31 @@ def answer_keyboard(
             builder.button(
                 text=i18n("fitb-button-method", method=method.value), callback_data=again
             )
-    query = parsed.query
-    watch = FitWatchCallback(
-        model=parsed.model.id, method=query.method.value, ctx=query.ctx, bs=query.micro_batch
-    )
-    if _packs(watch):
+    watch = watch_button(parsed, answer)
+    if watch is not None and _packs(watch):
         builder.button(text=i18n("fit-watch-button"), callback_data=watch)
     if share is not None:
         builder.button(text=i18n("share-button"), url=share)
     builder.adjust(1)
     return builder.as_markup()
+
+
+def watch_button(parsed: ParsedQuery, answer: FitAnswer | None) -> FitWatchCallback | None:
+    """The run the answer sizes, to watch offers for: a reverse question's at its solved value
+    (or, when none fits the card, at the smallest, which the answer sizes); None when the
+    answer only asks which card."""
+    solution = answer.solved if answer is not None else solve(parsed, load_gpus())
+    if solution is not None and solution.outcome is Outcome.NO_GPU:
+        return None
+    query = solved_query(parsed, solution).query
+    rank = query.lora_rank if query.lora_rank != DEFAULT_RUN.lora_rank else 0
+    return FitWatchCallback(
+        model=parsed.model.id,
+        method=query.method.value,
+        ctx=query.ctx,
+        bs=query.micro_batch,
+        rank=rank,
+    )
 
 
 def other_methods(parsed: ParsedQuery) -> list[Method]:
@@ -160,7 +188,7 @@ def watch_keyboard(parsed: ParsedQuery, i18n: Translator) -> InlineKeyboardMarku
     return answer_keyboard(parsed, i18n, i18n.language)
 
 
-def _packs(data: FitDetailsCallback | FitWatchCallback) -> bool:
+def _packs(data: CallbackData) -> bool:
     try:
         data.pack()
     except ValueError:
@@ -190,13 +218,13 @@ async def reply_with_answer(
 ) -> None:
     answer = await build(parsed, store)
     share = await share_link(message.bot, parsed, i18n)
-    keyboard = answer_keyboard(parsed, i18n, language, share=share)
+    keyboard = answer_keyboard(parsed, i18n, language, share=share, answer=answer)
     await message.answer(render_short(answer, language), reply_markup=keyboard)
 
 
 async def on_fit_watch(
     callback: CallbackQuery,
-    callback_data: FitWatchCallback,
+    callback_data: FitWatchCallback | LegacyFitWatchCallback,
     i18n: Translator,
     store: BotStore,
 ) -> None:
@@ -204,6 +232,8 @@ async def on_fit_watch(
     assert callback.message is not None
     data = callback_data
     text = f"{data.model} {data.method} ctx={data.ctx} bs={data.bs}"
+    if isinstance(data, FitWatchCallback) and data.rank:
+        text += f" rank={data.rank}"
     reply = await subscribe(store, i18n, callback.message.chat.id, text)
     if callback.bot is not None:
         await callback.bot.send_message(callback.message.chat.id, reply)
@@ -231,7 +261,8 @@ async def on_details(
     full = bool(callback_data.full)
     text = render_details(answer, language) if full else render_short(answer, language)
     share = await share_link(callback.bot, parsed, local)
-    await show(callback, text, answer_keyboard(parsed, local, language, full=full, share=share))
+    keyboard = answer_keyboard(parsed, local, language, full=full, share=share, answer=answer)
+    await show(callback, text, keyboard)
 
 
 async def _button_sizing(
@@ -390,7 +421,7 @@ async def on_wizard(
     await show(
         callback,
         render_short(answer, user.language),
-        answer_keyboard(parsed, i18n, user.language, share=share),
+        answer_keyboard(parsed, i18n, user.language, share=share, answer=answer),
     )
 
 

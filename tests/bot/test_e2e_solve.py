@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.bot.conftest import CHAT, running_app
 from tests.bot.test_e2e_fit import PHONE, press, reply_to, seed_prices
 from tests.fakes.telegram import FakeTelegram
@@ -56,3 +58,36 @@ async def test_a_reverse_question_without_a_model_asks_for_one(
     assert english.startswith("📐 Which model and method?")
     assert "/fit 8b qlora ctx=max gpu=RTX-3090" in english
     assert "/fit 8b qlora ctx=8192 cheapest" in cheapest
+
+
+def _solved_value(answer: str) -> str:
+    """The value of «📐 Максимальный …: 12 288 токенов; …», without its separators."""
+    shown = answer.splitlines()[0].split(": ", 1)[1].split(";")[0]
+    return "".join(ch for ch in shown if ch.isdigit())
+
+
+@pytest.mark.parametrize(
+    ("question", "key"),
+    [
+        ("/fit 8b qlora ctx=max gpu=3090", "ctx"),
+        ("/fit 8b qlora bs=max gpu=3090", "bs"),
+        ("/fit 8b lora rank=max gpu=4090", "rank"),
+    ],
+)
+async def test_the_watch_button_of_a_reverse_answer_watches_the_solved_run(
+    telegram: FakeTelegram, db_path: Path, question: str, key: str
+) -> None:
+    async with running_app(telegram, db_path) as application:
+        answer = await reply_to(telegram, question)
+        message = telegram.last_message(CHAT)
+        after = telegram.mark()
+        telegram.press(CHAT, "🔔 Следить за подходящими", message=message)
+        created = await telegram.wait_for_call("sendMessage", after=after)
+        (sub,) = await application.store.subscriptions_of(CHAT)
+    assert str(created.result["text"]).startswith("✅ Подписка")
+    assert sub.filter.fit_query is not None
+    assert f"{key}={_solved_value(answer)}" in sub.filter.fit_query.split()
+    # The answer says the solved run fits the card it was solved on: so does the watch.
+    gpu = "RTX 4090" if key == "rank" else "RTX 3090"
+    assert sub.filter.fit_need is not None
+    assert sub.filter.fit_need[gpu] == 1
