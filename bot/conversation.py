@@ -1,7 +1,8 @@
 """Each chat's last sizing answer, as the follow-ups read it (bot.routers.followup).
 
 The sizing is stored as the /fit command of what the user stated (estimator.followup), with
-the language it was answered in, for monitor.sizing_memory.REMEMBER_FOR. A sizing is
+the language it was answered in (and, for a model from a config.json, the model's shapes:
+estimator.model_config.spec_json), for monitor.sizing_memory.REMEMBER_FOR. A sizing is
 remembered just before its answer goes out, so that no reply to the answer can come before
 it. If the database fails then, the answer still goes and the next reply is read on its own:
 a failure is logged, never shown.
@@ -14,8 +15,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from bot.ports import BotStore
+from estimator.config_query import with_config_model
 from estimator.fit_words import understand
 from estimator.followup import stated_command
+from estimator.model_config import spec_from_json, spec_json
 from estimator.parse import ParsedQuery, QueryError
 from monitor.users import Language
 
@@ -39,8 +42,9 @@ class Conversations:
 
     async def remember(self, chat_id: int, parsed: ParsedQuery, language: str) -> None:
         try:
+            model = spec_json(parsed.model) if parsed.model_from_config else None
             await self._store.remember_sizing(
-                chat_id, stated_command(parsed), as_language(language), self._clock()
+                chat_id, stated_command(parsed), as_language(language), self._clock(), model
             )
         except Exception:
             logger.warning("could not remember the sizing of chat %s", chat_id, exc_info=True)
@@ -56,7 +60,9 @@ class Conversations:
             return None
         try:
             parsed = understand(remembered.command)
-        except QueryError:
+            if parsed is not None and remembered.model is not None:
+                parsed = with_config_model(parsed, spec_from_json(remembered.model))
+        except (QueryError, ValueError):
             parsed = None  # the catalog changed under it (a GPU or model renamed)
         if parsed is None:
             return None

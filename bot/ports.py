@@ -81,7 +81,13 @@ class BotStore(Protocol):
 
     # --- the sizing memory (storage.conversations): follow-ups to a /fit answer
     async def remember_sizing(
-        self, chat_id: int, command: str, language: Language, at: datetime, /
+        self,
+        chat_id: int,
+        command: str,
+        language: Language,
+        at: datetime,
+        /,
+        model: str | None = None,
     ) -> None: ...
 
     async def last_sizing(self, chat_id: int, now: datetime, /) -> RememberedSizing | None: ...

@@ -16,8 +16,9 @@ from estimator.parse import ParsedQuery, QueryError
 from estimator.specs import ModelSpec
 
 # A bare size the parser reads as a model, standing in while the run's words are read; the
-# config's model replaces it (nothing `finish` fills in depends on the model).
-_STAND_IN = "7b"
+# config's model replaces it (nothing `finish` fills in depends on the model). A remembered
+# config sizing is stored as a command on it (estimator.followup.stated_command).
+STAND_IN = "7b"
 
 
 def sizing_for_config(spec: ModelSpec, text: str = "") -> ParsedQuery:
@@ -34,15 +35,23 @@ def sizing_for_config(spec: ModelSpec, text: str = "") -> ParsedQuery:
         if parsed is not None:
             named = f"{parsed.asked_size:g}b" if parsed.asked_size is not None else parsed.model.id
     if parsed is None:
-        parsed = understand(f"{_STAND_IN} {text}".strip())
+        parsed = understand(f"{STAND_IN} {text}".strip())
     if parsed is None:  # pragma: no cover - a bare size always reads as a command
         raise QueryError("no_model", "the text does not read as a run", key="model")
+    return with_config_model(parsed, spec, named)
+
+
+def with_config_model(
+    parsed: ParsedQuery, spec: ModelSpec, named: str | None = None
+) -> ParsedQuery:
+    """`parsed`'s run on the config's model; `named` is the model the text named, overruled."""
     notes = parsed.notes + ((f"config_model:{named}",) if named else ())
     return replace(
         parsed,
         query=replace(parsed.query, model=spec.id),
         model=spec,
         model_from_size=False,
+        model_from_config=True,
         asked_size=None,
         assumptions=tuple(a for a in parsed.assumptions if a.key != "model"),
         notes=notes,

@@ -21,6 +21,7 @@ import difflib
 import re
 from collections.abc import Mapping
 
+from estimator.config_query import STAND_IN, with_config_model
 from estimator.fit_words import command_for
 from estimator.models import find_model_in_text
 from estimator.parsing.build import CHEAPEST_WORD, Given
@@ -205,7 +206,9 @@ def stated_command(parsed: ParsedQuery) -> str:
     """The /fit command of what the user stated: command_for without the assumed values.
 
     `understand(stated_command(p))` is `p` again, its assumptions worked out the same way
-    (a dataset given as text size comes back as its token count, now stated).
+    (a dataset given as text size comes back as its token count, now stated). A model from a
+    config.json, which no command can name, is written as the stand-in size
+    (estimator.config_query.STAND_IN): `with_config_model` puts it back.
     """
     return _command(_stated_keys(parsed))
 
@@ -232,6 +235,8 @@ def apply_followup(previous: ParsedQuery, text: str) -> ParsedQuery | None:
         if error.code == "unknown_key" and error.value is None:
             return None  # no key of ours, nor near one: not meant for /fit
         raise
+    if previous.model_from_config and "model" not in changes:
+        return with_config_model(parsed, previous.model)  # «а на lora?»: the config's model
     return parsed  # the offer constraints travel in the command (vram=, loc=, rate=, hpm=)
 
 
@@ -360,6 +365,8 @@ def _stated_keys(parsed: ParsedQuery) -> dict[str, str]:
         if name in _QUERY_FIELDS and name != "dataset_tokens"
     }
     bare = dataclasses.replace(parsed, query=dataclasses.replace(parsed.query, **resets))
+    if parsed.model_from_config:  # its name may hold spaces, and no command reads it
+        bare = dataclasses.replace(bare, model=dataclasses.replace(bare.model, id=STAND_IN))
     words = command_for(bare).split(" ")
     keys = {"model": words[0]}
     ruled_out = []

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from estimator.i18n import Translator
@@ -406,3 +406,22 @@ def _display_name(r: _Reader, model_type: str, total: int) -> str:
         return base[:48]
     kind = model_type or "model"
     return f"{kind}-{total / 1e9:.1f}B (config.json)"
+
+
+def spec_json(spec: ModelSpec) -> str:
+    """The shapes read from a config, as compact JSON: what a remembered sizing keeps of the
+    file (a few hundred bytes, not the file)."""
+    return json.dumps(asdict(spec), separators=(",", ":"), sort_keys=True)
+
+
+def spec_from_json(text: str) -> ModelSpec:
+    """`spec_json` read back. ValueError for text it did not write."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict) or set(data) != {f.name for f in fields(ModelSpec)}:
+        raise ValueError("not a model's shapes")
+    data["aliases"] = tuple(data["aliases"])
+    data["mlp"] = MlpKind(data["mlp"])
+    return ModelSpec(**data)

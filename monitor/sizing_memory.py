@@ -18,3 +18,6 @@ class RememberedSizing:
     command: str  # the sizing in the /fit command grammar (estimator.followup.stated_command)
     language: Language  # the language the answer was given in
     at: datetime
+    # A model from the user's config.json, which `command` names by a stand-in size: its
+    # shapes as JSON (estimator.model_config.spec_json). None for a catalog model.
+    model: str | None = None

@@ -299,11 +299,23 @@ def _fit(text: str) -> tuple[dict[str, int], ParsedQuery]:
     if ignored:
         words = " ".join(ignored)
         raise QueryError("fit_error", f"could not read {words!r}", value=words)
+    return _fit_need(parsed, text), parsed
+
+
+def _fit_need(parsed: ParsedQuery, text: str) -> dict[str, int]:
     answer = build_answer(parsed, gpus.load_gpus())
     need = {row.gpu.id: row.min_gpus for row in answer.table if row.min_gpus is not None}
     if not need:
         raise QueryError("fit_error", "no GPU holds this run, even 8 in one server", value=text)
-    return need, parsed
+    return need
+
+
+def watch_for_run(parsed: ParsedQuery, words: str) -> WatchFilter:
+    """A watch for offers that hold `parsed`, a run no /watch words can name (a model from the
+    user's config.json); `words` say it back to the user. QueryError when no card holds it."""
+    return WatchFilter(
+        kinds=default_kinds(None), fit_query=words, fit_need=_fit_need(parsed, words)
+    )
 
 
 def _job_cost(

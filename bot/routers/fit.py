@@ -29,12 +29,13 @@ from bot.deep_links import LinkKind, share_sheet
 from bot.ports import BotStore
 from bot.quotes import quotes_from
 from bot.replies import show
-from bot.routers.watch import subscribe
+from bot.routers.watch import subscribe, subscribe_to, watch_error_text
 from estimator.answer import FitAnswer, build_answer
 from estimator.cost import PriceQuote
 from estimator.fit_words import command_for, command_with_method, understand
 from estimator.gpus import load_gpus
 from estimator.i18n import Translator
+from estimator.model_config import spec_json
 from estimator.parse import ParsedQuery, QueryError, parse_question
 from estimator.parsing.language import reply_language
 from estimator.parsing.text import language_of, read_method
@@ -43,6 +44,7 @@ from estimator.sizing_text import render_compare, render_details, render_short
 from estimator.solve import Outcome, solve, solved_query
 from estimator.solve_text import example_label, model_example, needs_model_text, unnamed_reverse
 from monitor.users import User
+from monitor.watch_words import watch_for_run
 
 # Wizard choices: (button label, value put into the command).
 SIZES = (("1–3B", "3b"), ("7–8B", "8b"), ("13–14B", "13b"), ("32–34B", "32b"), ("70B", "70b"))
@@ -107,12 +109,15 @@ BY_REFERENCE = "@"
 
 
 def sizing_digest(parsed: ParsedQuery) -> str:
-    return hashlib.sha256(command_for(parsed).encode()).hexdigest()[:12]
+    """A model from a config.json is named in the digest by its shapes too: another file
+    with the same name is another model."""
+    said = command_for(parsed) + (spec_json(parsed.model) if parsed.model_from_config else "")
+    return hashlib.sha256(said.encode()).hexdigest()[:12]
 
 
 def details_button(parsed: ParsedQuery, language: str, *, full: bool) -> FitDetailsCallback:
     toggle = FitDetailsCallback(lang=language, full=0 if full else 1, cmd=command_for(parsed))
-    if _packs(toggle):
+    if not parsed.model_from_config and _packs(toggle):  # no command names a config's model
         return toggle
     reference = BY_REFERENCE + sizing_digest(parsed)
     return FitDetailsCallback(lang=language, full=0 if full else 1, cmd=reference)
@@ -161,8 +166,10 @@ def watch_button(parsed: ParsedQuery, answer: FitAnswer | None) -> FitWatchCallb
         return None
     query = solved_query(parsed, solution).query
     rank = query.lora_rank if query.lora_rank != DEFAULT_RUN.lora_rank else 0
+    # A config's model: the chat's remembered sizing, by reference (as «Подробнее» does).
+    model = BY_REFERENCE + sizing_digest(parsed) if parsed.model_from_config else parsed.model.id
     return FitWatchCallback(
-        model=parsed.model.id,
+        model=model,
         method=query.method.value,
         ctx=query.ctx,
         bs=query.micro_batch,
@@ -173,8 +180,8 @@ def watch_button(parsed: ParsedQuery, answer: FitAnswer | None) -> FitWatchCallb
 def other_methods(parsed: ParsedQuery) -> list[Method]:
     """The methods to offer when the user named none: all but the assumed one, never one they
     ruled out («без qlora»)."""
-    if parsed.assumed("method") is None:
-        return []
+    if parsed.assumed("method") is None or parsed.model_from_config:
+        return []  # a config's model: «а на lora?» changes the method instead
     ruled_out = {n.split(":", 1)[1] for n in parsed.notes if n.startswith("negated:")}
     return [
         m
@@ -199,7 +206,7 @@ def _packs(data: CallbackData) -> bool:
 async def share_link(bot: Bot | None, parsed: ParsedQuery, i18n: Translator) -> str | None:
     """Telegram's share sheet with a /start link that opens this sizing (bot.deep_links), or
     None when its command is too long for a link."""
-    if bot is None:
+    if bot is None or parsed.model_from_config:  # a link cannot carry the user's file
         return None
     me = await bot.me()
     if not me.username:
@@ -227,16 +234,42 @@ async def on_fit_watch(
     callback_data: FitWatchCallback | LegacyFitWatchCallback,
     i18n: Translator,
     store: BotStore,
+    conversations: Conversations,
 ) -> None:
     await callback.answer()
     assert callback.message is not None
     data = callback_data
-    text = f"{data.model} {data.method} ctx={data.ctx} bs={data.bs}"
-    if isinstance(data, FitWatchCallback) and data.rank:
-        text += f" rank={data.rank}"
-    reply = await subscribe(store, i18n, callback.message.chat.id, text)
+    rank = data.rank if isinstance(data, FitWatchCallback) else 0
+    run = f"{data.method} ctx={data.ctx} bs={data.bs}" + (f" rank={rank}" if rank else "")
+    chat = callback.message.chat.id
+    if data.model.startswith(BY_REFERENCE):
+        reply = await _watch_remembered(data.model, run, i18n, store, conversations, chat)
+    else:
+        reply = await subscribe(store, i18n, chat, f"{data.model} {run}")
     if callback.bot is not None:
         await callback.bot.send_message(callback.message.chat.id, reply)
+
+
+async def _watch_remembered(
+    reference: str,
+    run: str,
+    i18n: Translator,
+    store: BotStore,
+    conversations: Conversations,
+    chat: int,
+) -> str:
+    """A watch for the chat's remembered sizing of a config's model, at the run the button
+    carries (the solved value of a reverse answer)."""
+    remembered = await conversations.last(chat)
+    if remembered is None or sizing_digest(remembered[0]) != reference[len(BY_REFERENCE) :]:
+        return i18n("fitb-stale")
+    parsed = remembered[0]
+    sized = solved_query(parsed, solve(parsed, load_gpus()))
+    try:
+        watch = watch_for_run(sized, f"{parsed.model.id} {run}")
+    except QueryError as error:
+        return watch_error_text(i18n, error)
+    return await subscribe_to(store, i18n, chat, watch)
 
 
 async def on_details(

@@ -6,8 +6,11 @@ JSON (or the document's caption) say the run, in the /fit grammar or as a questi
 «lora ctx=8192». Without them it is the default run (QLoRA). The answer is the short /fit
 answer under one line saying what was read from the file and what was assumed.
 
-The answer has no buttons: they carry the run as a /fit command, which cannot name a model
-that exists only in the user's file.
+The answer has the /fit answer's «Подробнее» and «Следить» buttons, and is remembered as the
+chat's last sizing with the model's shapes (bot.conversation), so that «а с ctx 8192?» or «а
+на lora?» changes the run on the same model. A /fit command cannot name a model that exists
+only in the user's file, so the buttons refer to the remembered sizing
+(bot.routers.fit.BY_REFERENCE), and there is no share link and no other-method buttons.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from aiogram import F, Router
 from aiogram.filters import Filter
 from aiogram.types import Message
 
+from bot.conversation import Conversations
 from bot.ports import BotStore
-from bot.routers.fit import build, error_text
+from bot.routers.fit import answer_keyboard, build, error_text
 from estimator.config_query import sizing_for_config
 from estimator.i18n import Translator
 from estimator.model_config import (
@@ -81,8 +85,9 @@ async def on_pasted_config(
     i18n: Translator,
     user: User,
     store: BotStore,
+    conversations: Conversations,
 ) -> None:
-    await _answer(message, config, run_text, translators, i18n, user, store)
+    await _answer(message, config, run_text, translators, i18n, user, store, conversations)
 
 
 async def on_config_document(
@@ -91,6 +96,7 @@ async def on_config_document(
     i18n: Translator,
     user: User,
     store: BotStore,
+    conversations: Conversations,
 ) -> None:
     document = message.document
     assert document is not None  # the filter let only documents in
@@ -101,7 +107,9 @@ async def on_config_document(
         return
     buffer = io.BytesIO()
     await message.bot.download(document, destination=buffer)
-    await _answer(message, buffer.getvalue(), caption, translators, i18n, user, store)
+    await _answer(
+        message, buffer.getvalue(), caption, translators, i18n, user, store, conversations
+    )
 
 
 async def _answer(
@@ -112,6 +120,7 @@ async def _answer(
     i18n: Translator,
     user: User,
     store: BotStore,
+    conversations: Conversations,
 ) -> None:
     language = reply_language(run_text, user.language)
     local = translators.get(language, i18n)
@@ -126,7 +135,10 @@ async def _answer(
         await message.answer(error_text(local, error, run_text))
         return
     answer = await build(parsed, store)
-    await message.answer(f"{model_line(local, model)}\n\n{render_short(answer, language)}")
+    await conversations.remember(message.chat.id, parsed, language)
+    keyboard = answer_keyboard(parsed, local, language, answer=answer)
+    text = f"{model_line(local, model)}\n\n{render_short(answer, language)}"
+    await message.answer(text, reply_markup=keyboard)
 
 
 def model_line(i18n: Translator, model: ConfigModel) -> str:

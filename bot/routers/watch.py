@@ -82,8 +82,17 @@ async def subscribe(store: BotStore, i18n: Translator, chat_id: int, text: str) 
     try:
         watch = parse_watch(text)
     except QueryError as error:
-        key = f"watch-error-{error.code}"
-        return i18n(key if i18n.has(key) else "watch-error-bad_value", value=error.value or "")
+        return watch_error_text(i18n, error)
+    return await subscribe_to(store, i18n, chat_id, watch)
+
+
+def watch_error_text(i18n: Translator, error: QueryError) -> str:
+    key = f"watch-error-{error.code}"
+    return i18n(key if i18n.has(key) else "watch-error-bad_value", value=error.value or "")
+
+
+async def subscribe_to(store: BotStore, i18n: Translator, chat_id: int, watch: WatchFilter) -> str:
+    """Add `watch` to the chat's subscriptions; the reply that says so (or why not)."""
     try:
         subscription = await store.add_subscription(chat_id, watch)
     except SubscriptionLimitError:

@@ -47,6 +47,9 @@ class ParsedQuery:
     # A reverse question: the lever to solve for ("ctx", "bs", "rank": ctx=max, «какой
     # максимальный контекст влезет»); the query holds the default there until solved.
     solve: str | None = None
+    # The model was read from the user's config.json (estimator.config_query), not the catalog:
+    # no /fit command can name it, so follow-ups and buttons carry it by other means.
+    model_from_config: bool = False
 
     @property
     def constraints(self) -> Constraints:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from tests.bot.conftest import CHAT, running_app
+from tests.bot.test_e2e_fit import press, reply_to
 from tests.estimator.test_model_config import CONFIGS
 from tests.fakes.telegram import FakeTelegram
 
@@ -79,3 +80,44 @@ async def test_a_big_file_is_not_downloaded(telegram: FakeTelegram, db_path: Pat
         text = await _reply(telegram, lambda: telegram.push_document(CHAT, big, "config.json"))
     assert "64" in text
     assert telegram.files.downloads == []
+
+
+def _title(answer: str) -> str:
+    """The sizing's title line: «<model> · QLoRA · ctx 4096 · bs 1»."""
+    return next(line for line in answer.splitlines() if " · " in line)
+
+
+async def test_a_config_answer_has_buttons_and_follow_ups_keep_its_model(
+    telegram: FakeTelegram, db_path: Path
+) -> None:
+    config = dict(CONFIGS["Llama-3.1-8B"], num_hidden_layers=40)  # a model the catalog lacks
+    async with running_app(telegram, db_path) as application:
+        pasted = await _reply(telegram, lambda: telegram.push_message(CHAT, json.dumps(config)))
+        labels = [button.text for button in telegram.last_message(CHAT).buttons()]
+        details = await press(telegram, "Подробнее")
+        longer = await reply_to(telegram, "а с ctx 8192?")
+        lora = await reply_to(telegram, "а на lora?")
+        after = telegram.mark()
+        telegram.press(CHAT, "🔔 Следить за подходящими", message=telegram.last_message(CHAT))
+        created = await telegram.wait_for_call("sendMessage", after=after)
+        (sub,) = await application.store.subscriptions_of(CHAT)
+        sent = await _reply(
+            telegram,
+            lambda: telegram.push_document(CHAT, json.dumps(config).encode(), "config.json"),
+        )
+        sent_labels = [button.text for button in telegram.last_message(CHAT).buttons()]
+        qlora = await reply_to(telegram, "а с qlora?")
+    model = _title(pasted).split(" · ")[0]
+    assert labels == ["Подробнее", "🔔 Следить за подходящими"]
+    assert "Разбивка на GPU: веса" in details
+    assert details.startswith(model)
+    # Each follow-up changes only what it names: the config's model stays.
+    assert _title(longer).startswith(f"{model} · QLoRA · ctx 8192")
+    assert _title(lora).startswith(f"{model} · LoRA · ctx 8192")
+    assert str(created.result["text"]).startswith("✅ Подписка")
+    assert sub.filter.fit_query is not None
+    assert model in sub.filter.fit_query
+    assert sub.filter.fit_need
+    assert model in sent
+    assert sent_labels == labels
+    assert _title(qlora).startswith(f"{model} · QLoRA")

@@ -14,11 +14,19 @@ from typing import Any
 import pytest
 
 from estimator.answer import build_answer
-from estimator.config_query import sizing_for_config
-from estimator.fit_words import understand
+from estimator.config_query import sizing_for_config, with_config_model
+from estimator.fit_words import command_for, understand
+from estimator.followup import apply_followup, stated_command
 from estimator.gpus import load_gpus
 from estimator.i18n import translator
-from estimator.model_config import ConfigError, ConfigModel, looks_like_config, read_config
+from estimator.model_config import (
+    ConfigError,
+    ConfigModel,
+    looks_like_config,
+    read_config,
+    spec_from_json,
+    spec_json,
+)
 from estimator.models import get_model
 from estimator.parse import QueryError
 
@@ -238,3 +246,44 @@ def test_what_was_assumed_is_said_in_russian_too() -> None:
     [line] = [text for text in said(read_config(CONFIGS["DeepSeek-V3"]), "ru") if "MoE" in text]
     assert "плотных" in line
     assert "dense" not in line
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_a_configs_shapes_read_back_from_their_json(name: str) -> None:
+    spec = read_config(CONFIGS[name]).spec
+    assert spec_from_json(spec_json(spec)) == spec
+    assert len(spec_json(spec)) < 1000  # a few hundred bytes are kept, not the file
+
+
+@pytest.mark.parametrize("text", ["[]", '{"id": "x"}', "not json"])
+def test_other_json_is_no_models_shapes(text: str) -> None:
+    with pytest.raises(ValueError, match="not a model's shapes"):
+        spec_from_json(text)
+
+
+def test_a_follow_up_keeps_the_configs_model_and_changes_only_what_it_names() -> None:
+    spec = read_config(dict(CONFIGS["Llama-3.1-8B"], num_hidden_layers=40)).spec
+    first = sizing_for_config(spec, "ctx=4096 bs=2")
+    longer = apply_followup(first, "а с ctx 8192?")
+    assert longer is not None
+    assert longer.model == spec
+    assert longer.model_from_config
+    assert (longer.query.ctx, longer.query.micro_batch) == (8192, 2)
+    lora = apply_followup(longer, "а на lora?")
+    assert lora is not None
+    assert lora.model == spec
+    assert lora.query.method.value == "lora"
+    assert lora.query.ctx == 8192
+    # A model named in the reply replaces the config's: it is the catalog's.
+    other = apply_followup(lora, "а для 70b?")
+    assert other is not None
+    assert not other.model_from_config
+    assert other.model.id != spec.id
+
+
+def test_a_remembered_config_sizing_reads_back_as_the_same_run() -> None:
+    spec = read_config(CONFIGS["Qwen3-30B-A3B"]).spec
+    first = sizing_for_config(spec, "lora ctx=8192 gpu=a100")
+    again = understand(stated_command(first))
+    assert again is not None
+    assert command_for(with_config_model(again, spec)) == command_for(first)

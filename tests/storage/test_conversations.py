@@ -52,3 +52,13 @@ async def test_replicas_share_the_memory(place: Place):
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_config_models_shapes_are_kept_and_replaced(store: Store):
+    """A sizing of a model from a config.json keeps its shapes (schema/0018); the next sizing
+    of a catalog model clears them."""
+    shapes = '{"id":"llama-9.8B (config.json)"}'
+    await store.remember_sizing(7, "7b ctx=8192", "ru", T0, shapes)
+    assert await store.last_sizing(7, T0) == RememberedSizing("7b ctx=8192", "ru", T0, shapes)
+    await store.remember_sizing(7, "13b qlora", "ru", T0)
+    assert await store.last_sizing(7, T0) == RememberedSizing("13b qlora", "ru", T0)
