@@ -3,6 +3,7 @@ scheduler job, refresh after refresh."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -99,9 +100,15 @@ async def quiet_hours_now(telegram: FakeTelegram) -> None:
     await command(telegram, f"/settings quiet {(hour - 1) % 24}-{(hour + 2) % 24}")
 
 
-def end_quiet_hours(db_path: Path) -> None:
-    """As if the rows had been queued 8 hours ago and the window ended now."""
-    now = datetime.now(UTC)
+async def end_quiet_hours(db_path: Path) -> None:
+    """As if the rows had been queued 8 hours ago and the window ended now.
+
+    On a thread: the running bot shares this event loop, and a transaction of its own
+    (a delivery pass) could not finish while the loop waited on SQLite's lock here."""
+    await asyncio.to_thread(_backdate_outbox, db_path, datetime.now(UTC))
+
+
+def _backdate_outbox(db_path: Path, now: datetime) -> None:
     with sqlite3.connect(db_path) as connection:
         connection.execute(
             "UPDATE outbox SET created_at = ?, due_at = ?",
@@ -232,7 +239,7 @@ async def test_quiet_hours_hold_alerts_for_one_digest(telegram: FakeTelegram, db
         assert all(row.due_at > datetime.now(UTC) for row in rows)
         assert alerts_sent(telegram) == []
         # The window ends: both alerts arrive as one digest.
-        end_quiet_hours(db_path)
+        await end_quiet_hours(db_path)
         await eventually(lambda: all_delivered(application))
     (digest,) = alerts_sent(telegram)
     assert digest.startswith("🌙 Сводка за тихие часы: 3 изменения")
@@ -251,7 +258,7 @@ async def test_a_digest_of_two_watches_on_one_offer_names_each_and_its_buttons_a
         await quiet_hours_now(telegram)
         h100.count = 1
         await refresh(application)
-        end_quiet_hours(db_path)
+        await end_quiet_hours(db_path)
         await eventually(lambda: all_delivered(application))
         (digest,) = alerts_sent(telegram)
         message = telegram.last_message(CHAT)
