@@ -123,6 +123,8 @@ def interpret(
         or bool(inherits and previous and previous.query.compiled),
         train_embeddings="head" in row["lora_rank"].lower(),
         optimizer_in_backward="backward" in text or "optimizer_in_bwd" in text,
+        # Without accumulation each step's gradients are freed before the next forward.
+        holds_gradients=not re.search(r"no grad-accum|gradient_accumulation_steps:? 1\b", text),
         double_quant=method is not Method.QLORA or "double quant" in text or framework != "litgpt",
         stack=_STACKS.get(framework, Stack.HF),
         attention=_attention(text),
@@ -238,6 +240,8 @@ def _optimizer(raw: str) -> Optimizer:
     value = raw.lower().replace("-", "").replace("_", "")
     if "8bit" in value:
         return Optimizer.PAGED_ADAMW_8BIT if "paged" in value else Optimizer.ADAMW_8BIT
+    if "4bit" in value:
+        return Optimizer.ADAMW_4BIT
     if "adafactor" in value:
         return Optimizer.ADAFACTOR
     if "sgd" in value:
@@ -263,6 +267,8 @@ def _checkpointing(raw: str) -> Checkpointing:
     value = raw.lower()
     if "unsloth" in value or "offload" in value:
         return Checkpointing.UNSLOTH
+    if "selective" in value and re.search(r"\bop\b", value):
+        return Checkpointing.SELECTIVE_OP
     if value.startswith("yes"):
         return Checkpointing.ON
     if value.startswith("no"):
@@ -286,7 +292,10 @@ def _attention(text: str) -> Attention | None:
 
 def _loss(framework: str, text: str, row: dict[str, str]) -> Loss | None:
     """The loss only where the row says; otherwise the stack's own default."""
-    if "cce" in text:
+    # "cce" as a word of its own (`use_cce`, "CCE loss"), not inside "accelerate".
+    if re.search(r"(?<![a-z])cce(?![a-z])", text) or "fused linear cross-entropy" in text:
+        # Cut cross-entropy, and Liger-Kernel's LigerFusedLinearCrossEntropy (lm_head and
+        # the loss chunk by chunk, the gradient computed in the forward): no full logits.
         return Loss.FUSED
     if "chunked" in row["other_notes"].lower():
         return Loss.CHUNKED
@@ -308,6 +317,8 @@ def _parallelism(query: FitQuery, row: dict[str, str], text: str) -> FitQuery:
         shard = Sharding.DDP
     elif "fsdp" in text or "zero-3" in text or "zero3" in text:
         shard = Sharding.FSDP
+    elif "zero-2" in text or "zero2" in text:
+        shard = Sharding.ZERO2
     offload = bool(re.search(r"(?<!without )cpu (param )?offload|offload of params", text))
     return replace(
         query, gpus=gpus, shard=shard, offload=Offload.PARAMS if offload else Offload.NONE

@@ -63,9 +63,8 @@ class Prepared:
 
     def estimate(self, calibration: Calibration) -> float:
         parts = self.parts
-        allocated = (
-            parts.fixed() + parts.layer_activations * calibration.activation_factor + parts.logits
-        ) / GIB
+        activations = parts.layer_activations * calibration.activation_factor + parts.logits
+        allocated = parts.allocated(activations) / GIB
         value = {
             Metric.ALLOCATED: allocated,
             Metric.RESERVED: allocated * (1 + calibration.allocator_slack),

@@ -26,7 +26,11 @@ class CheckpointSize:
 def checkpoint_size(query: FitQuery, model: ModelSpec) -> CheckpointSize:
     model_bytes = model.total_params * 2
     if query.method is Method.FULL:
-        moments = 2 if query.optimizer in (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT) else 8
+        moments = {
+            Optimizer.ADAMW_8BIT: 2,
+            Optimizer.PAGED_ADAMW_8BIT: 2,
+            Optimizer.ADAMW_4BIT: 1,  # two 4-bit moments (torchao AdamW4bit)
+        }.get(query.optimizer, 8)
         master = 4 if query.precision in (Precision.MIXED, Precision.FP32) else 0
         return CheckpointSize(None, model_bytes, model.total_params * (2 + master + moments))
     width = 4 if query.precision is Precision.FP32 else profile(query.stack).adapter_bytes

@@ -7,9 +7,11 @@ autograd keeps beyond the tensors counted here, the allocator's slack and the CU
 `bench/estimator_accuracy.py` fits them leaving one source out at a time and prints how close
 the estimate comes on the source it did not see.
 
-The peak is taken at the end of a micro-batch's forward pass: weights, optimizer state,
-gradients (kept across micro-batches by gradient accumulation), every saved activation and
-the logits of the loss all live at once.
+The peak is the larger of two moments. The end of a micro-batch's forward pass: weights,
+optimizer state, gradients (kept across micro-batches by gradient accumulation), every saved
+activation and the logits of the loss all live at once. And the optimizer step: the stored
+weights, the full gradients, the optimizer state and foreach AdamW's temporaries, with the
+activations freed (what peaks for large trainable state and short batches).
 
 Activation terms that grow with micro-batch x ctx (everything a layer saves per token) are
 kept apart from the one that grows with micro-batch x ctx² (eager attention's score matrices).
@@ -49,13 +51,13 @@ class Calibration:
     allocator_slack: float
 
 
-# Fitted on all 142 scored rows of tests/fixtures/estimator/vram_calibration.csv within the
+# Fitted on all 158 scored rows of tests/fixtures/estimator/vram_calibration.csv within the
 # brackets of docs/estimator.md (`bench.estimator_accuracy.RANGES`); the fits that leave one
 # source out are printed by the bench beside the error on that source. The counted tensors
-# explain the data with no extra factor; the context (0.81 GiB = 0.87 GB) sits inside the
+# explain the data with no extra factor; the context (0.72 GiB = 0.77 GB) sits inside the
 # 0.5-1.5 GB bracket (the HF "Model training anatomy" doc measured 1343 MiB on a V100), the
-# slack at its bracket's low end.
-CALIBRATION = Calibration(activation_factor=0.994, cuda_context_gib=0.809, allocator_slack=0.01)
+# slack (1.5 %) near its bracket's low end.
+CALIBRATION = Calibration(activation_factor=0.998, cuda_context_gib=0.719, allocator_slack=0.015)
 
 # NF4 storage: 4 bits + one fp32 absmax per 64 weights; double quantisation stores the absmax
 # in 8 bits plus one fp32 per 256 blocks (QLoRA paper, arXiv 2305.14314).
@@ -170,6 +172,31 @@ class MemoryParts:
     adapter_optimizer: float = 0.0
     # Bytes an adaptive fused loss takes beyond `logits` when the card has room (Unsloth).
     loss_room: float = 0.0
+    # The optimizer step, once the activations and the copies made for compute are freed:
+    # the stored weights, the full (sharded) gradients and foreach AdamW's temporaries; the
+    # optimizer state, adapters and buffers are those of `fixed`. The peak is the larger of
+    # this moment and the forward pass's (`step_peak`).
+    step_weights: float = 0.0
+    step_gradients: float = 0.0
+    step_temporaries: float = 0.0
+
+    def step_total(self) -> float:
+        return (
+            self.step_weights
+            + self.adapters
+            + self.step_gradients
+            + self.optimizer
+            + self.buffers
+            + self.step_temporaries
+        )
+
+    def step_peak(self, activations: float) -> bool:
+        """Whether the optimizer step, not the forward pass with these `activations`, peaks."""
+        return self.step_total() > self.fixed() + activations
+
+    def allocated(self, activations: float) -> float:
+        """Bytes torch has allocated at the peak, whichever moment it is."""
+        return max(self.fixed() + activations, self.step_total())
 
     def fixed(self) -> float:
         return self.weights + self.adapters + self.gradients + self.optimizer + self.buffers
@@ -233,11 +260,28 @@ def _optimizer_bytes(optimizer: Optimizer, state: float) -> float:
     """Optimizer state per trainable parameter, `state` bytes per moment for full-width ones."""
     if optimizer in (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT):
         return 2.0 + 8 / 2048  # two 8-bit moments + block-wise fp32 scales (bitsandbytes)
+    if optimizer is Optimizer.ADAMW_4BIT:
+        # Two 4-bit moments with one fp32 scale per block of 128 each (torchao
+        # prototype/low_bit_optim README: "block size is ... 128 for 4-bit optimizers";
+        # arXiv 2309.01507).
+        return 2 * 0.5 + 2 * 4 / 128
     if optimizer is Optimizer.ADAFACTOR:
         return 0.05  # factored second moment: rows + columns, no first moment
     if optimizer is Optimizer.SGD:
         return state  # one momentum buffer
     return 2 * state  # AdamW: two moments
+
+
+def _optimizer_step_bytes(query: FitQuery, stack: StackProfile, trainable: int) -> float:
+    """Temporaries of torch's foreach AdamW at the optimizer step: `_multi_tensor_adamw` takes
+    `torch._foreach_sqrt(exp_avg_sqs)` over every parameter at once, one moment-sized tensor
+    list ("the foreach implementation uses ~ sizeof(params) more peak memory than the for-loop
+    version", torch.optim.AdamW docs). The fused kernel and the 8/4-bit optimizers (which
+    update block by block) keep none. Activations are freed by then, so this competes with
+    them for the peak rather than adding to them."""
+    if query.optimizer is not Optimizer.ADAMW or not stack.adamw_foreach:
+        return 0.0
+    return trainable * _state_bytes(query.precision)
 
 
 def _kbit_upcast(query: FitQuery, stack: StackProfile) -> bool:
@@ -380,6 +424,17 @@ def _layer_activations(query: FitQuery, model: ModelSpec, stack: StackProfile) -
     if gc is Checkpointing.ON:
         # Each layer's input is kept; one layer is recomputed at a time during backward.
         return checkpoint * layers + one_layer
+    if gc is Checkpointing.SELECTIVE_OP:
+        # torchtitan's op policy (parallelize_llama.py _save_list @9dec370) saves the attention
+        # kernel's output and the output of every odd-numbered matmul of a block, counting in
+        # forward order (q, k, v, o, then gate, up, down): q, v, gate and down for a gated MLP,
+        # q, v and fc1 for a plain one; the block's input is kept as the checkpoint, and one
+        # block is recomputed at a time in backward.
+        act = 4.0 if query.precision is Precision.FP32 else 2.0
+        inter = model.intermediate * (model.active_experts if model.experts > 1 else 1)
+        mlp_saved = inter + model.hidden if model.mlp is MlpKind.GATED else inter
+        saved = act * (model.q_dim + model.kv_dim + model.q_dim + mlp_saved)
+        return (checkpoint + tokens * saved) * layers + one_layer
     if gc is Checkpointing.SELECTIVE:
         # Every other layer checkpointed (torchtune ac_option=2), the rest keep everything.
         kept = layers // 2
@@ -469,8 +524,32 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
     root = _root_bytes(query, model, stack, weights) if sharded and query.gpus > 1 else 0.0
     weights_stored = weights
     layer_weights = (weights - root) / max(1, model.layers)
+    shard = weights - root
+    root_shard = root  # the root's own share of the shard, split below like the rest
+    # Parameters of the gathered layer and the root unit, whose gradients stay unsharded
+    # until their reduce-scatter.
+    unsharded = (layer_weights + root) / (weights_stored / model.total_params)
+    if sharded and full and query.precision is Precision.MIXED and query.offload is Offload.NONE:
+        # Sharded mixed precision keeps the fp32 flat parameters as the shard and gathers
+        # 16-bit copies of a unit for its compute (FSDP MixedPrecision param_dtype; HF's
+        # FSDP path upcasts a 16-bit-loaded model's flat params to fp32 under --bf16:
+        # huggingface/accelerate accelerator.py prepare_model @9557598c, v0.30): no
+        # whole-model 16-bit copy as under plain autocast.
+        per_param = weights / model.total_params
+        shard = shard * 4.0 / per_param
+        root_shard = root * 4.0 / per_param
+        layer_weights = layer_weights * 2.0 / per_param
+        root = root * 2.0 / per_param
+    # What the optimizer step sees: the stored weights without the copies made for compute
+    # (autocast's 16-bit cache is cleared when the forward's autocast region exits; FSDP
+    # reshards every unit after backward).
+    if full and query.precision is Precision.MIXED and not sharded:
+        step_weights = model.total_params * 4.0
+    else:
+        step_weights = weights_stored
     if sharded:
-        on_gpu = 0.0 if query.offload is Offload.PARAMS else (weights - root) / w_split
+        step_weights = (shard + root_shard) / w_split
+        on_gpu = 0.0 if query.offload is Offload.PARAMS else shard / w_split
         # The root unit (embeddings, final norm, lm_head: what the per-layer wrap policy
         # leaves outside the blocks) stays whole on every GPU from its all-gather in forward
         # to the end of backward: torch FSDP "does not free the root's parameters in the
@@ -481,16 +560,33 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
             # The gathered layers' (and the root's) gradients exist unsharded until their
             # reduce-scatter: one layer's full gradient and the root's beside the shard.
             # With CPU offload too: the shard goes to host RAM only after the reduce-scatter.
-            unsharded = (layer_weights + root) / (weights_stored / model.total_params)
-            gradients += unsharded * _state_bytes(query.precision) * g_split
+            # Under mixed precision they are 16-bit, like the gathered copies they belong to
+            # (FSDP MixedPrecision: gradients are computed in param_dtype, reduce-scattered,
+            # then kept as the fp32 shard).
+            mixed = query.precision is Precision.MIXED and query.offload is Offload.NONE
+            width = 2.0 if mixed else _state_bytes(query.precision)
+            gradients += unsharded * width * g_split
     elif query.offload is Offload.PARAMS:
         weights = GATHERED_LAYERS * layer_weights  # ZeRO-Infinity style: streamed per layer
+    step_gradients = gradients / g_split  # before the unsharded ones were added
+    if sharded and full and query.gpus > 1:
+        step_gradients = trainable * _state_bytes(query.precision) / g_split
+        if query.optimizer_in_backward:
+            step_gradients /= max(1, model.layers)
     gradients /= g_split
     optimizer /= o_split
     if not full and sharded:
         adapters /= o_split
         adapter_gradients /= o_split
         adapter_optimizer /= o_split
+    temporaries = _optimizer_step_bytes(query, stack, trainable) / o_split
+    if query.offload is not Offload.NONE or query.optimizer_in_backward:
+        temporaries = 0.0  # the step runs on the CPU copy, or one parameter at a time
+    if query.offload is not Offload.NONE:
+        step_weights = weights  # what stays on the GPU; the step itself runs on the CPU
+        step_gradients = gradients
+    if not query.holds_gradients:
+        gradients = 0.0  # freed by the last step; backward rebuilds them (step_gradients)
 
     if query.gpus > 1:
         buffers = NCCL_BUFFERS_GIB * GIB
@@ -513,6 +609,9 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
         adapter_gradients=adapter_gradients,
         adapter_optimizer=adapter_optimizer,
         loss_room=_loss_room(query, model, stack),
+        step_weights=step_weights,
+        step_gradients=step_gradients,
+        step_temporaries=temporaries,
     )
 
 
@@ -521,12 +620,17 @@ def estimate_memory(
 ) -> MemoryEstimate:
     parts = memory_parts(query, model)
     activations = parts.layer_activations * calibration.activation_factor + parts.logits
-    allocated = parts.fixed() + activations
+    allocated = parts.allocated(activations)
+    weights, gradients, optimizer = parts.weights, parts.gradients, parts.optimizer
+    if parts.step_peak(activations):
+        # The optimizer step peaks: the breakdown is that moment's, with no activations.
+        weights, gradients, activations = parts.step_weights, parts.step_gradients, 0.0
+        optimizer += parts.step_temporaries
     return MemoryEstimate(
-        weights=parts.weights / GIB,
+        weights=weights / GIB,
         adapters=parts.adapters / GIB,
-        gradients=parts.gradients / GIB,
-        optimizer=parts.optimizer / GIB,
+        gradients=gradients / GIB,
+        optimizer=optimizer / GIB,
         activations=activations / GIB,
         context=calibration.cuda_context_gib,
         slack=allocated * calibration.allocator_slack / GIB,

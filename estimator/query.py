@@ -20,6 +20,7 @@ class Optimizer(StrEnum):
     ADAMW = "adamw"
     ADAMW_8BIT = "adamw8bit"
     PAGED_ADAMW_8BIT = "paged_adamw8bit"
+    ADAMW_4BIT = "adamw4bit"  # torchao AdamW4bit (transformers optim="adamw_torch_4bit")
     ADAFACTOR = "adafactor"
     SGD = "sgd"
 
@@ -42,6 +43,10 @@ class Checkpointing(StrEnum):
     OFF = "off"
     ON = "on"  # every layer: only its input is kept, the layer is recomputed in backward
     SELECTIVE = "selective"  # every other layer (torchtune ac_mode=selective, ac_option=2)
+    # Op-level selective checkpointing (torchtitan selective_ac_option="op"): every layer
+    # keeps its input, its attention output and every other matmul output; the rest is
+    # recomputed in backward.
+    SELECTIVE_OP = "selective_op"
     UNSLOTH = "unsloth"  # checkpoints offloaded to CPU RAM (Unsloth's "unsloth" mode)
 
 
@@ -123,6 +128,10 @@ class FitQuery:
     loss: Loss | None = None
     train_embeddings: bool = False  # LoRA/full: also train embed_tokens + lm_head
     optimizer_in_backward: bool = False  # torchtune: the full gradient never exists at once
+    # Gradients live through the next forward pass (gradient accumulation: the sizing
+    # default). False: each step frees them (zero_grad set_to_none) and backward rebuilds
+    # them, so they peak at the optimizer step, with the activations gone.
+    holds_gradients: bool = True
     compiled: bool = False  # torch.compile fuses elementwise ops and saves fewer tensors
     double_quant: bool = True  # QLoRA: quantise the NF4 block scales too (bnb default in PEFT)
     # Share of `ctx` that real batches fill: unpacked instruction data is mostly shorter than
@@ -138,10 +147,11 @@ DEFAULTS_DOC: dict[str, str] = {
     "bs": "1 — micro-batch per GPU; use gradient accumulation for a larger effective batch",
     "rank": "16 — LoRA rank; above 64 buys little",
     "targets": "all — every linear layer of the blocks (qv, attn, mlp, all)",
-    "optim": "adamw (adamw, adamw8bit, paged_adamw8bit, adafactor, sgd)",
+    "optim": "adamw (adamw, adamw8bit, adamw4bit, paged_adamw8bit, adafactor, sgd)",
     "precision": "mixed — HF Trainer's AMP: fp32 master weights and adapters (bf16 = pure bf16"
     " weights and states as in torchtune/litgpt, fp16, fp32)",
-    "gc": "on — gradient checkpointing (on, off, selective = every other layer, unsloth ="
+    "gc": "on — gradient checkpointing (on, off, selective = every other layer, selective_op ="
+    " every other matmul output, unsloth ="
     " offloaded to CPU)",
     "gpus": "1",
     "shard": "ddp for one GPU; zero3/fsdp shards weights, zero2 only grads and optimizer",

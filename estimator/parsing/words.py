@@ -506,6 +506,17 @@ GPU_COUNT_WORDS: tuple[str, ...] = ("gpus", "gpu", "cards", "карт*", "вид
 
 OPTIMIZER_PHRASES: dict[Optimizer, tuple[str, ...]] = {
     Optimizer.PAGED_ADAMW_8BIT: ("paged adam*", "paged_adam*", "paged optim*", "пейджд adam*"),
+    Optimizer.ADAMW_4BIT: (
+        "4 bit adam*",
+        "4bit adam*",
+        "adam* 4 bit",
+        "adam* 4bit",
+        "adamw4bit",
+        "adamw_torch_4bit",
+        "4 бит* adam*",
+        "4 бит* адам*",
+        "адам* 4 бит*",
+    ),
     Optimizer.ADAMW_8BIT: (
         "8 bit adam*",
         "8bit adam*",
@@ -532,6 +543,12 @@ OPTIMIZER_PHRASES: dict[Optimizer, tuple[str, ...]] = {
 
 # Unsloth names both a stack and its offloaded checkpointing; "unsloth" sets both.
 CHECKPOINTING_PHRASES: dict[Checkpointing, tuple[str, ...]] = {
+    Checkpointing.SELECTIVE_OP: (
+        "op-level selective checkpointing",
+        "selective op checkpointing",
+        "selective op ac",
+        "op sac",
+    ),
     Checkpointing.SELECTIVE: (
         "selective activation checkpointing",
         "selective checkpointing",

@@ -38,7 +38,8 @@ CALIBRATION_MODELS: dict[str, float] = {
     "bigscience/bloomz-7b1": 7.07, "bigscience/mt0-xxl": 12.9, "falcon-7b": 6.92,
     "gemma-2-2b": 2.61, "gemma-2-9b": 9.24, "gemma-2b": 2.51, "gemma-3-27b-it": 27.43,
     "phi-1.5": 1.42, "phi-2": 2.78, "stablelm-base-alpha-3b": 3.64, "LLaMA-1-7B": 6.74,
-    "Yi-6B-Chat": 6.06, "Yi-34B-Chat": 34.39, "gemma-7b": 8.54,
+    "Yi-6B-Chat": 6.06, "Yi-34B-Chat": 34.39, "gemma-7b": 8.54, "Gemma-7B": 8.54,
+    "Qwen2-7B": 7.62,
 }  # fmt: skip
 # The calibration row counts the -it checkpoint's vision tower, which the catalog leaves out.
 VISION_TOWER = {"gemma-3-27b-it"}

@@ -469,7 +469,14 @@ def test_unknown_model_is_named() -> None:
 def test_bad_value_lists_the_allowed_values() -> None:
     with pytest.raises(QueryError) as info:
         parse_command("13b optim=lion")
-    assert info.value.allowed == ("adamw", "adamw8bit", "paged_adamw8bit", "adafactor", "sgd")
+    assert info.value.allowed == (
+        "adamw",
+        "adamw8bit",
+        "paged_adamw8bit",
+        "adamw4bit",
+        "adafactor",
+        "sgd",
+    )
     assert "optim" in info.value.reason
     assert "adamw8bit" in info.value.reason
 
