@@ -181,8 +181,11 @@ async def scenario(
     def since_kill() -> list[float]:
         return [at for at in server_list_fetches(selectel) if at > killed_at]
 
-    # The refresh resumes (the issue: within 50 s of the death), on one replica only.
-    await eventually(lambda: len(since_kill()) >= 2, 50.0 + 2 * REFRESH_S, every=0.2)
+    # The refresh resumes (within 50 s of the death), on the successor alone: a new leader
+    # refreshes the moment it is elected, so a replica wrongly refreshing beside it would
+    # fetch at about the same time, too close to the successor's fetch. (A second scheduled
+    # run is not waited for: the runs before the kill already showed the schedule.)
+    await eventually(lambda: len(since_kill()) >= 1, 50.0, every=0.2)
     after = since_kill()
     assert after[0] - killed_at <= 50.0
     assert one_refresher(after), f"Selectel fetched at {after} (killed at {killed_at})"
