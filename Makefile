@@ -29,17 +29,23 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# One worker per core (pytest-xdist): a third worker on two cores measured slower (each
-# worker also pays the whole collection, ~8 s of CPU). loadfile hands out whole files, so a
-# module-scoped fixture (the README examples in tests/e2e/test_newcomer.py) is set up once,
-# on one worker (loadgroup would not: pytest 9 ignores how it renames tests).
+# Three workers on two cores (pytest-xdist): the tests that start real bot processes
+# (marked `processes`) spend most of their time waiting on elections, leases and refresh
+# intervals, and a third worker fills that idle time; they are handed out first
+# (tests/conftest.py), kept in that order by --no-loadscope-reorder (xdist would otherwise
+# sort files by their number of tests, leaving those one-test 25 s files to run last and
+# alone). Measured in-tree on this 2-core machine, 2026-12-04: 2 workers 174 s, 3 workers
+# 146 s, 4 workers 138 s (4 runs a dozen bots at once on a busy machine: not worth 8 s).
+# loadfile hands out whole files, so a module-scoped fixture (the README examples in
+# tests/e2e/test_newcomer.py) is set up once, on one worker (loadgroup would not: pytest 9
+# ignores how it renames tests).
 # PYTEST_WORKERS=0 runs in this process alone.
 # PYTHONDONTWRITEBYTECODE (set in some shells and images) would make every worker rewrite
 # the asserts of every test module again at each run, ~4 s of CPU a worker; the rewritten
 # modules are cached in the ignored __pycache__ folders instead.
-PYTEST_WORKERS ?= auto
+PYTEST_WORKERS ?= 3
 pytest: $(STAMP)
-	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The Telegram Mini App's front end, built into bot/miniapp/static (committed, so running the
 # bot needs no node); this target needs node and npm.

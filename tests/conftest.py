@@ -33,6 +33,14 @@ def _browser_header() -> str:
     return f"chromium: not found ({reason}); the Mini App's browser tests are skipped"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # The tests that start real processes mostly wait on them (elections, leases, refresh
+    # intervals) and last 10-30 s a file: handed out first (the Makefile keeps this order
+    # with --no-loadscope-reorder), their waits overlap each other and the other files
+    # fill the workers after them, instead of one of them starting last and running alone.
+    items.sort(key=lambda item: item.get_closest_marker("processes") is None)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     # Everything collection made (modules, test items, fixtures) lives to the end: frozen,
     # the cyclic collector stops walking it again at every full collection of the run.

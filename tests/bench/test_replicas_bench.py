@@ -3,7 +3,12 @@ alert once through the rate-limited fake Telegram, and the row says so."""
 
 from __future__ import annotations
 
+import pytest
+
 from bench.replicas import row, run
+
+# Real processes, waited on for seconds: scheduled first (tests/conftest.py).
+pytestmark = pytest.mark.processes
 
 
 async def test_one_replica_on_sqlite_sends_each_seeded_alert_once():

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from bot.config import Settings
 from storage import Store
 from tests.bot.conftest import TOKEN
@@ -13,6 +15,9 @@ from tests.bot.test_e2e_delivery import seed
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
 from tests.processes import BotProcess, bot_settings
+
+# Real processes, waited on for seconds: scheduled first (tests/conftest.py).
+pytestmark = pytest.mark.processes
 
 CHATS = range(10_000, 10_200)
 

@@ -23,6 +23,9 @@ from tests.in_process import Finished, run_entry
 from tests.postgres import require_postgres, temporary_database, url_for
 from tests.processes import ROOT, clean_environ, free_port
 
+# Real processes, waited on for seconds: scheduled first (tests/conftest.py).
+pytestmark = pytest.mark.processes
+
 
 def run_bot(tmp_path: Path, env: dict[str, str], stdin: str = "") -> Finished:
     """`python -m bot` run in this process (tests/in_process.py): what it printed and its

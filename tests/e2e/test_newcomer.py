@@ -28,6 +28,9 @@ import bot.__main__
 import tests.fakes.demo
 from tests.in_process import Finished, run_entry
 
+# Real processes, waited on for seconds: scheduled first (tests/conftest.py).
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 # The interpreter `make` created in this tree (the Makefile's VENV): the one the sandbox runs.

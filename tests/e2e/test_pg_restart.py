@@ -19,6 +19,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.test_replicas import IN_FLIGHT, replicas, the_leader
 from tests.e2e.watchers import (
     WATCH,
@@ -34,6 +36,9 @@ from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
 from tests.private_postgres import PrivatePostgres, require_private_postgres
 from tests.processes import BotProcess
+
+# Real processes, waited on for seconds: scheduled first (tests/conftest.py).
+pytestmark = pytest.mark.processes
 
 REPLICAS = ("p1", "p2")
 USERS = range(60_000, 60_150)

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.watchers import (
     WATCH,
     alerts,
@@ -22,6 +24,9 @@ from tests.fakes.sites.selectel import H100Control
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
 from tests.processes import BotProcess, bot_settings
+
+# Real processes, waited on for seconds: scheduled first (tests/conftest.py).
+pytestmark = pytest.mark.processes
 
 USERS = range(40_000, 40_150)
 REFRESH_S = 10  # the shortest interval the settings allow (GPURADAR_REFRESH_SECONDS)

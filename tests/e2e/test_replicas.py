@@ -19,6 +19,8 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from itertools import pairwise
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.watchers import (
     WATCH,
     alerts,
@@ -34,6 +36,9 @@ from tests.fakes.telegram import Conflict, FakeTelegram
 from tests.polling import eventually
 from tests.postgres import require_postgres, temporary_database
 from tests.processes import BotProcess, bot_settings
+
+# Real processes, waited on for seconds: scheduled first (tests/conftest.py).
+pytestmark = pytest.mark.processes
 
 REPLICAS = ("r1", "r2", "r3")
 USERS = range(50_000, 50_150)

@@ -21,6 +21,8 @@ from collections import Counter
 from contextlib import AsyncExitStack
 from pathlib import Path
 
+import pytest
+
 # The rate of tests/e2e/test_replicas.py: the /watch answers take seconds, not tens.
 from tests.e2e.test_replicas import SEND_RATE, USERS, the_leader
 from tests.e2e.watchers import (
@@ -38,6 +40,9 @@ from tests.fakes.telegram import Conflict, FakeTelegram
 from tests.polling import eventually
 from tests.postgres import require_postgres, temporary_database
 from tests.processes import BotProcess, bot_settings
+
+# Real processes, waited on for seconds: scheduled first (tests/conftest.py).
+pytestmark = pytest.mark.processes
 
 REPLICAS = ("r1", "r2", "r3")
 REFRESH_S = 10  # the shortest interval the settings allow (GPURADAR_REFRESH_SECONDS)
