@@ -281,6 +281,8 @@ def attach_monitor(application: Application) -> None:
         interval_override_s=application.settings.refresh_seconds,
         # PostgreSQL restarting or gone: one line per failed refresh, not a traceback.
         database_errors=UNWRITABLE_ERRORS,
+        # A replica past its leader lease fetches nothing (storage.leader).
+        leading=None if application.topology.lease is None else application.topology.lease.held,
         on_outcome=outcome_hooks(
             wake_delivery(application),
             application.metrics.record_outcome,

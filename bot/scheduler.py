@@ -32,8 +32,13 @@ async def refresh_job(
     matcher: Matcher,
     on_outcome: OutcomeCallback | None = None,
     database_errors: tuple[type[BaseException], ...] = (),
+    leading: Callable[[], bool] | None = None,
 ) -> PipelineOutcome | None:
     """One scheduled refresh; `on_outcome` (metrics) sees every outcome, good or failed.
+
+    None, without fetching anything, when `leading` says this replica's leader lease ran
+    out: a leader thawed from a freeze finds its missed run due at once, before its lease
+    loop has stepped it down, and its commit would be refused anyway (storage.refresh).
 
     None when the scheduler's shutdown cancelled it: the last good snapshot stays, and that
     is no error (APScheduler would log anything a job raises with a traceback).
@@ -42,6 +47,9 @@ async def refresh_job(
     restarting or gone): nothing of it was stored, so the next run finds the same changes
     and derives the same alerts; a traceback per provider per outage would say no more.
     """
+    if leading is not None and not leading():
+        logger.info("%s: refresh skipped: this replica's leader lease ran out", source.name)
+        return None
     try:
         outcome = await refresh(source, store, matcher)
     except asyncio.CancelledError:
@@ -86,6 +94,7 @@ def create_scheduler(
     interval_override_s: int | None = None,
     on_outcome: OutcomeCallback | None = None,
     database_errors: tuple[type[BaseException], ...] = (),
+    leading: Callable[[], bool] | None = None,
 ) -> AsyncIOScheduler:
     scheduler = AsyncIOScheduler(
         timezone=UTC,
@@ -101,7 +110,7 @@ def create_scheduler(
             # Spread the providers so they are not all hit at the same second.
             jitter=max(1, interval // 10),
             id=job_id(source.name),
-            args=[source, store, matcher, on_outcome, database_errors],
+            args=[source, store, matcher, on_outcome, database_errors, leading],
             next_run_time=datetime.now(UTC),
             replace_existing=True,
         )

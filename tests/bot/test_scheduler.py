@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -121,5 +122,30 @@ async def test_a_refresh_the_database_failed_under_is_one_line_and_stores_nothin
         [record] = [r for r in caplog.records if "refresh not stored" in r.getMessage()]
         assert record.exc_info is None
         assert "ConnectionRefusedError" in record.getMessage()
+    finally:
+        await store.close()
+
+
+async def test_a_replica_past_its_leader_lease_fetches_nothing(tmp_path: Path, caplog):
+    """A leader thawed from a freeze finds its missed run due at once: with its lease gone
+    it neither scrapes the provider nor reports an outcome; with it held, it refreshes."""
+    caplog.set_level(logging.INFO, logger="bot.scheduler")
+    store = await Store.open(tmp_path / "s.sqlite3")
+    source, seen, held = Source("acme", 600), list[PipelineOutcome](), [False]
+    try:
+        skipped = await refresh_job(
+            source, store, LiveMatcher(store), seen.append, leading=lambda: held[0]
+        )
+        assert skipped is None
+        assert source.calls == 0
+        assert seen == []
+        assert any("lease ran out" in r.getMessage() for r in caplog.records)
+        held[0] = True
+        done = await refresh_job(
+            source, store, LiveMatcher(store), seen.append, leading=lambda: held[0]
+        )
+        assert done is not None
+        assert source.calls == 1
+        assert len(seen) == 1
     finally:
         await store.close()
