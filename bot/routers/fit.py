@@ -290,6 +290,11 @@ async def on_details(
     if parsed is None:  # a forged or outdated button
         await show(callback, local("fitb-stale"), None)
         return
+    if not callback_data.cmd.startswith(BY_REFERENCE):
+        # The run on screen is the one a follow-up («а с lora?») changes, also when a button
+        # sized it (the example of a model-less question, another method, an older answer).
+        chat = callback.message.chat.id if callback.message else callback.from_user.id
+        await conversations.remember(chat, parsed, language)
     answer = await build(parsed, store)
     full = bool(callback_data.full)
     text = render_details(answer, language) if full else render_short(answer, language)

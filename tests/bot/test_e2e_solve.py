@@ -43,12 +43,14 @@ async def test_a_reverse_question_without_a_model_asks_for_one(
 ) -> None:
     await seed_prices(db_path)
     async with running_app(telegram, db_path):
-        context = await reply_to(telegram, "какой максимальный контекст влезет на 3090?")
-        buttons = [button.text for button in telegram.last_message(CHAT).buttons()]
-        solved = await press(telegram, buttons[0])
         batch = await reply_to(telegram, "какой batch поставить на a100?")
         english = await reply_to(telegram, "what max context fits on a 3090?")
         cheapest = await reply_to(telegram, "на какой самой дешёвой карте пойдёт с ctx 8k?")
+        context = await reply_to(telegram, "какой максимальный контекст влезет на 3090?")
+        buttons = [button.text for button in telegram.last_message(CHAT).buttons()]
+        # Pressed last: the run it sizes becomes the chat's, and a later model-less question
+        # would be read as its follow-up.
+        solved = await press(telegram, buttons[0])
     # Not the price list: which model and method, with the question's own run as the example.
     assert context.startswith("📐 Для какой модели и каким методом?")
     assert "/fit 8b qlora ctx=max gpu=RTX-3090" in context
@@ -91,3 +93,17 @@ async def test_the_watch_button_of_a_reverse_answer_watches_the_solved_run(
     gpu = "RTX 4090" if key == "rank" else "RTX 3090"
     assert sub.filter.fit_need is not None
     assert sub.filter.fit_need[gpu] == 1
+
+
+async def test_a_follow_up_after_the_example_button_changes_the_run_it_sized(
+    telegram: FakeTelegram, db_path: Path
+) -> None:
+    """«Посчитать: 8B QLoRA» answers a run the chat never typed: «а с lora?» right after it
+    changes that run."""
+    await seed_prices(db_path)
+    async with running_app(telegram, db_path):
+        await reply_to(telegram, "какой максимальный контекст влезет на 3090?")
+        await press(telegram, "Посчитать: 8B QLoRA")
+        followed = await reply_to(telegram, "а с lora?")
+    assert followed.startswith("📐 Максимальный контекст на 1× RTX 3090: ")
+    assert "8B · LoRA · ctx " in followed
