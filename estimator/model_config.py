@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any
 
 from estimator.i18n import Translator
@@ -329,6 +329,7 @@ def _spec(r: _Reader, model_type: str, name: str) -> ModelSpec:
         source="config.json",
         native_ctx=r.count("max_position_embeddings"),
         hf_eager=model_type in _EAGER,
+        logit_softcap=bool(r.data.get("final_logit_softcapping")),
     )
 
 
@@ -420,7 +421,10 @@ def spec_from_json(text: str) -> ModelSpec:
         data = json.loads(text)
     except ValueError:
         data = None
-    if not isinstance(data, dict) or set(data) != {f.name for f in fields(ModelSpec)}:
+    names = {f.name for f in fields(ModelSpec)}
+    # A field added since the sizing was remembered takes its default (logit_softcap).
+    required = {f.name for f in fields(ModelSpec) if f.default is MISSING}
+    if not isinstance(data, dict) or not required <= set(data) <= names:
         raise ValueError("not a model's shapes")
     data["aliases"] = tuple(data["aliases"])
     data["mlp"] = MlpKind(data["mlp"])

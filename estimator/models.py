@@ -26,7 +26,7 @@ CSV_COLUMNS: tuple[str, ...] = (
     "id", "family", "aliases", "hidden", "layers", "heads", "kv_heads", "head_dim",
     "intermediate", "vocab", "tied_embeddings", "total_params", "mlp", "experts",
     "active_experts", "shared_expert_intermediate", "encoder_decoder", "released", "norm",
-    "norms_per_layer", "bias", "source", "notes", "native_ctx", "hf_attention",
+    "norms_per_layer", "bias", "source", "notes", "native_ctx", "hf_attention", "logit_softcap",
 )  # fmt: skip
 _INT_COLUMNS = (
     "hidden", "layers", "heads", "kv_heads", "head_dim", "intermediate", "vocab",
@@ -81,7 +81,7 @@ def parse_row(line: int, row: dict[str, str]) -> tuple[ModelSpec, str]:
         if ints[col] < 0 or (ints[col] == 0 and col != "shared_expert_intermediate"):
             raise CatalogError(f"{where}: {col}={ints[col]} must be positive")
     bools: dict[str, bool] = {}
-    for col in ("tied_embeddings", "encoder_decoder"):
+    for col in ("tied_embeddings", "encoder_decoder", "logit_softcap"):
         if row[col] not in _BOOLS:
             raise CatalogError(f"{where}: {col}={row[col]!r} must be true or false")
         bools[col] = _BOOLS[row[col]]
@@ -123,6 +123,7 @@ def parse_row(line: int, row: dict[str, str]) -> tuple[ModelSpec, str]:
         source=row["source"],
         native_ctx=ints["native_ctx"],
         hf_eager=row["hf_attention"] == "eager",
+        logit_softcap=bools["logit_softcap"],
     )
     return spec, row["released"]
 

@@ -57,6 +57,9 @@ class ModelSpec:
     # transformers runs this model with eager attention (no SDPA/flash support, or, for
     # Gemma-2's soft-capping, eager recommended for training): s x s scores are kept.
     hf_eager: bool = False
+    # The config's final_logit_softcapping (Gemma-2: 30.0): transformers' CausalLM divides the
+    # logits by it, takes tanh and multiplies back, and tanh keeps its output for backward.
+    logit_softcap: bool = False
 
     @property
     def params_b(self) -> float:

@@ -241,6 +241,24 @@ def test_a_direct_loss_keeps_three_logits_copies_in_the_logits_dtype():
     assert memory_parts(naive, LLAMA31_8B).logits > memory_parts(lora, LLAMA31_8B).logits
 
 
+def test_soft_capped_logits_keep_tanh_output_where_the_model_code_caps_them():
+    """Gemma-2's final_logit_softcapping: transformers and litgpt cap the full logits in the
+    model (tanh keeps its output, one more logits-sized tensor); a fused loss caps inside."""
+    gemma2 = get_model("Gemma-2-9B")
+    assert gemma2.logit_softcap
+    assert not get_model("Gemma-7B").logit_softcap  # Gemma 1 has no soft-capping
+    hf = FitQuery(model=gemma2.id, method=Method.LORA, ctx=4096, loss=Loss.DIRECT)
+    uncapped = replace(gemma2, logit_softcap=False)
+    extra = memory_parts(hf, gemma2).logits - memory_parts(hf, uncapped).logits
+    assert extra == pytest.approx(2 * 4096 * gemma2.vocab)  # bf16 logits
+    litgpt = replace(hf, stack=Stack.LITGPT, loss=None)
+    assert memory_parts(litgpt, gemma2).logits > memory_parts(litgpt, uncapped).logits
+    fused = replace(hf, loss=Loss.FUSED)
+    assert memory_parts(fused, gemma2).logits == memory_parts(fused, uncapped).logits
+    unsloth = replace(hf, stack=Stack.UNSLOTH, loss=None)
+    assert memory_parts(unsloth, gemma2).logits == memory_parts(unsloth, uncapped).logits
+
+
 MODELS = [m for m in load_models() if not m.encoder_decoder]
 queries = st.builds(
     FitQuery,

@@ -51,6 +51,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "intermediate_size": 14336, "num_hidden_layers": 42, "num_attention_heads": 16,
         "num_key_value_heads": 8, "head_dim": 256, "vocab_size": 256000,
         "max_position_embeddings": 8192, "attn_logit_softcapping": 50.0,
+        "final_logit_softcapping": 30.0,
     },
     # huggingface.co/microsoft/Phi-3-mini-4k-instruct config.json
     "Phi-3-mini": {
@@ -124,7 +125,8 @@ def test_config_model_has_the_catalog_shapes(model_id: str) -> None:
     spec = read_config(CONFIGS[model_id]).spec
     row = get_model(model_id)
     shapes = ("hidden", "layers", "heads", "kv_heads", "head_dim", "intermediate", "vocab")
-    for field in (*shapes, "tied_embeddings", "experts", "active_experts", "mlp", "hf_eager"):
+    flags = ("tied_embeddings", "experts", "active_experts", "mlp", "hf_eager", "logit_softcap")
+    for field in (*shapes, *flags):
         assert getattr(spec, field) == getattr(row, field), field
     assert spec.shared_expert_intermediate == row.shared_expert_intermediate
     assert spec.total_params == pytest.approx(row.total_params, rel=0.005)
@@ -255,7 +257,15 @@ def test_a_configs_shapes_read_back_from_their_json(name: str) -> None:
     assert len(spec_json(spec)) < 1000  # a few hundred bytes are kept, not the file
 
 
-@pytest.mark.parametrize("text", ["[]", '{"id": "x"}', "not json"])
+def test_shapes_remembered_before_a_new_field_read_back_with_its_default() -> None:
+    spec = read_config(CONFIGS["Gemma-2-9B"]).spec
+    assert spec.logit_softcap
+    older = json.loads(spec_json(spec))
+    del older["logit_softcap"]  # a sizing remembered before the field existed
+    assert not spec_from_json(json.dumps(older)).logit_softcap
+
+
+@pytest.mark.parametrize("text", ["[]", '{"id": "x"}', "not json", '{"unknown_field": 1}'])
 def test_other_json_is_no_models_shapes(text: str) -> None:
     with pytest.raises(ValueError, match="not a model's shapes"):
         spec_from_json(text)
