@@ -42,6 +42,11 @@ _TOKEN = re.compile(
 )
 
 
+# Words after which a model line names the base of a derived model: DeepSeek's
+# "DeepSeek-R1-Distill-Qwen-7B" is Qwen2.5-7B's architecture (the catalogue's aliases).
+DERIVATION_WORDS = frozenset({"distill"})
+
+
 @dataclass(frozen=True)
 class Token:
     kind: str  # size, active, rev, ctxq, bits, num, word
@@ -267,7 +272,10 @@ class NameIndex:
             while end + 1 < len(chunks) and end - i < 5:
                 nxt = parsed[end + 1]
                 raw = text[chunks[end + 1][0] : chunks[end + 1][1]]
-                if not (nxt and self._continues(nxt, seen_size)) and not _is_noise(raw):
+                # "deepseek r1 distill qwen 7b": a distilled model is named by its base after
+                # the word (DeepSeek-R1-Distill-Qwen-7B), so that model line continues it.
+                derived = any(t.text in DERIVATION_WORDS for t in parsed[end])
+                if not (nxt and self._continues(nxt, seen_size, derived)) and not _is_noise(raw):
                     break
                 seen_size = seen_size or any(t.kind == "size" for t in nxt)
                 end += 1
@@ -278,11 +286,12 @@ class NameIndex:
                     return row, start, stop
         return None
 
-    def _continues(self, tokens: list[Token], seen_size: bool) -> bool:
-        """Whether a separate chunk can belong to the model name before it."""
+    def _continues(self, tokens: list[Token], seen_size: bool, derived: bool = False) -> bool:
+        """Whether a separate chunk can belong to the model name before it; another model
+        line starts a new name unless the chunk before said the model is `derived` from it."""
         for t in tokens:
             if t.kind == "word":
-                if t.text not in self.vocabulary or t.text in self.lines:
+                if t.text not in self.vocabulary or (t.text in self.lines and not derived):
                     return False
             elif t.kind == "num":
                 # Versions come before the size ("llama 3 8b"); after it a number is something

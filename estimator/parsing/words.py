@@ -70,6 +70,7 @@ MODEL_WORDS_RU: dict[str, tuple[str, ...]] = {
     "vikhr": ("вихрь", "вихря", "вихрю", "вихре", "вихрем"),
     "coder": ("кодер", "кодера", "кодере"),
     "nemo": ("немо",),
+    "distill": ("дистилл", "дистил", "дистиллят"),  # DeepSeek-R1-Distill-Qwen-7B
 }
 
 # Parts of a model's name that do not change its architecture: fine-tune flavours,

@@ -232,6 +232,12 @@ def test_names_that_match_nothing(text: str) -> None:
         ("дообучить мистраль 7б на двух 4090", "Mistral-7B-v0.3", "мистраль 7б"),
         ("phi-3 mini 4k context", "Phi-3-mini", "phi-3 mini"),
         ("gemma-2-9b.", "Gemma-2-9B", "gemma-2-9b"),
+        # A distilled model named with spaces is its base, not the 671B teacher.
+        ("deepseek r1 distill qwen 7b qlora", "Qwen2.5-7B", "deepseek r1 distill qwen 7b"),
+        ("deepseek r1 distill llama 8b на 4090", "Llama-3.1-8B", "deepseek r1 distill llama 8b"),
+        ("дипсик r1 дистилл квен 7b лора", "Qwen2.5-7B", "дипсик r1 дистилл квен 7b"),
+        ("deepseek r1 qlora на 8 h200", "DeepSeek-V3", "deepseek r1"),
+        ("llama 3 8b qwen 7b", "Llama-3.1-8B", "llama 3 8b"),  # the first model named
     ],
 )  # fmt: skip
 def test_find_model_in_text(text: str, model_id: str, span: str) -> None:
