@@ -71,8 +71,9 @@ class Translator:
         return self._bundle.has_message(key)
 
 
-# A number written for the reader ("18.7", "7.4–14.6"): nothing but digits, points, dashes.
-_WRITTEN_NUMBER = re.compile(r"-?\d+\.\d+(?:\s?[–-]\s?-?\d+\.\d+)?")
+# A number written for the reader ("18.7", "7.4–14.6", "4.27e+11"), alone or with its unit
+# ("167.8 МБ", size_text): digits, points, dashes, an exponent, then at most one unit word.
+_WRITTEN_NUMBER = re.compile(r"-?\d+\.\d+(?:e[+-]\d+)?(?:\s?[–-]\s?-?\d+\.\d+)?(?:\s[^\d\s]+)?")
 _POINT = re.compile(r"(?<=\d)\.(?=\d)")
 
 

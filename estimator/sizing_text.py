@@ -547,11 +547,15 @@ def _details(answer: FitAnswer, language: str) -> str:
             trainable=f"{memory.trainable_params:,}".replace(",", "\u202f"),
         ),
     ]
-    timing = next(iter(answer.times.values()), None)
-    if timing is not None:
+    # The card the answer is about (the one asked, else the smallest that holds the run),
+    # named, never whichever card happened to come first in the table.
+    card = answer.target or answer.smallest or answer.fewest
+    timing = answer.times.get(card.gpu.id) if card is not None else None
+    if card is not None and timing is not None:
         lines.append(
             i18n(
                 "fit-details-time",
+                gpu=card.gpu.id,
                 tokens=f"{timing.tokens:,.0f}".replace(",", "\u202f"),
                 flops=f"{timing.flops_per_token:.2e}",
                 tps=f"{timing.tokens_per_second:,.0f}".replace(",", "\u202f"),

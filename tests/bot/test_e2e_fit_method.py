@@ -199,5 +199,5 @@ async def test_a_long_story_is_read_as_a_whole(telegram: FakeTelegram, db_path: 
         assert "Слишком длинный" not in text
         assert len(text) < PHONE
     # 25 000 pairs × ~2 500 tokens (the middle of 1 500–3 500) × 2 epochs.
-    assert "Время: 125\u202f000\u202f000 токенов" in details
+    assert ": 125\u202f000\u202f000 токенов ×" in details  # «Время на <card>: …»
     assert "tokens=2500" in details  # the average is an assumption, and said so

@@ -134,7 +134,12 @@ def test_russian_texts_write_a_decimal_comma_in_numbers_and_only_there():
     assert _decimal_comma("18.7") == "18,7"
     assert _decimal_comma("7.4–14.6") == "7,4–14,6"
     assert _decimal_comma("-0.5") == "-0,5"
+    assert _decimal_comma("167.8 МБ") == "167,8 МБ"  # a size with its unit (size_text)
+    assert _decimal_comma("4.27e+11") == "4,27e+11"  # FLOP per token
+    kept_too = ("Llama 3.1", "3.1 8B")
     for kept in ("Llama-3.1-8B", "ctx=4096", "4096", "v1.2.3", "3.1b", Html("<b>1.5</b>"), 2.5):
+        assert _decimal_comma(kept) == kept
+    for kept in kept_too:
         assert _decimal_comma(kept) == kept
     ru, en = translators()["ru"], translators()["en"]
     assert "18,7" in ru("fit-peak", peak="18.7")

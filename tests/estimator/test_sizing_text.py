@@ -82,6 +82,22 @@ def test_the_verdict_is_on_nvidia_smi_and_the_details_show_all_three_figures(lan
     assert positions == sorted(positions)  # allocated, reserved, nvidia-smi in that order
 
 
+def test_the_details_time_is_the_asked_cards_and_names_it():
+    """The table lists faster cards first; the details' time line is the card asked about."""
+    parsed = understand("70b qlora dataset=100k gpu=a100-80")
+    assert parsed is not None
+    answer = build_answer(parsed, load_gpus())
+    assert answer.target is not None
+    asked = answer.times[answer.target.gpu.id]
+    assert any(t.tokens_per_second > asked.tokens_per_second for t in answer.times.values())
+    details = parse_telegram_html(render_details(answer, "ru"))
+    line = next(line for line in details.splitlines() if line.startswith("Время на "))
+    assert line.startswith(f"Время на {answer.target.gpu.id}: ")
+    assert f"{asked.tokens_per_second:,.0f}".replace(",", "\u202f") in line
+    assert "e+" in line
+    assert "." not in line.split("×")[1]  # 4,27e+11: a decimal comma
+
+
 def test_an_h100_that_is_too_small_gets_the_h200_advice_and_advice_with_savings():
     parsed = understand("70b qlora ctx=16k gpu=h100")
     assert parsed is not None

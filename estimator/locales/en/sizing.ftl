@@ -96,7 +96,7 @@ fit-details-model = Model: { $model } — { $params }B parameters, { $layers } {
        *[other] layers
     }, h={ $hidden }, heads { $heads }/{ $kv_heads }, vocab { $vocab }
 fit-details-setup = Setup: { $precision }, { $optimizer }, gc={ $gc }, rank { $rank } on { $targets }, stack={ $stack }, { $trainable } trainable parameters
-fit-details-time = Time: { $tokens } tokens × { $flops } FLOP/token; { $tps } tokens/s per GPU (MFU { $mfu }%)
+fit-details-time = Time on { $gpu }: { $tokens } tokens × { $flops } FLOP/token; { $tps } tokens/s per GPU (MFU { $mfu }%)
 fit-details-method = GiB = 2³⁰ bytes (as nvidia-smi shows). Checked on { $rows } published measurements from { $sources } sources. On a source it had not seen: median error up to { $median }% ({ $low }% to { $high }% across training stacks), { $within }% of measurements within 25%.
 
 ## /fit compare

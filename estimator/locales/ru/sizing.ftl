@@ -99,7 +99,7 @@ fit-details-model = Модель: { $model } — { $params } млрд парам
        *[many] слоёв
     }, h={ $hidden }, головы { $heads }/{ $kv_heads }, словарь { $vocab }
 fit-details-setup = Настройки: { $precision }, { $optimizer }, gc={ $gc }, rank { $rank } на { $targets }, stack={ $stack }, обучаемых параметров { $trainable }
-fit-details-time = Время: { $tokens } токенов × { $flops } ФЛОП/токен; { $tps } токенов/с на GPU (MFU { $mfu }%)
+fit-details-time = Время на { $gpu }: { $tokens } токенов × { $flops } ФЛОП/токен; { $tps } токенов/с на GPU (MFU { $mfu }%)
 fit-details-method = ГиБ = 2³⁰ байт (как в nvidia-smi). Оценка проверена на { $rows } опубликованных замерах из { $sources } источников. На источнике, которого она не видела: медианная ошибка до { $median }% (от { $low }% до { $high }% на разных стеках обучения), в пределах 25% — { $within }% замеров.
 
 ## /fit compare
