@@ -31,7 +31,7 @@ from estimator.plan_text import (
     usage_line,
 )
 from estimator.planner import Plan, with_hourly
-from estimator.query import Method, Stack
+from estimator.query import Method, Sharding, Stack
 from estimator.solve_text import head_lines, needs_gpu, needs_gpu_text
 from estimator.stacks import profile
 
@@ -243,6 +243,15 @@ def _target_line(answer: FitAnswer, row: GpuFit, language: str) -> str:
             return i18n("fit-target-set-fits", headroom=gib(row.headroom_gib), **sized)
         if row.verdict is Verdict.TIGHT:
             return i18n("fit-target-set-tight", headroom=gib(row.headroom_gib), **sized)
+        if query.shard is Sharding.DDP and row.min_gpus:
+            # Under DDP every card holds the whole model: more of them never fit it. The
+            # count that does (estimator.fit.fewest_gpus) is with FSDP; say so, or following
+            # the advice with the same DDP would fail again.
+            missing = gib(-row.headroom_gib)
+            if row.min_gpus <= query.gpus:
+                return i18n("fit-target-set-ddp-fsdp", missing=missing, **sized)
+            need = str(row.min_gpus)
+            return i18n("fit-target-set-ddp-more", missing=missing, need=need, **sized)
         if row.min_gpus and row.min_gpus > query.gpus:
             return i18n("fit-target-set-more", need=str(row.min_gpus), **sized)
         return i18n("fit-target-set-no", missing=gib(-row.headroom_gib), **sized)
@@ -258,6 +267,9 @@ def _target_line(answer: FitAnswer, row: GpuFit, language: str) -> str:
 def _peak(answer: FitAnswer, language: str) -> str:
     i18n = translator(language)
     peak = gib(answer.memory.peak)
+    # On one card the figure is the run's whole peak: when the answer then says that no one
+    # card holds it, "на GPU" would read as the need of each card of the set it suggests.
+    per = "single" if answer.query.gpus == 1 else "each"
     stack = answer.query.stack
     if answer.stack_peaks:
         others = {s: p for s, p in answer.stack_peaks.items() if s is not stack}
@@ -271,8 +283,8 @@ def _peak(answer: FitAnswer, language: str) -> str:
             others=", ".join(profile(s).label for s in others),
         )
     if stack is not Stack.HF:
-        return i18n("fit-peak-stack", peak=peak, stack=profile(stack).label)
-    return i18n("fit-peak", peak=peak)
+        return i18n("fit-peak-stack", peak=peak, stack=profile(stack).label, per=per)
+    return i18n("fit-peak", peak=peak, per=per)
 
 
 def _stack_that_fits(answer: FitAnswer) -> tuple[Stack, float] | None:

@@ -98,6 +98,31 @@ def test_the_details_time_is_the_asked_cards_and_names_it():
     assert "." not in line.split("×")[1]  # 4,27e+11: a decimal comma
 
 
+def short_ru(question: str) -> str:
+    parsed = understand(question)
+    assert parsed is not None
+    return parse_telegram_html(render_short(build_answer(parsed, load_gpus()), "ru"))
+
+
+def test_a_ddp_set_too_small_says_fsdp_is_what_more_cards_need():
+    """Under DDP every card holds the whole model: the count that fits is FSDP's, and the
+    answer says so with the settings to ask for it, not «мало — нужно 3 шт.»."""
+    two = short_ru("mixtral 8x7b qlora ctx=8192 gpu=4090 gpus=2")
+    assert "каждая карта держит всю модель" in two
+    assert "gpus=3 shard=fsdp" in two
+    three = short_ru("mixtral 8x7b qlora ctx=8192 gpu=4090 gpus=3")
+    assert "с FSDP поместится: shard=fsdp" in three
+    sharded = short_ru("mixtral 8x7b qlora ctx=8192 gpu=4090 gpus=3 shard=fsdp")
+    assert "❌" not in sharded.splitlines()[1]  # the advice, followed, holds
+
+
+def test_a_single_cards_peak_is_said_to_be_on_one_card():
+    alone = short_ru("llama 3 70b full")
+    assert "Одной карты мало" in alone
+    assert "ГиБ на одной GPU" in alone  # the whole run, not each card of the set suggested
+    assert "ГиБ на каждой GPU" in short_ru("llama 3 70b full gpus=8 stack=torchtune")
+
+
 def test_an_h100_that_is_too_small_gets_the_h200_advice_and_advice_with_savings():
     parsed = understand("70b qlora ctx=16k gpu=h100")
     assert parsed is not None

@@ -16,8 +16,15 @@ fit-constraint-vram = cards with { $gb } GB or more
 fit-constraint-russia = Russia only
 fit-constraint-rate = up to { $rate } ₽/h
 fit-constraint-hours = { $hours } h a month
-fit-peak = Peak VRAM: <b>{ $peak } GiB</b> per GPU (as nvidia-smi shows it)
-fit-peak-stack = Peak VRAM: <b>{ $peak } GiB</b> per GPU with { $stack } (as nvidia-smi shows it)
+# $per: single (the run on one card: its whole peak) or each (a set: per card).
+fit-peak = Peak VRAM: <b>{ $peak } GiB</b> { $per ->
+    [single] on one GPU
+   *[each] per GPU
+} (as nvidia-smi shows it)
+fit-peak-stack = Peak VRAM: <b>{ $peak } GiB</b> { $per ->
+    [single] on one GPU
+   *[each] per GPU
+} with { $stack } (as nvidia-smi shows it)
 fit-peak-stacks = Peak: <b>{ $peak } GiB</b> in nvidia-smi with { $stack } (no stack named); { $range } GiB with { $others }
 fit-target-fits = ✅ <b>{ $gpu }</b>: fits, { $headroom } GiB free of { $usable }
 fit-target-tight = ⚠️ <b>{ $gpu }</b>: tight — { $headroom } GiB free of { $usable }
@@ -27,6 +34,8 @@ fit-target-set-fits = ✅ <b>{ $count }× { $gpu }</b> ({ $shard }): fits, { $he
 fit-target-set-tight = ⚠️ <b>{ $count }× { $gpu }</b> ({ $shard }): tight — { $headroom } GiB free of { $usable } on each
 fit-target-set-no = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): does not fit — { $missing } GiB short on each
 fit-target-set-more = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): too few — { $need } needed
+fit-target-set-ddp-fsdp = ❌ <b>{ $count }× { $gpu }</b> (ddp): each card holds the whole model, { $missing } GiB short; with FSDP it fits: shard=fsdp
+fit-target-set-ddp-more = ❌ <b>{ $count }× { $gpu }</b> (ddp): each card holds the whole model, { $missing } GiB short; with FSDP { $need } are needed: gpus={ $need } shard=fsdp
 fit-stack-fits = 🔸 With { $stack } it fits: { $peak } GiB (<code>stack={ $code }</code>)
 fit-also = 🔸 <b>{ $gpu }</b> does fit: { $headroom } GiB free of { $usable }
 fit-smallest = Smallest card that fits: <b>{ $gpu }</b> ({ $usable } GiB)

@@ -17,8 +17,15 @@ fit-constraint-vram = карта от { $gb } ГБ
 fit-constraint-russia = только РФ
 fit-constraint-rate = до { $rate } ₽/ч
 fit-constraint-hours = { $hours } ч в месяц
-fit-peak = Пик видеопамяти: <b>{ $peak } ГиБ</b> на GPU (по nvidia-smi)
-fit-peak-stack = Пик видеопамяти: <b>{ $peak } ГиБ</b> на GPU с { $stack } (по nvidia-smi)
+# $per: single (the run on one card: its whole peak) or each (a set: per card).
+fit-peak = Пик видеопамяти: <b>{ $peak } ГиБ</b> { $per ->
+    [single] на одной GPU
+   *[each] на каждой GPU
+} (по nvidia-smi)
+fit-peak-stack = Пик видеопамяти: <b>{ $peak } ГиБ</b> { $per ->
+    [single] на одной GPU
+   *[each] на каждой GPU
+} с { $stack } (по nvidia-smi)
 fit-peak-stacks = Пик: <b>{ $peak } ГиБ</b> по nvidia-smi с { $stack } (если стек не указан); { $range } ГиБ с { $others }
 fit-target-fits = ✅ <b>{ $gpu }</b>: помещается, запас { $headroom } ГиБ из { $usable }
 fit-target-tight = ⚠️ <b>{ $gpu }</b>: впритык — запас { $headroom } ГиБ из { $usable }
@@ -28,6 +35,8 @@ fit-target-set-fits = ✅ <b>{ $count }× { $gpu }</b> ({ $shard }): помещ�
 fit-target-set-tight = ⚠️ <b>{ $count }× { $gpu }</b> ({ $shard }): впритык — на каждой запас { $headroom } ГиБ из { $usable }
 fit-target-set-no = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): не помещается — на каждой не хватает { $missing } ГиБ
 fit-target-set-more = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): мало — нужно { $need } шт.
+fit-target-set-ddp-fsdp = ❌ <b>{ $count }× { $gpu }</b> (ddp): каждая карта держит всю модель, не хватает { $missing } ГиБ; с FSDP поместится: shard=fsdp
+fit-target-set-ddp-more = ❌ <b>{ $count }× { $gpu }</b> (ddp): каждая карта держит всю модель, не хватает { $missing } ГиБ; с FSDP нужно { $need } шт.: gpus={ $need } shard=fsdp
 fit-stack-fits = 🔸 С { $stack } поместится: { $peak } ГиБ (<code>stack={ $code }</code>)
 fit-also = 🔸 А <b>{ $gpu }</b> подойдёт: запас { $headroom } ГиБ из { $usable }
 fit-smallest = Наименьшая подходящая карта: <b>{ $gpu }</b> ({ $usable } ГиБ)
