@@ -1,14 +1,18 @@
 """Reverse questions: the largest ctx, micro-batch or LoRA rank that fits a named card.
 
     solve(understand("8b qlora ctx=max gpu=3090"), load_gpus())
-        -> Solution(lever=CTX, value=12288, next_value=15360, next_over_gib=1.4, ...)
+        -> Solution(lever=CTX, value=10240, next_value=12800, tight_value=12288, ...)
 
 The solver asks the estimator's own peak (`estimate_memory`) and the answer's own verdict
-(`estimator.fit.grade`: fits or tight, never "no") on the card and count the question names,
-so the solved value is exactly the largest one whose normal answer says «помещается» or
-«впритык». The peak grows with each lever (activations and logits with ctx and micro-batch,
-the adapters with the rank), so an exponential search up the lever's grid brackets the edge
-and a binary search finds it with a few dozen estimates.
+(`estimator.fit.grade`) on the card and count the question names. The solved value is the
+largest one whose normal answer says «помещается» (Verdict.FITS: the headroom the verdict
+asks for, `estimator.fit.TIGHT_HEADROOM`, is left free); a value the verdict calls «впритык»
+peaks too close to the card to promise as a maximum (a real run peaks above its typical step,
+and the estimate itself errs by several percent: estimator.accuracy). The largest tight value
+above it, when there is one, is reported beside it. The peak grows with each lever
+(activations and logits with ctx and micro-batch, the adapters with the rank), so an
+exponential search up the lever's grid brackets each edge and a binary search finds it with a
+few dozen estimates.
 """
 
 from __future__ import annotations
@@ -43,9 +47,9 @@ CTX_STEP = 256
 # model) is capped at 131072: Llama 3.1's and Qwen2.5's long window, the longest the
 # catalogue's current families train with.
 CTX_CAP_UNKNOWN = 131_072
-# The next step a reverse answer says would not fit: a quarter more context (the next size
-# people try: 8k -> 10k, 12k -> 15k), one more sample per micro-batch, twice the rank (LoRA
-# ranks are powers of two).
+# The next step a reverse answer says would not fit with headroom: a quarter more context
+# (the next size people try: 8k -> 10k, 12k -> 15k), one more sample per micro-batch, twice
+# the rank (LoRA ranks are powers of two).
 CTX_NEXT_SHARE = 0.25
 # The same ranges the command grammar accepts (estimator.parsing.build.LIMITS).
 BS_CAP = 1024
@@ -53,9 +57,9 @@ RANK_CAP = 1024
 
 
 class Outcome(StrEnum):
-    SOLVED = "solved"  # `value` fits, `next_value` does not
-    AT_CAP = "at_cap"  # even the lever's cap fits: `value` is the cap, there is no next step
-    NONE_FITS = "none_fits"  # not even the smallest value fits: `value` is that value
+    SOLVED = "solved"  # `value` fits with headroom, `next_value` does not
+    AT_CAP = "at_cap"  # even the lever's cap fits with headroom: `value` is the cap
+    NONE_FITS = "none_fits"  # not even the smallest value fits with headroom: `value` is it
     NO_GPU = "no_gpu"  # the question names no card: nothing to solve against
 
 
@@ -65,12 +69,16 @@ class Solution:
     outcome: Outcome
     gpu: GpuSpec | None
     gpus: int  # the card count it was solved on
-    value: int | None  # the largest that fits; the smallest tried when none fits
+    value: int | None  # the largest that fits with headroom; the smallest when none does
     cap: int  # the largest value the lever may take for this model
-    next_value: int | None = None  # the next step up, which does not fit
-    # How far the peak exceeds the card's usable memory, GiB: at `next_value` when solved,
-    # at `value` (the smallest) when none fits.
+    next_value: int | None = None  # the next step up, which does not fit with headroom
+    # How far the peak exceeds the card's usable memory, GiB (< 0: tight, not over): at
+    # `next_value` when solved, at `value` (the smallest) when none fits.
     over_gib: float | None = None
+    # The largest value the verdict calls tight (under the card, without the headroom): above
+    # `value` when solved, from `value` (the smallest) on when none fits. None when there is
+    # none: the grid's value after the last roomy one is already over the card.
+    tight_value: int | None = None
 
     @property
     def fits(self) -> bool:
@@ -123,9 +131,19 @@ def over_gib(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> float:
     return estimate_memory(query, model).peak - gpu.usable_gib
 
 
+def verdict(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> Verdict:
+    """The answer's own verdict on the run's per-GPU peak on `gpu`."""
+    return grade(estimate_memory(query, model).peak, gpu.usable_gib)
+
+
 def fits(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> bool:
-    """The answer's own verdict: fits or tight is a fit."""
-    return grade(estimate_memory(query, model).peak, gpu.usable_gib) is not Verdict.NO
+    """A fit with headroom by the answer's own verdict: «помещается», not «впритык»."""
+    return verdict(query, model, gpu) is Verdict.FITS
+
+
+def holds_at_all(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> bool:
+    """Fits or tight: the run stays under the card's usable memory."""
+    return verdict(query, model, gpu) is not Verdict.NO
 
 
 def largest(holds: Callable[[int], bool], values: Sequence[int]) -> int | None:
@@ -165,15 +183,22 @@ def target_gpu(parsed: ParsedQuery, gpus: Sequence[GpuSpec]) -> GpuSpec | None:
 
 
 def solve_for(lever: Lever, query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> Solution:
-    """The largest value of `lever` for which `query` fits `gpu` at the query's card count."""
+    """The largest value of `lever` for which `query` fits `gpu` with headroom at the query's
+    card count, and the largest tight one above it."""
     values = grid(lever, model)
     cap = values[-1]
 
-    def holds(value: int) -> bool:
+    def roomy(value: int) -> bool:
         return fits(with_value(query, lever, value), model, gpu)
 
-    found = largest(holds, values)
-    base = Solution(lever, Outcome.SOLVED, gpu, query.gpus, found, cap)
+    def under(value: int) -> bool:
+        return holds_at_all(with_value(query, lever, value), model, gpu)
+
+    found = largest(roomy, values)
+    # Tight values lie just above the roomy ones: search on from the last roomy value.
+    start = 0 if found is None else values.index(found) + 1
+    tight = largest(under, values[start:])
+    base = Solution(lever, Outcome.SOLVED, gpu, query.gpus, found, cap, tight_value=tight)
     if found is None:
         over = over_gib(with_value(query, lever, values[0]), model, gpu)
         return replace(base, outcome=Outcome.NONE_FITS, value=values[0], over_gib=over)
@@ -206,7 +231,8 @@ def solved_query(parsed: ParsedQuery, solution: Solution | None) -> ParsedQuery:
 
 def solved_json(solution: Solution | None) -> dict[str, object]:
     """The JSON fields of a reverse answer: {"solved": {"ctx": 12288}, "solve": {...}}, or
-    nothing for a plain question. `solved` holds the value only when it fits."""
+    nothing for a plain question. `solved` holds the value only when it fits with headroom;
+    `tight` is the largest value above it that fits without (null when none)."""
     if solution is None:
         return {}
     over = None if solution.over_gib is None else round(solution.over_gib, 2)
@@ -221,5 +247,6 @@ def solved_json(solution: Solution | None) -> dict[str, object]:
             "cap": solution.cap,
             "next": solution.next_value,
             "over_gb": over,
+            "tight": solution.tight_value,
         },
     }

@@ -1,7 +1,8 @@
-"""A reverse answer in words (ru or en): the solved value, and how far the next step misses.
+"""A reverse answer in words (ru or en): the largest value that fits with headroom, and up to
+where larger ones fit only tightly, or how far the next step misses.
 
-    «📐 Максимальный контекст на 1× RTX 3090: 12 288 токенов; следующий шаг (15 360) не
-    влезет на 1,4 ГиБ»
+    «📐 Максимальный контекст на 1× RTX 4090: 4 864 токена; до 6 144 — впритык»
+    «📐 Максимальный micro-batch на 1× RTX 3090: 6; следующий шаг (7) не влезет на 0,4 ГиБ»
 
 It heads the short answer (`estimator.sizing_text.render_short`), which goes on to size the
 run at the solved value. A reverse question that names no card gets only `needs_gpu_text`;
@@ -43,6 +44,12 @@ def gib_text(value: float, language: str) -> str:
     return shown.replace(".", ",") if language == "ru" else shown
 
 
+def shown(lever: Lever, value: int, language: str) -> str:
+    """A lever's value as the answer writes it: a context grouped (12 288), a batch or a rank
+    as the small number it is."""
+    return number(value, language) if lever is Lever.CTX else str(value)
+
+
 def _example(answer: FitAnswer, lever: Lever) -> str:
     size = f"{answer.asked_size:g}b" if answer.asked_size is not None else answer.model.id.lower()
     return f"{size} {answer.query.method.value} {lever.value}=max gpu=3090"
@@ -60,13 +67,16 @@ def solve_line(answer: FitAnswer, language: str) -> str | None:
     value = solution.value or 0
     args: dict[str, str | int] = {
         "gpus": f"{solution.gpus}× {solution.gpu.id}",
-        # Context lengths are grouped (12 288); a batch or a rank is a small number.
-        "value": number(value, language) if solution.lever is Lever.CTX else str(value),
+        "value": shown(solution.lever, value, language),
         "count": value,
     }
     if solution.outcome is Outcome.AT_CAP:
         return i18n(f"solve-cap-{lever}", **args)
     over = gib_text(solution.over_gib or 0.0, language)
+    # Larger values that fit only «впритык» are named instead of the step that is over.
+    tight = solution.tight_value
+    args["state"] = "over" if tight is None else "tight"
+    args["tight"] = "" if tight is None else shown(solution.lever, tight, language)
     if solution.outcome is Outcome.NONE_FITS:
         return i18n(f"solve-none-{lever}", over=over, **args)
     return i18n(

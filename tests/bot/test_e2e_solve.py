@@ -26,8 +26,8 @@ async def test_ctx_max_command_and_a_russian_free_question(
         no_card = await reply_to(telegram, "/fit 8b qlora ctx=max")
     first = command.splitlines()[0]
     assert first.startswith("📐 Максимальный контекст на 1× RTX 3090: ")
-    assert "следующий шаг (" in first
-    assert "не влезет на " in first
+    # 8B QLoRA on a 3090: the maximum keeps the verdict's headroom, longer contexts are tight.
+    assert first.endswith(" — впритык")
     solved = first.split(": ", 1)[1].split(" токен")[0].replace("\u202f", "")
     assert f"ctx {solved}" in command.splitlines()[1]
     assert len(command) < PHONE

@@ -1,9 +1,11 @@
 """Reverse questions (estimator.solve): ctx=max, bs=max, rank=max and their free questions.
 
 The property: over models (catalogue entries and bare sizes), every GPU of the catalogue,
-methods and card counts, the solved value fits by the answer's own verdict and the next step
-up (ctx +25 %, bs +1, rank ×2) does not, unless the solved value is the lever's cap; when
-nothing fits, not even the smallest value does.
+methods and card counts, the solved value fits with headroom by the answer's own verdict
+(Verdict.FITS) and the next step up (ctx +25 %, bs +1, rank ×2) does not, unless the solved
+value is the lever's cap; when nothing fits with headroom, not even the smallest value does.
+The tight value reported beside it is graded tight, and the grid's next value after it is
+over the card.
 """
 
 from __future__ import annotations
@@ -33,9 +35,11 @@ from estimator.solve import (
     ctx_cap,
     fits,
     grid,
+    holds_at_all,
     largest,
     next_step,
     solve_for,
+    verdict,
     with_value,
 )
 from estimator.solve_text import model_example, unnamed_reverse
@@ -92,13 +96,22 @@ def test_the_solved_value_fits_and_the_next_step_does_not(
     solution = solve_for(lever, query, model, gpu)
     assert solution.value is not None
     at = with_value(query, lever, solution.value)
+    values = list(grid(lever, model))
+    tight = solution.tight_value
+    if tight is not None:
+        assert tight >= solution.value
+        assert verdict(with_value(query, lever, tight), model, gpu) is Verdict.TIGHT
+        after_tight = values.index(tight) + 1
+        if after_tight < len(values):
+            assert not holds_at_all(with_value(query, lever, values[after_tight]), model, gpu)
     if solution.outcome is Outcome.NONE_FITS:
-        assert solution.value == grid(lever, model)[0]
+        assert solution.value == values[0]
         assert not fits(at, model, gpu)
         assert solution.over_gib is not None
-        assert solution.over_gib > 0
+        assert (solution.over_gib > 0) is (tight is None)
         return
-    assert fits(at, model, gpu)
+    assert verdict(at, model, gpu) is Verdict.FITS
+    assert tight is None or tight > solution.value
     if solution.outcome is Outcome.AT_CAP:
         assert solution.value == solution.cap
         assert solution.next_value is None
@@ -106,7 +119,8 @@ def test_the_solved_value_fits_and_the_next_step_does_not(
     assert solution.next_value is not None
     assert not fits(with_value(query, lever, solution.next_value), model, gpu)
     assert solution.over_gib is not None
-    assert solution.over_gib > 0
+    if tight is None:  # no tight value: the next step is over the card
+        assert solution.over_gib > 0
     if lever is Lever.CTX:
         assert solution.value % CTX_STEP == 0
         assert solution.next_value >= solution.value * 1.25 or solution.next_value == solution.cap
@@ -154,7 +168,37 @@ def test_the_answer_is_sized_at_the_solved_value_and_its_verdict_agrees() -> Non
         field = {Lever.CTX: "ctx", Lever.BS: "micro_batch", Lever.RANK: "lora_rank"}[solved.lever]
         assert getattr(answer.query, field) == solved.value
         assert answer.target is not None
-        assert answer.target.verdict is not Verdict.NO
+        assert answer.target.verdict is Verdict.FITS  # with headroom, never «впритык»
+
+
+@pytest.mark.parametrize(
+    ("text", "lever"),
+    [
+        ("какой максимальный контекст влезет для llama 3 8b qlora на 4090?", Lever.CTX),
+        ("какой batch влезет для 7b лора на 4090 ctx 2048?", Lever.BS),
+    ],
+)
+def test_the_maximum_leaves_the_verdicts_headroom_and_names_the_tight_values(
+    text: str, lever: Lever
+) -> None:
+    """The largest value the answer itself grades «впритык» is no maximum to promise: the
+    maximum is the largest graded «помещается», the tight ones above it are named."""
+    parsed = parse_question(text)
+    assert parsed is not None
+    answer = build_answer(parsed, GPUS)
+    solved = answer.solved
+    assert solved is not None
+    assert solved.lever is lever
+    assert solved.outcome is Outcome.SOLVED
+    assert answer.target is not None
+    assert answer.target.verdict is Verdict.FITS
+    assert solved.tight_value is not None
+    assert solved.tight_value > (solved.value or 0)
+    tight = with_value(answer.query, lever, solved.tight_value)
+    assert verdict(tight, parsed.model, answer.target.gpu) is Verdict.TIGHT
+    ru = to_plain(render_short(answer, "ru")).splitlines()[0]
+    shown = f"{solved.tight_value:,}".replace(",", "\u202f")
+    assert ru.endswith(f"; до {shown} — впритык")
 
 
 # --- the grammar --------------------------------------------------------------------------
@@ -241,20 +285,37 @@ def test_a_reverse_follow_up_changes_the_last_sizing() -> None:
 
 
 def test_the_short_answer_says_the_value_and_the_next_step_in_both_languages() -> None:
-    answer = build_answer(understand("8b qlora ctx=max gpu=3090"), GPUS)  # type: ignore[arg-type]
+    # At ctx 4k a second sample is over a 3090 outright: no tight value, the next step's miss.
+    answer = build_answer(understand("8b qlora bs=max ctx=4k gpu=3090"), GPUS)  # type: ignore[arg-type]
     solved = answer.solved
     assert solved is not None
     assert solved.value is not None
     assert solved.next_value is not None
+    assert solved.tight_value is None
+    ru = to_plain(render_short(answer, "ru")).splitlines()
+    assert ru[0].startswith(f"📐 Максимальный micro-batch на 1× RTX 3090: {solved.value}")
+    assert f"следующий шаг ({solved.next_value}) не влезет на " in ru[0]
+    assert f"bs {solved.value}" in ru[1]  # then the normal answer, sized at the solved value
+    en = to_plain(render_short(answer, "en")).splitlines()
+    assert en[0].startswith(f"📐 Max micro-batch on 1× RTX 3090: {solved.value}")
+    assert f"the next step ({solved.next_value}) would not fit by " in en[0]
+
+
+def test_the_short_answer_names_the_tight_values_above_the_maximum() -> None:
+    answer = build_answer(understand("8b qlora ctx=max gpu=3090"), GPUS)  # type: ignore[arg-type]
+    solved = answer.solved
+    assert solved is not None
+    assert solved.value is not None
+    assert solved.tight_value is not None
     ru = to_plain(render_short(answer, "ru")).splitlines()
     value = f"{solved.value:,}".replace(",", "\u202f")
-    after = f"{solved.next_value:,}".replace(",", "\u202f")
+    tight = f"{solved.tight_value:,}".replace(",", "\u202f")
     assert ru[0].startswith(f"📐 Максимальный контекст на 1× RTX 3090: {value} токен")
-    assert f"следующий шаг ({after}) не влезет на " in ru[0]
-    assert f"ctx {solved.value}" in ru[1]  # then the normal answer, sized at the solved value
+    assert ru[0].endswith(f"; до {tight} — впритык")
+    assert f"ctx {solved.value}" in ru[1]
     en = to_plain(render_short(answer, "en")).splitlines()
     assert en[0].startswith(f"📐 Max context on 1× RTX 3090: {solved.value:,} tokens")
-    assert f"the next step ({solved.next_value:,}) would not fit by " in en[0]
+    assert en[0].endswith(f"; up to {solved.tight_value:,} it is tight")
 
 
 def test_without_a_card_the_answer_asks_for_one() -> None:
@@ -274,6 +335,24 @@ def test_when_nothing_fits_the_answer_says_so() -> None:
     assert answer.solved.outcome is Outcome.NONE_FITS
     assert to_plain(render_short(answer, "ru")).startswith("📐 На 1× RTX 4090 не влезает даже")
     assert to_json(answer)["solved"] == {"ctx": None}
+
+
+def test_when_only_tight_values_fit_the_answer_says_so() -> None:
+    # A 4B LoRA on a 10 GB 3080: even 256 tokens leave less than the verdict's headroom.
+    answer = build_answer(understand("4b lora ctx=max gpu=3080-10"), GPUS)  # type: ignore[arg-type]
+    solved = answer.solved
+    assert solved is not None
+    assert solved.outcome is Outcome.NONE_FITS
+    assert solved.tight_value is not None
+    assert answer.target is not None
+    assert answer.target.verdict is Verdict.TIGHT
+    ru = to_plain(render_short(answer, "ru")).splitlines()[0]
+    assert ru.startswith("📐 На 1× RTX 3080 10GB с запасом не влезает даже контекст 256 токенов")
+    assert ru.endswith(f"до {solved.tight_value} — впритык.")
+    assert "with headroom: up to " in to_plain(render_short(answer, "en"))
+    data = to_json(answer)
+    assert data["solved"] == {"ctx": None}
+    assert data["solve"]["tight"] == solved.tight_value
 
 
 def test_the_cheapest_card_question_names_the_planner_cheapest_plan() -> None:
@@ -313,7 +392,8 @@ def test_the_cli_returns_the_solved_value_in_json(capsys: pytest.CaptureFixture[
     assert ctx % CTX_STEP == 0
     assert data["query"]["ctx"] == ctx  # the usual fields, sized at the solved value
     assert data["solve"]["next"] > ctx
-    assert data["solve"]["over_gb"] > 0
+    assert data["solve"]["tight"] > ctx  # larger contexts fit only «впритык»
+    assert data["solve"]["over_gb"] is not None
     assert data["target_gpu"] == "RTX 3090"
     assert main(["--json", "8b qlora bs=max gpu=a100-80"]) == 0
     assert set(json.loads(capsys.readouterr().out)["solved"]) == {"bs"}
