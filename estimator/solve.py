@@ -1,7 +1,7 @@
 """Reverse questions: the largest ctx, micro-batch or LoRA rank that fits a named card.
 
     solve(understand("8b qlora ctx=max gpu=3090"), load_gpus())
-        -> Solution(lever=CTX, value=10240, next_value=12800, tight_value=12288, ...)
+        -> Solution(lever=CTX, value=4864, next_value=6144, tight_value=6144, ...)
 
 The solver asks the estimator's own peak (`estimate_memory`) and the answer's own verdict
 (`estimator.fit.grade`) on the card and count the question names. The solved value is the
