@@ -311,7 +311,7 @@ def _best(answer: FitAnswer, language: str) -> str:
     cards that hold the run and why there is no price."""
     i18n = translator(language)
     if answer.plans:
-        shown = with_hourly(answer.plans, BEST)
+        shown = _with_asked_card(answer, with_hourly(answer.plans, BEST))
         lines = [i18n("fit-best-title")]
         lines += [plan_line(n, plan, language) for n, plan in enumerate(shown, start=1)]
         missing = no_hourly_line(answer.plans, language)
@@ -341,6 +341,23 @@ def _best(answer: FitAnswer, language: str) -> str:
             )
         )
     return "\n".join([*lines, note])
+
+
+def _with_asked_card(answer: FitAnswer, shown: list[Plan]) -> list[Plan]:
+    """The card the user asked about keeps a line of its own (its time and cost: what was
+    asked) when cheaper cards took every place: its best plan, by the hour if it has one,
+    in the last place."""
+    target = answer.target
+    if target is None or any(plan.gpu.family == target.gpu.family for plan in shown):
+        return shown
+    # The card itself first, else its family («h100»: the PCIe row graded, an SXM on offer).
+    on_target = [plan for plan in answer.plans if plan.gpu.id == target.gpu.id] or [
+        plan for plan in answer.plans if plan.gpu.family == target.gpu.family
+    ]
+    if not on_target:
+        return shown
+    asked = next((plan for plan in on_target if not plan.monthly), on_target[0])
+    return [*shown[: BEST - 1], asked]
 
 
 def _fitting_cards(answer: FitAnswer) -> list[GpuFit]:

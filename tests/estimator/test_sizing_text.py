@@ -16,7 +16,7 @@ from estimator.cost import PriceQuote
 from estimator.fit_words import understand
 from estimator.gpus import load_gpus
 from estimator.parse import QueryError
-from estimator.sizing_text import render, render_details, render_short
+from estimator.sizing_text import render, render_details, render_short, to_plain
 from tests.in_process import Finished, run_entry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,6 +121,29 @@ def test_a_single_cards_peak_is_said_to_be_on_one_card():
     assert "Одной карты мало" in alone
     assert "ГиБ на одной GPU" in alone  # the whole run, not each card of the set suggested
     assert "ГиБ на каждой GPU" in short_ru("llama 3 70b full gpus=8 stack=torchtune")
+
+
+def test_the_asked_card_keeps_a_line_among_the_best_plans():
+    """Cheaper cards may fill every place; the card asked about still gets its time and
+    cost, last."""
+    quotes = [
+        PriceQuote("RTX 3090", 1, "immers.cloud", rub_per_hour=55.0, rub_per_month=None),
+        PriceQuote("RTX 4090", 1, "immers.cloud", rub_per_hour=83.0, rub_per_month=None),
+        PriceQuote("RTX A6000", 1, "immers.cloud", rub_per_hour=95.0, rub_per_month=None),
+        PriceQuote("A100 80GB SXM", 1, "Selectel", rub_per_hour=212.0, rub_per_month=None),
+        # Dear enough that three cheaper runs come first.
+        PriceQuote("H100 SXM", 1, "Selectel", rub_per_hour=1500.0, rub_per_month=None),
+    ]
+    parsed = understand("llama 3 8b lora dataset=10k tokens=512 epochs=3 gpu=h100")
+    assert parsed is not None
+    best = to_plain(render_short(build_answer(parsed, load_gpus(), quotes), "ru"))
+    lines = [line for line in best.splitlines() if line[:2] in ("1.", "2.", "3.", "4.")]
+    assert len(lines) == 3
+    assert lines[-1].startswith("3. H100 SXM ×1 · Selectel — ")
+    assert "≈" in lines[-1]  # its time and cost: what was asked
+    plain = understand("llama 3 8b lora dataset=10k tokens=512 epochs=3")
+    assert plain is not None
+    assert "H100" not in to_plain(render_short(build_answer(plain, load_gpus(), quotes), "ru"))
 
 
 def test_an_h100_that_is_too_small_gets_the_h200_advice_and_advice_with_savings():
