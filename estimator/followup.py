@@ -189,7 +189,8 @@ FILLER_WORDS = frozenset(
         "set",
     }
 )
-# What the readers leave of «8× H100» once the card is read: the count glyph.
+# A count the readers leave next to a card they did not use («или 4× a100»): the count of the
+# card they read is read with it («8× H100», «на двух 4090», estimator.parsing.text).
 _LEFT_COUNT = re.compile(r"\d{0,3}[x×х*]", re.IGNORECASE)
 _PUNCTUATION = "?!.,;:…()«»\"'“”„—–-"
 # key=value, as /fit reads it ("ctx = 4096" glued first).

@@ -203,7 +203,8 @@ def _read_gpus(reader: _Reader, given: Given) -> None:
     """The GPU asked about (the first one named) and a count next to it: "8× H100"."""
     for n, (_label, start, end) in enumerate(gpus.find_in_text(reader.rest)):
         name = reader.text[start:end]
-        before = _COUNT_BEFORE.search(reader.rest[max(0, start - 40) : start])
+        window = max(0, start - 40)
+        before = _COUNT_BEFORE.search(reader.rest[window:start])
         after = _COUNT_AFTER.search(reader.rest[end : end + 12])
         reader.blank(start, end)
         if n > 0:
@@ -216,6 +217,12 @@ def _read_gpus(reader: _Reader, given: Given) -> None:
         count = _count(before) if before else (int(after.group(1)) if after else None)
         if count is not None:
             _set_int(given, "gpus", "gpus", count)
+        if given.gpus is not None:
+            # The count is understood too: «на двух 4090» leaves no «двух» for other readers.
+            if before:
+                reader.blank(window + before.start(), window + before.end())
+            elif after:
+                reader.blank(end + after.start(), end + after.end())
 
 
 def _set_int(given: Given, key: str, field: str, value: float) -> None:

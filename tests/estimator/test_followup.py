@@ -111,6 +111,25 @@ def test_a_count_with_a_card_changes_both():
 
 
 @pytest.mark.parametrize(
+    ("text", "count", "card"),
+    [
+        ("а на 8 h100?", 8, "H100 PCIe"),
+        ("а на 2 4090?", 2, "RTX 4090"),
+        ("а на двух h100?", 2, "H100 PCIe"),
+        ("а на одной a100 80?", 1, "A100 80GB PCIe"),
+        ("а на трёх 4090?", 3, "RTX 4090"),
+        ("а на четырёх h100?", 4, "H100 PCIe"),
+        ("а на восьми h100", 8, "H100 PCIe"),
+        ("what about 2 h100?", 2, "H100 PCIe"),
+    ],
+)
+def test_a_count_without_a_times_sign_changes_both(text: str, count: int, card: str):
+    adjusted = after(text, "llama 3 8b full")
+    assert (adjusted.query.gpus, adjusted.target_gpu) == (count, card)
+    assert adjusted.query.method is Method.FULL
+
+
+@pytest.mark.parametrize(
     "text", ["а с контекстом 8к", "ctx=8192", "with 8k context", "а если контекст 8192?"]
 )
 def test_context(text: str):
@@ -173,6 +192,9 @@ def test_two_changes_in_one_reply_both_apply():
         "есть ли сейчас h100?",
         "num_workers=4",  # the DataLoader's setting, not the sizing's
         "спасибо, а когда появятся h200?",
+        "сколько стоят 2 h100?",
+        "где взять 8 h100?",
+        "сколько стоит час на двух h100?",
     ],
 )
 def test_text_that_changes_nothing_is_not_a_follow_up(text: str):
