@@ -150,6 +150,17 @@ FILLER_WORDS = frozenset(
         "пойдет",
         "потянет",
         "запустится",
+        "через",  # «а через unsloth?»: the stack the run goes through
+        # «сколько это займёт по времени если датасет 20к?»: the answer gives time and cost
+        "займёт",
+        "займет",
+        "займут",
+        "уйдёт",
+        "уйдет",
+        "по",
+        "времени",
+        "время",
+        "долго",
         # English
         "a",
         "an",
@@ -187,6 +198,10 @@ FILLER_WORDS = frozenset(
         "run",
         "fits",
         "set",
+        # "how long would 3 epochs of 50k samples take?"
+        "long",
+        "of",
+        "takes",
     }
 )
 # A count the readers leave next to a card they did not use («или 4× a100»): the count of the

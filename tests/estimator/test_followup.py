@@ -129,6 +129,25 @@ def test_a_count_without_a_times_sign_changes_both(text: str, count: int, card: 
     assert adjusted.query.method is Method.FULL
 
 
+@pytest.mark.parametrize("text", ["а через unsloth?", "а с unsloth?"])
+def test_a_stack_named_with_a_preposition(text: str):
+    assert after(text, "8b lora").query.stack.value == "unsloth"
+
+
+@pytest.mark.parametrize(
+    ("text", "examples", "epochs"),
+    [
+        ("сколько это займёт по времени если датасет 20к примеров?", 20_000, None),
+        ("how long would 3 epochs of 50k samples take?", 50_000, 3.0),
+    ],
+)
+def test_a_question_of_time_sets_the_dataset(text: str, examples: int, epochs: float | None):
+    adjusted = after(text, "8b lora")
+    assert adjusted.query.dataset_examples == examples
+    if epochs is not None:
+        assert adjusted.query.epochs == epochs
+
+
 @pytest.mark.parametrize(
     "text", ["а с контекстом 8к", "ctx=8192", "with 8k context", "а если контекст 8192?"]
 )
@@ -195,6 +214,7 @@ def test_two_changes_in_one_reply_both_apply():
         "сколько стоят 2 h100?",
         "где взять 8 h100?",
         "сколько стоит час на двух h100?",
+        "how long does it take to rent 8 h100?",
     ],
 )
 def test_text_that_changes_nothing_is_not_a_follow_up(text: str):
