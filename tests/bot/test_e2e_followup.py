@@ -89,6 +89,29 @@ async def test_follow_ups_in_other_words(
     assert is_sizing(answer)
 
 
+async def test_counts_in_words_a_stack_and_a_question_of_time_follow_up(
+    telegram: FakeTelegram, db_path: Path
+):
+    await seed_prices(db_path)
+    async with running_app(telegram, db_path):
+        first = await reply_to(telegram, "фулл файнтюн llama 3 8b")
+        eight = await reply_to(telegram, "а на 8 h100?")
+        two = await reply_to(telegram, "а на двух h100?")
+        unsloth = await reply_to(telegram, "а через unsloth?")
+        timed = await reply_to(telegram, "сколько это займёт по времени если датасет 20к примеров?")
+    assert is_sizing(first)
+    for answer in (eight, two, unsloth, timed):
+        assert is_sizing(answer), answer
+        assert " · full · " in title(answer), answer
+    assert "8× H100" in eight
+    assert "2× H100" in two
+    assert "2× H100" in unsloth
+    assert "с Unsloth" in unsloth
+    assert "с Unsloth" in timed  # each change stays for the next reply
+    assert "2× H100" in timed
+    assert re.search(r"2× H100 PCIe — запас [\d,]+ ГиБ · ~\d+ мин", timed)  # the time asked
+
+
 async def test_the_reply_the_answer_suggests_works_and_in_russian(
     telegram: FakeTelegram, db_path: Path
 ):
