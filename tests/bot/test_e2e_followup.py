@@ -112,6 +112,26 @@ async def test_counts_in_words_a_stack_and_a_question_of_time_follow_up(
     assert re.search(r"2× H100 PCIe — запас [\d,]+ ГиБ · ~\d+ мин", timed)  # the time asked
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "сколько это займёт по времени если датасет 20к примеров?",
+        "how long would 3 epochs of 50k samples take?",
+    ],
+)
+async def test_a_question_of_time_is_answered_with_time_and_cost(
+    telegram: FakeTelegram, db_path: Path, question: str
+):
+    await seed_prices(db_path)
+    async with running_app(telegram, db_path):
+        first = await reply_to(telegram, "/fit 8b lora")
+        answer = await reply_to(telegram, question)
+    assert "Время и сумма — если дать датасет" in first
+    assert title(answer) == title(first)
+    # Each offer now has the run's time and what it costs: «~3,3 ч ≈ 275,00 ₽».
+    assert re.search(r"· ~[\d,.]+ \S+ ≈ [\d\u202f\u00a0 ,]+ ₽", answer), answer
+
+
 async def test_the_reply_the_answer_suggests_works_and_in_russian(
     telegram: FakeTelegram, db_path: Path
 ):
