@@ -157,17 +157,17 @@ def build_answer(
 
 
 def constraints_of(parsed: ParsedQuery) -> Constraints:
-    """The offers the question allows. Cards without bf16 only when named; an exact count
-    only when the user gave one (a bare question may use a server of any size)."""
+    """The offers the question allows. Cards without bf16 only when named. The card count
+    («2x 4090», `gpus=2`) is the run's, sized and judged on the card asked, not a wish about
+    the offers: every server that holds the run is a plan on its own count (the planner tries
+    the user's sharding on that count first), so no exact count is set here."""
     named = {parsed.target_gpu} if parsed.target_gpu else set()
     if parsed.target_family:
         named |= {gpu.id for gpu in family_members(parsed.target_family)}
-    query = parsed.query
     return Constraints(
         min_vram_gb=parsed.min_vram_gib,
         russia_only=parsed.russia_only,
         max_rub_per_hour=parsed.max_rub_per_hour,
-        gpus=query.gpus if query.gpus > 1 else None,
         allow_fp16=frozenset(named),
     )
 

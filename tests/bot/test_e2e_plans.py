@@ -301,3 +301,36 @@ async def test_the_break_even_in_details_is_the_job_s_own_card(
     line = next(line for line in details.splitlines() if "Почасовая или помесячная" in line)
     assert "RTX 4090 ×1" in line
     assert "A2" not in line
+
+
+async def test_a_count_named_with_the_card_does_not_narrow_the_best_options(
+    telegram: FakeTelegram, db_path: Path
+):
+    await seed(
+        db_path,
+        [
+            make_offer(
+                "h200nvl-x2",
+                1_290_000 / 720,
+                provider="selectel",
+                gpu="H200 NVL",
+                gpu_count=2,
+                vram_gb=141,
+                monthly=True,
+            ),
+            make_offer("a100", 229.5, provider="immers", gpu="A100 80GB PCIe", vram_gb=80),
+            make_offer("6000ada", 134.5, provider="immers", gpu="RTX 6000 Ada", vram_gb=48),
+            make_offer("4090x4", 318.4, provider="immers", gpu="RTX 4090", gpu_count=4),
+        ],
+    )
+    async with running_app(telegram, db_path):
+        epoch = await reply_to(
+            telegram, "70b qlora на 2x 4090 с fsdp сколько будет идти эпоха на 20к примеров?"
+        )
+        mixtral = await reply_to(telegram, "mixtral 8x7b qlora влезет в 2x 4090?")
+    for text in (epoch, mixtral):
+        assert "2× RTX 4090" in text  # the verdict is about the cards asked
+        assert "A100 80GB PCIe" in text
+        assert "число карт" not in text
+    assert "RTX 6000 Ada" in mixtral
+    assert "RTX 4090 ×4" in epoch

@@ -251,3 +251,40 @@ def test_two_pools_at_one_price_are_one_option():
         ("Selectel", 67.2),
         ("immers.cloud", 82.8),
     ]
+
+
+# The offers QA met: one two-card monthly server, and single cards and a four-card server by
+# the hour that hold the runs below on the count each has.
+COUNT_MARKET = [
+    PriceQuote("H200 NVL", 2, "Selectel", rub_per_hour=None, rub_per_month=1_290_000),
+    PriceQuote("A100 80GB PCIe", 1, "immers.cloud", rub_per_hour=229.5, rub_per_month=None),
+    PriceQuote("RTX 6000 Ada", 1, "immers.cloud", rub_per_hour=134.5, rub_per_month=None),
+    PriceQuote("RTX 4090", 4, "immers.cloud", rub_per_hour=318.4, rub_per_month=None),
+]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "70b qlora на 2x 4090 с fsdp сколько будет идти эпоха на 20к примеров?",
+        "mixtral 8x7b qlora влезет в 2x 4090?",
+        "70b qlora gpus=2 shard=fsdp gpu=4090 dataset=20000",
+    ],
+)
+def test_a_count_named_with_the_card_is_the_run_s_not_a_filter_on_the_offers(text: str):
+    parsed = _parsed(text)
+    assert parsed.query.gpus == 2
+    answer = build_answer(parsed, load_gpus(), COUNT_MARKET)
+    # Every offer that holds the run is planned, each on its own count, as without a count.
+    sizing = Sizing(parsed.query, parsed.model)
+    holding = {(plan.quote.gpu_id, plan.gpus) for plan in plan_runs(sizing, COUNT_MARKET)}
+    assert {(plan.quote.gpu_id, plan.gpus) for plan in answer.plans} == holding
+    assert ("A100 80GB PCIe", 1) in holding
+    assert len(holding) > 1
+    assert answer.unmet == ()
+    # The verdict is still about the two cards asked.
+    assert answer.target is not None
+    assert answer.target.gpu.id == "RTX 4090"
+    short = render_short(answer, "ru")
+    assert "A100 80GB PCIe" in short
+    assert "2× RTX 4090" in short
