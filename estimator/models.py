@@ -264,3 +264,10 @@ def llama_like(params_b: float, ladder: list[ModelSpec]) -> ModelSpec:
         native_ctx=template.native_ctx,
         source=f"scaled between {low.id} and {high.id}",
     )
+
+
+def name_words() -> tuple[frozenset[str], frozenset[str]]:
+    """The catalog's model lines ("llama", "qwen", "deepseek") and every word of its names:
+    what a name of a model the catalog lacks is recognised by (`estimator.unknown_model`)."""
+    names = _catalog().names
+    return names.lines, names.vocabulary

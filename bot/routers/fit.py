@@ -43,6 +43,7 @@ from estimator.query import FitQuery, Method
 from estimator.sizing_text import render_compare, render_details, render_short
 from estimator.solve import Outcome, solve, solved_query
 from estimator.solve_text import example_label, model_example, needs_model_text, unnamed_reverse
+from estimator.unknown_model import UnknownModel, unknown_model_in_text, unknown_model_text
 from monitor.users import User
 from monitor.watch_words import watch_for_run
 
@@ -67,6 +68,18 @@ class SizingQuestion(Filter):
         return False if parsed is None else {"parsed": parsed}
 
 
+class UnknownModelQuestion(Filter):
+    """A sizing question about a model the catalog lacks («deepseek v2 lite qlora на 4090
+    пойдёт?»): without this it would read as one that names no model (a card's prices)."""
+
+    async def __call__(self, message: Message) -> bool | dict[str, Any]:
+        text = message.text or ""
+        if text.startswith("/") or len(text) > MAX_ARGS:
+            return False
+        found = unknown_model_in_text(text)
+        return False if found is None else {"unknown": found}
+
+
 class UnnamedReverse(Filter):
     """A reverse question that names no model («какой batch поставить на a100?»): without
     this it would read as a question about the card's prices."""
@@ -83,6 +96,7 @@ def create_router() -> Router:
     router = Router(name="fit")
     router.message.register(on_fit, Command("fit"))
     router.message.register(on_question, F.text, SizingQuestion())
+    router.message.register(on_unknown_model, F.text, UnknownModelQuestion())
     router.message.register(on_unnamed_reverse, F.text, UnnamedReverse())
     router.callback_query.register(on_wizard, FitWizardCallback.filter())
     router.callback_query.register(on_fit_watch, FitWatchCallback.filter())
@@ -344,9 +358,17 @@ async def on_fit(
     try:
         parsed = understand(command.args)
     except QueryError as error:
+        unknown = unknown_model_in_text(command.args, sizing=True)
+        if error.code == "no_model" and unknown is not None:
+            await message.answer(unknown_model_text(unknown, command.args, language))
+            return
         await message.answer(error_text(local, error, command.args))
         return
     if parsed is None:
+        unknown = unknown_model_in_text(command.args, sizing=True)
+        if unknown is not None:
+            await message.answer(unknown_model_text(unknown, command.args, language))
+            return
         await message.answer(local("fit-not-understood"))
         return
     await conversations.remember(message.chat.id, parsed, language)
@@ -394,6 +416,14 @@ async def on_question(
     language = reply_language(message.text or "", user.language)
     await conversations.remember(message.chat.id, parsed, language)
     await reply_with_answer(message, parsed, language, translators.get(language, i18n), store)
+
+
+async def on_unknown_model(message: Message, unknown: UnknownModel, user: User) -> None:
+    """Which model it is not, in the question's language: its config.json, or /fit by the
+    size written in its name (`estimator.unknown_model`)."""
+    text = message.text or ""
+    language = reply_language(text, user.language)
+    await message.answer(unknown_model_text(unknown, text, language))
 
 
 async def on_unnamed_reverse(message: Message, unnamed: ParsedQuery, user: User) -> None:

@@ -17,3 +17,9 @@ fitb-error-unknown_gpu = I do not know the GPU “{ $value }”. For example: { 
 fitb-error-unknown_key = I do not know the option <code>{ $key }</code>. Allowed: { $allowed }.
 fitb-error-unknown_key-near = I do not know the option <code>{ $key }</code> — did you mean <code>{ $value }</code>? Allowed: { $allowed }.
 fitb-error-conflict = Conflicting options: { $value }. Pick one of: { $allowed }.
+fit-unknown-model = 🤔 “{ $name }” is not in my model catalogue. To size it:
+    • send its <code>config.json</code> from Hugging Face — as a file or pasted text — and I will size it from that;
+    • or by its size: <code>/fit { $example }</code>, where N is its total number of parameters in billions (for a MoE, all experts).
+fit-unknown-model-sized = 🤔 “{ $name }” is not in my model catalogue. To size it:
+    • send its <code>config.json</code> from Hugging Face — as a file or pasted text — and I will size it from that;
+    • or by the size in its name: <code>/fit { $example }</code> (with a typical Llama-like architecture).

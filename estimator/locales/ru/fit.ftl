@@ -17,3 +17,9 @@ fitb-error-unknown_gpu = Не знаю видеокарту «{ $value }». Мо
 fitb-error-unknown_key = Не знаю параметр <code>{ $key }</code>. Можно: { $allowed }.
 fitb-error-unknown_key-near = Не знаю параметр <code>{ $key }</code> — может быть, <code>{ $value }</code>? Можно: { $allowed }.
 fitb-error-conflict = Противоречивые параметры: { $value }. Выберите одно из: { $allowed }.
+fit-unknown-model = 🤔 Модели «{ $name }» нет в моём каталоге. Как посчитать:
+    • пришлите её <code>config.json</code> с Hugging Face — файлом или текстом, — и я посчитаю по нему;
+    • или по размеру: <code>/fit { $example }</code>, где N — полное число параметров в миллиардах (у MoE — всех экспертов).
+fit-unknown-model-sized = 🤔 Модели «{ $name }» нет в моём каталоге. Как посчитать:
+    • пришлите её <code>config.json</code> с Hugging Face — файлом или текстом, — и я посчитаю по нему;
+    • или по размеру из названия: <code>/fit { $example }</code> (архитектура будет типовой, как у Llama).
