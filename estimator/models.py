@@ -271,3 +271,9 @@ def name_words() -> tuple[frozenset[str], frozenset[str]]:
     what a name of a model the catalog lacks is recognised by (`estimator.unknown_model`)."""
     names = _catalog().names
     return names.lines, names.vocabulary
+
+
+def could_name(text: str) -> int:
+    """How many catalog rows a model phrase could name when it names none for sure: "qwen 2"
+    could be Qwen2-7B or Qwen2-72B; a model the catalog lacks could be none."""
+    return _catalog().names.candidates(text)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from estimator import gpus
 from estimator.i18n import translator
-from estimator.models import find_model_in_text, name_words
+from estimator.models import could_name, find_model_in_text, name_words
 from estimator.parsing.names import Token, tokenize
 from estimator.parsing.patterns import alternation, compiled, find_choice
 from estimator.parsing.text import MAX_LENGTH, read_method
@@ -112,7 +112,10 @@ def unknown_model_in_text(text: str, *, sizing: bool = False) -> UnknownModel | 
     rest = text
     for start, end in _cards(text):  # "rtx 4090" is no model's version
         rest = rest[:start] + " " * (end - start) + rest[end:]
-    return _model_looking(rest)
+    found = _model_looking(rest)
+    if found is None or could_name(found.name):
+        return None  # "qwen 2" is two catalog models, not a missing one: which is asked?
+    return found
 
 
 def _model_looking(text: str) -> UnknownModel | None:

@@ -222,11 +222,25 @@ class NameIndex:
         return row if row is not None else self._loose(describe(tokens))
 
     def _loose(self, user: Descriptor) -> int | None:
+        best = self._candidates(user)
+        if not best:
+            return None
+        if user.size is None and len(best) > 1:
+            return None  # "mixtral", "gemma 2": which one? do not guess
+        return min(best, key=lambda r: (best[r], -self.released[r], r))
+
+    def candidates(self, text: str) -> int:
+        """How many rows a model phrase could loosely name: "qwen 2" names none alone but
+        two rows (Qwen2-7B, Qwen2-72B) could be meant."""
+        tokens = tokenize(text)
+        return len(self._candidates(describe(tokens))) if tokens else 0
+
+    def _candidates(self, user: Descriptor) -> dict[int, tuple[int, int]]:
         # Unknown words ("super") do not veto a match, nor do single letters ("R" in a build tag).
         known = {w for w in user.words & self.vocabulary if len(w) > 1}
         # Loose matching needs a real model line: short ones ("t", "mt", "yi") only match exactly.
         if not any(w in self.lines and len(w) >= 3 for w in known):
-            return None
+            return {}
         # Stray numbers after the size ("Vikhr-Nemo-12B-R-21-09-24") are build tags; release tags,
         # revisions and active sizes ("2409", "v0.3", "a3b") do tell models apart.
         telling = {e for e in user.extras if not e.startswith("num:")}
@@ -247,11 +261,7 @@ class NameIndex:
                 continue
             score = (len(d.words - known), version_rank)
             best[name.row] = min(score, best.get(name.row, score))
-        if not best:
-            return None
-        if user.size is None and len(best) > 1:
-            return None  # "mixtral", "gemma 2": which one? do not guess
-        return min(best, key=lambda r: (best[r], -self.released[r], r))
+        return best
 
     def find(self, text: str) -> tuple[int, int, int] | None:
         """The first model named in free text: (row, start, end) of its span in `text`.

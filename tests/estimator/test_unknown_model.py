@@ -38,6 +38,7 @@ def test_a_sizing_question_names_an_unknown_model(text: str, name: str, size: fl
         "deepseek v2 lite влезет?",  # a fit word without a card
         "можно дообучить deepseek?",  # a line word with no version: which model?
         "foo-bar-14b qlora",  # no model line and no repository id
+        "qwen 2 lora на 4090",  # two catalog models (Qwen2-7B, Qwen2-72B), not a missing one
     ],
 )
 def test_other_texts_name_no_unknown_model(text: str) -> None:
