@@ -34,8 +34,9 @@ from estimator.parsing.words import (
     MODEL_NOISE_WORDS,
 )
 
-# Words that ask for a fine-tuning whatever the method: the Russian and English verbs and
-# nouns of the questions the bot is asked (its /help examples use «файнтюн», «дообучить»).
+# Words that ask for a fine-tuning whatever the method: the fine-tuning words of the full
+# method's phrases (`estimator.parsing.words.METHOD_PHRASES`: «фул файнтюн», «полное
+# дообучение», "full fine-tune") without the word that picks the method.
 FINETUNE_WORDS: tuple[str, ...] = (
     "файнтюн*",
     "файн-тюн*",
@@ -49,7 +50,8 @@ FINETUNE_WORDS: tuple[str, ...] = (
     "sft",
 )
 # «Влезет ли … на 4090», "will it fit on a 3090": a sizing question only with a card named
-# (the same verbs `estimator.followup` reads as a change of the last sizing).
+# (the verbs `estimator.followup` reads in a follow-up's question, their plural «влезут», and
+# English "fit").
 FIT_WORDS: tuple[str, ...] = (
     "влезет",
     "влезут",
