@@ -40,3 +40,15 @@ async def test_fit_with_an_unknown_model_names_it(telegram: FakeTelegram, db_pat
     assert "/fit Nb lora" in moe  # "a2.7b" is its active size, not its total
     assert "allenai/OLMo-2-1124-7B" in sized
     assert "/fit 7b qlora" in sized  # the size written in its name
+
+
+async def test_after_a_sizing_an_unknown_model_is_not_read_as_a_follow_up(
+    telegram: FakeTelegram, db_path: Path
+) -> None:
+    await seed_prices(db_path)
+    async with running_app(telegram, db_path):
+        first = await reply_to(telegram, "влезет ли llama 3 8b на 4090 с лорой?")
+        unknown = await reply_to(telegram, "а deepseek v2 lite qlora на 4090 пойдёт?")
+    assert first.startswith("Llama-3.1-8B")
+    assert "«deepseek v2 lite»" in unknown
+    assert "Llama-3.1-8B" not in unknown
