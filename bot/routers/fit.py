@@ -9,6 +9,7 @@ the language of the question: a free question's own, a command's from the user's
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -58,46 +59,31 @@ MAX_ARGS = 1000
 COMPARE_WORDS = frozenset({"compare", "сравни", "сравнить", "сравнение", "vs"})
 
 
-class SizingQuestion(Filter):
-    """Matches free text that reads as a sizing question and hands the parse to the handler."""
+class FreeText(Filter):
+    """Free text (not a command, not over MAX_ARGS) that `read` makes something of; the
+    result goes to the handler as `key`. One each, in order: a sizing question, one about a
+    model the catalog lacks («deepseek v2 lite qlora на 4090 пойдёт?»), a reverse question
+    that names no model («какой batch поставить на a100?»): without the last two they would
+    read as questions about a card's prices."""
 
-    async def __call__(self, message: Message) -> bool | dict[str, Any]:
-        if not message.text or message.text.startswith("/") or len(message.text) > MAX_ARGS:
-            return False
-        parsed = parse_question(message.text)
-        return False if parsed is None else {"parsed": parsed}
-
-
-class UnknownModelQuestion(Filter):
-    """A sizing question about a model the catalog lacks («deepseek v2 lite qlora на 4090
-    пойдёт?»): without this it would read as one that names no model (a card's prices)."""
+    def __init__(self, read: Callable[[str], object | None], key: str) -> None:
+        self._read = read
+        self._key = key
 
     async def __call__(self, message: Message) -> bool | dict[str, Any]:
         text = message.text or ""
-        if text.startswith("/") or len(text) > MAX_ARGS:
+        if not text or text.startswith("/") or len(text) > MAX_ARGS:
             return False
-        found = unknown_model_in_text(text)
-        return False if found is None else {"unknown": found}
-
-
-class UnnamedReverse(Filter):
-    """A reverse question that names no model («какой batch поставить на a100?»): without
-    this it would read as a question about the card's prices."""
-
-    async def __call__(self, message: Message) -> bool | dict[str, Any]:
-        text = message.text or ""
-        if text.startswith("/") or len(text) > MAX_ARGS:
-            return False
-        parsed = unnamed_reverse(text)
-        return False if parsed is None else {"unnamed": parsed}
+        found = self._read(text)
+        return False if found is None else {self._key: found}
 
 
 def create_router() -> Router:
     router = Router(name="fit")
     router.message.register(on_fit, Command("fit"))
-    router.message.register(on_question, F.text, SizingQuestion())
-    router.message.register(on_unknown_model, F.text, UnknownModelQuestion())
-    router.message.register(on_unnamed_reverse, F.text, UnnamedReverse())
+    router.message.register(on_question, F.text, FreeText(parse_question, "parsed"))
+    router.message.register(on_unknown_model, F.text, FreeText(unknown_model_in_text, "unknown"))
+    router.message.register(on_unnamed_reverse, F.text, FreeText(unnamed_reverse, "unnamed"))
     router.callback_query.register(on_wizard, FitWizardCallback.filter())
     router.callback_query.register(on_fit_watch, FitWatchCallback.filter())
     router.callback_query.register(on_fit_watch, LegacyFitWatchCallback.filter())

@@ -215,8 +215,8 @@ def test_any_text_into_understand(text: str) -> None:
 @fuzz(300)
 @given(NASTY_TEXT)
 def test_any_text_as_a_free_question(text: str) -> None:
-    """The free-text filter (SizingQuestion) calls parse_question on every message: it must
-    never raise, or any chat message would crash the update."""
+    """The free-text filter (bot.routers.fit.FreeText) calls parse_question on every message:
+    it must never raise, or any chat message would crash the update."""
     if len(text) > MAX_ARGS:
         text = text[:MAX_ARGS]
     parsed = parse_question(text)
