@@ -100,6 +100,18 @@ def rub_per_gpu_hour(quote: PriceQuote) -> float:
     return hourly_equivalent(quote) / max(1, quote.gpus)
 
 
+def monthly_equivalent(quote: PriceQuote) -> float:
+    """A monthly plan's own price, or the hourly rate over a 720-hour month rented 24/7."""
+    if quote.rub_per_month is not None:
+        return quote.rub_per_month
+    assert quote.rub_per_hour is not None
+    return quote.rub_per_hour * HOURS_PER_MONTH
+
+
+def rub_per_gpu_month(quote: PriceQuote) -> float:
+    return monthly_equivalent(quote) / max(1, quote.gpus)
+
+
 def months_for(hours: float) -> int:
     """Whole months of rent that cover `hours` of work (a month is 720 h: providers bill
     30-day months; Selectel and HOSTKEY price servers per 30 days)."""
@@ -443,3 +455,12 @@ def cheapest_offers(
     compared with one card's (a 4-card server is never "from" its whole rate)."""
     usable = [quote for quote in quotes if admits(quote, constraints)]
     return sorted(usable, key=lambda q: (rub_per_gpu_hour(q), q.gpus, q.provider))
+
+
+def cheapest_by_month(
+    quotes: Iterable[PriceQuote], constraints: Constraints = Constraints()
+) -> list[PriceQuote]:
+    """Admissible quotes by a month's price per card (an hourly one rented 24/7), then fewer
+    cards: the order a question about a month of rent is answered in."""
+    usable = [quote for quote in quotes if admits(quote, constraints)]
+    return sorted(usable, key=lambda q: (rub_per_gpu_month(q), q.gpus, q.provider))

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from estimator.parsing.patterns import AMOUNT, DECIMAL, alternation, amount_value, compiled
 from estimator.parsing.words import (
     HOUR_WORDS,
+    MONTH_PRICE_WORDS,
     PER_HOUR_WORDS,
     PER_MONTH_WORDS,
     RATE_CAP_WORDS,
@@ -78,6 +79,7 @@ _RATE = (
     rf"{alternation(PER_HOUR_WORDS, left_boundary=False)}",
 )
 _RUSSIA = alternation(RUSSIA_ONLY_PHRASES)
+_MONTH_PRICE = alternation(MONTH_PRICE_WORDS)
 
 
 def _take(text: str, patterns: tuple[str, ...]) -> tuple[str | None, str]:
@@ -118,3 +120,10 @@ def take_constraints(text: str) -> tuple[Constraints, str]:
 def read_constraints(text: str) -> Constraints:
     """The offer constraints in any text (a market question, a sizing question); never raises."""
     return take_constraints(text[:MAX_LENGTH])[0]
+
+
+def asks_month_price(text: str) -> bool:
+    """Whether `text` asks for a month's price («сколько стоит h100 в месяц?», "monthly");
+    usage hours («60 часов в месяц») and a cap per hour are read first and do not count."""
+    rest = take_constraints(text[:MAX_LENGTH])[1]
+    return compiled(_MONTH_PRICE).search(rest) is not None

@@ -822,6 +822,18 @@ PER_MONTH_WORDS: tuple[str, ...] = (
     "each month",
     "every month",
 )
+# A price asked for a month of rent: «сколько стоит h100 в месяц?», «помесячно», "monthly".
+# Read after the usage hours are taken, so «60 часов в месяц» is usage, not this.
+MONTH_PRICE_WORDS: tuple[str, ...] = (
+    *PER_MONTH_WORDS,
+    "помесячн*",
+    "месяц аренды",
+    "месяц работы",
+    "на месяц",
+    "за мес",
+    "per mo",
+    "monthly price",
+)
 # Only Russian providers: «только РФ», «в России», "russia only".
 RUSSIA_ONLY_PHRASES: tuple[str, ...] = (
     "только рф",
