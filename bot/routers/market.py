@@ -14,20 +14,23 @@ from aiogram.types import Message
 
 from bot.ports import BotStore
 from bot.quotes import quotes_from
-from estimator.cost import PriceQuote
+from estimator.cost import HOURS_PER_MONTH, PriceQuote
 from estimator.gpus import family_members, find_in_text, get
 from estimator.i18n import Translator
 from estimator.models import find_model_in_text, get_model
 from estimator.parsing.language import reply_language
 from estimator.parsing.market import Constraints as StatedConstraints
-from estimator.parsing.market import read_constraints
+from estimator.parsing.market import asks_month_price, read_constraints
 from estimator.parsing.text import read_method
 from estimator.plan_text import break_even_line, rubles
 from estimator.planner import (
     Constraints,
     break_evens,
+    cheapest_by_month,
     cheapest_offers,
+    monthly_equivalent,
     rub_per_gpu_hour,
+    rub_per_gpu_month,
 )
 from estimator.query import FitQuery, Method
 from estimator.specs import GpuSpec
@@ -44,6 +47,8 @@ _STOCK = re.compile(
     r"есть ли|есть сейчас|в наличии|наличи|available|in stock|свободн|появил|доступн", re.I
 )
 _HOURLY = re.compile(r"почасов|помесячн|hourly|monthly|по часам|на месяц|per month|per hour", re.I)
+# Hourly billing named: «почасовая или помесячная?» compares the two, it asks no month price.
+_BY_HOUR = re.compile(r"почасов|hourly|по часам|per hour", re.I)
 _SIZE = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s*[bб](?!\w)", re.I)
 # The run a "which is faster" answer times: a LoRA of an 8B model in bf16, one card.
 REFERENCE_RUN = FitQuery(model="Llama-3.1-8B", method=Method.LORA, ctx=2048, micro_batch=4)
@@ -77,6 +82,11 @@ def answer_question(
     first = families[0] if families else None
     if len(families) >= 2 and (_FASTER.search(text) or " или " in text or " or " in text):
         return _faster(families[0], families[1], i18n, quotes)
+    month = asks_month_price(text) and not _BY_HOUR.search(text)
+    if month and first and _STOCK.search(text):
+        return _in_stock(first, i18n, quotes, wish, month=True)
+    if month and (first or _CHEAPER.search(text) or wish.min_vram_gib is not None):
+        return _cheapest(first, i18n, quotes, wish, month=True)
     if _HOURLY.search(text):
         return _hourly_or_monthly(first, i18n, quotes, wish)
     if first and _STOCK.search(text):
@@ -184,8 +194,10 @@ def _constraints(
     )
 
 
-def _quote_line(quote: PriceQuote, i18n: Translator) -> str:
-    """A server's own price: its count and its whole rate, never a share of it."""
+def _quote_line(quote: PriceQuote, i18n: Translator, *, month: bool = False) -> str:
+    """A server's own price: its count and its whole rate, never a share of it. For a month
+    question the month: a plan's own, an hourly rate × 720 h said to be round the clock, and
+    per card first on a server of several (the server's whole month beside it)."""
     common = {"gpu": quote.gpu_id, "count": str(quote.gpus), "provider": quote.provider}
     where = (
         i18n("market-offer-abroad", country=quote.country)
@@ -194,17 +206,40 @@ def _quote_line(quote: PriceQuote, i18n: Translator) -> str:
     )
     unpublished = "" if quote.stock_published else i18n("market-offer-unpublished")
     extra = {"where": where, "stock": unpublished}
+    if month:
+        kind = "hour" if quote.rub_per_hour is not None else "month"
+        extra["hours"] = str(HOURS_PER_MONTH)
+        if quote.gpus > 1:
+            return i18n(
+                f"market-offer-{kind}-as-month-per-gpu",
+                rate=rubles(rub_per_gpu_month(quote)),
+                server=rubles(monthly_equivalent(quote)),
+                **common,
+                **extra,
+            )
+        return i18n(
+            f"market-offer-{kind}-as-month",
+            rate=rubles(monthly_equivalent(quote)),
+            **common,
+            **extra,
+        )
     if quote.rub_per_hour is not None:
         return i18n("market-offer-hour", rate=rubles(quote.rub_per_hour), **common, **extra)
     return i18n("market-offer-month", rate=rubles(quote.rub_per_month or 0.0), **common, **extra)
 
 
 def _cheapest(
-    family: str | None, i18n: Translator, quotes: Sequence[PriceQuote], wish: StatedConstraints
+    family: str | None,
+    i18n: Translator,
+    quotes: Sequence[PriceQuote],
+    wish: StatedConstraints,
+    *,
+    month: bool = False,
 ) -> str:
     if not quotes:
         return i18n("market-no-prices")
-    pool = cheapest_offers(quotes, _constraints(family, wish))
+    ranked = cheapest_by_month if month else cheapest_offers
+    pool = ranked(quotes, _constraints(family, wish))
     if family is None:
         title = (
             i18n("market-cheapest-vram", vram=f"{wish.min_vram_gib:g}")
@@ -217,16 +252,22 @@ def _cheapest(
         hint = i18n("market-cheapest-hint", gpu=family.lower())
     if not pool:
         return i18n("market-none-now", gpu=family or "GPU", query=(family or "h100").lower())
-    return "\n".join([title, *(_quote_line(q, i18n) for q in pool[:SHOWN]), hint])
+    return "\n".join([title, *(_quote_line(q, i18n, month=month) for q in pool[:SHOWN]), hint])
 
 
 def _in_stock(
-    family: str, i18n: Translator, quotes: Sequence[PriceQuote], wish: StatedConstraints
+    family: str,
+    i18n: Translator,
+    quotes: Sequence[PriceQuote],
+    wish: StatedConstraints,
+    *,
+    month: bool = False,
 ) -> str:
     """Offers the provider says are available, apart from those whose stock is not published."""
     if not quotes:
         return i18n("market-no-prices")
-    pool = cheapest_offers(quotes, _constraints(family, wish))
+    ranked = cheapest_by_month if month else cheapest_offers
+    pool = ranked(quotes, _constraints(family, wish))
     if not pool:
         return i18n("market-none-now", gpu=family, query=family.lower())
     published = [q for q in pool if q.stock_published]
@@ -238,7 +279,7 @@ def _in_stock(
         lines.append(i18n("market-stock-none-published", gpu=family))
     if unpublished:
         lines.append(i18n("market-stock-unpublished", count=unpublished))
-    lines += [_quote_line(q, i18n) for q in (published or pool)[:SHOWN]]
+    lines += [_quote_line(q, i18n, month=month) for q in (published or pool)[:SHOWN]]
     lines.append(i18n("market-stock-hint", gpu=family.lower()))
     return "\n".join(lines)
 

@@ -334,3 +334,31 @@ async def test_a_count_named_with_the_card_does_not_narrow_the_best_options(
         assert "число карт" not in text
     assert "RTX 6000 Ada" in mixtral
     assert "RTX 4090 ×4" in epoch
+
+
+async def test_a_month_question_is_answered_in_months(telegram: FakeTelegram, db_path: Path):
+    await seed(
+        db_path,
+        [
+            h100("h100-a", 1, 456.27),
+            h100("h100-b", 1, 459.87, provider="immers"),
+            h100("h100x8-month", 8, 3_600_000 / 720, provider="hostkey", monthly=True),
+        ],
+    )
+    async with running_app(telegram, db_path):
+        month = await reply_to(telegram, "сколько стоит h100 в месяц?")
+        monthly = await reply_to(telegram, "h100 помесячно сколько стоит?")
+        english = await reply_to(telegram, "how much is h100 per month?")
+        hour = await reply_to(telegram, "сколько стоит h100?")
+    lines = [line for line in month.splitlines() if line.startswith("•")]
+    # 456,27 ₽/h × the 720-hour month providers bill; ranked by month per GPU.
+    assert "≈328\u202f514 ₽/мес при аренде 24/7" in lines[0]
+    assert "≈331\u202f106 ₽/мес при аренде 24/7" in lines[1]
+    assert "450\u202f000 ₽/мес за GPU, 3\u202f600\u202f000 ₽ за сервер" in lines[2]
+    assert not any("₽/ч" in line for line in lines)
+    assert "450\u202f000 ₽/мес за GPU" in monthly
+    assert "per GPU" in english
+    assert "24/7" in english
+    # An hourly question is answered as before.
+    assert "456,27 ₽/ч" in hour
+    assert "3\u202f600\u202f000 ₽/мес за весь сервер" in hour

@@ -42,3 +42,7 @@ market-breakeven-usage = At { $usage } h a month { $choice ->
        *[hourly] hourly wins.
     }
 market-breakeven-none = • { $gpu }: no configuration is rented both by the hour and by the month right now — nothing to compare.
+market-offer-month-as-month = • { $gpu } ×{ $count } — <b>{ $rate } ₽/month</b>, monthly only · { $provider }{ $where }{ $stock }
+market-offer-month-as-month-per-gpu = • { $gpu } ×{ $count } — <b>{ $rate } ₽/month per GPU</b>, { $server } ₽ for the server, monthly only · { $provider }{ $where }{ $stock }
+market-offer-hour-as-month = • { $gpu } ×{ $count } — <b>≈{ $rate } ₽/month rented 24/7</b> ({ $hours } h, hourly) · { $provider }{ $where }{ $stock }
+market-offer-hour-as-month-per-gpu = • { $gpu } ×{ $count } — <b>≈{ $rate } ₽/month per GPU rented 24/7</b>, ≈{ $server } ₽ for the server ({ $hours } h, hourly) · { $provider }{ $where }{ $stock }

@@ -44,3 +44,7 @@ market-breakeven-usage = При { $usage } ч в месяц выгоднее { $
        *[hourly] почасовая.
     }
 market-breakeven-none = • { $gpu }: одну и ту же конфигурацию сейчас не сдают и по часам, и помесячно — сравнить не с чем.
+market-offer-month-as-month = • { $gpu } ×{ $count } — <b>{ $rate } ₽/мес</b>, только помесячно · { $provider }{ $where }{ $stock }
+market-offer-month-as-month-per-gpu = • { $gpu } ×{ $count } — <b>{ $rate } ₽/мес за GPU</b>, { $server } ₽ за сервер, только помесячно · { $provider }{ $where }{ $stock }
+market-offer-hour-as-month = • { $gpu } ×{ $count } — <b>≈{ $rate } ₽/мес при аренде 24/7</b> ({ $hours } ч, почасово) · { $provider }{ $where }{ $stock }
+market-offer-hour-as-month-per-gpu = • { $gpu } ×{ $count } — <b>≈{ $rate } ₽/мес за GPU при аренде 24/7</b>, ≈{ $server } ₽ за сервер ({ $hours } ч, почасово) · { $provider }{ $where }{ $stock }
