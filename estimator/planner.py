@@ -455,12 +455,3 @@ def cheapest_offers(
     compared with one card's (a 4-card server is never "from" its whole rate)."""
     usable = [quote for quote in quotes if admits(quote, constraints)]
     return sorted(usable, key=lambda q: (rub_per_gpu_hour(q), q.gpus, q.provider))
-
-
-def cheapest_by_month(
-    quotes: Iterable[PriceQuote], constraints: Constraints = Constraints()
-) -> list[PriceQuote]:
-    """Admissible quotes by a month's price per card (an hourly one rented 24/7), then fewer
-    cards: the order a question about a month of rent is answered in."""
-    usable = [quote for quote in quotes if admits(quote, constraints)]
-    return sorted(usable, key=lambda q: (rub_per_gpu_month(q), q.gpus, q.provider))

@@ -26,7 +26,6 @@ from estimator.plan_text import break_even_line, rubles
 from estimator.planner import (
     Constraints,
     break_evens,
-    cheapest_by_month,
     cheapest_offers,
     monthly_equivalent,
     rub_per_gpu_hour,
@@ -238,8 +237,8 @@ def _cheapest(
 ) -> str:
     if not quotes:
         return i18n("market-no-prices")
-    ranked = cheapest_by_month if month else cheapest_offers
-    pool = ranked(quotes, _constraints(family, wish))
+    # A month is 720 of the same hours: the hourly ranking is the month ranking too.
+    pool = cheapest_offers(quotes, _constraints(family, wish))
     if family is None:
         title = (
             i18n("market-cheapest-vram", vram=f"{wish.min_vram_gib:g}")
@@ -266,8 +265,8 @@ def _in_stock(
     """Offers the provider says are available, apart from those whose stock is not published."""
     if not quotes:
         return i18n("market-no-prices")
-    ranked = cheapest_by_month if month else cheapest_offers
-    pool = ranked(quotes, _constraints(family, wish))
+    # A month is 720 of the same hours: the hourly ranking is the month ranking too.
+    pool = cheapest_offers(quotes, _constraints(family, wish))
     if not pool:
         return i18n("market-none-now", gpu=family, query=family.lower())
     published = [q for q in pool if q.stock_published]

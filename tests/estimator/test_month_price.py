@@ -7,7 +7,6 @@ import pytest
 from estimator.cost import HOURS_PER_MONTH, PriceQuote
 from estimator.parsing.market import asks_month_price
 from estimator.planner import (
-    cheapest_by_month,
     cheapest_offers,
     monthly_equivalent,
     rub_per_gpu_month,
@@ -55,6 +54,8 @@ def test_an_hourly_rate_is_a_month_rented_around_the_clock() -> None:
 def test_offers_are_ranked_by_a_month_per_card() -> None:
     dear = PriceQuote("H100 SXM", 1, "immers", 459.87, None)
     quotes = [SERVER, dear, HOURLY]
-    assert cheapest_by_month(quotes) == [HOURLY, dear, SERVER]
-    # A month is 720 of the same hours, so the order is the hourly question's.
-    assert cheapest_by_month(quotes) == cheapest_offers(quotes)
+    # A month is 720 of the same hours, so the hourly question's order is the month's.
+    ranked = cheapest_offers(quotes)
+    assert ranked == [HOURLY, dear, SERVER]
+    months = [rub_per_gpu_month(quote) for quote in ranked]
+    assert months == sorted(months)
