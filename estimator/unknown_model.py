@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from estimator import gpus
 from estimator.i18n import translator
 from estimator.models import could_name, find_model_in_text, name_words
-from estimator.parsing.names import Token, tokenize
+from estimator.parsing.names import Token, name_chunks, tokenize
 from estimator.parsing.patterns import alternation, compiled, find_choice
 from estimator.parsing.text import MAX_LENGTH, read_method
 from estimator.parsing.words import (
@@ -71,9 +71,6 @@ VARIANT_WORDS: frozenset[str] = frozenset(
 )
 # A Hugging Face repository id: "org/name", Latin letters, digits, ".", "_" and "-".
 _REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z][\w.-]*")
-# A chunk of free text: no spaces and none of the punctuation that ends a model name (as in
-# `estimator.parsing.names`).
-_CHUNK = re.compile(r"[^\s,;:!?()\[\]{}«»\"“”„']+")
 _LATIN = re.compile(r"[a-z0-9._\-]+")
 # Token kinds of a name that say which version or size it is (`estimator.parsing.names`).
 _VERSION_KINDS = frozenset({"num", "rev", "size", "active"})
@@ -97,8 +94,8 @@ def asks_sizing(text: str) -> bool:
 def _cards(text: str) -> list[tuple[int, int]]:
     """The spans of the cards named as words of their own: "rtx 4090", not the "a2" (an
     NVIDIA A2) inside "qwen1.5-moe-a2.7b"."""
-    starts = {m.start() for m in _CHUNK.finditer(text)}
-    ends = {m.end() - len(m.group()) + len(m.group().rstrip(".…-")) for m in _CHUNK.finditer(text)}
+    spans = name_chunks(text)
+    starts, ends = {start for start, _end in spans}, {end for _start, end in spans}
     return [(s, e) for _label, s, e in gpus.find_in_text(text) if s in starts and e in ends]
 
 
@@ -122,9 +119,9 @@ def unknown_model_in_text(text: str, *, sizing: bool = False) -> UnknownModel | 
 
 def _model_looking(text: str) -> UnknownModel | None:
     lines, vocabulary = name_words()
-    chunks = [(m.start(), m.end()) for m in _CHUNK.finditer(text)]
+    chunks = name_chunks(text)
     for i, (start, end) in enumerate(chunks):
-        raw = text[start:end].rstrip(".…-")
+        raw = text[start:end]
         if (
             _REPO_ID.fullmatch(raw)
             and re.search(r"\d", raw.split("/", 1)[1])
@@ -136,13 +133,13 @@ def _model_looking(text: str) -> UnknownModel | None:
             continue
         last = i
         while last + 1 < len(chunks) and last - i < 4:
-            nxt = text[chunks[last + 1][0] : chunks[last + 1][1]].rstrip(".…-")
+            nxt = text[chunks[last + 1][0] : chunks[last + 1][1]]
             if not _continues(nxt, lines, vocabulary):
                 break
             tokens = tokens + tokenize(nxt)
             last += 1
         if any(t.kind in _VERSION_KINDS for t in tokens):
-            name = text[start : chunks[last][1]].rstrip(".…-")
+            name = text[start : chunks[last][1]]
             return UnknownModel(name, _size(tokens))
     return None
 

@@ -190,6 +190,13 @@ def _trailing_dots(chunk: str) -> int:
 _CHUNK = re.compile(r"[^\s,;:!?()\[\]{}«»\"“”„']+")
 
 
+def name_chunks(text: str) -> list[tuple[int, int]]:
+    """The spans of the chunks of free text a model name is made of: no spaces and none of
+    the punctuation that ends a name, trailing dots and dashes left out (a chunk of nothing
+    else is an empty span)."""
+    return [(m.start(), m.end() - _trailing_dots(m.group())) for m in _CHUNK.finditer(text)]
+
+
 class NameIndex:
     """Every spelling of every row, ready for exact and loose lookups."""
 
@@ -271,8 +278,7 @@ class NameIndex:
         (versions, sizes, "instruct", "mini"), and is then shortened from the right until it
         matches: "llama 3 8b с лорой" yields "llama 3 8b".
         """
-        chunks = [(m.start(), m.end() - _trailing_dots(m.group())) for m in _CHUNK.finditer(text)]
-        chunks = [(s, e) for s, e in chunks if e > s]
+        chunks = [(s, e) for s, e in name_chunks(text) if e > s]
         parsed = [tokenize(text[s:e]) for s, e in chunks]
         for i, tokens in enumerate(parsed):
             if not any(t.kind == "word" and t.text in self.lines for t in tokens):
