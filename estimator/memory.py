@@ -451,12 +451,11 @@ def _layer_activations(query: FitQuery, model: ModelSpec, stack: StackProfile) -
 def _logits(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
     tokens = query.micro_batch * query.ctx * query.fill
     loss = query.loss or stack.default_loss
-    if loss is Loss.DIRECT:
-        # lm_head's dtype: fp32 when the model is, or when k-bit preparation upcast the head.
-        wide = query.precision is Precision.FP32 or _kbit_upcast(query, stack)
-        per = DIRECT_LOSS_COPIES * (4.0 if wide else 2.0)
-    else:
-        per = stack.loss_bytes[loss]
+    upcast = _kbit_upcast(query, stack)
+    # lm_head's dtype, the logits': fp32 when the model is, or when k-bit preparation upcast
+    # the head.
+    head_bytes = 4.0 if query.precision is Precision.FP32 or upcast else 2.0
+    per = DIRECT_LOSS_COPIES * head_bytes if loss is Loss.DIRECT else stack.loss_bytes[loss]
     if query.compiled and loss is Loss.CHUNKED:
         # Compiled, each chunk's upcast, log-softmax and loss fuse into one kernel that saves
         # only the log-sum-exp: the bf16 chunks are all that stays (torchtune 3B table:
@@ -472,9 +471,8 @@ def _logits(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
         # whole head or on each lm_head chunk, litgpt/model.py). tanh saves its output for
         # backward: one more logits-sized tensor in lm_head's dtype beside the ones the loss
         # keeps. A fused loss (Unsloth's, Liger's Gemma-2 patch) caps inside its kernel.
-        wide = query.precision is Precision.FP32 or _kbit_upcast(query, stack)
-        logits += tokens * model.vocab * (4.0 if wide else 2.0)
-    if _kbit_upcast(query, stack):
+        logits += tokens * model.vocab * head_bytes
+    if upcast:
         # An fp32 lm_head under bf16 autocast is cast to bf16 for every call: one transient
         # 16-bit copy of the head at the loss.
         logits += 2.0 * model.vocab * model.hidden
