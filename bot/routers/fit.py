@@ -260,10 +260,9 @@ async def _watch_remembered(
 ) -> str:
     """A watch for the chat's remembered sizing of a config's model, at the run the button
     carries (the solved value of a reverse answer)."""
-    remembered = await conversations.last(chat)
-    if remembered is None or sizing_digest(remembered[0]) != reference[len(BY_REFERENCE) :]:
+    parsed = await _referred(reference, conversations, chat)
+    if parsed is None:
         return i18n("fitb-stale")
-    parsed = remembered[0]
     sized = solved_query(parsed, solve(parsed, load_gpus()))
     try:
         watch = watch_for_run(sized, f"{parsed.model.id} {run}")
@@ -303,16 +302,22 @@ async def on_details(
     await show(callback, text, keyboard)
 
 
+async def _referred(reference: str, conversations: Conversations, chat: int) -> ParsedQuery | None:
+    """The chat's remembered sizing a button's `reference` (BY_REFERENCE and its digest)
+    stands for; None once a later sizing replaced it (an outdated button) or it expired."""
+    remembered = await conversations.last(chat)
+    if remembered is None or sizing_digest(remembered[0]) != reference[len(BY_REFERENCE) :]:
+        return None
+    return remembered[0]
+
+
 async def _button_sizing(
     callback: CallbackQuery, cmd: str, conversations: Conversations
 ) -> ParsedQuery | None:
     """The run a «Подробнее» button stands for; None for a forged or outdated one."""
     if cmd.startswith(BY_REFERENCE):
         chat = callback.message.chat.id if callback.message else callback.from_user.id
-        remembered = await conversations.last(chat)
-        if remembered is None or sizing_digest(remembered[0]) != cmd[len(BY_REFERENCE) :]:
-            return None
-        return remembered[0]
+        return await _referred(cmd, conversations, chat)
     try:
         return understand(cmd)
     except QueryError:
@@ -341,21 +346,20 @@ async def on_fit(
     # A bare command answers in the user's language; one with words, in theirs.
     language = _command_language(command.args, user.language)
     local = translators.get(language, i18n)
+    failure: QueryError | None = None
     try:
         parsed = understand(command.args)
     except QueryError as error:
-        unknown = unknown_model_in_text(command.args, sizing=True)
-        if error.code == "no_model" and unknown is not None:
-            await message.answer(unknown_model_text(unknown, command.args, language))
-            return
-        await message.answer(error_text(local, error, command.args))
-        return
+        parsed, failure = None, error
     if parsed is None:
+        # A model the catalog lacks, where no model was read (rather than another mistake).
         unknown = unknown_model_in_text(command.args, sizing=True)
-        if unknown is not None:
+        if unknown is not None and (failure is None or failure.code == "no_model"):
             await message.answer(unknown_model_text(unknown, command.args, language))
-            return
-        await message.answer(local("fit-not-understood"))
+        elif failure is not None:
+            await message.answer(error_text(local, failure, command.args))
+        else:
+            await message.answer(local("fit-not-understood"))
         return
     await conversations.remember(message.chat.id, parsed, language)
     await reply_with_answer(message, parsed, language, local, store)
