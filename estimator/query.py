@@ -16,6 +16,10 @@ class Method(StrEnum):
     QLORA = "qlora"
 
 
+# How the answers and their buttons write each method.
+METHOD_NAMES = {Method.FULL: "full", Method.LORA: "LoRA", Method.QLORA: "QLoRA"}
+
+
 class Optimizer(StrEnum):
     ADAMW = "adamw"
     ADAMW_8BIT = "adamw8bit"

@@ -31,14 +31,13 @@ from estimator.plan_text import (
     usage_line,
 )
 from estimator.planner import Plan, with_hourly
-from estimator.query import Method, Sharding, Stack
+from estimator.query import METHOD_NAMES, Method, Sharding, Stack
 from estimator.solve_text import head_lines, needs_gpu, needs_gpu_text
 from estimator.stacks import profile
 
 MESSAGE_LIMIT = 4096
 SHORT_LIMIT = 900
 BEST = 3
-METHOD_NAMES = {Method.FULL: "full", Method.LORA: "LoRA", Method.QLORA: "QLoRA"}
 
 
 def size_text(value_bytes: float) -> str:

@@ -18,7 +18,7 @@ from estimator.i18n import Html, translator
 from estimator.parse import ParsedQuery, parse_question
 from estimator.parsing.build import CHEAPEST_NOTE
 from estimator.plan_text import gib, rubles, where
-from estimator.query import Method
+from estimator.query import METHOD_NAMES, Method
 from estimator.solve import Lever, Outcome, Solution
 
 # The size and method a reverse question that names no model is read with, so that the
@@ -179,7 +179,6 @@ def needs_model_text(parsed: ParsedQuery, language: str) -> str:
 def example_label(parsed: ParsedQuery, language: str) -> str:
     """The button that sizes the example: «Посчитать: 8B QLoRA»."""
     method = parsed.query.method if parsed.assumed("method") is None else EXAMPLE_METHOD
-    shown = {Method.QLORA: "QLoRA", Method.LORA: "LoRA", Method.FULL: "full"}[method]
     return translator(language)(
-        "solve-needs-model-button", model=EXAMPLE_SIZE.upper(), method=shown
+        "solve-needs-model-button", model=EXAMPLE_SIZE.upper(), method=METHOD_NAMES[method]
     )

@@ -28,7 +28,8 @@ from bot.views.prices import gpu_header, money, offer_card, stock_text
 from estimator.fit_words import understand
 from estimator.i18n import Translator
 from estimator.parse import ParsedQuery, QueryError
-from estimator.sizing_text import METHOD_NAMES, model_label, render_short, to_plain
+from estimator.query import METHOD_NAMES
+from estimator.sizing_text import model_label, render_short, to_plain
 from monitor.offer_ranking import rank_offers
 from monitor.offers import Offer, rentable
 from monitor.price_query import parse_price_query

@@ -31,7 +31,8 @@ from estimator.fit_words import understand
 from estimator.gpus import get, load_gpus
 from estimator.memory import estimate_memory
 from estimator.planner import Sizing, break_evens, plan_runs
-from estimator.sizing_text import METHOD_NAMES, SHORT_LIMIT, render_short, to_plain
+from estimator.query import METHOD_NAMES
+from estimator.sizing_text import SHORT_LIMIT, render_short, to_plain
 
 PROVIDERS = ("Selectel", "immers.cloud", "HOSTKEY")
 CARDS = (*RENTED_CARDS, "A2", "L4", "V100 32GB SXM", "RTX 2080 Ti")
