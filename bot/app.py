@@ -44,7 +44,7 @@ from bot.routers import create_routers
 from bot.runtime import Application
 from bot.scheduler import create_scheduler, outcome_hooks
 from bot.startup import open_store
-from bot.topology import SOLE_CLAIMS, ClaimPolicy, topology_of
+from bot.topology import SOLE_CLAIMS, ClaimPolicy, lease_held, topology_of
 from bot.webhook_once import OnceWebhook
 from estimator.i18n import Translator, translators
 from monitor.matcher import LiveMatcher
@@ -259,8 +259,7 @@ def attach_delivery(
         if released:
             logger.info("released %s outbox rows claimed before the last stop", released)
 
-    lease = topology.lease
-    leading = (lambda: True) if lease is None else lease.held
+    leading = lease_held(topology)
     application.services.append(background("delivery", sender.run, before=release_stale_claims))
     application.duties.append(
         background(
@@ -282,7 +281,7 @@ def attach_monitor(application: Application) -> None:
         # PostgreSQL restarting or gone: one line per failed refresh, not a traceback.
         database_errors=UNWRITABLE_ERRORS,
         # A replica past its leader lease fetches nothing (storage.leader).
-        leading=None if application.topology.lease is None else application.topology.lease.held,
+        leading=lease_held(application.topology),
         on_outcome=outcome_hooks(
             wake_delivery(application),
             application.metrics.record_outcome,

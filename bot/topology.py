@@ -9,6 +9,7 @@ claims that a dead process left.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -81,6 +82,13 @@ class Shared:
 
 
 Topology = Alone | Shared
+
+
+def lease_held(topology: Topology) -> Callable[[], bool]:
+    """What each duty step asks before it acts (housekeeping, a scheduled refresh): whether
+    this replica's leader lease still holds. Alone on a SQLite file, it always does."""
+    lease = topology.lease
+    return (lambda: True) if lease is None else lease.held
 
 
 def topology_of(
