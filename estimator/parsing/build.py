@@ -99,6 +99,8 @@ class Given:
     max_rub_per_hour: float | None = None
     solve: str | None = None  # ctx=max, bs=max, rank=max: the lever to solve for
     cheapest: bool | None = None  # «на какой самой дешёвой карте»: name the cheapest plan
+    # Levers asked about as a question, not set (ParsedQuery.asked_about).
+    asked_about: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -328,6 +330,7 @@ def finish(given: Given) -> ParsedQuery:
         longest_tokens=given.longest_tokens,
         shortest_tokens=given.shortest_tokens if given.longest_tokens else None,
         solve=given.solve,
+        asked_about=tuple(dict.fromkeys(given.asked_about)),
     )
 
 

@@ -50,6 +50,11 @@ class ParsedQuery:
     # The model was read from the user's config.json (estimator.config_query), not the catalog:
     # no /fit command can name it, so follow-ups and buttons carry it by other means.
     model_from_config: bool = False
+    # Levers the person asked about in question form («нужен ли offload?», "do we need
+    # DeepSpeed?", «стоит ли 8-битный оптимизатор?»), as FitQuery field names ("offload",
+    # "shard", "optimizer", ...). A question is not an instruction: the query keeps the
+    # default for these, and the answer compares the run with and without.
+    asked_about: tuple[str, ...] = ()
 
     @property
     def constraints(self) -> Constraints:

@@ -427,8 +427,9 @@ def read_levers_and_counts(text: str, given: Given) -> list[str]:
     _read_levers(reader, found)
     _read_counts(reader, found)
     given.ruled_out += [m for m in found.ruled_out if m not in given.ruled_out]
+    given.asked_about += [k for k in found.asked_about if k not in given.asked_about]
     for name in found.__dataclass_fields__:
-        if name in ("notes", "text_language", "ruled_out"):
+        if name in ("notes", "text_language", "ruled_out", "asked_about"):
             continue
         if getattr(given, name) is None and getattr(found, name) is not None:
             setattr(given, name, getattr(found, name))
