@@ -310,14 +310,17 @@ async def test_sigterm_during_a_flood_pause_exits_within_seconds(tmp_path: Path)
             )
             started = time.monotonic()
             process.send_signal(signal.SIGTERM)
-            await asyncio.wait_for(process.wait(), 30)
+            await asyncio.wait_for(process.wait(), 120)
             took = time.monotonic() - started
         finally:
             if process.returncode is None:
                 process.kill()
                 await process.wait()
     assert process.returncode == 0
-    assert took < 5, f"SIGTERM took {took:.1f} s"
+    # The failure this guards is waiting out the 90 s flood pause; a busy machine may take
+    # seconds to stop a process, so the bound sits well inside the failure, not near a quiet
+    # machine's time (under a second).
+    assert took < 45, f"SIGTERM took {took:.1f} s"
 
 
 def test_an_error_that_carries_the_token_is_printed_redacted(
