@@ -377,6 +377,7 @@ def attach_ops(application: Application) -> None:
         application.store,
         lambda: application.provider_intervals,
         started_at=lambda: health.started_at,
+        trusted_proxies=settings.trusted_proxies,
     )
     ops = OpsServer(
         health,

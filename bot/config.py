@@ -6,6 +6,7 @@ because that is what most aiogram deployments already export.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import socket
@@ -30,6 +31,7 @@ from monitor.users import Language, is_known_timezone
 from scrapers.config import ScraperSettings
 
 ENV_PREFIX = "GPURADAR_"
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 # Telegram tokens are "<bot id>:<secret>"; aiogram rejects anything else later with a less
 # helpful message, so the shape is checked here where the setting can be named.
@@ -117,8 +119,14 @@ class Settings(ScraperSettings):
     chart_warm_up: bool = True
     # The operations server (/healthz, /metrics, and the webhook in webhook mode).
     # Port 0 means any free port (tests); the bound port is logged.
-    ops_host: str = "0.0.0.0"  # noqa: S104 - inside a container, the probe and Prometheus are outside
+    # Loopback unless said otherwise: outside a container nothing but this host needs it. The
+    # Docker image and deploy/compose.yaml set 0.0.0.0 (the proxy and Prometheus are outside).
+    ops_host: str = "127.0.0.1"
     ops_port: int = Field(default=8080, ge=0, le=65535)
+    # The proxies whose X-Forwarded-For names the client (comma-separated addresses or
+    # networks). From any other peer the header is whatever the client wrote, so the peer
+    # itself is the client the open data's rate limit counts (bot/ops/open_data.py).
+    trusted_proxies: Annotated[tuple[Network, ...], NoDecode] = ()
     # console: talk to the bot in this terminal (an in-process fake Telegram, no token).
     # polling: long-poll getUpdates. webhook: Telegram POSTs to webhook_url + webhook_path.
     # Unset: console when stdin is a terminal and there is no token, else polling with a
@@ -187,6 +195,21 @@ class Settings(ScraperSettings):
             if problem is not None:
                 raise ValueError(problem)  # never the value: it may hold the password
         return value
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _split_trusted_proxies(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        networks = []
+        for part in (part.strip() for part in value.split(",")):
+            if not part:
+                continue
+            try:
+                networks.append(ipaddress.ip_network(part, strict=False))
+            except ValueError:
+                raise ValueError(f"{part!r} is not an IP address or network") from None
+        return tuple(networks)
 
     @field_validator("admin_ids", mode="before")
     @classmethod

@@ -17,6 +17,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
         "BOT_TOKEN",
         *(f"GPURADAR_{n}" for n in ("BOT_TOKEN", "DB_PATH", "TELEGRAM_API_URL", "ADMIN_IDS")),
         *(f"GPURADAR_{n}" for n in ("DEFAULT_LANGUAGE", "TIMEZONE", "LOG_LEVEL", "MODE")),
+        *(f"GPURADAR_{n}" for n in ("OPS_HOST", "TRUSTED_PROXIES")),
         "GPURADAR_DATABASE_URL",
     ]:
         monkeypatch.delenv(name, raising=False)
@@ -33,6 +34,9 @@ def test_defaults_without_token_mean_console_mode():
     assert settings.admin_ids == frozenset()
     assert settings.default_language == "ru"
     assert settings.timezone == "Europe/Moscow"
+    # Safe outside a container: the ops server on loopback, and no X-Forwarded-For trusted.
+    assert settings.ops_host == "127.0.0.1"
+    assert settings.trusted_proxies == ()
 
 
 def test_environment_values(monkeypatch: pytest.MonkeyPatch):
@@ -41,6 +45,7 @@ def test_environment_values(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("GPURADAR_DEFAULT_LANGUAGE", "en")
     monkeypatch.setenv("GPURADAR_TIMEZONE", "Asia/Novosibirsk")
     monkeypatch.setenv("GPURADAR_TELEGRAM_API_URL", "http://127.0.0.1:8081/")
+    monkeypatch.setenv("GPURADAR_TRUSTED_PROXIES", "172.30.53.10, fd00::/8")
     settings = load_settings()
     assert settings.bot_token is not None
     assert settings.bot_token.get_secret_value() == TOKEN
@@ -49,6 +54,7 @@ def test_environment_values(monkeypatch: pytest.MonkeyPatch):
     assert settings.default_language == "en"
     assert settings.timezone == "Asia/Novosibirsk"
     assert settings.telegram_api_url == "http://127.0.0.1:8081"
+    assert [str(n) for n in settings.trusted_proxies] == ["172.30.53.10/32", "fd00::/8"]
 
 
 def test_plain_bot_token_is_accepted(monkeypatch: pytest.MonkeyPatch):
@@ -105,6 +111,7 @@ def test_the_waits_out_of_bounds_are_one_line_naming_the_setting(
         ("GPURADAR_TIMEZONE", "Mars/Olympus", "unknown time zone"),
         ("GPURADAR_DEFAULT_LANGUAGE", "de", "'ru' or 'en'"),
         ("GPURADAR_ADMIN_IDS", "12,abc", "'abc' is not a Telegram user id"),
+        ("GPURADAR_TRUSTED_PROXIES", "10.0.0.1, caddy", "'caddy' is not an IP address"),
         ("GPURADAR_TELEGRAM_API_URL", "ftp://x", "not an http(s) URL"),
         ("GPURADAR_BOT_TOKEN", "not-a-token", "does not look like a bot token"),
         ("BOT_TOKEN", "also bad", "does not look like a bot token"),
