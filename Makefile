@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run demo test lint typecheck pytest clean miniapp
+.PHONY: run demo test quick lint typecheck pytest clean miniapp
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,11 @@ demo: $(STAMP)
 	@$(BIN)/python -m tests.fakes.demo
 
 test: lint typecheck pytest
+
+# The inner loop: everything but the tests that start real bot processes (marker `processes`,
+# a third of the suite's time). CI and a submission run `make test`.
+quick: lint typecheck
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not processes"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
