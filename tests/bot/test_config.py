@@ -228,3 +228,45 @@ def test_the_env_example_as_shipped_is_valid(monkeypatch: pytest.MonkeyPatch):
     assert load_settings(replica_id="bot-2").replica_id == "bot-2"
     with pytest.raises(ConfigError, match="GPURADAR_REPLICA_ID"):
         load_settings(replica_id="bot 2; drop")
+
+
+@pytest.mark.parametrize("name", ["GPURADAR_PUBLIC_URL", "GPURADAR_WEBHOOK_URL"])
+def test_a_url_that_users_or_telegram_see_may_not_carry_a_password(
+    monkeypatch: pytest.MonkeyPatch, name: str
+):
+    monkeypatch.setenv(name, "https://admin:hunter2@bot.example.com")
+    with pytest.raises(ConfigError) as raised:
+        load_settings()
+    message = str(raised.value)
+    assert name in message
+    assert "must not carry a user name or password" in message
+    assert "hunter2" not in message
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("GPURADAR_TELEGRAM_API_URL", "http://bot:hunter2@127.0.0.1:99999"),
+        ("GPURADAR_TELEGRAM_API_URL", "ftp://bot:hunter2@127.0.0.1"),
+        ("GPURADAR_SELECTEL_URL", "ftp://mirror:hunter2@127.0.0.1"),
+    ],
+)
+def test_a_bad_url_is_named_without_its_password(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str
+):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError) as raised:
+        load_settings()
+    assert name in str(raised.value)
+    assert "hunter2" not in str(raised.value)
+
+
+def test_the_password_of_every_url_setting_is_a_secret_the_logs_redact(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.setenv("GPURADAR_BOT_TOKEN", TOKEN)
+    monkeypatch.setenv("GPURADAR_TELEGRAM_API_URL", "http://bot:api%40pass@127.0.0.1:8081")
+    monkeypatch.setenv("GPURADAR_HOSTKEY_URL", "https://mirror:mirror-pass@127.0.0.1:8082")
+    monkeypatch.setenv("GPURADAR_DATABASE_URL", "postgresql://u:db-pass@127.0.0.1/gpuradar")
+    secrets = load_settings().secrets
+    assert {TOKEN, "api%40pass", "api@pass", "mirror-pass", "db-pass"} <= set(secrets)

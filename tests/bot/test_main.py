@@ -234,13 +234,13 @@ async def test_a_token_telegram_rejects_exits_2(tmp_path: Path):
     ("url", "fragment"),
     [
         ("http://127.0.0.1:99999", "GPURADAR_TELEGRAM_API_URL"),  # no such port
-        (None, "cannot reach Telegram"),  # nothing listening: retried, then given up
+        ("http://bot:hunter2@127.0.0.1:99999", "GPURADAR_TELEGRAM_API_URL"),
+        ("http://127.0.0.1:{port}", "cannot reach Telegram"),  # retried, then given up
+        ("http://bot:hunter2@127.0.0.1:{port}", "GPURADAR_TELEGRAM_API_URL=http://bot:***@127"),
     ],
 )
-def test_start_up_failures_are_one_line_without_the_token(
-    tmp_path: Path, url: str | None, fragment: str
-):
-    address = url or f"http://127.0.0.1:{free_port()}"
+def test_start_up_failures_are_one_line_without_the_token(tmp_path: Path, url: str, fragment: str):
+    address = url.format(port=free_port())
     result = run_bot(
         tmp_path,
         {
@@ -258,6 +258,7 @@ def test_start_up_failures_are_one_line_without_the_token(
     assert "Traceback" not in result.stderr
     secret = TOKEN.split(":")[1]
     assert secret not in result.stderr + result.stdout
+    assert "hunter2" not in result.stderr + result.stdout  # the API URL's password
 
 
 async def test_with_a_token_the_process_polls_and_stops_on_sigterm_and_a_second_exits_2(
