@@ -405,6 +405,7 @@ async def webhook_app(
     db_path: Path,
     *,
     election: ElectionFactory | None = None,
+    throttle_interval: float = 0.0,
     **settings: object,
 ) -> AsyncIterator[Application]:
     accept_set_webhook(telegram)
@@ -419,7 +420,7 @@ async def webhook_app(
         ),
         token=TOKEN,
         api_url=telegram.base_url,
-        throttle_interval=0.0,
+        throttle_interval=throttle_interval,
         election=election,
     )
     started_at = telegram.mark()
