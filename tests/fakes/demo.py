@@ -4,8 +4,8 @@ The fake Selectel starts with its 8× H100 server out of units (on pre-order). T
 watches for you, then puts that server in stock (an "in stock" alert for `/watch h100`), then
 cuts its price from 3 950 000 to 3 600 000 ₽ a month, under 650 ₽ per GPU-hour (a "below target"
 alert for `/watch h100 max=650`). Each change is followed by a refresh on the spot, so the whole
-script takes a few seconds. Then whatever you type (or pipe in) goes to the bot, with the fake
-sites still serving:
+script takes a few seconds, while the chart workers warm up. Then whatever you type (or pipe in)
+goes to the bot, with the fake sites still serving:
 
     make demo
     printf '/watch a100 80gb max=250\\n/prices h100\\n' | make demo
@@ -16,6 +16,7 @@ State lives in data/demo/ (wiped at each start); the log is data/demo/gpuradar.l
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -146,8 +147,23 @@ async def run_script(console: Console, h100: H100Control) -> bool:
         if not await refresh_now(console, "selectel") or not await until(alerted):
             note(f"(demo: step {number} made no alert in time; see data/demo/gpuradar.log)")
             return False
+    await charts_ready(console)
     note("(demo: both alerts came. Now it is your turn: try /prices, /fit 13b qlora, /subs)")
     return True
+
+
+async def charts_ready(console: Console) -> None:
+    """Before the user's turn: the chart workers the console started warming (by
+    GPURADAR_CHART_WARM_UP) have imported matplotlib, so a first /history waits for its
+    drawing only. Mostly done by now, behind the script; on a busy machine the rest is waited
+    for here, up to WAIT_S (past that, or should the warm-up fail, the first chart starts
+    them)."""
+    charts = console.application.charts
+    if charts is None or not charts.warming:
+        return
+    # Shielded: a warm-up that outlasts the wait goes on in the background.
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(asyncio.shield(charts.warm_up()), WAIT_S)
 
 
 async def demo(stdin: TextIO, stdout: TextIO, folder: Path = DEMO_DIR) -> int:
