@@ -378,7 +378,13 @@ async def test_console_mode_only_warns_when_the_port_is_taken(
 ):
     with taken_port() as port:
         settings = Settings.model_validate(
-            {"db_path": db_path, "monitor": False, "ops_host": "127.0.0.1", "ops_port": port}
+            {
+                "db_path": db_path,
+                "monitor": False,
+                "ops_host": "127.0.0.1",
+                "ops_port": port,
+                "chart_warm_up": False,  # no chart here: no worker to start
+            }
         )
         output = StringIO()
         with caplog.at_level(logging.WARNING, logger="gpuradar"):
