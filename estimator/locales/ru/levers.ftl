@@ -1,0 +1,3 @@
+## Plan caveats of CPU offload (estimator/planner.py)
+
+caveat-short-ram_unpublished = ОЗУ сервера не указано — сверьте с нуждой offload
