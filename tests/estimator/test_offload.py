@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from estimator import gpus as catalog
+from estimator.advice import memory_advice
 from estimator.cost import PriceQuote
 from estimator.models import get_model
 from estimator.offload import (
@@ -134,3 +135,14 @@ def test_ram_is_no_concern_without_offload() -> None:
     plans = plan_runs(sizing, [quote(1.0), quote(None)])
     assert len(plans) == 2
     assert all(Caveat.RAM_UNPUBLISHED not in plan.caveats for plan in plans)
+
+
+def test_offload_is_advised_only_with_the_host_ram_it_needs() -> None:
+    query = full_70b(Offload.NONE)
+    [offload] = [item for item in memory_advice(query, LLAMA_70B) if item.code == "offload"]
+    assert offload.saves_gib > 100
+    assert float(offload.value) == pytest.approx(
+        host_ram(replace(query, offload=Offload.OPTIMIZER), LLAMA_70B).needed / 1e9, abs=1
+    )
+    adapters = replace(query, method=Method.QLORA)
+    assert all(item.code != "offload" for item in memory_advice(adapters, LLAMA_70B))

@@ -50,3 +50,6 @@ offload-part-master = fp32 master weights { $size }
 offload-part-gradients = gradients { $size }
 offload-part-optimizer = optimizer states { $size }
 offload-part-params = parameters { $size }
+
+# The offload lever among «Как уменьшить память»: its saving, with the host RAM it needs.
+advice-offload = CPU offload of the optimizer (<code>offload=optimizer</code>): −{ $saves } GiB, but the server needs ≥{ $value } GB of RAM and the optimizer step runs on the CPU — many times slower

@@ -60,3 +60,6 @@ offload-part-master = fp32-копия весов { $size }
 offload-part-gradients = градиенты { $size }
 offload-part-optimizer = состояния оптимизатора { $size }
 offload-part-params = параметры { $size }
+
+# The offload lever among «Как уменьшить память»: its saving, with the host RAM it needs.
+advice-offload = CPU offload оптимизатора (<code>offload=optimizer</code>): −{ $saves } ГиБ, но на сервере нужно ≥{ $value } ГБ ОЗУ, а шаг оптимизатора идёт на CPU — во много раз медленнее
