@@ -148,14 +148,18 @@ def _current(comparison: Comparison, language: str) -> Html | str:
     return _code(setting)
 
 
-def lever_lines(answer: FitAnswer, language: str, *, defaults: bool = True) -> list[str]:
+def lever_lines(
+    answer: FitAnswer, language: str, *, defaults: bool = True, asked: int | None = None
+) -> list[str]:
     """One short line per comparison: how the run was sized (its verdict is the line above)
     and the way of the lever that matters most. `defaults=False` leaves out the unstated
-    defaults (a short answer that would not fit a phone otherwise)."""
+    defaults and `asked` keeps only that many levers asked about (a short answer that would
+    not fit a phone otherwise)."""
     i18n = translator(language)
     lines = []
+    kept = [c for c in answer.levers if c.asked][:asked]
     for comparison in answer.levers:
-        if not comparison.asked and not defaults:
+        if (comparison.asked and comparison not in kept) or (not comparison.asked and not defaults):
             continue
         other = comparison.pick
         lines.append(

@@ -66,15 +66,23 @@ def model_label(answer: FitAnswer) -> str:
 def render_short(answer: FitAnswer, language: str) -> str:
     if needs_gpu(answer):  # a reverse question with no card: it says which card, no more
         return needs_gpu_text(answer, language)
-    message = _short(answer, language, defaults=True)
-    if len(to_plain(message)) > SHORT_LIMIT:
-        # The unstated defaults that decide the verdict go to «Подробнее» before anything
-        # the person asked.
-        message = _short(answer, language, defaults=False)
+    asked = sum(comparison.asked for comparison in answer.levers)
+    defaults = True
+    message = _short(answer, language, defaults=defaults, asked=asked)
+    # Past a phone screen, the unstated defaults that decide the verdict go to «Подробнее»
+    # first, then the last levers asked about (the details compare every one).
+    while len(to_plain(message)) > SHORT_LIMIT:
+        if defaults:
+            defaults = False
+        elif asked > 1:
+            asked -= 1
+        else:
+            break
+        message = _short(answer, language, defaults=defaults, asked=asked)
     return message
 
 
-def _short(answer: FitAnswer, language: str, *, defaults: bool) -> str:
+def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> str:
     # What was assumed about the method comes first: a verdict never rests on it unsaid.
     i18n = translator(language)
     # A reverse answer (ctx=max) or the cheapest card asked for heads the answer.
@@ -113,7 +121,7 @@ def _short(answer: FitAnswer, language: str, *, defaults: bool) -> str:
         lines.append(offload)
     # A question is not an instruction: each lever asked about, and each unstated default
     # that decides the verdict, sized both ways.
-    lines += lever_lines(answer, language, defaults=defaults)
+    lines += lever_lines(answer, language, defaults=defaults, asked=asked)
     other = _stack_that_fits(answer)
     if other is not None:
         stack, peak = other

@@ -65,6 +65,6 @@ async def test_the_offload_question_is_answered_without_switching_it_on(
         )
     assert "Read: offload" not in text
     assert "does not fit" in text  # 167 GiB per GPU without offload
-    assert "❓ Offload: sized without offload, as asked." in text
+    assert "❓ Offload — you asked. Sized without offload." in text
     assert "the server needs ≥1.7 TB of RAM" in text
     assert "RTX A4000" not in text

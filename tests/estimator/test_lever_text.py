@@ -37,7 +37,7 @@ def test_the_offload_question_in_russian() -> None:
     assert "❌ 8× H100 PCIe (zero3): не помещается" in short  # the run as asked
     assert "Пик видеопамяти: 167,3 ГиБ" in short
     assert (
-        "❓ Offload: считаю без offload, как спрошено. С offload=optimizer — 42,0 ГиБ на GPU,"
+        "❓ Offload — вы спросили. Считаю без offload. С offload=optimizer — 42,0 ГиБ на GPU,"
         " помещается; на сервере нужно ≥1,7 ТБ ОЗУ, шаг оптимизатора на CPU ~42 с" in short
     )
     assert "медленнее" in short
@@ -52,7 +52,7 @@ def test_the_offload_question_in_english() -> None:
     short, details = short_and_details(OFFLOAD_QUESTION, "en", "offload")
     assert "❌ 8× H100 PCIe (zero3): does not fit" in short
     assert (
-        "❓ Offload: sized without offload, as asked. With offload=optimizer — 42.0 GiB per GPU,"
+        "❓ Offload — you asked. Sized without offload. With offload=optimizer — 42.0 GiB per GPU,"
         " fits; the server needs ≥1.7 TB of RAM, optimizer step on the CPU ~42 s" in short
     )
     assert "• offload=params: 25.8 GiB per GPU, fits; the server needs ≥1.9 TB of RAM" in details
@@ -134,3 +134,14 @@ def test_the_header_quotes_the_words_that_set_a_slot() -> None:
     answer = replace(build_answer(parsed, load_gpus()), words={"ctx": "50к"})
     short = parse_telegram_html(render_short(answer, "ru"))
     assert "Прочитал: ctx=51200 («50к»)" in short
+
+
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_many_levers_asked_keep_the_first_in_a_phone_screen_and_all_in_details(
+    language: str,
+) -> None:
+    levers = ("offload", "shard", "optimizer", "precision", "grad_checkpointing", "stack")
+    short, details = short_and_details(OFFLOAD_QUESTION, language, *levers)  # < 900 inside
+    assert "❓ Offload" in short
+    assert "ℹ️" not in short  # the unstated defaults go first
+    assert details.count("•") >= 2 * len(levers)

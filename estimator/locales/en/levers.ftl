@@ -15,7 +15,7 @@ lever-name-stack = Stack
 lever-name-method = Method
 
 # A lever asked about ("do we need offload?"): the run as read, then the lever switched.
-lever-asked = ❓ { $name }: sized { $current }, as asked. With { $setting } — { $other }{ $costs }.
+lever-asked = ❓ { $name } — you asked. Sized { $current }. With { $setting } — { $other }{ $costs }.
 # A setting not stated whose default decides the verdict on the asked card.
 lever-default = ℹ️ Sized { $current } — not stated. With { $setting } — { $other }{ $costs }.
 lever-current-none = without offload

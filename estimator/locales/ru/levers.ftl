@@ -15,7 +15,7 @@ lever-name-stack = Стек
 lever-name-method = Метод
 
 # A lever asked about («нужен ли offload?»): the run as read, then the lever switched.
-lever-asked = ❓ { $name }: считаю { $current }, как спрошено. С { $setting } — { $other }{ $costs }.
+lever-asked = ❓ { $name } — вы спросили. Считаю { $current }. С { $setting } — { $other }{ $costs }.
 # A setting not stated whose default decides the verdict on the asked card.
 lever-default = ℹ️ Считаю { $current } — не указано. С { $setting } — { $other }{ $costs }.
 lever-current-none = без offload
