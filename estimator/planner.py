@@ -13,7 +13,10 @@ Each plan is true on its own terms:
 * its cost is its own billing: the hourly rate × the hours, or whole months of a monthly
   plan, with the hours of work those months buy;
 * it carries the caveats a renter must read before paying (tight, no bf16, slow, abroad,
-  stock not published, a month rented for hours of work, no Unsloth on this card).
+  stock not published, a month rented for hours of work, no Unsloth on this card, RAM not
+  published for a run that offloads to it);
+* a run with CPU offload fits a server only with the host RAM it needs (estimator.offload),
+  where the provider publishes the server's RAM.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from estimator.cost import HOURS_PER_MONTH, PriceQuote
 from estimator.fit import Verdict, grade, trains_in_bf16
 from estimator.hardware import runs_unsloth
 from estimator.memory import estimate_memory
+from estimator.offload import host_ram
 from estimator.query import FitQuery, Method, Sharding, Stack
 from estimator.specs import GpuSpec, ModelSpec
 from estimator.timing import CardClass, card_class, tokens_per_second, training_time
@@ -45,6 +49,7 @@ class Caveat(StrEnum):
     ABROAD = "abroad"  # the server is outside Russia
     STOCK_UNPUBLISHED = "stock_unpublished"  # priced, but the provider publishes no stock
     MONTH_FOR_HOURS = "month_for_hours"  # whole months rented for a run of hours
+    RAM_UNPUBLISHED = "ram_unpublished"  # the run offloads to host RAM the offer does not state
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,9 @@ class _Fitter:
     def __init__(self, sizing: Sizing) -> None:
         self.query = sizing.query
         self.model = sizing.model
+        # Host RAM the run's CPU offload needs on a server, GB (0 without offload); the same
+        # on any card count (estimator.offload).
+        self.ram_gb = host_ram(sizing.query, sizing.model).needed / 1e9
         self._peaks: dict[tuple[int, Sharding], float] = {}
         self._rates: dict[tuple[str, int], float] = {}
         self._hours: dict[tuple[str, int], float | None] = {}
@@ -227,7 +235,12 @@ def admits(quote: PriceQuote, constraints: Constraints) -> bool:
 
 
 def _caveats(
-    plan_gpu: GpuSpec, quote: PriceQuote, verdict: Verdict, query: FitQuery, hours: float | None
+    plan_gpu: GpuSpec,
+    quote: PriceQuote,
+    verdict: Verdict,
+    query: FitQuery,
+    hours: float | None,
+    ram_gb: float,
 ) -> tuple[Caveat, ...]:
     found: list[Caveat] = []
     if verdict is Verdict.TIGHT:
@@ -242,6 +255,8 @@ def _caveats(
         found.append(Caveat.ABROAD)
     if not quote.stock_published:
         found.append(Caveat.STOCK_UNPUBLISHED)
+    if ram_gb > 0 and quote.ram_gb is None:
+        found.append(Caveat.RAM_UNPUBLISHED)
     if quote.rub_per_hour is None and hours is not None:
         rented = months_for(hours) * HOURS_PER_MONTH
         if hours < MONTH_USE_SHARE * rented:
@@ -249,9 +264,19 @@ def _caveats(
     return tuple(found)
 
 
-def plan_for(sizing: Sizing, quote: PriceQuote, fitter: _Fitter | None = None) -> Plan | None:
-    """The plan one quote makes for the run, or None when the run does not fit its cards."""
+def short_of_ram(quote: PriceQuote, ram_gb: float) -> bool:
+    """Whether the server's published RAM is below what the run's offload needs."""
+    return ram_gb > 0 and quote.ram_gb is not None and quote.ram_gb < ram_gb
+
+
+def plan_for(
+    sizing: Sizing, quote: PriceQuote, fitter: _Fitter | None = None, *, check_ram: bool = True
+) -> Plan | None:
+    """The plan one quote makes for the run, or None when the run does not fit its cards (or,
+    with `check_ram`, an offloading run its published RAM)."""
     fitter = fitter or _Fitter(sizing)
+    if check_ram and short_of_ram(quote, fitter.ram_gb):
+        return None
     gpu = catalog.get(quote.gpu_id)
     fitted = fitter.fit(gpu, quote.gpus)
     if fitted is None:
@@ -279,7 +304,7 @@ def plan_for(sizing: Sizing, quote: PriceQuote, fitter: _Fitter | None = None) -
         months=months,
         cost_rub=cost,
         rub_per_million_tokens=per_million,
-        caveats=_caveats(gpu, quote, verdict, sizing.query, hours),
+        caveats=_caveats(gpu, quote, verdict, sizing.query, hours, fitter.ram_gb),
     )
 
 
@@ -295,14 +320,20 @@ def _rank(plan: Plan) -> tuple[float, float, float, int]:
 
 
 def plan_runs(
-    sizing: Sizing, quotes: Iterable[PriceQuote], constraints: Constraints = Constraints()
+    sizing: Sizing,
+    quotes: Iterable[PriceQuote],
+    constraints: Constraints = Constraints(),
+    *,
+    check_ram: bool = True,
 ) -> list[Plan]:
-    """Every admissible quote that holds the run, best first."""
+    """Every admissible quote that holds the run, best first. `check_ram=False` drops the
+    host RAM check of an offloading run (to tell whether RAM alone left no plan)."""
     fitter = _Fitter(sizing)
     plans = [
         made
         for quote in quotes
-        if admits(quote, constraints) and (made := plan_for(sizing, quote, fitter)) is not None
+        if admits(quote, constraints)
+        and (made := plan_for(sizing, quote, fitter, check_ram=check_ram)) is not None
     ]
     return sorted(plans, key=_rank)
 

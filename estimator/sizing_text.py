@@ -17,6 +17,14 @@ from estimator.answer import FitAnswer
 from estimator.fit import RENTED_CARDS, GpuFit, Verdict, trains_in_bf16
 from estimator.hardware import runs_unsloth
 from estimator.i18n import Html, translator
+from estimator.lever_text import (
+    lever_details,
+    lever_lines,
+    offload_details,
+    offload_line,
+    ram_short_line,
+    read_line,
+)
 from estimator.models import LLAMA_LADDER
 from estimator.parsing.build import covering_ctx
 from estimator.plan_text import (
@@ -27,6 +35,7 @@ from estimator.plan_text import (
     no_hourly_line,
     plan_line,
     rubles,
+    size_text,
     unmet_line,
     usage_line,
 )
@@ -38,22 +47,6 @@ from estimator.stacks import profile
 MESSAGE_LIMIT = 4096
 SHORT_LIMIT = 900
 BEST = 3
-
-
-def size_text(value_bytes: float) -> str:
-    """Disk size in decimal units, as file managers and providers show it."""
-    for unit, scale in (("ТБ", 1e12), ("ГБ", 1e9), ("МБ", 1e6)):
-        if value_bytes >= scale:
-            return f"{value_bytes / scale:.1f} {unit}"
-    return f"{value_bytes / 1e3:.0f} КБ"
-
-
-def _size_text(language: str, value_bytes: float) -> str:
-    shown = size_text(value_bytes)
-    if language == "en":
-        for ru, en in (("ТБ", "TB"), ("ГБ", "GB"), ("МБ", "MB"), ("КБ", "KB")):
-            shown = shown.replace(ru, en)
-    return shown
 
 
 def to_plain(message: str) -> str:
@@ -73,6 +66,23 @@ def model_label(answer: FitAnswer) -> str:
 def render_short(answer: FitAnswer, language: str) -> str:
     if needs_gpu(answer):  # a reverse question with no card: it says which card, no more
         return needs_gpu_text(answer, language)
+    asked = sum(comparison.asked for comparison in answer.levers)
+    defaults = True
+    message = _short(answer, language, defaults=defaults, asked=asked)
+    # Past a phone screen, the unstated defaults that decide the verdict go to «Подробнее»
+    # first, then the last levers asked about (the details compare every one).
+    while len(to_plain(message)) > SHORT_LIMIT:
+        if defaults:
+            defaults = False
+        elif asked > 1:
+            asked -= 1
+        else:
+            break
+        message = _short(answer, language, defaults=defaults, asked=asked)
+    return message
+
+
+def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> str:
     # What was assumed about the method comes first: a verdict never rests on it unsaid.
     i18n = translator(language)
     # A reverse answer (ctx=max) or the cheapest card asked for heads the answer.
@@ -81,6 +91,10 @@ def render_short(answer: FitAnswer, language: str) -> str:
         *_method_line(answer, language),
         _title(answer, language),
     ]
+    # Every setting read beyond the title, so a misread word shows before the verdict.
+    read = read_line(answer, language)
+    if read is not None:
+        lines.append(read)
     lines += _constraints_line(answer, language)
     lines += _ctx_lines(answer, language)
     if answer.model_from_size:
@@ -102,6 +116,12 @@ def render_short(answer: FitAnswer, language: str) -> str:
             )
         )
     lines.append(_peak(answer, language))
+    offload = offload_line(answer, language)
+    if offload is not None:
+        lines.append(offload)
+    # A question is not an instruction: each lever asked about, and each unstated default
+    # that decides the verdict, sized both ways.
+    lines += lever_lines(answer, language, defaults=defaults, asked=asked)
     other = _stack_that_fits(answer)
     if other is not None:
         stack, peak = other
@@ -319,10 +339,7 @@ def _best(answer: FitAnswer, language: str) -> str:
         if all(plan.hours is None for plan in shown):
             lines.append(i18n("fit-time-hint"))
         return "\n".join(lines)
-    if answer.unmet:
-        note = unmet_line(answer.unmet, language)
-    else:
-        note = i18n("fit-prices-none-fit" if answer.prices_known else "fit-prices-none")
+    note = _no_plan_note(answer, language)
     cards = _fitting_cards(answer)
     if not cards:
         return note
@@ -340,6 +357,17 @@ def _best(answer: FitAnswer, language: str) -> str:
             )
         )
     return "\n".join([*lines, note])
+
+
+def _no_plan_note(answer: FitAnswer, language: str) -> str:
+    """Why no live offer is a plan: a stated constraint, the servers' RAM for the run's
+    offload, or nothing in stock that holds it."""
+    if answer.unmet:
+        return unmet_line(answer.unmet, language)
+    ram = ram_short_line(answer, language)
+    if ram is not None:
+        return ram
+    return translator(language)("fit-prices-none-fit" if answer.prices_known else "fit-prices-none")
 
 
 def _with_asked_card(answer: FitAnswer, shown: list[Plan]) -> list[Plan]:
@@ -380,6 +408,12 @@ def _fitting_cards(answer: FitAnswer) -> list[GpuFit]:
 
 def render_details(answer: FitAnswer, language: str) -> str:
     parts = [_title(answer, language), _table(answer, language)]
+    levers = lever_details(answer, language)
+    if levers is not None:
+        parts.append(levers)
+    offload = offload_details(answer, language)
+    if offload is not None:
+        parts.append(offload)
     if answer.advice:
         parts.append(_advice(answer, language))
     if answer.cautions:
@@ -469,11 +503,7 @@ def _prices(answer: FitAnswer, language: str) -> str:
         shown = with_hourly(answer.plans, 5)
         lines += [plan_line(n, plan, language) for n, plan in enumerate(shown, start=1)]
         return "\n".join(lines)
-    if answer.unmet:
-        return unmet_line(answer.unmet, language)
-    if answer.prices_known:
-        return i18n("fit-prices-none-fit")
-    return i18n("fit-prices-none")
+    return _no_plan_note(answer, language)
 
 
 def _break_even(answer: FitAnswer, language: str) -> str:
@@ -488,11 +518,11 @@ def _checkpoint(answer: FitAnswer, language: str) -> str:
     i18n = translator(language)
     size = answer.checkpoint
     assert size is not None
-    model = _size_text(language, size.model_bytes)
+    model = size_text(language, size.model_bytes)
     if size.adapter_bytes is not None:
-        adapter = _size_text(language, size.adapter_bytes)
+        adapter = size_text(language, size.adapter_bytes)
         return i18n("fit-checkpoint-adapter", adapter=adapter, model=model)
-    resume = _size_text(language, size.resume_bytes or size.model_bytes)
+    resume = size_text(language, size.resume_bytes or size.model_bytes)
     return i18n("fit-checkpoint-full", model=model, resume=resume)
 
 

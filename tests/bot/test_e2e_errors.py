@@ -53,6 +53,22 @@ async def test_handler_exception_gets_apology_and_redacted_log(
     assert TOKEN.split(":")[1] not in log
 
 
+async def test_with_the_database_down_the_apology_is_in_the_persons_language(
+    telegram: FakeTelegram, db_path: Path
+):
+    async with running_app(telegram, db_path) as application:
+
+        async def database_down(*args: object, **kwargs: object) -> User:
+            raise ConnectionError("PostgreSQL is not answering")
+
+        application.store.ensure_user = database_down  # type: ignore[method-assign]
+        application.store.get_user = database_down  # type: ignore[method-assign]
+        after = telegram.mark()
+        telegram.push_message(CHAT + 1, "/help", language_code="en")
+        apology = await telegram.wait_for_call("sendMessage", after=after)
+    assert apology.result["text"].startswith("Sorry, something went wrong.")
+
+
 async def test_failing_button_gets_its_spinner_stopped_and_an_apology(
     telegram: FakeTelegram, db_path: Path
 ):

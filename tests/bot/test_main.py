@@ -201,7 +201,7 @@ async def greet_then_stop(
 ) -> bytes:
     """Once the bot calls `ready`, /start must be answered; then SIGTERM. Its stderr."""
     try:
-        await telegram.wait_for_call(ready, timeout=30)
+        await telegram.wait_for_call(ready)
         after = telegram.mark()
         telegram.push_message(7, "/start")
         reply = await telegram.wait_for_call("sendMessage", after=after)
@@ -270,7 +270,7 @@ async def test_with_a_token_the_process_polls_and_stops_on_sigterm_and_a_second_
         env = {"GPURADAR_BOT_TOKEN": TOKEN, "GPURADAR_TELEGRAM_API_URL": telegram.base_url}
         first = await start_bot_process(tmp_path, env)
         try:
-            await telegram.wait_for_call("getMe", timeout=30)
+            await telegram.wait_for_call("getMe")
             # The second one in this process: the first's lock is another process's all the
             # same. In a thread, as this loop serves the fake Telegram meanwhile.
             second = await asyncio.to_thread(
@@ -307,7 +307,7 @@ async def test_sigterm_during_a_flood_pause_exits_within_seconds(tmp_path: Path)
         try:
             # Two chats flooded: the sender pauses every send (for its 30 s cap).
             await telegram.wait_until(
-                lambda: True if len(telegram.calls_of("sendMessage")) >= 2 else None, timeout=30
+                lambda: True if len(telegram.calls_of("sendMessage")) >= 2 else None
             )
             started = time.monotonic()
             process.send_signal(signal.SIGTERM)

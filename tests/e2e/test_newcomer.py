@@ -209,7 +209,7 @@ def piped(line: str) -> tuple[str, dict[str, str], str]:
         ["bash", "-c", producer],  # noqa: S607 - the README's own printf
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=TIMEOUT_S,
         check=True,
     ).stdout
     return stdin, dict(word.split("=", 1) for word in assignments), target
@@ -253,7 +253,7 @@ def test_make_in_the_sandbox_installs_nothing_and_runs_the_trees_own_interpreter
         env=newcomer_env(),
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=TIMEOUT_S,
         check=True,
     ).stdout
     assert "pip" not in planned
@@ -266,7 +266,7 @@ def test_make_in_the_sandbox_installs_nothing_and_runs_the_trees_own_interpreter
         [str(sandbox / ".venv" / "bin" / "python"), "-c", "import sys; print(sys.prefix)"],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=TIMEOUT_S,
         check=True,
     )
     assert Path(prefix.stdout.strip()) == TREE_VENV
