@@ -632,6 +632,8 @@ def _accuracy(answer: FitAnswer, language: str) -> str:
             median=_up(found.median_abs),
             rows=found.rows,
         )
+        if found.independent
+        else i18n("fit-details-metric-few", metric=found.metric, repos=found.repositories)
         for found in metric_lines
     )
     everything = overall()

@@ -120,6 +120,7 @@ fit-details-method = GiB = 2³⁰ bytes (as nvidia-smi shows). Checked on { $row
    *[high] { $bias }% above the measurement
 }. By metric: { $metrics }. The peak's range runs from the 10th to the 90th percentile of that error; "fits" only when its top leaves 10% of the card free.
 fit-details-metric = { $metric } { $median }% ({ $rows })
+fit-details-metric-few = { $metric }: fewer than three repositories ({ $repos })
 fit-details-length = The peak is the longest batch: { $bs } × { $ctx } tokens (ctx caps a sample's length){ $typical ->
     [none] .
    *[some] ; the average sample of ~{ $typical } tokens sets the time, not the peak.
