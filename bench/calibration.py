@@ -41,10 +41,8 @@ DEFAULT_CSV = (
 )
 
 # The longest Alpaca sample in Llama-2 tokens (litgpt's resource tables); memory follows the
-# longest batch, so unpacked Alpaca runs peak there whatever their cap above it.
+# longest batch, so an unpacked Alpaca run peaks there whatever its cap above it.
 ALPACA_LONGEST_TOKENS = 1304
-# Typical padded length of a small batch of unpacked Alpaca samples.
-ALPACA_TYPICAL_BATCH = 600
 UNKNOWN_SEQ_LEN = 256
 UNKNOWN_MICRO_BATCH = 4
 GB_PER_GIB = 2**30 / 1e9
@@ -214,11 +212,9 @@ def _seq_len(raw: str, text: str, notes: list[str]) -> int:
     cap = int(cap_match.group(1)) if cap_match else None
     dataset_text = value + " " + text
     if "alpaca" in dataset_text and "finetome" not in dataset_text:
-        # Padded to the longest sample only where the source says so; otherwise the logged
-        # peak comes from ordinary batches of this short-sample dataset.
-        padded_to_longest = "longest" in dataset_text or "litgpt" in dataset_text
-        longest = ALPACA_LONGEST_TOKENS if padded_to_longest else ALPACA_TYPICAL_BATCH
-        return min(cap, longest) if cap else longest
+        # Unpacked Alpaca: each batch is padded to its own longest sample, and the logged
+        # peak is the run's longest batch, the one holding the dataset's longest sample.
+        return min(cap, ALPACA_LONGEST_TOKENS) if cap else ALPACA_LONGEST_TOKENS
     if cap:
         return cap
     if "short" in value:
