@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import pytest
 
+from estimator.checkpoint import checkpoint_size
 from estimator.memory import CALIBRATION, estimate_memory, memory_parts
 from estimator.models import get_model
 from estimator.optimizers import (
@@ -201,3 +202,11 @@ def test_lora_adapters_page_only_their_large_matrices():
     query = FitQuery(model=model.id, method=Method.QLORA, optimizer=Optimizer.PAGED_ADAMW_8BIT)
     parts = memory_parts(query, model)
     assert 0 < parts.paged < parts.adapter_optimizer
+
+
+def test_a_full_fine_tunes_resume_checkpoint_holds_the_optimizers_own_state():
+    model = get_model("Llama-2-7B")
+    for optimizer, state in ((Optimizer.PAGED_ADAMW, 8), (Optimizer.SGD, 0), (Optimizer.LION, 4)):
+        query = FitQuery(model=model.id, method=Method.FULL, optimizer=optimizer)
+        size = checkpoint_size(query, model)
+        assert size.resume_bytes == round(model.total_params * (2 + 4 + state))  # bf16 + fp32
