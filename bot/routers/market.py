@@ -118,9 +118,10 @@ def _is_id(label: str) -> bool:
 
 
 def _members(family: str) -> list[GpuSpec]:
-    """A family as people rent it: the NVL board only when asked for by name."""
+    """A family as people rent it: a variant board (an NVL, a 48 GB RTX 4090) only when asked
+    for by name."""
     members = list(family_members(family))
-    return [g for g in members if g.form != "NVL"] or members
+    return [g for g in members if not g.variant] or members
 
 
 def _speeds(family: str) -> list[float]:
@@ -173,8 +174,15 @@ def _faster(first: str, second: str, i18n: Translator, quotes: Sequence[PriceQuo
     if len(costs) == 2:
         cheaper = min(costs, key=lambda item: item[1])[0]
         lines.append(i18n("market-faster-verdict", gpu=cheaper))
-    lines.append(i18n("market-faster-hint", fast=fast.lower(), slow=slow.lower()))
+    hint = i18n("market-faster-hint", fast=command_word(fast), slow=command_word(slow))
+    lines.append(hint)
     return "\n".join(lines)
+
+
+def command_word(gpu: str) -> str:
+    """A card as one word of a command: `gpu=rtx-4090`, never `gpu=rtx 4090`, whose second
+    word a command would read as something else."""
+    return "-".join(gpu.lower().split())
 
 
 def _constraints(
