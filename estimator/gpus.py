@@ -645,7 +645,9 @@ def _label(found: Iterable[GpuSpec]) -> str | None:
 def _mention_at(
     text: str, tokens: Sequence[_Token], i: int, index: _Index
 ) -> tuple[str, int] | None:
-    """Longest GPU name starting at token i: (label, index of its last token)."""
+    """Longest GPU name starting at token i: (label, index of its last token). A name followed
+    by a variant word ("4080 super") is another card: its label is "" and its last token the
+    variant word, for `unknown_card_in_text` to name it."""
     for end in range(_window_end(text, tokens, i), i, -1):
         if not _can_end(tokens[end - 1]):
             continue
@@ -654,7 +656,7 @@ def _mention_at(
         if label is None:
             continue
         if _followed_by_variant(text, tokens, end - 1):
-            return None  # "4080 super" is not an RTX 4080: say nothing rather than guess
+            return "", end  # "4080 super" is not an RTX 4080: say nothing rather than guess
         return label, end - 1
     return None
 
@@ -679,7 +681,8 @@ def find_in_text(text: str) -> list[tuple[str, int, int]]:
             i += 1
             continue
         label, last = found
-        mentions.append((label, tokens[i].start, tokens[last].end))
+        if label:
+            mentions.append((label, tokens[i].start, tokens[last].end))
         i = last + 1
     return mentions
 
@@ -732,6 +735,9 @@ def unknown_card_in_text(text: str) -> str | None:
     for i, token in enumerate(tokens):
         if any(start <= token.start < end for start, end in known):
             continue
+        found = _mention_at(text, tokens, i, index) if _can_start(token) else None
+        if found is not None and not found[0]:  # "4080 super": a card the catalog lacks
+            return text[token.start : tokens[found[1]].end]
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         if (
             token.text in _LINE_WORDS

@@ -130,7 +130,7 @@ async def test_a_question_of_time_is_answered_with_time_and_cost(
 ):
     await seed_prices(db_path)
     async with running_app(telegram, db_path):
-        first = await reply_to(telegram, "/fit 8b lora")
+        first = await reply_to(telegram, "/fit llama 3 8b lora")
         answer = await reply_to(telegram, question)
     assert "Время и сумма — если дать датасет" in first
     assert title(answer) == title(first)

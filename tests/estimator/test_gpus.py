@@ -78,7 +78,7 @@ PINNED = [
     ("B200 192GB", "B200"),
     ("A30 24GB", "A30"),
     ("L4", "L4"),
-    # Issue 28: the spellings people type, and every card the providers list.
+    # The spellings people type, and every card the providers list.
     ("rtx 4090", "RTX 4090"),
     ("3060", "RTX 3060"),
     ("3060 12гб", "RTX 3060"),
@@ -474,6 +474,8 @@ def test_closest_suggests_only_a_near_miss_of_one_card(typed: str, near: str | N
         ("t5 на a100", None),  # a model name is not a card
         ("deepseek v2 lite на 4090", None),
         ("датасет 1080 примеров", None),  # a count, not the GTX 1080
+        ("хватит ли 4080 super для 7b?", "4080 super"),  # another card than the RTX 4080
+        ("3080 ti потянет 13b?", "3080 ti"),
     ],
 )
 def test_unknown_card_in_text_names_what_was_written(text: str, unknown: str | None) -> None:
