@@ -15,3 +15,10 @@ clarify-gpu-unknown = I do not know the GPU “{ $value }” — it is not in my
 
 # “thanks”: a short reply, not the command help.
 chat-thanks = You are welcome! To size it again, just say what to change.
+
+# “any cheaper?”, “monthly?” after a sizing: the plans that hold that run.
+run-cheaper-title = Cheapest where { $run } fits (peak { $peak } GiB per card):
+run-month-title = By the month, where { $run } fits (peak { $peak } GiB per card):
+run-none = No offer holds { $run } right now (peak { $peak } GiB per card). I can tell you when one appears: the “🔔 Watch for fitting offers” button under the answer.
+run-month-none = No monthly offer holds { $run } right now (peak { $peak } GiB per card).
+run-cheaper-note = Cards this run does not fit on are left out, even when they are cheaper.
