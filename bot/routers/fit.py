@@ -48,6 +48,7 @@ from estimator.solve import Outcome, solve, solved_query
 from estimator.solve_text import example_label, model_example, needs_model_text, unnamed_reverse
 from estimator.unknown_model import UnknownModel, unknown_model_in_text, unknown_model_text
 from monitor.users import User
+from monitor.watch_question import watch_words_in_question
 from monitor.watch_words import watch_for_run
 
 # Wizard choices: (button label, value put into the command).
@@ -76,6 +77,10 @@ class FreeText(Filter):
     async def __call__(self, message: Message) -> bool | dict[str, Any]:
         text = message.text or ""
         if not text or text.startswith("/") or len(text) > MAX_ARGS:
+            return False
+        if watch_words_in_question(text) is not None:
+            # «alert me when 8x H100 is under 600 rub per GPU-hour for a 70b fine-tune» is a
+            # watch with a cap per GPU-hour (bot/routers/watch_question.py), not a budget.
             return False
         found = self._read(text)
         return False if found is None else {self._key: found}

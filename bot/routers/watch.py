@@ -92,7 +92,12 @@ def watch_error_text(i18n: Translator, error: QueryError) -> str:
 
 
 async def subscribe_to(store: BotStore, i18n: Translator, chat_id: int, watch: WatchFilter) -> str:
-    """Add `watch` to the chat's subscriptions; the reply that says so (or why not)."""
+    """Add `watch` to the chat's subscriptions; the reply that says so (or why not). A watch
+    the chat already has (the same filter, pressed or typed twice) is named, not added."""
+    for number, existing in enumerate(await store.subscriptions_of(chat_id), start=1):
+        if existing.filter == watch:
+            summary = describe(watch, i18n.language)
+            return i18n("watch-exists", number=number, summary=summary)
     try:
         subscription = await store.add_subscription(chat_id, watch)
     except SubscriptionLimitError:
