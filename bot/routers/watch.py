@@ -13,6 +13,7 @@ from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.button_data import SubsCallback, WatchWizardCallback
+from bot.fields import FieldError, read_amount, read_price
 from bot.ports import BotStore
 from bot.replies import show
 from bot.views.price_caps import cap_choices
@@ -351,13 +352,14 @@ def edit_keyboard(
 
 def typed_price(text: str) -> float | None:
     """«450», «1 200,5 ₽» -> 450.0, 1200.5; «0» -> 0.0 (no cap); None when it is not a
-    usable price (negative, or above MAX_TYPED_PRICE)."""
-    digits = re.sub(r"[^\d.,-]", "", text).replace(",", ".")
+    usable price (negative, or above MAX_TYPED_PRICE). Read as the Mini App's cap field is
+    (bot.fields.read_price)."""
+    if read_amount(text.strip()) == 0:
+        return 0.0
     try:
-        value = float(digits)
-    except ValueError:
+        return read_price(text, "cap", high=MAX_TYPED_PRICE)
+    except FieldError:
         return None
-    return value if 0 <= value <= MAX_TYPED_PRICE else None
 
 
 async def on_typed_price(
