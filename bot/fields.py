@@ -71,26 +71,23 @@ def read_amount(text: str, *, thousand: int = 1000) -> float | None:
 def read_price(raw: object, field: str, *, high: float) -> float:
     """₽ per GPU-hour above 0 and at most `high`: a JSON number, or text with a decimal
     comma and its unit («599,5», «600 ₽», «300 руб/ч»)."""
-    if isinstance(raw, bool):
-        raise FieldError(field, raw)
-    if isinstance(raw, int | float):
-        value: float | None = float(raw)
-    else:
-        value = read_amount(_PRICE_UNIT.sub("", _text(field, raw)))
-    if value is None or not 0 < value <= high:
-        raise FieldError(field, raw)
-    return value
+    return _positive(raw, field, _PRICE_UNIT, high)
 
 
 def read_memory(raw: object, field: str) -> float:
     """GB per card, as sold: «80», «80gb», «48 гб»."""
+    return _positive(raw, field, _MEMORY_UNIT, MAX_MEMORY_GB)
+
+
+def _positive(raw: object, field: str, unit: re.Pattern[str], high: float) -> float:
+    """A number above 0 and at most `high`: a JSON number, or text ending in `unit`."""
     if isinstance(raw, bool):
         raise FieldError(field, raw)
     if isinstance(raw, int | float):
         value: float | None = float(raw)
     else:
-        value = read_amount(_MEMORY_UNIT.sub("", _text(field, raw)))
-    if value is None or not 0 < value <= MAX_MEMORY_GB:
+        value = read_amount(unit.sub("", _text(field, raw)))
+    if value is None or not 0 < value <= high:
         raise FieldError(field, raw)
     return value
 

@@ -13,6 +13,7 @@ from monitor.scrape import ScrapeResult
 from storage import Store
 from tests.bot.conftest import running_app
 from tests.bot.test_e2e_fit import reply_to, seed_prices
+from tests.bot.test_e2e_readings import answer_alone
 from tests.factories import make_offer, store_snapshot
 from tests.fakes.telegram import FakeTelegram
 
@@ -48,8 +49,7 @@ def bullets(text: str) -> list[str]:
 async def test_thanks_get_a_short_reply_not_the_command_help(
     telegram: FakeTelegram, db_path: Path, text: str, reply: str
 ):
-    async with running_app(telegram, db_path):
-        answer = await reply_to(telegram, text)
+    answer = await answer_alone(telegram, db_path, text)
     assert answer.startswith(reply)
     assert "/fit" not in answer
     assert len(answer) < 120

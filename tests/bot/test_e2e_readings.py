@@ -30,6 +30,12 @@ async def press_starting(telegram: FakeTelegram, prefix: str) -> str:
     return await press(telegram, found[0])  # type: ignore[arg-type]
 
 
+async def answer_alone(telegram: FakeTelegram, db_path: Path, question: str) -> str:
+    """The bot's answer to one message in a fresh chat."""
+    async with running_app(telegram, db_path):
+        return await reply_to(telegram, question)
+
+
 def peak(answer: str) -> float:
     line = next(line for line in answer.splitlines() if line.startswith("Пик"))
     return float(line.split("Пик: ")[1].split(" ГиБ")[0].replace(",", "."))
@@ -96,8 +102,7 @@ async def test_a_family_asks_for_its_memory_only_when_it_changes_the_verdict(
 async def test_cards_as_people_write_them(
     telegram: FakeTelegram, db_path: Path, question: str, card: str
 ):
-    async with running_app(telegram, db_path):
-        answer = await reply_to(telegram, question)
+    answer = await answer_alone(telegram, db_path, question)
     verdict = answer.split("\n\n")[0]
     assert f"{card}: помещается" in verdict or f"{card}: на одной не" in verdict, answer
 
@@ -134,16 +139,14 @@ async def test_the_48gb_4090_a_provider_rents_is_planned(telegram: FakeTelegram,
 async def test_an_unknown_card_is_named_never_swapped(
     telegram: FakeTelegram, db_path: Path, question: str, reply: str
 ):
-    async with running_app(telegram, db_path):
-        answer = await reply_to(telegram, question)
+    answer = await answer_alone(telegram, db_path, question)
     assert answer.startswith(reply)
     assert "Пик" not in answer  # not sized as some other card, nor without it
 
 
 @pytest.mark.xfail(strict=True, reason="READ-A: the /fit grammar reads a card of two words")
 async def test_a_card_of_two_words_after_gpu_is_read(telegram: FakeTelegram, db_path: Path):
-    async with running_app(telegram, db_path):
-        answer = await reply_to(telegram, "/fit 13b qlora gpu=rtx 4090")
+    answer = await answer_alone(telegram, db_path, "/fit 13b qlora gpu=rtx 4090")
     assert "RTX 4090: помещается" in answer
 
 
