@@ -21,10 +21,10 @@ import io
 import ipaddress
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 from aiohttp import web
 
@@ -90,6 +90,10 @@ OFFER_FIELDS = (
 )
 
 
+# An address or network the rate limit trusts to name the client (Settings.trusted_proxies).
+Network: TypeAlias = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
 class OpenDataStore(Protocol):
     async def data_version(self) -> str: ...
 
@@ -142,6 +146,7 @@ class OpenData:
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         buckets: ClientBuckets | None = None,
         clock: Callable[[], float] = time.monotonic,
+        trusted_proxies: Sequence[Network] = (),
     ) -> None:
         self._store = store
         self._intervals = intervals
@@ -149,6 +154,7 @@ class OpenData:
         self._now = now
         self._buckets = buckets or ClientBuckets()
         self._clock = clock
+        self._trusted_proxies = tuple(trusted_proxies)
         self._answers: dict[str, _Answer] = {}
 
     def add_routes(self, app: web.Application) -> None:
@@ -160,7 +166,9 @@ class OpenData:
 
     def _guarded(self, read: Callable[[web.Request], Any]) -> Callable[[web.Request], Any]:
         async def handle(request: web.Request) -> web.Response:
-            client = client_address(request.remote, request.headers.get("X-Forwarded-For"))
+            client = client_address(
+                request.remote, request.headers.get("X-Forwarded-For"), self._trusted_proxies
+            )
             wait = self._buckets.take(client)
             if wait > 0:
                 return too_many_requests(wait)
@@ -290,17 +298,18 @@ def too_many_requests(wait_s: float) -> web.Response:
     )
 
 
-def client_address(peer: str | None, forwarded: str | None) -> str:
-    """Whom a request counts against. Behind the proxy (deploy/Caddyfile) every request comes
-    from its private address, and the client is the last X-Forwarded-For entry, which the
-    proxy appended; from anywhere else the header is whatever the client wrote, so the peer
-    itself counts."""
+def client_address(peer: str | None, forwarded: str | None, trusted: Sequence[Network]) -> str:
+    """Whom a request counts against. Behind a trusted proxy (`GPURADAR_TRUSTED_PROXIES`: the
+    Caddy of deploy/compose.yaml) the client is the last X-Forwarded-For entry, which the
+    proxy appended; from any other peer, a neighbour on the same private network included,
+    the header is whatever the client wrote, so the peer itself counts."""
     if peer is None:
         return "?"
     try:
-        behind_proxy = ipaddress.ip_address(peer).is_private  # loopback and RFC 1918 alike
+        address = ipaddress.ip_address(peer)
     except ValueError:
         return peer
+    behind_proxy = any(address in network for network in trusted)
     last = forwarded.rsplit(",", 1)[-1].strip() if forwarded else ""
     return last if behind_proxy and last else peer
 

@@ -33,10 +33,10 @@ async def test_a_full_fine_tune_by_its_everyday_names_is_sized_as_full(
     async with running_app(telegram, db_path):
         ful = await reply_to(telegram, "влезет ли мистраль 7б в 4090 фул файнтюн")
         full = await reply_to(telegram, "влезет ли мистраль 7б в 4090 фулл")
-        no_lora = await reply_to(telegram, "7b без лоры")
+        no_lora = await reply_to(telegram, "13b без лоры")
         weights = await reply_to(telegram, "а если обучать все веса у llama 3 8b на h100?")
         english = await reply_to(telegram, "llama 3 8b without lora on an a100 80gb")
-        command = await reply_to(telegram, "/fit 7b no lora")
+        command = await reply_to(telegram, "/fit 13b no lora")
     mistral_full = peak_shown("влезет ли мистраль 7б в 4090 фул файнтюн")
     # Weights, grads, fp32 masters and Adam's two moments: 16 bytes a parameter at least.
     assert float(mistral_full.replace(",", ".")) > 16 * 7.2e9 / 2**30
@@ -45,10 +45,10 @@ async def test_a_full_fine_tune_by_its_everyday_names_is_sized_as_full(
         assert "❌ RTX 4090" in text
         assert "✅" not in text.split("\n\n")[0]  # the verdict block
         assert f"Пик видеопамяти: {mistral_full} ГиБ" in text
-    assert no_lora.startswith("7B · full")
+    assert no_lora.startswith("13B · full")
     assert "Llama-3.1-8B · full" in weights
     assert "Llama-3.1-8B · full" in english
-    assert command.startswith("7B · full")
+    assert command.startswith("13B · full")
 
 
 async def test_ruling_a_method_out_never_selects_it(telegram: FakeTelegram, db_path: Path) -> None:
@@ -158,12 +158,12 @@ async def test_offer_constraints_are_shown_and_kept_by_the_buttons(
 ) -> None:
     async with running_app(telegram, db_path):
         words = await reply_to(
-            telegram, "7b лора, карта с 48 гигами, только РФ, до 300 ₽/ч, 60 часов в месяц"
+            telegram, "13b лора, карта с 48 гигами, только РФ, до 300 ₽/ч, 60 часов в месяц"
         )
-        command = await reply_to(telegram, "/fit 7b lora vram=48 hpm=60 loc=ru rate=300")
+        command = await reply_to(telegram, "/fit 13b lora vram=48 hpm=60 loc=ru rate=300")
         await press(telegram, "Подробнее")
         back = await press(telegram, "Кратко")
-        budget = await reply_to(telegram, "8b qlora до 300 ₽/ч, уложусь в 4000 ₽")
+        budget = await reply_to(telegram, "13b qlora до 300 ₽/ч, уложусь в 4000 ₽")
     line = "Условия: карта от 48 ГБ · только РФ · до 300 ₽/ч · 60 ч в месяц"
     assert words.splitlines()[1] == line
     assert command.splitlines()[1] == line

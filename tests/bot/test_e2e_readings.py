@@ -81,7 +81,8 @@ async def test_a_family_asks_for_its_memory_only_when_it_changes_the_verdict(
         both_fit = await reply_to(telegram, "/fit 13b qlora gpu=a100")
     assert question.startswith("A100 бывает с разной памятью")
     assert buttons == ["A100 40GB PCIe — не помещается", "A100 80GB PCIe — помещается"]
-    assert "✅ A100 80GB PCIe: помещается" in eighty
+    assert "A100 80GB PCIe: " in eighty.split("\n\n")[0]
+    assert "A100 80GB PCIe: на одной не" not in eighty
     # Both A100s hold a 13B QLoRA: nothing to ask, the answer comes at once.
     assert both_fit.startswith("13B · QLoRA")
 
@@ -104,7 +105,7 @@ async def test_cards_as_people_write_them(
 ):
     answer = await answer_alone(telegram, db_path, question)
     verdict = answer.split("\n\n")[0]
-    assert f"{card}: помещается" in verdict or f"{card}: на одной не" in verdict, answer
+    assert f"{card}: " in verdict, answer  # graded as that card: fits, tight or not
 
 
 async def test_the_48gb_4090_a_provider_rents_is_planned(telegram: FakeTelegram, db_path: Path):

@@ -11,10 +11,7 @@ from storage import Store
 from tests.bot.conftest import CHAT, running_app
 from tests.factories import make_offer, store_snapshot
 from tests.fakes.telegram import FakeTelegram
-
-# A cold chart pool's first chart: a spawned worker imports matplotlib first (seconds on a
-# loaded machine), not the tenths of a second a warm one takes.
-COLD_CHART_S = 30.0
+from tests.polling import COLD_CHART_S
 
 
 async def reply(telegram: FakeTelegram, text: str) -> str:

@@ -251,7 +251,7 @@ async def test_the_calculator_answers_what_fit_answers_for_the_same_run(
         # What the chat accepts, the calculator accepts: names with spaces, units, commas.
         ({"model": "Llama 3 8B", "method": "lora"}, "Llama-3.1-8B lora"),
         ({"model": "13b", "dataset": "2 гб"}, "13b ds=363636364tok"),  # 5.5 bytes a token
-        ({"model": "13b", "dataset": "20k примеров"}, "13b ds=20k tok=1024"),
+        ({"model": "13b", "dataset": "20k примеров"}, "13b ds=20k"),
         ({"model": "13b", "dataset": "50m токенов"}, "13b ds=50000000tok"),
         ({"model": "13b", "gpu": "a100 80gb"}, "13b gpu=A100-80GB-PCIe"),
         ({"model": "13b", "gpu": "rtx 4090"}, "13b gpu=RTX-4090"),

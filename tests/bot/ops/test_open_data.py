@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import ipaddress
 import json
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -74,6 +75,8 @@ async def api(store: Store, clock: FakeClock) -> AsyncIterator[TestServer]:
         started_at=lambda: T0 - timedelta(days=1),
         now=lambda: NOW,
         buckets=ClientBuckets(clock),
+        # The tests' requests stand for the proxy's (deploy/compose.yaml's Caddy).
+        trusted_proxies=(ipaddress.ip_network("127.0.0.1/32"),),
     )
     app = web.Application()
     open_data.add_routes(app)
@@ -407,13 +410,17 @@ async def test_the_running_bots_ops_server_serves_the_api(telegram: FakeTelegram
     assert [row["id"] for row in body["providers"]] == list(PROVIDERS.ids)
 
 
-def test_behind_the_proxy_the_forwarded_client_counts_elsewhere_the_peer():
-    assert client_address("10.0.0.5", "198.51.100.7") == "198.51.100.7"
-    assert client_address("127.0.0.1", "203.0.113.9, 198.51.100.7") == "198.51.100.7"
-    assert client_address("10.0.0.5", None) == "10.0.0.5"
-    # A client on the internet cannot pick its own bucket by writing the header.
-    assert client_address("93.184.216.34", "203.0.113.1") == "93.184.216.34"
-    assert client_address(None, "203.0.113.1") == "?"
+def test_behind_a_trusted_proxy_the_forwarded_client_counts_elsewhere_the_peer():
+    proxy = (ipaddress.ip_network("10.0.0.5/32"), ipaddress.ip_network("127.0.0.0/8"))
+    assert client_address("10.0.0.5", "198.51.100.7", proxy) == "198.51.100.7"
+    assert client_address("127.0.0.1", "203.0.113.9, 198.51.100.7", proxy) == "198.51.100.7"
+    assert client_address("10.0.0.5", None, proxy) == "10.0.0.5"
+    # A neighbour on the same private network is no proxy: it cannot pick its own bucket.
+    assert client_address("10.0.0.6", "203.0.113.1", proxy) == "10.0.0.6"
+    # Nor can a client on the internet, nor anyone when no proxy is configured.
+    assert client_address("93.184.216.34", "203.0.113.1", proxy) == "93.184.216.34"
+    assert client_address("10.0.0.5", "203.0.113.1", ()) == "10.0.0.5"
+    assert client_address(None, "203.0.113.1", proxy) == "?"
 
 
 async def test_clients_behind_the_proxy_have_buckets_of_their_own(api: TestServer):
