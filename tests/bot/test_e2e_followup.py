@@ -130,7 +130,7 @@ async def test_a_question_of_time_is_answered_with_time_and_cost(
 ):
     await seed_prices(db_path)
     async with running_app(telegram, db_path):
-        first = await reply_to(telegram, "/fit 8b lora")
+        first = await reply_to(telegram, "/fit llama 3 8b lora")
         answer = await reply_to(telegram, question)
     assert "Время и сумма — если дать датасет" in first
     assert title(answer) == title(first)
@@ -260,9 +260,9 @@ async def test_other_questions_after_an_answer_are_not_taken_as_follow_ups(
     async with running_app(telegram, db_path):
         await reply_to(telegram, "/fit 13b qlora ctx=4096 dataset=20k")
         cheaper = await reply_to(telegram, "где дешевле h100?")
-        fresh = await reply_to(telegram, "7b lora")  # names a model: a new question
+        fresh = await reply_to(telegram, "13b lora")  # names a model: a new question
     assert cheaper.startswith("H100 дешевле всего сейчас")
-    assert title(fresh) == "7B · LoRA · ctx 2048 · bs 1"  # not 4096, not 20k examples
+    assert title(fresh) == "13B · LoRA · ctx 2048 · bs 1"  # not 4096, not 20k examples
     assert "Время и сумма — если дать датасет" in fresh
 
 

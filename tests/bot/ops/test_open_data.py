@@ -133,6 +133,11 @@ async def test_every_offer_cheapest_per_gpu_hour_first_with_its_origin(api: Test
         ("?billing=monthly", ["4090-m"]),
         ("?gpu=h100", ["h100-8"]),
         ("?max=100", ["4090-m", "odd"]),
+        # What the chat accepts: a card of two words, a memory with it, a decimal comma.
+        ("?gpu=h100%20sxm", ["h100-8"]),
+        ("?gpu=l40s%2048gb", ["l40s"]),
+        ("?max=100%2C5", ["4090-m", "odd"]),
+        ("?max=400%20%E2%82%BD", ["4090-m", "odd", "l40s", "h100-8"]),
     ],
 )
 async def test_the_filters_of_prices(api: TestServer, query: str, skus: list[str]):
@@ -146,7 +151,9 @@ async def test_the_filters_of_prices(api: TestServer, query: str, skus: list[str
         ("?min_vram=lots", "vram"),
         ("?billing=weekly", "billing"),
         ("?in_stock=maybe", "in_stock"),
-        ("?gpu=h100%20max%3D1", "one word"),
+        ("?gpu=h100%20max%3D1", "gpu: a GPU or family"),  # never a price cap in disguise
+        ("?gpu=voodoo", "gpu: a GPU or family"),
+        ("?max=cheap", "max: ₽ per GPU-hour"),
         ("?format=xml", "format"),
     ],
 )
@@ -154,6 +161,15 @@ async def test_bad_parameters_get_400_saying_which(api: TestServer, query: str, 
     status, _, body = await fetch(api, f"/api/v1/offers{query}")
     assert status == 400
     assert said in json.loads(body)["error"]
+
+
+@pytest.mark.parametrize(("query", "param"), [("?gpu=h1000", "gpu"), ("?max=0", "max")])
+async def test_a_bad_parameter_is_named_for_the_app_to_word(
+    api: TestServer, query: str, param: str
+):
+    status, _, body = await fetch(api, f"/api/v1/offers{query}")
+    assert status == 400
+    assert json.loads(body)["param"] == param
 
 
 async def test_csv_has_every_field_and_no_formula_cells(api: TestServer):
