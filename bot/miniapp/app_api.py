@@ -278,7 +278,8 @@ def _watch_row(sub: Subscription, language: str) -> dict[str, Any]:
 
 def _watch_id(request: web.Request) -> int | None:
     raw = request.match_info["id"]
-    return int(raw) if raw.isdigit() and len(raw) < 19 else None
+    # ASCII digits only: str.isdigit() also takes «³», which int() refuses.
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 19 else None
 
 
 async def _json_body(request: web.Request) -> dict[str, Any] | None:

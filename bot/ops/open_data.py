@@ -361,7 +361,8 @@ def _only(params: Mapping[str, str], allowed: tuple[str, ...]) -> None:
 
 
 def _integer(raw: str, name: str, low: int, high: int) -> int:
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    # ASCII digits only: str.isdigit() also takes «³» and «٣», which int() refuses.
+    if not (raw.isascii() and raw.isdigit()) or not low <= int(raw) <= high:
         raise BadParameterError(f"{name}: a whole number from {low} to {high}")
     return int(raw)
 
@@ -464,11 +465,19 @@ class _Answer:
 
 
 def _etag(body: bytes) -> str:
-    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    # Weak: the same answer goes out gzip-compressed or not (bot/ops/server.py `compressed`),
+    # and a strong validator would have to differ between the two.
+    return 'W/"' + hashlib.sha256(body).hexdigest()[:32] + '"'
 
 
 def _cached(request: web.Request, answer: _Answer) -> web.Response:
-    headers = {"ETag": answer.etag, "Cache-Control": CACHE_CONTROL}
+    # JSON or CSV is chosen by Accept, and either may be compressed: a cache in between (the
+    # browser's own) must keep them apart.
+    headers = {
+        "ETag": answer.etag,
+        "Cache-Control": CACHE_CONTROL,
+        "Vary": "Accept, Accept-Encoding",
+    }
     if answer.etag in request.headers.get("If-None-Match", ""):
         return web.Response(status=304, headers=headers)
     return web.Response(body=answer.body, headers={**headers, "Content-Type": answer.content_type})

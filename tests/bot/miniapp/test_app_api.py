@@ -218,6 +218,19 @@ async def test_a_bad_change_is_400_and_changes_nothing(
     assert await store.subscriptions_of(ANNA) == [watch]
 
 
+@pytest.mark.parametrize("raw", ["³", "٣", "1²"])
+async def test_a_watch_id_of_non_ascii_digits_is_not_found_not_a_crash(
+    app_server: TestServer, store: Store, raw: str
+):
+    watch = await store.add_subscription(ANNA, parse_watch("h100"))
+    for method in ("PATCH", "DELETE"):
+        status, _ = await call(
+            app_server, method, f"/app/api/watches/{raw}", auth(ANNA), {"paused": True}
+        )
+        assert status == 404, (method, raw)
+    assert await store.subscriptions_of(ANNA) == [watch]
+
+
 async def test_a_cap_that_cannot_be_read_is_refused_in_russian(
     app_server: TestServer, store: Store
 ):

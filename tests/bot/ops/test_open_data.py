@@ -410,6 +410,38 @@ async def test_the_running_bots_ops_server_serves_the_api(telegram: FakeTelegram
     assert [row["id"] for row in body["providers"]] == list(PROVIDERS.ids)
 
 
+async def test_the_ops_server_compresses_and_caches_json_and_csv_apart(
+    telegram: FakeTelegram, db_path: Path
+):
+    async with running_app(telegram, db_path) as application:
+        assert application.ops is not None
+        base = f"http://127.0.0.1:{application.ops.port}"
+        async with aiohttp.ClientSession(auto_decompress=False) as session:
+            gzip = {"Accept-Encoding": "gzip"}
+            async with session.get(f"{base}/api/v1/offers", headers=gzip) as response:
+                assert response.headers.get("Content-Encoding") == "gzip"
+                vary = response.headers["Vary"]
+                assert "Accept" in [part.strip() for part in vary.split(",")]
+                assert "Accept-Encoding" in vary
+            async with session.get(f"{base}/app/assets/nothing.js", headers=gzip) as response:
+                assert response.status in (404, 503)  # no 5xx from the compressor on an error
+        async with aiohttp.ClientSession() as session:
+            # CSV asked by Accept, then JSON: each gets its own body (and Vary tells caches so).
+            csv_first = {"Accept": "text/csv"}
+            async with session.get(f"{base}/api/v1/offers", headers=csv_first) as response:
+                assert response.content_type == "text/csv"
+            async with session.get(f"{base}/api/v1/offers") as response:
+                assert response.content_type == "application/json"
+                await response.json()
+
+
+@pytest.mark.parametrize("days", ["³", "٣", "1٣", "-1", "1e3"])
+async def test_a_number_parameter_of_other_digits_is_400(api: TestServer, days: str):
+    status, _, body = await fetch(api, f"/api/v1/history?gpu=h100&days={days}")
+    assert status == 400
+    assert "days" in json.loads(body)["error"]
+
+
 def test_behind_a_trusted_proxy_the_forwarded_client_counts_elsewhere_the_peer():
     proxy = (ipaddress.ip_network("10.0.0.5/32"), ipaddress.ip_network("127.0.0.0/8"))
     assert client_address("10.0.0.5", "198.51.100.7", proxy) == "198.51.100.7"
