@@ -116,6 +116,12 @@ def command_for(parsed: ParsedQuery) -> str:
         parts.append("loc=ru")
     if parsed.max_rub_per_hour is not None:
         parts.append(f"rate={parsed.max_rub_per_hour:g}")
+    if parsed.max_rub_per_gpu_hour is not None:
+        parts.append(f"gpurate={parsed.max_rub_per_gpu_hour:g}")
+    if parsed.max_rub_per_month is not None:
+        parts.append(f"mrate={parsed.max_rub_per_month:g}")
+    if parsed.billing is not None:
+        parts.append(f"billing={parsed.billing}")
     if CHEAPEST_NOTE in parsed.notes:
         parts.append(CHEAPEST_WORD)
     return " ".join(parts)
