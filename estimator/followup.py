@@ -153,6 +153,16 @@ FILLER_WORDS = frozenset(
         "времени",
         "время",
         "долго",
+        "но",
+        # what the run is on, named with a setting: «карта с 48 гигами», «помесячная аренда»
+        "карта",
+        "карту",
+        "карты",
+        "аренда",
+        "аренду",
+        "аренды",
+        "примеры",
+        "примеров",
         # English
         "a",
         "an",
@@ -194,6 +204,10 @@ FILLER_WORDS = frozenset(
         "long",
         "of",
         "takes",
+        "but",
+        "card",
+        "rent",
+        "examples",
     }
 )
 # A count the readers leave next to a card they did not use («или 4× a100»): the count of the
@@ -330,8 +344,23 @@ def _merged(base: Given, changes: Given) -> Given:
         base.text_language = changes.text_language
     base.asked_about = list(changes.asked_about)
     base.notes = list(changes.notes)
+    base.said = {slot: words for slot, words in base.said.items() if _still_set(base, slot)}
     base.said.update(changes.said)
     return base
+
+
+# Slots whose Given fields are named otherwise.
+_SLOT_FIELDS: dict[Slot, tuple[str, ...]] = {
+    Slot.MODEL: ("model", "size_b"),
+    Slot.GPU: ("target_gpu", "target_family"),
+    Slot.DATASET_TOKENS: ("dataset_tokens", "dataset_bytes"),
+}
+
+
+def _still_set(given: Given, slot: Slot) -> bool:
+    """Whether `given` still holds what `slot`'s words said (a replaced dataset does not)."""
+    names = _SLOT_FIELDS.get(slot, (slot.value,))
+    return any(getattr(given, name, None) not in (None, []) for name in names)
 
 
 def read_changes(text: str) -> Given | QueryError | None:
@@ -363,7 +392,8 @@ def _read(text: str) -> Given | None:
         return None
     for key, value, said in pairs:  # a pair is exact: it wins over the words' reading
         apply_pair(changes, key, value, said)
-    if not _set_fields(changes) and not any(n.startswith("ask:") for n in changes.notes):
+    asks = changes.asked_about or any(n.startswith("ask:") for n in changes.notes)
+    if not _set_fields(changes) and not asks:
         return None  # «550», «?»: nothing that changes the sizing
     return changes
 

@@ -30,7 +30,7 @@ from estimator.parsing.build import (
     resolve_gpu,
     set_solve,
 )
-from estimator.parsing.numbers import number_in
+from estimator.parsing.numbers import Unit, number_in, quantities
 from estimator.parsing.patterns import (
     MILLIONS,
     THOUSANDS,
@@ -441,7 +441,8 @@ def _positional(given: Given, words: list[str]) -> None:
         given.model, start, end = found
         given.said.setdefault(Slot.MODEL, text[start:end])
         text = text[:start] + " " + text[end:]
-    for n, word in enumerate(text.split()):
+    words = text.split()
+    for n, word in enumerate(words):
         size = size_value(word)
         if size is not None:
             _set_size(given, size)
@@ -460,13 +461,21 @@ def _positional(given: Given, words: list[str]) -> None:
             given.said.setdefault(Slot.GPU, word)
             continue
         number = number_value(word)
-        if number is not None and n < 2 and given.model is None and given.size_b is None:
+        bare = n + 1 == len(words) or _unit_of(f"{word} {words[n + 1]}") is None
+        if number is not None and bare and n < 2 and given.model is None and given.size_b is None:
             # "/fit 70 qlora": a bare number up front is a size in billions; later in a
             # sentence («карта с 48 гигами») it is something else.
             _set_size(given, number)
             given.said.setdefault(Slot.MODEL, word)
             continue
         given.notes.append(f"ignored:{word}")
+
+
+def _unit_of(words: str) -> Unit | None:
+    """The unit of the number `words` open with: «5000 рублей» counts roubles, not billions
+    of parameters."""
+    found = quantities(words)
+    return found[0].unit if found else None
 
 
 def _read_free_words(given: Given) -> None:

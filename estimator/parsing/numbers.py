@@ -191,17 +191,20 @@ def _spelled(tokens: list[Token], i: int) -> _Number | None:
 def _multiplier_first(tokens: list[Token], i: int) -> _Number | None:
     """«тысяч 5», «тысяч пять»: the multiplier before the number, as a rough sum is said."""
     token = tokens[i]
+    first = i
     multiplier = _scale_of(token)
     if multiplier is None or token.folded in {"k", "к", "m", "м", "b", "б"}:
         return None
     if i + 1 >= len(tokens) or (i > 0 and tokens[i - 1].kind == "num"):
         return None
+    if tokens[i + 1].folded in {"на", "так", "эдак"} and i + 2 < len(tokens):
+        i += 1  # «тысяч на десять»: about ten thousand
     after = tokens[i + 1]
     if after.kind == "num" and (value := _figure(after.text)) is not None:
-        return _Number(value, multiplier, i, i + 2, False)
+        return _Number(value, multiplier, first, i + 2, False)
     spelled = _spelled(tokens, i + 1)
     if spelled is not None and spelled.scale == 0:
-        return _Number(spelled.mantissa, multiplier, i, spelled.last, True)
+        return _Number(spelled.mantissa, multiplier, first, spelled.last, True)
     return None
 
 
@@ -360,6 +363,10 @@ def quantities_of(tokens: list[Token]) -> list[Quantity]:
                 and number.scale == 0
             ):
                 unit, j = Unit.TIMES, j + 1
+        start = tokens[number.first].start
+        sign = tokens[number.first - 1] if number.first > 0 else None
+        if unit is None and sign is not None and sign.text in UNIT_SYMBOLS and token.glued:
+            unit, start = Unit(UNIT_SYMBOLS[sign.text]), sign.start  # "$100", «₽500»
         if unit in (Unit.RUB, Unit.USD):
             rate = _per(tokens, j)
             if rate is not None:
@@ -369,7 +376,7 @@ def quantities_of(tokens: list[Token]) -> list[Quantity]:
                 number.mantissa,
                 number.scale,
                 unit,
-                tokens[number.first].start,
+                start,
                 tokens[j - 1].end,
                 number.first,
                 j,

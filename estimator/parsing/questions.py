@@ -60,10 +60,11 @@ _LEVERS: dict[str, str] = {
         "offload": _phrases(OFFLOAD_PHRASES) + LEVER_NAMES["offload"],
         "shard": _phrases(SHARDING_PHRASES) + LEVER_NAMES["shard"],
         "optimizer": _phrases(OPTIMIZER_PHRASES) + LEVER_NAMES["optimizer"],
+        # Before checkpointing: "unsloth" names both, and a question about it asks which stack.
+        "stack": _phrases(STACK_PHRASES),
         "grad_checkpointing": _phrases(CHECKPOINTING_PHRASES) + LEVER_NAMES["grad_checkpointing"],
         "attention": LEVER_NAMES["attention"],
         "precision": _phrases(PRECISION_PHRASES),
-        "stack": _phrases(STACK_PHRASES),
         "loss": _phrases(LOSS_PHRASES),
         "method": _phrases(METHOD_PHRASES),
     }.items()

@@ -41,6 +41,7 @@ from estimator.parsing.words import (
     DATASET_CUES,
     ENGLISH_TEXT_CUES,
     EPOCH_CUES,
+    EXAMPLES_FIRST_CUES,
     GPUS_CUES,
     LONGEST_CUES,
     ON_WORDS,
@@ -234,6 +235,10 @@ class _Slots:
             self._unread(found)
 
     def _bare(self, found: Quantity, context: _Context, previous: Quantity | None) -> None:
+        if context.each and previous is not None and previous.unit is Unit.EXAMPLES:
+            # «20к примеров по 500»: the length of each of them
+            self._length(Slot.TOKENS_PER_EXAMPLE, found, found.first - 1)
+            return
         ctx_cue = context.near(CTX_CUES)
         if ctx_cue is not None:
             if context.near(AVERAGE_CUES, 2) is not None:
@@ -247,6 +252,7 @@ class _Slots:
             (EPOCH_CUES, self._epochs),
             (GPUS_CUES, self._gpus),
             (DATASET_CUES, self._examples),
+            (EXAMPLES_FIRST_CUES, self._examples),
             (BUDGET_CUES, self._money),
         ):
             cue = context.near(cues)
@@ -265,7 +271,7 @@ class _Slots:
             self._ctx(found, None, extra=_after_has(context, CTX_CUES))
             return
         per_example = _after_phrase(context)
-        if per_example or (context.each and previous and previous.unit is Unit.EXAMPLES):
+        if per_example:
             self._length(Slot.TOKENS_PER_EXAMPLE, found, None, extra=per_example)
             return
         on = found.first > 0 and self.tokens[found.first - 1].folded in ON_WORDS
@@ -285,7 +291,7 @@ class _Slots:
             self._dataset_tokens(found, context.near(DATASET_CUES, 3))
             return
         ctx_cue = context.near(CTX_CUES)
-        average = context.near(AVERAGE_CUES, 2)
+        average = context.near(AVERAGE_CUES, 3)
         if average is not None:
             self._length(Slot.TOKENS_PER_EXAMPLE, found, average)
         elif ctx_cue is not None and context.near(_MAX_FIELDS, 2) is not None:

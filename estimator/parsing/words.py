@@ -1077,7 +1077,7 @@ CUE_FILLERS: frozenset[str] = frozenset(
         "approximately", "roughly", "some", "like", "at", "to", "the", "a", "my", "our",
         "size", "в", "на", "из", "у", "я", "мы", "мой", "наш", "есть", "около", "примерно",
         "порядка", "где", "то", "-то", "где-то", "размер", "размером", "при", "с", "со",
-        "всего", "будет", "было", "был", "быть", "это", "it", "be", "и", "and",
+        "всего", "будет", "было", "был", "быть", "это", "it", "be", "и", "and", "бы",
     }
 )  # fmt: skip
 CTX_CUES: frozenset[str] = frozenset(
@@ -1088,7 +1088,17 @@ CTX_CUES: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 AVERAGE_CUES: frozenset[str] = frozenset(
-    {"средний", "среднее", "average", "avg", "mean", "typical", "typically", "обычно"}
+    {
+        "средний",
+        "среднее",
+        "average",
+        "averaging",
+        "avg",
+        "mean",
+        "typical",
+        "typically",
+        "обычно",
+    }
 )
 LONGEST_CUES: frozenset[str] = frozenset(
     {
@@ -1097,7 +1107,21 @@ LONGEST_CUES: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 DATASET_CUES: frozenset[str] = frozenset(
-    {"датасет", "dataset", "выборка", "набор", "корпус", "corpus", "data", "данные", "ds"}
+    {
+        "датасет",
+        "dataset",
+        "выборка",
+        "набор",
+        "корпус",
+        "corpus",
+        "data",
+        "данные",
+        "ds",
+    }
+)
+# A count of examples with the unit said first, as a rough count is: «примеров тысяч 20».
+EXAMPLES_FIRST_CUES: frozenset[str] = frozenset(
+    {"пример", "сэмпл", "семпл", "строка", "диалог", "запись"}
 )
 BUDGET_CUES: frozenset[str] = frozenset(
     {
