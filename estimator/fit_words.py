@@ -8,30 +8,25 @@ from estimator.query import FitQuery, Method
 
 
 def understand(text: str) -> ParsedQuery | None:
-    """Read `text` as the command grammar, else as a free question.
+    """Read `text` as the command grammar when it has key=value pairs, else as a free
+    question, once.
 
     Text with key=value pairs is a command: its mistakes are reported (QueryError), never
-    papered over by the looser free-text reader. A command reading that had to ignore words
-    ("хватит ли 4090 для 13b на 4k контексте") is retried as a question, which understands
-    them; None means neither reader found a sizing question.
+    papered over by the looser free-text reader. Any other text is read as a question; the
+    command grammar is asked only when that finds no model («70 qlora»: a bare number up front
+    is a size in billions there). None means neither found a sizing question.
     """
+    if "=" in text:
+        return parse_command(text)
+    question = parse_question(text)
+    if question is not None:
+        return question
     try:
-        command = parse_command(text)
+        return parse_command(text)
     except QueryError as error:
-        if "=" in text:
-            raise
-        question = parse_question(text)
-        if question is not None:
-            return question
         if error.code == "no_model":
             return None  # chatter, not a broken command
         raise
-    ignored = any(note.startswith("ignored:") for note in command.notes)
-    if ignored and "=" not in text:
-        question = parse_question(text)
-        if question is not None:
-            return question
-    return command
 
 
 # The shortest spelling of each key the command grammar accepts: callback data is capped

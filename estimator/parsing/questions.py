@@ -124,7 +124,11 @@ def _asked(tokens: list[Token], first: int, last: int) -> tuple[int, int] | None
     while k < end and _skippable(tokens[k]):
         k += 1
     if k < end and _forms(tokens[k]) & NEED_WORDS:
-        return first, k + 1
+        # «offload нужен?», "is X needed here?": the need word closes the clause; in «qlora
+        # нужен ли offload» it asks about what follows it.
+        rest = tokens[k + 1 : end]
+        if all(_skippable(t) or t.text in _CLAUSE_END or t.folded == "worth" for t in rest):
+            return first, k + 1
     return None
 
 

@@ -75,7 +75,10 @@ def reading(parsed: ParsedQuery) -> dict[str, Any]:
         "asked": ",".join(sorted(parsed.asked_about)) or "-",
         "unread": ",".join(n.split(":", 1)[1] for n in parsed.notes if n.startswith("unread:"))
         or "-",
-        "asks": ",".join(n.split(":", 1)[1] for n in parsed.notes if n.startswith("ask:")) or "-",
+        "asks": ",".join(
+            n.split(":", 1)[1] for n in parsed.notes if n.startswith("ask:") and n != "ask:cheapest"
+        )
+        or "-",
     }
     found = {key: shown(value) for key, value in values.items()}
     for slot in Slot:
