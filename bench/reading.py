@@ -41,7 +41,8 @@ TARGET_MS = 2.0
 def messages() -> tuple[list[str], list[tuple[str, str]]]:
     def rows(name: str) -> list[str]:
         lines = (TABLE / name).read_text("utf-8").splitlines()
-        return [line.rsplit(" => ", 1)[0].strip() for line in lines if " => " in line]
+        rows = [line for line in lines if " => " in line and not line.startswith("#")]
+        return [line.rsplit(" => ", 1)[0].strip() for line in rows]
 
     firsts = rows("first.txt")
     replies = [tuple(row.split(" || ", 1)) for row in rows("followups.txt")]
@@ -169,6 +170,7 @@ def main() -> None:
             f"{figures['cold_p50']:10.3f}{figures['cold_p99']:10.3f}"
         )
     print(f"pymorphy3 analyzer load, once a process: {new['load_s']:.3f} s")
+    print("load average (1, 5, 15 min): " + " ".join(f"{x:.1f}" for x in os.getloadavg()))
     verdict = "ok" if new["warm_p99"] <= TARGET_MS else "OVER"
     print(f"goal: new warm p99 <= {TARGET_MS} ms: {verdict}")
 

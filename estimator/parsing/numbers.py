@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from estimator.parsing.lemmas import fold, lemmas
 from estimator.parsing.words import (
@@ -57,17 +58,13 @@ class Unit(StrEnum):
     USD = "usd"
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     text: str
     start: int
     end: int
     kind: str  # "num" (digits), "word" (letters), "sym" (one other character)
     glued: bool  # no space between it and the token before
-
-    @property
-    def folded(self) -> str:
-        return fold(self.text)
+    folded: str  # lower case, «ё» as «е»
 
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+|\S")
@@ -77,8 +74,9 @@ def tokenize(text: str) -> list[Token]:
     tokens: list[Token] = []
     last_end = -1
     for m in _TOKEN.finditer(text):
-        kind = "num" if m.group()[0].isdigit() else "word" if m.group()[0].isalpha() else "sym"
-        tokens.append(Token(m.group(), m.start(), m.end(), kind, m.start() == last_end))
+        word = m.group()
+        kind = "num" if word[0].isdigit() else "word" if word[0].isalpha() else "sym"
+        tokens.append(Token(word, m.start(), m.end(), kind, m.start() == last_end, fold(word)))
         last_end = m.end()
     return tokens
 

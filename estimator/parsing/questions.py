@@ -21,13 +21,14 @@ clause,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from estimator.parsing.build import Given
 from estimator.parsing.lemmas import is_infinitive, lemmas
 from estimator.parsing.numbers import Token, tokenize
-from estimator.parsing.patterns import alternation, compiled
+from estimator.parsing.patterns import alternation
 from estimator.parsing.words import (
     CHECKPOINTING_PHRASES,
     EITHER_WAY_AFTER,
@@ -71,10 +72,17 @@ _LEVERS: dict[str, str] = {
 }
 
 
+# One pattern for every lever, a named group each, in the order above: where two name the
+# same words ("unsloth"), the first group is the one asked about.
+_MENTION = re.compile(
+    "|".join(f"(?P<{field}>{pattern})" for field, pattern in _LEVERS.items()), re.I
+)
+
+
 def _mentions(rest: str) -> Iterator[tuple[str, int, int]]:
-    for field, pattern in _LEVERS.items():
-        for m in compiled(pattern).finditer(rest):
-            yield field, m.start(), m.end()
+    for m in _MENTION.finditer(rest):
+        assert m.lastgroup is not None
+        yield m.lastgroup, m.start(), m.end()
 
 
 def _forms(token: Token) -> frozenset[str]:
@@ -132,9 +140,20 @@ def _asked(tokens: list[Token], first: int, last: int) -> tuple[int, int] | None
     return None
 
 
+# Any word a question about a lever needs, by its stem: most messages have none, and are
+# passed over without looking for levers.
+_QUESTION_STEMS = re.compile(
+    r"нуж|надо|необход|стои|смысл|помо[жг]|требу|обязат|понадоб|или\s+(?:без|нет)"
+    r"|need|worth|should|help|requir|necess|recommend|mandatory|or\s+not|or\s+without",
+    re.IGNORECASE,
+)
+
+
 def take_questions(rest: str, given: Given) -> str:
     """Note the levers `rest` asks about in `given.asked_about` and return `rest` with each
     question blanked (the same length), so that no reader sets the lever."""
+    if not _QUESTION_STEMS.search(rest):
+        return rest
     tokens = tokenize(rest)
     found: list[tuple[str, int, int]] = []
     for field, start, end in sorted(_mentions(rest), key=lambda m: (m[1], m[1] - m[2])):
