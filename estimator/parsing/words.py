@@ -113,8 +113,6 @@ MODEL_NOISE_WORDS: frozenset[str] = frozenset(
 
 # A bare size after a number: "7b", "7б", "13 млрд", "13 миллиардов", "70 billion".
 SIZE_UNITS: tuple[str, ...] = ("b", "bn", "б", "млрд", "миллиард*", "billion*")
-# Words that may follow a size and mean "parameters".
-PARAMS_WORDS: tuple[str, ...] = ("параметр*", "params", "parameters", "parameter")
 
 # --- numbers -----------------------------------------------------------------------------
 THOUSAND_UNITS: tuple[str, ...] = ("k", "к", "тыс", "тысяч*", "тысяча", "тысячи", "thousand*")
@@ -310,26 +308,6 @@ CTX_WORDS: tuple[str, ...] = (
     "макс длин*",
     "длин*",
 )
-# The longest example, a fact about the data rather than a setting: «средняя 700, максимум
-# 2к». Memory follows the longest batch, so an unset ctx is raised to hold it (build.py).
-LONGEST_WORDS: tuple[str, ...] = (
-    "максимум",
-    "максимально",
-    "самый длинный пример",
-    "самые длинные примеры",
-    "самый длинный",
-    "самые длинные",
-    "самого длинного",
-    "длиннейш*",
-    "longest sample*",
-    "longest example*",
-    "longest",
-    "max",
-    "maximum",
-)
-# Between two numbers of a range: «от 1 500 до 3 500 токенов», "1500-3500 tokens".
-RANGE_WORDS: tuple[str, ...] = ("до", "to")
-TOKEN_WORDS: tuple[str, ...] = ("токен*", "tokens", "token", "tok")
 BATCH_WORDS: tuple[str, ...] = (
     "micro batch size",
     "micro-batch size",
@@ -408,60 +386,6 @@ SOLVE_WORDS: tuple[str, ...] = (
     "how large",
     "how big",
 )
-EPOCH_WORDS: tuple[str, ...] = ("epochs", "epoch", "эпох*", "эпоха")
-DATASET_WORDS: tuple[str, ...] = (
-    "dataset",
-    "датасет*",
-    "дата сет*",
-    "набор* данных",
-    "выборк*",
-)
-EXAMPLE_WORDS: tuple[str, ...] = (
-    "examples",
-    "example",
-    "samples",
-    "sample",
-    "rows",
-    "пример*",
-    "сэмпл*",
-    "семпл*",
-    "запис*",
-    "диалог*",
-    "строк*",
-    "пар",
-    "пары",
-    "парами",
-    "pairs",
-    "пар вопрос ответ",
-    "пар вопрос-ответ",
-    "qa pairs",
-    "question answer pairs",
-)
-# "по 500 токенов" / "500 tokens per example" / "в среднем 500 токенов": tokens per example.
-PER_EXAMPLE_BEFORE: tuple[str, ...] = (
-    "по",
-    "в среднем",
-    "средн* длин*",
-    "средн*",
-    "average length",
-    "average",
-    "avg length",
-    "avg",
-    "mean length",
-    "on average",
-)
-PER_EXAMPLE_AFTER: tuple[str, ...] = (
-    "per example",
-    "per sample",
-    "each",
-    "на пример",
-    "на каждый пример",
-    "в примере",
-    "в каждом примере",
-    "на сэмпл",
-    "на запись",
-    "в среднем",
-)
 # Little words between a keyword and its number: "контекст в 8k", "batch of 8", "датасет из
 # 10k", "dataset of about 20k", "контекстом примерно 4096".
 FILLER_WORDS: tuple[str, ...] = (
@@ -481,7 +405,6 @@ FILLER_WORDS: tuple[str, ...] = (
     "примерно",
     "порядка",
 )
-GPU_COUNT_WORDS: tuple[str, ...] = ("gpus", "gpu", "cards", "карт*", "видеокарт*", "гпу", "гпу-шк*")
 
 OPTIMIZER_PHRASES: dict[Optimizer, tuple[str, ...]] = {
     Optimizer.PAGED_ADAMW_8BIT: ("paged adam*", "paged_adam*", "paged optim*", "пейджд adam*"),
@@ -715,22 +638,6 @@ TEXT_WORDS: tuple[str, ...] = (
     "raw text",
 )
 
-# Money: a sum with a rouble sign or word is a budget («уложусь в 5000 ₽?», "within 5k rub").
-RUBLE_WORDS: tuple[str, ...] = ("₽", "руб*", "р", "rub", "rubles", "roubles")
-BUDGET_WORDS: tuple[str, ...] = (
-    "уложусь в",
-    "уложиться в",
-    "уложимся в",
-    "бюджет*",
-    "budget",
-    "within",
-    "не дороже",
-    "не больше",
-    "до",
-    "за",
-    "under",
-    "for",
-)
 
 # --- what the offers must be (the planner applies these) -----------------------------------
 # Memory per card: «карта с 48 гигами», «48gb+», «не меньше 48 ГБ», "at least 48 GB".
@@ -838,22 +745,6 @@ RUSSIA_ONLY_PHRASES: tuple[str, ...] = (
     "russian provider",
     "russian cloud*",
     "inside russia",
-)
-# A price per server-hour: «до 300 ₽/ч», "under 300 rub/h". (A sum with no hour is a budget.)
-PER_HOUR_WORDS: tuple[str, ...] = (
-    "/ч",
-    "/час",
-    "в час",
-    "за час",
-    "в ч",
-    "/h",
-    "/hr",
-    "/hour",
-    "per hour",
-    "an hour",
-    "a hour",
-    "per hr",
-    "hourly",
 )
 RATE_CAP_WORDS: tuple[str, ...] = (
     "до",
