@@ -12,7 +12,7 @@ are the p50 and p99 of those medians over the table, in milliseconds:
 
 The old reader is the estimator package at `--base` (default: where this branch left main),
 extracted with `git archive` and timed by the same code in a subprocess, on this machine at
-the same time. The goal (issue 28): the new reader's warm p99 at most `TARGET_MS`.
+the same time. The goal: the new reader's warm p99 at most `TARGET_MS`.
 
     .venv/bin/python -m bench.reading [--base REF] [--repeat 5]
 """

@@ -155,7 +155,7 @@ def test_context(text: str):
     adjusted = after(text, "13b qlora ctx=4096 dataset=20k")
     assert adjusted.query.ctx == 8192
     # The data is the same data: the length its examples were assumed to have stays (still
-    # said as assumed), so its token count, time and cost do not move with ctx (issue 28).
+    # said as assumed), so its token count, time and cost do not move with ctx.
     assert adjusted.query.tokens_per_example == previous.query.tokens_per_example == 2048
     assert adjusted.assumed("tokens_per_example") == "2048"
     assert adjusted.query.dataset_examples == 20_000

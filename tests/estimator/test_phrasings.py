@@ -1,4 +1,4 @@
-"""The phrasing table (issue 28): each message, Russian or English, with the typed request it
+"""The phrasing table of the free-text reader: each message, Russian or English, with the typed request it
 must give. The table lives in tests/estimator/phrasings/ as plain text, one case a line:
 
     first.txt      <message> => <slot>=<value>; <slot>=<value>; ...

@@ -1,4 +1,4 @@
-"""Properties of the free-text reader (issue 28), over generated messages:
+"""Properties of the free-text reader, over generated messages:
 
 - words outside the grammar (filler, emoji, numbers with units of no setting) said as a
   clause of their own never change a slot;
