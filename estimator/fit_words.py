@@ -48,6 +48,15 @@ _SHORT_KEYS: tuple[tuple[str, str], ...] = (
     ("tok", "tokens_per_example"),
     ("ep", "epochs"),
 )
+# What the user said about the offers and the billing: the key of each, as the grammar reads it.
+_OFFER_KEYS: tuple[tuple[str, str], ...] = (
+    ("vram", "min_vram_gib"),
+    ("hpm", "hours_per_month"),
+    ("rate", "max_rub_per_hour"),
+    ("gpurate", "max_rub_per_gpu_hour"),
+    ("mrate", "max_rub_per_month"),
+    ("billing", "billing"),
+)
 _DEFAULT = FitQuery(model="-")
 # ParsedQuery.solve -> the FitQuery field it solves for (estimator.solve.FIELDS).
 _SOLVED_FIELDS = {"ctx": "ctx", "bs": "micro_batch", "rank": "lora_rank"}
@@ -103,20 +112,12 @@ def command_for(parsed: ParsedQuery) -> str:
     if parsed.budget_rub is not None:
         budget = parsed.budget_rub
         parts.append(f"budget={budget / 1000:g}k" if budget % 1000 == 0 else f"budget={budget:g}")
-    if parsed.min_vram_gib is not None:
-        parts.append(f"vram={parsed.min_vram_gib:g}")
-    if parsed.hours_per_month is not None:
-        parts.append(f"hpm={parsed.hours_per_month:g}")
     if parsed.russia_only:
         parts.append("loc=ru")
-    if parsed.max_rub_per_hour is not None:
-        parts.append(f"rate={parsed.max_rub_per_hour:g}")
-    if parsed.max_rub_per_gpu_hour is not None:
-        parts.append(f"gpurate={parsed.max_rub_per_gpu_hour:g}")
-    if parsed.max_rub_per_month is not None:
-        parts.append(f"mrate={parsed.max_rub_per_month:g}")
-    if parsed.billing is not None:
-        parts.append(f"billing={parsed.billing}")
+    for key, name in _OFFER_KEYS:
+        value = getattr(parsed, name)
+        if value is not None:
+            parts.append(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}")
     if CHEAPEST_NOTE in parsed.notes:
         parts.append(CHEAPEST_WORD)
     return " ".join(parts)

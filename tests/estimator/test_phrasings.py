@@ -1,5 +1,6 @@
-"""The phrasing table of the free-text reader: each message, Russian or English, with the typed request it
-must give. The table lives in tests/estimator/phrasings/ as plain text, one case a line:
+"""The phrasing table of the free-text reader: each message, Russian or English, with the
+typed request it must give. The table lives in tests/estimator/phrasings/ as plain text, one
+case a line:
 
     first.txt      <message> => <slot>=<value>; <slot>=<value>; ...
     followups.txt  <the last sizing, as /fit> || <reply> => <slot>=<value>; ...
