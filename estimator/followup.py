@@ -29,10 +29,11 @@ import re
 
 from estimator.config_query import STAND_IN, with_config_model
 from estimator.fit_words import command_for
-from estimator.parsing.build import CHEAPEST_NOTE, Given, finish
+from estimator.parsing.build import CHEAPEST_NOTE, Given, check_epochs, check_int, finish
 from estimator.parsing.command import apply_pair, key_of, unknown_key
 from estimator.parsing.result import ParsedQuery, QueryError, Slot
 from estimator.parsing.text import language_of, read_reply
+from estimator.parsing.words import COMMAND_KEYS
 from estimator.query import FitQuery, Method
 
 MAX_LENGTH = 300  # a reply to an answer, not a document
@@ -78,6 +79,8 @@ _TOGETHER: tuple[frozenset[str], ...] = (
     frozenset({"tokens_per_example", "shortest_tokens"}),
     frozenset({"shortest_tokens", "longest_tokens"}),
 )
+# The order a stored command lists its keys in: the grammar's own.
+_KEY_ORDER = {key: n for n, key in enumerate(COMMAND_KEYS)}
 # What a lever solved for is (ParsedQuery.solve) -> the Given field it leaves unset.
 _SOLVED = {"ctx": "ctx", "bs": "micro_batch", "rank": "lora_rank"}
 
@@ -287,11 +290,20 @@ def stated_command(parsed: ParsedQuery) -> str:
     bare = dataclasses.replace(parsed, query=dataclasses.replace(parsed.query, **resets))
     if parsed.model_from_config:  # its name may hold spaces, and no command reads it
         bare = dataclasses.replace(bare, model=dataclasses.replace(bare.model, id=STAND_IN))
-    command = command_for(bare)
+    words = command_for(bare).split(" ")
     carried = stated_given(parsed).tokens_assumed
     if carried is not None:
-        command += f" tok=~{carried}"
-    return command
+        words.append(f"tok=~{carried}")
+    # Positional words first, then each pair under its canonical key in the grammar's order:
+    # the words a person reads where the bot names their run («dataset=20k tokens=1024»).
+    positional = [word for word in words if "=" not in word]
+    pairs = [word.split("=", 1) for word in words if "=" in word]
+    named = sorted(((key_of(key) or key, value) for key, value in pairs), key=_key_rank)
+    return " ".join(positional + [f"{key}={value}" for key, value in named])
+
+
+def _key_rank(pair: tuple[str, str]) -> int:
+    return _KEY_ORDER.get(pair[0], len(_KEY_ORDER))
 
 
 def apply_followup(previous: ParsedQuery, text: str) -> ParsedQuery | None:
@@ -304,10 +316,43 @@ def apply_followup(previous: ParsedQuery, text: str) -> ParsedQuery | None:
     if changes is None:
         return None
     given = _merged(stated_given(previous), changes)
+    _scale(given, previous, changes.ratios)
     parsed = finish(given)
     if previous.model_from_config and changes.model is None and changes.size_b is None:
         return with_config_model(parsed, previous.model)  # «а на lora?»: the config's model
     return parsed
+
+
+# A setting a reply may scale -> the LIMITS key its value is checked against.
+_SCALED_LIMITS = {
+    "dataset_examples": "dataset",
+    "ctx": "ctx",
+    "micro_batch": "bs",
+    "gpus": "gpus",
+}
+
+
+def _scale(given: Given, previous: ParsedQuery, ratios: dict[str, float]) -> None:
+    """«данных в два раза больше»: the last sizing's value (stated or assumed) times the
+    factor; a dataset in tokens scales as its tokens."""
+    for name, factor in ratios.items():
+        if (
+            name == "dataset"
+            and previous.query.dataset_tokens
+            and not previous.query.dataset_examples
+        ):
+            name = "dataset_tokens"
+            given.said[Slot.DATASET_TOKENS] = given.said.pop(Slot.DATASET_EXAMPLES, "")
+        elif name == "dataset":
+            name = "dataset_examples"
+        if name == "epochs":
+            given.epochs = check_epochs(previous.query.epochs * factor)
+            continue
+        value = getattr(previous.query, name)
+        if value is None:
+            continue  # no dataset to scale: the reply names what it scales, and nothing else
+        key = _SCALED_LIMITS.get(name, "dataset_tokens")
+        setattr(given, name, check_int(key, round(value * factor)))
 
 
 def _set_fields(given: Given) -> set[str]:
@@ -316,7 +361,7 @@ def _set_fields(given: Given) -> set[str]:
         if name in ("notes", "text_language", "said", "asked_about"):
             continue
         value = getattr(given, name)
-        if value is not None and value != []:
+        if value is not None and value != [] and value != {}:
             fields.add(name)
     return fields
 
@@ -324,6 +369,7 @@ def _set_fields(given: Given) -> set[str]:
 def _merged(base: Given, changes: Given) -> Given:
     """`base` with every slot `changes` sets replaced (and the slots said with it)."""
     named = _set_fields(changes)
+    named.discard("ratios")  # applied to the last sizing's values (`_scale`)
     for group in _TOGETHER:
         if named & group:
             for name in group - named:

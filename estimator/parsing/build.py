@@ -105,6 +105,9 @@ class Given:
     # An average length an earlier answer of the conversation assumed: a follow-up that
     # changes ctx keeps it, so the same data keeps its token count (estimator.followup).
     tokens_assumed: int | None = None
+    # A reply that scales a setting («данных в два раза больше»): FitQuery field -> factor,
+    # applied to the last sizing's value (estimator.followup).
+    ratios: dict[str, float] = field(default_factory=dict)
     solve: str | None = None  # ctx=max, bs=max, rank=max: the lever to solve for
     cheapest: bool | None = None  # «на какой самой дешёвой карте»: name the cheapest plan
     # Levers asked about as a question, not set (ParsedQuery.asked_about).

@@ -43,17 +43,29 @@ from estimator.parsing.words import (
     EPOCH_CUES,
     EXAMPLES_FIRST_CUES,
     GPUS_CUES,
+    LESS_WORDS,
     LONGEST_CUES,
+    MORE_WORDS,
     ON_WORDS,
     PER_EXAMPLE_AFTER_CUES,
     RANGE_OPENERS,
     RANGE_SEPARATORS,
     RANK_CUES,
     RUSSIAN_TEXT_CUES,
+    SCALED_NOUNS,
     TEXT_CUES,
 )
 
 _CLAUSE_END = frozenset({",", ";", ".", "!", "?", "\n"})
+# The slot whose words a scaled setting keeps (estimator.followup moves a dataset counted in
+# tokens to its own slot).
+_SCALED_SLOTS = {
+    "dataset": Slot.DATASET_EXAMPLES,
+    "ctx": Slot.CTX,
+    "micro_batch": Slot.MICRO_BATCH,
+    "gpus": Slot.GPUS,
+    "epochs": Slot.EPOCHS,
+}
 _MAX_FIELDS = frozenset({"max", "maximum", "максимальный", "макс"})
 # A context said in thousands is in binary thousands: "4k" is 4096, as trainers mean it.
 _BINARY = 1024
@@ -229,6 +241,8 @@ class _Slots:
             self._gpus(found, None)
         elif unit is Unit.TIMES and _after_has(context, GPUS_CUES):
             self._gpus(found, None, extra=_after_has(context, GPUS_CUES))
+        elif unit is Unit.TIMES and self.followup:
+            self._ratio(found)
         elif unit is None:
             self._bare(found, context, previous)
         else:
@@ -424,6 +438,32 @@ class _Slots:
             self.said(Slot.DATASET_TOKENS, *span)
         else:
             self.used.append(span)
+
+    def _ratio(self, found: Quantity) -> None:
+        """«датасет в два раза больше», "twice the batch": a factor on the last sizing's
+        setting, read from the clause's comparative and noun."""
+        start, end = found.first, found.last
+        while start > 0 and self.tokens[start - 1].text not in _CLAUSE_END:
+            start -= 1
+        while end < len(self.tokens) and self.tokens[end].text not in _CLAUSE_END:
+            end += 1
+        factor: float | None = None
+        scaled: str | None = None
+        for token in self.tokens[start:end]:
+            forms = _forms(token) | {token.folded}
+            if forms & MORE_WORDS:
+                factor = found.mantissa
+            elif forms & LESS_WORDS:
+                factor = 1 / found.mantissa if found.mantissa else None
+            scaled = scaled or next((SCALED_NOUNS[f] for f in forms if f in SCALED_NOUNS), None)
+        if factor is None and self.tokens[found.first].kind == "word":
+            factor = found.mantissa  # "twice the batch", «вдвое»: more, unless said less
+        if factor is None or scaled is None or found.mantissa <= 0:
+            self._unread(found)
+            return
+        self.given.ratios[scaled] = factor
+        first, last = self.tokens[start], self.tokens[end - 1]
+        self.said(_SCALED_SLOTS[scaled], first.start, last.end)
 
     def _unread(self, found: Quantity) -> None:
         self.given.notes.append(f"unread:{' '.join(self.text[found.start : found.end].split())}")

@@ -1125,3 +1125,33 @@ ASK_TIME_PHRASES: tuple[str, ...] = (
     "time wise",
     "timewise",
 )
+
+# «а если данных в два раза больше?», "twice the batch": a reply that scales a setting. The
+# comparative says which way (a factor or its inverse); the noun says which setting.
+MORE_WORDS: frozenset[str] = frozenset(
+    {"больше", "больший", "много", "длиннее", "длинный", "more", "larger", "bigger", "longer"}
+)
+LESS_WORDS: frozenset[str] = frozenset(
+    {"меньше", "маленький", "мало", "короче", "короткий", "less", "fewer", "smaller", "shorter"}
+)
+# The noun of a scaled setting, by lemma -> the FitQuery field it scales.
+SCALED_NOUNS: dict[str, str] = {
+    "данные": "dataset",
+    "датасет": "dataset",
+    "выборка": "dataset",
+    "пример": "dataset",
+    "data": "dataset",
+    "dataset": "dataset",
+    "example": "dataset",
+    "sample": "dataset",
+    "контекст": "ctx",
+    "context": "ctx",
+    "ctx": "ctx",
+    "батч": "micro_batch",
+    "batch": "micro_batch",
+    "карта": "gpus",
+    "видеокарта": "gpus",
+    "gpu": "gpus",
+    "эпоха": "epochs",
+    "epoch": "epochs",
+}

@@ -277,7 +277,7 @@ def test_the_stated_command_reads_back_as_the_same_sizing(command: str):
 def test_assumed_values_are_left_out_of_the_stated_command():
     assert stated_command(sizing("70b full gpus=8")) == "70b full gpus=8"  # not shard=zero3
     # No qlora; the assumed length of the examples as an assumption (tok=~), not a setting.
-    assert stated_command(sizing("13b dataset=20k")) == "13b ds=20k tok=~1024"
+    assert stated_command(sizing("13b dataset=20k")) == "13b dataset=20k tokens=~1024"
 
 
 # -- every reply the bot suggests works as one -----------------------------------------------
