@@ -520,13 +520,54 @@ def unknown_key(raw_key: str) -> QueryError:
     )
 
 
+def _whole_gpu(text: str) -> bool:
+    mentions = gpus.find_in_text(text)
+    return bool(mentions) and mentions[0][1] == 0 and mentions[0][2] == len(text)
+
+
+def _whole_model(text: str) -> bool:
+    found = find_model_in_text(text)
+    return found is not None and found[1] == 0 and found[2] == len(text)
+
+
+# Keys whose values are names, which people write with spaces: gpu=rtx 4090, model=llama 3 8b.
+_NAME_KEYS: dict[str, Callable[[str], bool]] = {"gpu": _whole_gpu, "model": _whole_model}
+
+
+def _joined_values(tokens: list[str]) -> list[str]:
+    """«gpu=rtx 4090», «gpu=a100 80gb», «model=llama 3 8b»: the words after a name key join
+    its value while the name they make is a whole card or model name, the longest one."""
+    joined: list[str] = []
+    n = 0
+    while n < len(tokens):
+        token = tokens[n]
+        key, _, value = token.partition("=")
+        whole = _NAME_KEYS.get(key_of(key) or "") if value else None
+        if whole is not None:
+            best = 0
+            for more in range(1, 4):
+                following = tokens[n + 1 : n + 1 + more]
+                if len(following) < more or any("=" in word for word in following):
+                    break
+                if whole(" ".join([value, *following]).strip(_TRAILING)):
+                    best = more
+            if best:
+                joined.append(" ".join([token, *tokens[n + 1 : n + 1 + best]]))
+                n += 1 + best
+                continue
+        joined.append(token)
+        n += 1
+    return joined
+
+
 def parse_command(args: str) -> ParsedQuery:
     """Parse the arguments of /fit. Raises QueryError (and nothing else) on bad input."""
     given = Given(text_language="ru" if re.search(r"[а-яё]", args, re.I) else "en")
     positional: list[str] = []
     explicit: dict[str, str] = {}
     said: dict[str, str] = {}
-    for raw_token in _tidy(args).split(" "):
+    tokens = _joined_values(_tidy(args).split(" "))
+    for raw_token in tokens:
         token = raw_token.strip(_TRAILING)  # "ctx=2048," and "qlora," are what people type
         if not token:
             continue
