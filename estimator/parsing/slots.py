@@ -67,6 +67,8 @@ _SCALED_SLOTS = {
     "epochs": Slot.EPOCHS,
 }
 _MAX_FIELDS = frozenset({"max", "maximum", "максимальный", "макс"})
+# The most cards a bare «на N» in a reply is read as: 64, eight servers of eight.
+_MAX_BARE_COUNT = 64
 # A context said in thousands is in binary thousands: "4k" is 4096, as trainers mean it.
 _BINARY = 1024
 
@@ -289,7 +291,10 @@ class _Slots:
             self._length(Slot.TOKENS_PER_EXAMPLE, found, None, extra=per_example)
             return
         on = found.first > 0 and self.tokens[found.first - 1].folded in ON_WORDS
-        if on and (found.from_words or self.followup) and found.scale == 0:
+        # «на двух»; in a reply also «на 4?» (the card stays), but not «на 500?», which is
+        # more cards than anyone rents and may be money.
+        counted = found.from_words or (self.followup and found.value() <= _MAX_BARE_COUNT)
+        if on and counted and found.scale == 0:
             self._gpus(found, found.first - 1)
             return
         if _is_binary_k(found):
