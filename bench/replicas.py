@@ -50,9 +50,9 @@ from tests.processes import BotProcess, bot_settings
 
 Backend = Literal["postgresql", "sqlite"]
 DEFAULTS = Settings.model_validate({})  # the product's defaults, not this shell's env
-# A run gives up when no alert was delivered for this long: longer than the sender's claim
-# lease (5 minutes, bot/delivery/sender.py), after which a dead replica's rows are claimed
-# again, so rows it held are still waited for.
+# A run gives up when no alert was delivered for this long: longer than any claim lease (5
+# minutes alone on SQLite, bot/topology.py SOLE_CLAIMS; GPURADAR_CLAIM_LEASE_S shared), after
+# which a dead replica's rows are claimed again, so rows it held are still waited for.
 IDLE_S = 360.0
 POLL_S = 0.2  # how often the run looks at the counts and a replica's /metrics
 FREEZE_S = 3 * DEFAULTS.leader_lease_s  # how long "freeze the leader" keeps it stopped

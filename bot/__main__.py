@@ -72,11 +72,7 @@ def main() -> int:
     from bot.logging_setup import configure_console_logging, configure_logging, one_line, redact
     from bot.startup import StartupError
 
-    secrets = [
-        secret.get_secret_value()
-        for secret in (settings.bot_token, settings.webhook_secret)
-        if secret is not None
-    ] + list(settings.database_secrets)
+    secrets = settings.secrets
     if settings.console_mode:
         # stdout is the chat: logs go to a file, warnings and errors to stderr once each.
         log_file = settings.console_log_file

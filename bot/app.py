@@ -86,13 +86,13 @@ def create_dispatcher(
     translators: Mapping[Language, Translator],
     settings: Settings,
     throttle_interval: float = 1.0,
-    clock: Callable[[], float] = time.monotonic,
+    clock: Callable[[], float] = time.time,
     charts: ChartPool | None = None,
     flows: FlowStore | None = None,
     wall_clock: Callable[[], datetime] = utc_now,
 ) -> Dispatcher:
-    """`clock` paces the throttling (monotonic); `wall_clock` dates what the conversations
-    remember (shared by replicas, so wall time)."""
+    """`clock` times the button presses the throttling judges (wall time, as Telegram dates
+    messages); `wall_clock` dates what the conversations remember."""
     # Keyword data becomes handler parameters (aiogram's dependency injection).
     dispatcher = Dispatcher(
         store=store,
@@ -136,7 +136,7 @@ async def build_application(
     token: str,
     api_url: str,
     throttle_interval: float = 1.0,
-    clock: Callable[[], float] = time.monotonic,
+    clock: Callable[[], float] = time.time,
     election: ElectionFactory | None = None,
     wall_clock: Callable[[], datetime] = utc_now,
     warm_charts: bool = False,
@@ -377,6 +377,7 @@ def attach_ops(application: Application) -> None:
         application.store,
         lambda: application.provider_intervals,
         started_at=lambda: health.started_at,
+        trusted_proxies=settings.trusted_proxies,
     )
     ops = OpsServer(
         health,

@@ -6,6 +6,7 @@ because that is what most aiogram deployments already export.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import socket
@@ -26,10 +27,13 @@ from pydantic_settings import NoDecode, SettingsConfigDict
 from yarl import URL
 
 from bot.delivery.limiter import CHAT_GAP_S
+from monitor.providers import PROVIDERS
+from monitor.redaction import hide_userinfo
 from monitor.users import Language, is_known_timezone
-from scrapers.config import ScraperSettings
+from scrapers.config import ScraperSettings, base_url_of
 
 ENV_PREFIX = "GPURADAR_"
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 # Telegram tokens are "<bot id>:<secret>"; aiogram rejects anything else later with a less
 # helpful message, so the shape is checked here where the setting can be named.
@@ -117,8 +121,14 @@ class Settings(ScraperSettings):
     chart_warm_up: bool = True
     # The operations server (/healthz, /metrics, and the webhook in webhook mode).
     # Port 0 means any free port (tests); the bound port is logged.
-    ops_host: str = "0.0.0.0"  # noqa: S104 - inside a container, the probe and Prometheus are outside
+    # Loopback unless said otherwise: outside a container nothing but this host needs it. The
+    # Docker image and deploy/compose.yaml set 0.0.0.0 (the proxy and Prometheus are outside).
+    ops_host: str = "127.0.0.1"
     ops_port: int = Field(default=8080, ge=0, le=65535)
+    # The proxies whose X-Forwarded-For names the client (comma-separated addresses or
+    # networks). From any other peer the header is whatever the client wrote, so the peer
+    # itself is the client the open data's rate limit counts (bot/ops/open_data.py).
+    trusted_proxies: Annotated[tuple[Network, ...], NoDecode] = ()
     # console: talk to the bot in this terminal (an in-process fake Telegram, no token).
     # polling: long-poll getUpdates. webhook: Telegram POSTs to webhook_url + webhook_path.
     # Unset: console when stdin is a terminal and there is no token, else polling with a
@@ -188,6 +198,21 @@ class Settings(ScraperSettings):
                 raise ValueError(problem)  # never the value: it may hold the password
         return value
 
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _split_trusted_proxies(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        networks = []
+        for part in (part.strip() for part in value.split(",")):
+            if not part:
+                continue
+            try:
+                networks.append(ipaddress.ip_network(part, strict=False))
+            except ValueError:
+                raise ValueError(f"{part!r} is not an IP address or network") from None
+        return tuple(networks)
+
     @field_validator("admin_ids", mode="before")
     @classmethod
     def _split_admin_ids(cls, value: object) -> object:
@@ -206,20 +231,27 @@ class Settings(ScraperSettings):
     @field_validator("telegram_api_url")
     @classmethod
     def _http_url(cls, value: str) -> str:
+        # A Bot API server behind basic auth may take a user and password in this URL; they
+        # are redacted wherever it is shown (`secrets`, hide_userinfo).
+        shown = hide_userinfo(value)
         if not re.match(r"^https?://[^/\s]+", value):
-            raise ValueError(f"{value!r} is not an http(s) URL")
+            raise ValueError(f"{shown!r} is not an http(s) URL")
         try:
             URL(value).port  # noqa: B018 - yarl checks the port only when asked for it
         except ValueError as error:
             # aiohttp would fail later with the token inside the URL of its message.
-            raise ValueError(f"{value!r} is not a usable URL: {error}") from None
+            raise ValueError(
+                f"{shown!r} is not a usable URL: {hide_userinfo(str(error))}"
+            ) from None
         return value.rstrip("/")
 
     @field_validator("webhook_url")
     @classmethod
     def _https_url(cls, value: str | None) -> str | None:
-        if value is not None and not re.match(r"^https://[^/\s]+\S*$", value):
-            raise ValueError(f"{value!r} is not an https URL (Telegram only calls https)")
+        if value is not None:
+            _no_userinfo(value, "Telegram calls it as it is, and shows it in getWebhookInfo")
+            if not re.match(r"^https://[^/\s]+\S*$", value):
+                raise ValueError(f"{value!r} is not an https URL (Telegram only calls https)")
         return None if value is None else value.rstrip("/")
 
     @field_validator("public_url")
@@ -227,9 +259,12 @@ class Settings(ScraperSettings):
     def _https_base_url(cls, value: str | None) -> str | None:
         # Telegram refuses a web_app button whose URL is not https; a query or fragment
         # would be lost when the app's own paths are appended.
-        if value is not None and not re.match(r"^https://[^/\s?#]+(/[^\s?#]*)?$", value):
+        if value is None:
+            return None
+        _no_userinfo(value, "it goes to every user's Telegram client in the app's buttons")
+        if not re.match(r"^https://[^/\s?#]+(/[^\s?#]*)?$", value):
             raise ValueError(f"{value!r} is not an https:// base URL (no query or fragment)")
-        return None if value is None else value.rstrip("/")
+        return value.rstrip("/")
 
     @field_validator("webhook_path")
     @classmethod
@@ -273,13 +308,24 @@ class Settings(ScraperSettings):
         return self.log_file or self.local_folder / "gpuradar.log"
 
     @property
-    def database_secrets(self) -> tuple[str, ...]:
-        """The password inside database_url, as written and decoded: what log lines must never
-        show (bot.logging_setup redacts them)."""
-        if self.database_url is None:
-            return ()
-        password = urlsplit(self.database_url.get_secret_value()).password
-        return () if not password else tuple({password, unquote(password)})
+    def secrets(self) -> tuple[str, ...]:
+        """What no log line or exit message may show (bot.logging_setup redacts them): the
+        token, the webhook secret, and the password of every URL setting, as written and
+        decoded (the database's, a Bot API server's or a provider mirror's basic auth)."""
+        found = {
+            secret.get_secret_value()
+            for secret in (self.bot_token, self.webhook_secret)
+            if secret is not None
+        }
+        urls = [self.telegram_api_url, self.webhook_url, self.public_url]
+        urls += [base_url_of(self, provider) for provider in PROVIDERS]
+        if self.database_url is not None:
+            urls.append(self.database_url.get_secret_value())
+        for url in urls:
+            password = urlsplit(url).password if url else None
+            if password:
+                found |= {password, unquote(password)}
+        return tuple(sorted(found))
 
     @property
     def webhook_endpoint(self) -> str | None:
@@ -353,6 +399,11 @@ def _postgresql_url_problem(url: str) -> str | None:
     if not parts.path.strip("/") and "dbname=" not in parts.query:
         return "names no database (postgresql://user:password@host:5432/database)"
     return None
+
+
+def _no_userinfo(url: str, why: str) -> None:
+    if urlsplit(url).username is not None:
+        raise ValueError(f"{hide_userinfo(url)!r} must not carry a user name or password: {why}")
 
 
 def _describe(error: ValidationError) -> str:

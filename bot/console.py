@@ -183,8 +183,14 @@ class Console:
         self.api.add_listener(self.printer.on_call)
         try:
             # One local user cannot flood anyone, and piped lines come faster than 1 a second.
+            # The chart workers warm as the served bot's do (GPURADAR_CHART_WARM_UP): the
+            # first /history typed then waits for its drawing only, not for matplotlib.
             self._application = await build_application(
-                self.settings, token=CONSOLE_TOKEN, api_url=self.api.base_url, throttle_interval=0.0
+                self.settings,
+                token=CONSOLE_TOKEN,
+                api_url=self.api.base_url,
+                throttle_interval=0.0,
+                warm_charts=self.settings.chart_warm_up,
             )
         except BaseException:
             await self.api.stop()

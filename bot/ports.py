@@ -5,9 +5,11 @@ memory (bot.conversation) all receive the one Store through aiogram's dependency
 only the composition root (bot.app) names the Store itself, since bot modules outside it may
 not import storage (tests/test_layout.py). One port rather than one per router: they all
 serve the same dispatcher with the same Store, and tests run the real Store, not fakes.
-The services that run beside the dispatcher keep their own: the sender's DeliveryStore and
-the journal's MarkStore, /healthz's HealthStore, and the flood state's FlowStore, which two
-classes serve.
+The Mini App's API (bot.miniapp.app_api) answers what /subs and /fit answer, so it takes
+this port too. The services that run beside the dispatcher keep their own: the sender's
+DeliveryStore and the journal's MarkStore, /healthz's HealthStore, the open data's
+OpenDataStore, the webhook's UpdateClaims (bot.webhook_once), and the flood state's
+FlowStore, which two classes serve.
 
 Positional-only parameters, so that the Store's own names satisfy it.
 """

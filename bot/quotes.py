@@ -33,6 +33,7 @@ def quotes_from(offers: Iterable[Offer]) -> list[PriceQuote]:
             stock_published=offer.stock is not StockState.UNKNOWN,
             location=offer.location,
             country=country_of(offer.provider, offer.location),
+            ram_gb=offer.ram_gb,
         )
         for offer in offers
         # A preemptible server can be stopped mid-run: never a plan for a training job.

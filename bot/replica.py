@@ -4,8 +4,9 @@ Every replica serves its ops port, sends from the outbox and (in webhook mode) a
 updates Telegram posts to it. Only the leader long-polls Telegram (two pollers would get 409s
 and each lose updates to the other), runs the refresher (two would fetch every site twice) and
 the daily housekeeping. On SQLite there is one process per database (storage.lock), so it
-leads from the start; on PostgreSQL an election (storage.leader) picks one, and a follower
-takes over the duties when the leader's session ends.
+leads from the start; on PostgreSQL an election (storage.leader) picks one by a lease, and a
+follower takes over the duties once the leader's lease has run out unrenewed (it died, froze or
+was cut off).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramNetworkError, TelegramServerError
 
 from bot.config import ConfigError, Settings
+from monitor.redaction import hide_userinfo
 from storage import MigrationError, Store
 from storage.lock import DatabaseInUseError, DatabaseLock
 from storage.postgres import DatabaseUnavailableError
@@ -84,7 +85,7 @@ async def reach_telegram(
             if left <= 0:
                 raise StartupError(
                     f"cannot reach Telegram at GPURADAR_TELEGRAM_API_URL="
-                    f"{settings.telegram_api_url} (retried {budget_s:.0f} s):"
+                    f"{hide_userinfo(settings.telegram_api_url)} (retried {budget_s:.0f} s):"
                     f" {error.message}"
                 ) from None
             logger.warning("Telegram not reachable yet (%s); retrying", error.message)

@@ -11,7 +11,9 @@ an update, its update_id is claimed in the shared database (storage.updates):
 - a claim older than CLAIM_S that was never finished is taken over: the replica that made it
   died or froze, and the update must not be lost.
 
-The secret header is checked first, so a request without it claims nothing.
+The secret header is checked first, so a request without it claims nothing. A body that is
+not an update (not JSON, no update_id, fields of the wrong shape) is answered 400 and claims
+nothing: it is not Telegram's, and no retry of it can ever be handled.
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Literal, Protocol
 
 from aiogram import Bot
+from aiogram.types import Update
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler
 from aiohttp import web
+from pydantic import ValidationError
 
 logger = logging.getLogger(__name__)
 
@@ -67,8 +71,8 @@ class OnceWebhook:
         if not self._handler.verify_secret(request.headers.get(SECRET_HEADER, ""), self._bot):
             return web.Response(body="Unauthorized", status=401)
         update_id = await _update_id(request)
-        if update_id is None:  # not an update: aiogram refuses it as it would
-            return await self._handler.handle(request)
+        if update_id is None:
+            return web.json_response({"error": "not a Telegram update"}, status=400)
         try:
             claim = await self._claims.claim_update(
                 update_id, self._holder, self._now(), timedelta(seconds=CLAIM_S)
@@ -100,12 +104,13 @@ class OnceWebhook:
 
 
 async def _update_id(request: web.Request) -> int | None:
+    """The update's id, or None when the body is no update aiogram could handle."""
     try:
         body = await request.json()  # aiohttp keeps the body: aiogram reads it again
-    except ValueError:
+        update_id = Update.model_validate(body).update_id
+    except (ValueError, ValidationError):  # not JSON; not an update's shape
         return None
-    update_id = body.get("update_id") if isinstance(body, dict) else None
-    return update_id if isinstance(update_id, int) and not isinstance(update_id, bool) else None
+    return update_id
 
 
 def _busy() -> web.Response:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from estimator.memory import estimate_memory
-from estimator.query import Checkpointing, FitQuery, Method, Optimizer, Precision, Stack
+from estimator.offload import host_ram
+from estimator.query import Checkpointing, FitQuery, Method, Offload, Optimizer, Precision, Stack
 from estimator.specs import GpuSpec, ModelSpec
 
 HIGH_RANK = 64
@@ -14,9 +15,11 @@ HIGH_RANK = 64
 
 @dataclass(frozen=True)
 class Advice:
-    code: str  # gc_on, adam8bit, smaller_batch, shorter_ctx, qlora, unsloth, h200
+    code: str  # gc_on, adam8bit, smaller_batch, shorter_ctx, qlora, unsloth, offload, h200
     saves_gib: float
-    value: str = ""  # the suggested setting, e.g. "1" for bs, "2048" for ctx
+    # The suggested setting, e.g. "1" for bs, "2048" for ctx; for offload, the host RAM it
+    # needs in whole GB (estimator.offload): a lever is never offered without its cost.
+    value: str = ""
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,12 @@ def memory_advice(query: FitQuery, model: ModelSpec) -> list[Advice]:
     if query.ctx > 1024:
         shorter = query.ctx // 2
         options.append(("shorter_ctx", replace(query, ctx=shorter), str(shorter)))
+    if query.method is Method.FULL and query.offload is Offload.NONE:
+        # ZeRO-Offload: the optimizer state and fp32 masters go to host RAM (terabytes for a
+        # 70B), and the step runs on the CPU.
+        offloaded = replace(query, offload=Offload.OPTIMIZER)
+        ram_gb = host_ram(offloaded, model).needed / 1e9
+        options.append(("offload", offloaded, f"{ram_gb:.0f}"))
     if query.method is not Method.QLORA:
         options.append(("qlora", replace(query, method=Method.QLORA), "qlora"))
     if query.method is not Method.FULL and query.stack is Stack.HF:

@@ -6,7 +6,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from estimator.accuracy import Band, band
 from estimator.advice import Advice, Caution, cautions_for, memory_advice
+from estimator.asked import Comparison, Variant, compare_levers
 from estimator.checkpoint import CheckpointSize, checkpoint_size
 from estimator.cost import PriceQuote
 from estimator.fit import (
@@ -20,6 +22,7 @@ from estimator.fit import (
 from estimator.gpus import family_members, family_of, resolve_for_sizing
 from estimator.hardware import runs_unsloth
 from estimator.memory import MemoryEstimate, estimate_memory
+from estimator.offload import OffloadCost, offload_cost
 from estimator.parse import Assumption, ParsedQuery
 from estimator.parsing.market import Constraints as StatedConstraints
 from estimator.planner import (
@@ -33,7 +36,7 @@ from estimator.planner import (
     plan_runs,
     within_budget,
 )
-from estimator.query import Checkpointing, FitQuery, Method, Stack
+from estimator.query import Checkpointing, FitQuery, Method, Offload, Stack
 from estimator.solve import Solution, solve, solved_json, solved_query
 from estimator.specs import GpuSpec, ModelSpec
 from estimator.stacks import COMMON_STACKS
@@ -47,6 +50,7 @@ class FitAnswer:
     model_from_size: bool
     assumptions: tuple[Assumption, ...]
     memory: MemoryEstimate
+    band: Band  # where the nvidia-smi peak lies, from the estimate's measured error
     table: list[GpuFit]
     target: GpuFit | None  # the GPU the user asked about
     # The smallest single card people rent (or that is on offer) that holds the run; when no
@@ -76,6 +80,16 @@ class FitAnswer:
     hours_per_month: float | None = None  # the user's use a month, for the break-even
     constraints: StatedConstraints = field(default_factory=StatedConstraints)  # as said
     solved: Solution | None = None  # a reverse question's answer; the run is sized at it
+    # The levers asked about («нужен ли offload?») and the unstated defaults that decide the
+    # verdict, each sized both ways (estimator.asked); the run itself is as read.
+    levers: tuple[Comparison, ...] = ()
+    offload: OffloadCost | None = None  # host RAM and CPU time of the run's own offload
+    # No plan because every server whose cards hold the run publishes less RAM than its
+    # offload needs.
+    ram_short: bool = False
+    # The words that set each slot, by FitQuery field (the reader's record): the header shows
+    # them beside what was read. Empty until the reader records them.
+    words: dict[str, str] = field(default_factory=dict)
 
     def row(self, gpu_id: str) -> GpuFit | None:
         return next((row for row in self.table if row.gpu.id == gpu_id), None)
@@ -87,9 +101,11 @@ def build_answer(
     solution = solve(parsed, gpus)  # ctx=max: the rest of the answer is for the solved value
     parsed = solved_query(parsed, solution)
     query, model = parsed.query, parsed.model
-    memory = estimate_memory(query, model)
-    table = fit_table(query, model, gpus, memory, asked=parsed.target_gpu)
+    table = fit_table(query, model, gpus, asked=parsed.target_gpu)
     target = _target_row(parsed, table)
+    # The figure printed is the run on the card asked (what an adaptive loss takes and what
+    # paged state stays resident depend on it); with no card, on a card with room.
+    memory = estimate_memory(query, model, card_gib=target.usable_gib if target else None)
     # Stacks compared when the user named none: the same run on each common stack.
     stack_peaks: dict[Stack, float] = {}
     if parsed.assumed("stack") is not None and query.method is not Method.FULL:
@@ -109,7 +125,8 @@ def build_answer(
             times[row.gpu.id] = estimate
     quotes = list(quotes)
     constraints = constraints_of(parsed)
-    plans = plan_runs(Sizing(query, model), quotes, constraints)
+    sizing = Sizing(query, model)
+    plans = plan_runs(sizing, quotes, constraints)
     offered = {quote.gpu_id for quote in quotes if quote.in_stock}
     rented = frozenset(RENTED_CARDS) | offered
     smallest = smallest_fitting(table, rented)
@@ -121,20 +138,30 @@ def build_answer(
         advice = [item for item in advice if item.code != "unsloth"]
     if _h200_would_do(target, table):
         advice.insert(0, Advice("h200", 0.0))
+    fewest = None if smallest is not None else fewest_cards(table, rented)
+    levers = compare_levers(parsed, gpus, rented, target, target or smallest or fewest)
+    # Servers whose cards hold the run but whose published RAM cannot take what it offloads.
+    ram_short = (
+        not plans
+        and query.offload is not Offload.NONE
+        and bool(plan_runs(sizing, quotes, constraints, check_ram=False))
+    )
     return FitAnswer(
         query=query,
         model=model,
         model_from_size=parsed.model_from_size,
         assumptions=parsed.assumptions,
         memory=memory,
+        band=band(memory.peak, query.stack, memory.must_fit),
         table=table,
         target=target,
         smallest=smallest,
-        fewest=None if smallest is not None else fewest_cards(table, rented),
+        fewest=fewest,
         times=times,
         plans=plans,
         prices_known=bool(quotes),
         unmet=_unmet(quotes, constraints, plans),
+        ram_short=ram_short,
         advice=advice,
         cautions=cautions_for(
             query,
@@ -153,6 +180,8 @@ def build_answer(
         hours_per_month=parsed.hours_per_month,
         constraints=parsed.constraints,
         solved=solution,
+        levers=levers,
+        offload=offload_cost(query, model),
     )
 
 
@@ -278,15 +307,19 @@ def to_json(answer: FitAnswer) -> dict[str, Any]:
             "gpus": query.gpus,
             "shard": query.shard.value,
             "stack": query.stack.value,
+            "offload": query.offload.value,
         },
         "target_gpu": answer.target.gpu.id if answer.target else None,
         **solved_json(answer.solved),
         "peak_gb": round(answer.memory.peak, 2),
+        "peak_range_gb": [round(answer.band.low, 2), round(answer.band.high, 2)],
         "breakdown": {key: round(value, 2) for key, value in answer.memory.breakdown().items()},
         "fits": [
             {
                 "gpu": row.gpu.id,
                 "vram_gb": round(row.usable_gib, 2),
+                "peak_gb": round(row.peak_gib, 2),
+                "peak_range_gb": [round(row.low_gib, 2), round(row.high_gib, 2)],
                 "headroom_gb": round(row.headroom_gib, 2),
                 "verdict": row.verdict.value,
                 "min_gpus": row.min_gpus,
@@ -311,6 +344,14 @@ def to_json(answer: FitAnswer) -> dict[str, Any]:
             "model": answer.checkpoint.model_bytes,
             "resume": answer.checkpoint.resume_bytes,
         },
+        "offload": None
+        if answer.offload is None
+        else {
+            "host_ram_gb": round(answer.offload.ram_gb, 1),
+            "cpu_step_s": round(answer.offload.step_seconds, 2),
+            "stream_s": round(answer.offload.stream_seconds, 2),
+        },
+        "levers": [_comparison_json(comparison) for comparison in answer.levers],
         "plans": [
             {
                 "gpu": plan.quote.gpu_id,
@@ -326,4 +367,26 @@ def to_json(answer: FitAnswer) -> dict[str, Any]:
             }
             for plan in answer.plans
         ],
+    }
+
+
+def _comparison_json(comparison: Comparison) -> dict[str, Any]:
+    def variant(item: Variant) -> dict[str, Any]:
+        card = item.card
+        return {
+            "setting": item.setting,
+            "peak_gb": round(item.peak_gib, 2),
+            "gpu": None if card is None else card.gpu.id,
+            "gpus": None if card is None else card.min_gpus,
+            "verdict": None if card is None else card.verdict.value,
+            "host_ram_gb": round(item.host_ram_gb, 1),
+            "cpu_step_s": round(item.step_seconds, 2),
+            "hours": None if item.hours is None else round(item.hours, 2),
+        }
+
+    return {
+        "lever": comparison.lever,
+        "asked": comparison.asked,
+        "as_read": variant(comparison.current),
+        "others": [variant(other) for other in comparison.others],
     }

@@ -32,3 +32,6 @@ class PriceQuote:
     stock_published: bool = True  # False: the provider lists no stock for it
     location: str = ""  # the provider's data centre or pool
     country: str = "RU"  # ISO 3166 code of the location ("" when unknown)
+    # The server's RAM as the provider publishes it, GB; None when it is not published or is
+    # configured and billed apart (Selectel's cloud GPUs). CPU offload is checked against it.
+    ram_gb: float | None = None

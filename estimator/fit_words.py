@@ -94,8 +94,8 @@ def command_for(parsed: ParsedQuery) -> str:
             continue
         if name == "tokens_per_example" and asked_tokens is not None:
             value = asked_tokens  # as asked: the cut to ctx is said again
-        if name == "tokens_per_example" and ranged:
-            continue  # the range says it, as assumed
+        if name == "tokens_per_example" and parsed.assumed(name) is not None:
+            continue  # assumed (ctx/2, or the middle of a range the range says): assumed again
         if name == "dataset_examples" and value % 1000 == 0:
             value = f"{value // 1000}k"  # 64 bytes of callback data: every byte counts
         shown = value.value if hasattr(value, "value") else value

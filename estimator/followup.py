@@ -79,6 +79,8 @@ _TOGETHER: tuple[frozenset[str], ...] = (
     frozenset({"tokens_per_example", "shortest_tokens"}),
     frozenset({"shortest_tokens", "longest_tokens"}),
 )
+# What a reply asks of the offers for the run as it is, not a change of the run.
+_RUN_QUESTIONS = frozenset({"cheapest", "billing"})
 # The order a stored command lists its keys in: the grammar's own.
 _KEY_ORDER = {key: n for n, key in enumerate(COMMAND_KEYS)}
 # What a lever solved for is (ParsedQuery.solve) -> the Given field it leaves unset.
@@ -438,9 +440,16 @@ def _read(text: str) -> Given | None:
         return None
     for key, value, said in pairs:  # a pair is exact: it wins over the words' reading
         apply_pair(changes, key, value, said)
-    asks = changes.asked_about or any(n.startswith("ask:") for n in changes.notes)
-    if not _set_fields(changes) and not asks:
+    asks = changes.asked_about or any(
+        n.startswith("ask:") and n != CHEAPEST_NOTE for n in changes.notes
+    )
+    named = _set_fields(changes)
+    if not named and not asks:
         return None  # «550», «?»: nothing that changes the sizing
+    if named <= _RUN_QUESTIONS and not asks:
+        # «а дешевле есть?», «а помесячно?» alone ask about offers for the run as it is: the
+        # market router lists the plans that hold it (bot/routers/market.py, run questions).
+        return None
     return changes
 
 

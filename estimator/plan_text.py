@@ -24,6 +24,15 @@ def duration(language: str, hours: float) -> str:
     return i18n("fit-days", days=f"{hours / 24:.1f}")
 
 
+def size_text(language: str, value_bytes: float) -> str:
+    """A size in bytes in decimal units, as file managers and providers show disks and RAM."""
+    english = language == "en"
+    for ru, en, scale in (("ТБ", "TB", 1e12), ("ГБ", "GB", 1e9), ("МБ", "MB", 1e6)):
+        if value_bytes >= scale:
+            return f"{value_bytes / scale:.1f} {en if english else ru}"
+    return f"{value_bytes / 1e3:.0f} {'KB' if english else 'КБ'}"
+
+
 def rubles(value: float) -> str:
     """Russian money format: thin spaces between thousands, decimal comma below 1000 ₽."""
     if value >= 1000:

@@ -13,7 +13,10 @@ Each plan is true on its own terms:
 * its cost is its own billing: the hourly rate × the hours, or whole months of a monthly
   plan, with the hours of work those months buy;
 * it carries the caveats a renter must read before paying (tight, no bf16, slow, abroad,
-  stock not published, a month rented for hours of work, no Unsloth on this card).
+  stock not published, a month rented for hours of work, no Unsloth on this card, RAM not
+  published for a run that offloads to it);
+* a run with CPU offload fits a server only with the host RAM it needs (estimator.offload),
+  where the provider publishes the server's RAM.
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ from enum import StrEnum
 
 from estimator import gpus as catalog
 from estimator.cost import HOURS_PER_MONTH, PriceQuote
-from estimator.fit import Verdict, grade, trains_in_bf16
+from estimator.fit import Judged, Verdict, judge, trains_in_bf16
 from estimator.hardware import runs_unsloth
-from estimator.memory import estimate_memory
+from estimator.memory import MemoryParts, memory_parts
+from estimator.offload import host_ram
 from estimator.query import FitQuery, Method, Sharding, Stack
 from estimator.specs import GpuSpec, ModelSpec
 from estimator.timing import CardClass, card_class, tokens_per_second, training_time
@@ -45,6 +49,7 @@ class Caveat(StrEnum):
     ABROAD = "abroad"  # the server is outside Russia
     STOCK_UNPUBLISHED = "stock_unpublished"  # priced, but the provider publishes no stock
     MONTH_FOR_HOURS = "month_for_hours"  # whole months rented for a run of hours
+    RAM_UNPUBLISHED = "ram_unpublished"  # the run offloads to host RAM the offer does not state
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,7 @@ class Plan:
     gpu: GpuSpec
     shard: Sharding | None  # None on one card
     peak_gib: float  # per card, on this count with this sharding
-    headroom_gib: float
+    headroom_gib: float  # left free at the range's high end (< 0: the range reaches past it)
     verdict: Verdict  # FITS or TIGHT: a plan that does not fit is never made
     hours: float | None  # the run on this count; None without a dataset
     months: int | None  # monthly billing with a known run: whole months rented
@@ -132,7 +137,11 @@ class _Fitter:
     def __init__(self, sizing: Sizing) -> None:
         self.query = sizing.query
         self.model = sizing.model
-        self._peaks: dict[tuple[int, Sharding], float] = {}
+        # Host RAM the run's CPU offload needs on a server, GB (0 without offload); the same
+        # on any card count (estimator.offload).
+        self.ram_gb = host_ram(sizing.query, sizing.model).needed / 1e9
+        self._parts: dict[tuple[int, Sharding], MemoryParts] = {}
+        self._judged: dict[tuple[str, int, Sharding], Judged] = {}
         self._rates: dict[tuple[str, int], float] = {}
         self._hours: dict[tuple[str, int], float | None] = {}
 
@@ -145,23 +154,25 @@ class _Fitter:
         sharded = Sharding.ZERO3 if self.query.method is Method.FULL else Sharding.FSDP
         return (Sharding.DDP, sharded)
 
-    def peak(self, count: int, shard: Sharding) -> float:
-        key = (count, shard)
-        if key not in self._peaks:
+    def judged(self, gpu: GpuSpec, count: int, shard: Sharding) -> Judged:
+        """The run on `count` of `gpu` with `shard`: its peak there, range and verdict."""
+        key = (gpu.id, count, shard)
+        if key not in self._judged:
+            if (count, shard) not in self._parts:
+                query = replace(self.query, gpus=count, shard=shard)
+                self._parts[(count, shard)] = memory_parts(query, self.model)
             query = replace(self.query, gpus=count, shard=shard)
-            self._peaks[key] = estimate_memory(query, self.model).peak
-        return self._peaks[key]
+            self._judged[key] = judge(query, self._parts[(count, shard)], gpu.usable_gib)
+        return self._judged[key]
 
-    def fit(self, gpu: GpuSpec, count: int) -> tuple[Sharding | None, float, Verdict] | None:
+    def fit(self, gpu: GpuSpec, count: int) -> tuple[Sharding | None, Judged] | None:
         if count == 1:
-            peak = self.peak(1, self.query.shard if self.query.gpus == 1 else Sharding.DDP)
-            verdict = grade(peak, gpu.usable_gib)
-            return None if verdict is Verdict.NO else (None, peak, verdict)
+            judged = self.judged(gpu, 1, self.query.shard if self.query.gpus == 1 else Sharding.DDP)
+            return None if judged.verdict is Verdict.NO else (None, judged)
         for shard in self.shardings(count):
-            peak = self.peak(count, shard)
-            verdict = grade(peak, gpu.usable_gib)
-            if verdict is not Verdict.NO:
-                return shard, peak, verdict
+            judged = self.judged(gpu, count, shard)
+            if judged.verdict is not Verdict.NO:
+                return shard, judged
         return None
 
     def tokens_per_hour(self, gpu: GpuSpec, count: int) -> float:
@@ -227,7 +238,12 @@ def admits(quote: PriceQuote, constraints: Constraints) -> bool:
 
 
 def _caveats(
-    plan_gpu: GpuSpec, quote: PriceQuote, verdict: Verdict, query: FitQuery, hours: float | None
+    plan_gpu: GpuSpec,
+    quote: PriceQuote,
+    verdict: Verdict,
+    query: FitQuery,
+    hours: float | None,
+    ram_gb: float,
 ) -> tuple[Caveat, ...]:
     found: list[Caveat] = []
     if verdict is Verdict.TIGHT:
@@ -242,6 +258,8 @@ def _caveats(
         found.append(Caveat.ABROAD)
     if not quote.stock_published:
         found.append(Caveat.STOCK_UNPUBLISHED)
+    if ram_gb > 0 and quote.ram_gb is None:
+        found.append(Caveat.RAM_UNPUBLISHED)
     if quote.rub_per_hour is None and hours is not None:
         rented = months_for(hours) * HOURS_PER_MONTH
         if hours < MONTH_USE_SHARE * rented:
@@ -249,14 +267,25 @@ def _caveats(
     return tuple(found)
 
 
-def plan_for(sizing: Sizing, quote: PriceQuote, fitter: _Fitter | None = None) -> Plan | None:
-    """The plan one quote makes for the run, or None when the run does not fit its cards."""
+def short_of_ram(quote: PriceQuote, ram_gb: float) -> bool:
+    """Whether the server's published RAM is below what the run's offload needs."""
+    return ram_gb > 0 and quote.ram_gb is not None and quote.ram_gb < ram_gb
+
+
+def plan_for(
+    sizing: Sizing, quote: PriceQuote, fitter: _Fitter | None = None, *, check_ram: bool = True
+) -> Plan | None:
+    """The plan one quote makes for the run, or None when the run does not fit its cards (or,
+    with `check_ram`, an offloading run its published RAM)."""
     fitter = fitter or _Fitter(sizing)
+    if check_ram and short_of_ram(quote, fitter.ram_gb):
+        return None
     gpu = catalog.get(quote.gpu_id)
     fitted = fitter.fit(gpu, quote.gpus)
     if fitted is None:
         return None
-    shard, peak, verdict = fitted
+    shard, judged = fitted
+    verdict = judged.verdict
     hours = fitter.hours(gpu, quote.gpus)
     months: int | None = None
     cost: float | None = None
@@ -272,37 +301,45 @@ def plan_for(sizing: Sizing, quote: PriceQuote, fitter: _Fitter | None = None) -
         quote=quote,
         gpu=gpu,
         shard=shard,
-        peak_gib=peak,
-        headroom_gib=gpu.usable_gib - peak,
+        peak_gib=judged.memory.peak,
+        headroom_gib=gpu.usable_gib - judged.band.high,
         verdict=verdict,
         hours=hours,
         months=months,
         cost_rub=cost,
         rub_per_million_tokens=per_million,
-        caveats=_caveats(gpu, quote, verdict, sizing.query, hours),
+        caveats=_caveats(gpu, quote, verdict, sizing.query, hours, fitter.ram_gb),
     )
 
 
-def _rank(plan: Plan) -> tuple[float, float, float, int]:
-    """The cheapest run first (with a dataset). Without one there is no run to price: the
-    cheapest server-hour first, the figure each line shows (the price of a million tokens
-    rests on a throughput model calibrated on well-fed batches, and ranking by it would
-    reorder lines whose shown prices say otherwise); among equals the faster, then fewer
-    cards."""
+def _rank(plan: Plan) -> tuple[bool, float, float, float, int]:
+    """Plans that hold the run with room first: a card the estimate's range reaches into
+    («впритык») is never ranked above one it leaves room on. Then the cheapest run (with a
+    dataset). Without one there is no run to price: the cheapest server-hour first, the
+    figure each line shows (the price of a million tokens rests on a throughput model
+    calibrated on well-fed batches, and ranking by it would reorder lines whose shown prices
+    say otherwise); among equals the faster, then fewer cards."""
+    tight = plan.verdict is Verdict.TIGHT
     if plan.cost_rub is not None:
-        return (plan.cost_rub, plan.hours or 0.0, plan.server_rub_per_hour, plan.gpus)
-    return (plan.server_rub_per_hour, plan.rub_per_million_tokens, 0.0, plan.gpus)
+        return (tight, plan.cost_rub, plan.hours or 0.0, plan.server_rub_per_hour, plan.gpus)
+    return (tight, plan.server_rub_per_hour, plan.rub_per_million_tokens, 0.0, plan.gpus)
 
 
 def plan_runs(
-    sizing: Sizing, quotes: Iterable[PriceQuote], constraints: Constraints = Constraints()
+    sizing: Sizing,
+    quotes: Iterable[PriceQuote],
+    constraints: Constraints = Constraints(),
+    *,
+    check_ram: bool = True,
 ) -> list[Plan]:
-    """Every admissible quote that holds the run, best first."""
+    """Every admissible quote that holds the run, best first. `check_ram=False` drops the
+    host RAM check of an offloading run (to tell whether RAM alone left no plan)."""
     fitter = _Fitter(sizing)
     plans = [
         made
         for quote in quotes
-        if admits(quote, constraints) and (made := plan_for(sizing, quote, fitter)) is not None
+        if admits(quote, constraints)
+        and (made := plan_for(sizing, quote, fitter, check_ram=check_ram)) is not None
     ]
     return sorted(plans, key=_rank)
 

@@ -9,14 +9,23 @@ breakdown. `render` is both, for the CLI.
 from __future__ import annotations
 
 import html
+import math
 import re
 from collections.abc import Sequence
 
-from estimator.accuracy import CLAIM
+from estimator.accuracy import ALL, AccuracyLine, band, band_line, for_stack, overall
 from estimator.answer import FitAnswer
-from estimator.fit import RENTED_CARDS, GpuFit, Verdict, trains_in_bf16
+from estimator.fit import RENTED_CARDS, TIGHT_HEADROOM, GpuFit, Verdict, trains_in_bf16
 from estimator.hardware import runs_unsloth
 from estimator.i18n import Html, translator
+from estimator.lever_text import (
+    lever_details,
+    lever_lines,
+    offload_details,
+    offload_line,
+    ram_short_line,
+    read_line,
+)
 from estimator.models import LLAMA_LADDER
 from estimator.parsing.build import covering_ctx
 from estimator.plan_text import (
@@ -27,6 +36,7 @@ from estimator.plan_text import (
     no_hourly_line,
     plan_line,
     rubles,
+    size_text,
     unmet_line,
     usage_line,
 )
@@ -38,22 +48,6 @@ from estimator.stacks import profile
 MESSAGE_LIMIT = 4096
 SHORT_LIMIT = 900
 BEST = 3
-
-
-def size_text(value_bytes: float) -> str:
-    """Disk size in decimal units, as file managers and providers show it."""
-    for unit, scale in (("ТБ", 1e12), ("ГБ", 1e9), ("МБ", 1e6)):
-        if value_bytes >= scale:
-            return f"{value_bytes / scale:.1f} {unit}"
-    return f"{value_bytes / 1e3:.0f} КБ"
-
-
-def _size_text(language: str, value_bytes: float) -> str:
-    shown = size_text(value_bytes)
-    if language == "en":
-        for ru, en in (("ТБ", "TB"), ("ГБ", "GB"), ("МБ", "MB"), ("КБ", "KB")):
-            shown = shown.replace(ru, en)
-    return shown
 
 
 def to_plain(message: str) -> str:
@@ -73,6 +67,23 @@ def model_label(answer: FitAnswer) -> str:
 def render_short(answer: FitAnswer, language: str) -> str:
     if needs_gpu(answer):  # a reverse question with no card: it says which card, no more
         return needs_gpu_text(answer, language)
+    asked = sum(comparison.asked for comparison in answer.levers)
+    defaults = True
+    message = _short(answer, language, defaults=defaults, asked=asked)
+    # Past a phone screen, the unstated defaults that decide the verdict go to «Подробнее»
+    # first, then the last levers asked about (the details compare every one).
+    while len(to_plain(message)) > SHORT_LIMIT:
+        if defaults:
+            defaults = False
+        elif asked > 1:
+            asked -= 1
+        else:
+            break
+        message = _short(answer, language, defaults=defaults, asked=asked)
+    return message
+
+
+def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> str:
     # What was assumed about the method comes first: a verdict never rests on it unsaid.
     i18n = translator(language)
     # A reverse answer (ctx=max) or the cheapest card asked for heads the answer.
@@ -81,6 +92,10 @@ def render_short(answer: FitAnswer, language: str) -> str:
         *_method_line(answer, language),
         _title(answer, language),
     ]
+    # Every setting read beyond the title, so a misread word shows before the verdict.
+    read = read_line(answer, language)
+    if read is not None:
+        lines.append(read)
     lines += _constraints_line(answer, language)
     lines += _ctx_lines(answer, language)
     if answer.model_from_size:
@@ -102,6 +117,12 @@ def render_short(answer: FitAnswer, language: str) -> str:
             )
         )
     lines.append(_peak(answer, language))
+    offload = offload_line(answer, language)
+    if offload is not None:
+        lines.append(offload)
+    # A question is not an instruction: each lever asked about, and each unstated default
+    # that decides the verdict, sized both ways.
+    lines += lever_lines(answer, language, defaults=defaults, asked=asked)
     other = _stack_that_fits(answer)
     if other is not None:
         stack, peak = other
@@ -235,37 +256,41 @@ def _target_line(answer: FitAnswer, row: GpuFit, language: str) -> str:
     i18n = translator(language)
     query = answer.query
     common = {"gpu": row.gpu.id, "usable": gib(row.usable_gib)}
+    span = {"low": gib(row.low_gib), "high": gib(row.high_gib)}
     if query.gpus > 1:
         # The user asked for several cards: the verdict is about that set, per card.
         sized = {**common, "count": str(query.gpus), "shard": query.shard.value}
         if row.verdict is Verdict.FITS:
-            return i18n("fit-target-set-fits", headroom=gib(row.headroom_gib), **sized)
+            headroom = gib(row.headroom_gib)
+            return i18n("fit-target-set-fits", headroom=headroom, high=span["high"], **sized)
         if row.verdict is Verdict.TIGHT:
-            return i18n("fit-target-set-tight", headroom=gib(row.headroom_gib), **sized)
+            return i18n("fit-target-set-tight", **span, **sized)
         if query.shard is Sharding.DDP and row.min_gpus:
             # Under DDP every card holds the whole model: more of them never fit it. The
             # count that does (estimator.fit.fewest_gpus) is with FSDP; say so, or following
             # the advice with the same DDP would fail again.
-            missing = gib(-row.headroom_gib)
+            missing = gib(row.missing_gib)
             if row.min_gpus <= query.gpus:
                 return i18n("fit-target-set-ddp-fsdp", missing=missing, **sized)
             need = str(row.min_gpus)
             return i18n("fit-target-set-ddp-more", missing=missing, need=need, **sized)
         if row.min_gpus and row.min_gpus > query.gpus:
             return i18n("fit-target-set-more", need=str(row.min_gpus), **sized)
-        return i18n("fit-target-set-no", missing=gib(-row.headroom_gib), **sized)
+        return i18n("fit-target-set-no", missing=gib(row.missing_gib), **sized)
     if row.verdict is Verdict.FITS:
-        return i18n("fit-target-fits", headroom=gib(row.headroom_gib), **common)
+        headroom = gib(row.headroom_gib)
+        return i18n("fit-target-fits", headroom=headroom, high=span["high"], **common)
     if row.verdict is Verdict.TIGHT:
-        return i18n("fit-target-tight", headroom=gib(row.headroom_gib), **common)
+        return i18n("fit-target-tight", **span, **common)
     if row.min_gpus and row.min_gpus > 1:
         return i18n("fit-target-no-multi", count=str(row.min_gpus), **common)
-    return i18n("fit-target-no", missing=gib(-row.headroom_gib), **common)
+    return i18n("fit-target-no", missing=gib(row.missing_gib), **common)
 
 
 def _peak(answer: FitAnswer, language: str) -> str:
     i18n = translator(language)
     peak = gib(answer.memory.peak)
+    span = {"low": gib(answer.band.low), "high": gib(answer.band.high)}
     # On one card the figure is the run's whole peak: when the answer then says that no one
     # card holds it, "на GPU" would read as the need of each card of the set it suggests.
     per = "single" if answer.query.gpus == 1 else "each"
@@ -280,10 +305,11 @@ def _peak(answer: FitAnswer, language: str) -> str:
             stack=profile(stack).label,
             range=spread,
             others=", ".join(profile(s).label for s in others),
+            **span,
         )
     if stack is not Stack.HF:
-        return i18n("fit-peak-stack", peak=peak, stack=profile(stack).label, per=per)
-    return i18n("fit-peak", peak=peak, per=per)
+        return i18n("fit-peak-stack", peak=peak, stack=profile(stack).label, per=per, **span)
+    return i18n("fit-peak", peak=peak, per=per, **span)
 
 
 def _stack_that_fits(answer: FitAnswer) -> tuple[Stack, float] | None:
@@ -291,11 +317,11 @@ def _stack_that_fits(answer: FitAnswer) -> tuple[Stack, float] | None:
     target = answer.target
     if target is None or target.verdict is not Verdict.NO or not answer.stack_peaks:
         return None
-    room = target.usable_gib * (1 - 0.10)  # with the same margin as a "fits" verdict
+    room = target.usable_gib * (1 - TIGHT_HEADROOM)  # the margin of a "fits" verdict
     fitting = [
         (s, p)
         for s, p in answer.stack_peaks.items()
-        if p <= room and (s is not Stack.UNSLOTH or runs_unsloth(target.gpu))
+        if band(p, s).high <= room and (s is not Stack.UNSLOTH or runs_unsloth(target.gpu))
     ]
     return min(fitting, key=lambda item: item[1], default=None)
 
@@ -319,10 +345,7 @@ def _best(answer: FitAnswer, language: str) -> str:
         if all(plan.hours is None for plan in shown):
             lines.append(i18n("fit-time-hint"))
         return "\n".join(lines)
-    if answer.unmet:
-        note = unmet_line(answer.unmet, language)
-    else:
-        note = i18n("fit-prices-none-fit" if answer.prices_known else "fit-prices-none")
+    note = _no_plan_note(answer, language)
     cards = _fitting_cards(answer)
     if not cards:
         return note
@@ -330,16 +353,35 @@ def _best(answer: FitAnswer, language: str) -> str:
     for n, row in enumerate(cards[:BEST], start=1):
         timing = answer.times.get(row.gpu.id)
         time_text = i18n("fit-row-time", time=duration(language, timing.hours)) if timing else ""
-        lines.append(
-            i18n(
-                "fit-best-card",
+        card = row.gpu.id if (row.min_gpus or 1) == 1 else f"{row.min_gpus}× {row.gpu.id}"
+        shown_time = Html(html.escape(time_text, quote=False))
+        if row.verdict is Verdict.TIGHT:
+            # The range reaches past what is left free: no headroom to quote, only the range.
+            line = i18n(
+                "fit-best-card-tight",
                 n=str(n),
-                gpu=row.gpu.id if (row.min_gpus or 1) == 1 else f"{row.min_gpus}× {row.gpu.id}",
-                headroom=gib(row.headroom_gib),
-                time=Html(html.escape(time_text, quote=False)),
+                gpu=card,
+                high=gib(row.high_gib),
+                usable=gib(row.usable_gib),
+                time=shown_time,
             )
-        )
+        else:
+            line = i18n(
+                "fit-best-card", n=str(n), gpu=card, headroom=gib(row.headroom_gib), time=shown_time
+            )
+        lines.append(line)
     return "\n".join([*lines, note])
+
+
+def _no_plan_note(answer: FitAnswer, language: str) -> str:
+    """Why no live offer is a plan: a stated constraint, the servers' RAM for the run's
+    offload, or nothing in stock that holds it."""
+    if answer.unmet:
+        return unmet_line(answer.unmet, language)
+    ram = ram_short_line(answer, language)
+    if ram is not None:
+        return ram
+    return translator(language)("fit-prices-none-fit" if answer.prices_known else "fit-prices-none")
 
 
 def _with_asked_card(answer: FitAnswer, shown: list[Plan]) -> list[Plan]:
@@ -379,7 +421,13 @@ def _fitting_cards(answer: FitAnswer) -> list[GpuFit]:
 
 
 def render_details(answer: FitAnswer, language: str) -> str:
-    parts = [_title(answer, language), _table(answer, language)]
+    parts = [_title(answer, language), _length(answer, language), _table(answer, language)]
+    levers = lever_details(answer, language)
+    if levers is not None:
+        parts.append(levers)
+    offload = offload_details(answer, language)
+    if offload is not None:
+        parts.append(offload)
     if answer.advice:
         parts.append(_advice(answer, language))
     if answer.cautions:
@@ -429,12 +477,13 @@ def _table(answer: FitAnswer, language: str) -> str:
         if row.verdict is Verdict.FITS:
             line = i18n("fit-row-fits", headroom=gib(row.headroom_gib), **common)
         elif row.verdict is Verdict.TIGHT:
-            line = i18n("fit-row-tight", headroom=gib(row.headroom_gib), **common)
+            usable = gib(row.usable_gib)
+            line = i18n("fit-row-tight", high=gib(row.high_gib), usable=usable, **common)
         elif row.min_gpus and row.min_gpus > 1:
             line = i18n("fit-row-no-multi", count=str(row.min_gpus), **common)
         else:
             common.pop("time")
-            line = i18n("fit-row-no", missing=gib(-row.headroom_gib), **common)
+            line = i18n("fit-row-no", missing=gib(row.missing_gib), **common)
         lines.append(line)
     return "\n".join(lines)
 
@@ -469,11 +518,7 @@ def _prices(answer: FitAnswer, language: str) -> str:
         shown = with_hourly(answer.plans, 5)
         lines += [plan_line(n, plan, language) for n, plan in enumerate(shown, start=1)]
         return "\n".join(lines)
-    if answer.unmet:
-        return unmet_line(answer.unmet, language)
-    if answer.prices_known:
-        return i18n("fit-prices-none-fit")
-    return i18n("fit-prices-none")
+    return _no_plan_note(answer, language)
 
 
 def _break_even(answer: FitAnswer, language: str) -> str:
@@ -488,11 +533,11 @@ def _checkpoint(answer: FitAnswer, language: str) -> str:
     i18n = translator(language)
     size = answer.checkpoint
     assert size is not None
-    model = _size_text(language, size.model_bytes)
+    model = size_text(language, size.model_bytes)
     if size.adapter_bytes is not None:
-        adapter = _size_text(language, size.adapter_bytes)
+        adapter = size_text(language, size.adapter_bytes)
         return i18n("fit-checkpoint-adapter", adapter=adapter, model=model)
-    resume = _size_text(language, size.resume_bytes or size.model_bytes)
+    resume = size_text(language, size.resume_bytes or size.model_bytes)
     return i18n("fit-checkpoint-full", model=model, resume=resume)
 
 
@@ -590,18 +635,71 @@ def _details(answer: FitAnswer, language: str) -> str:
                 mfu=f"{timing.mfu * 100:.0f}",
             )
         )
-    lines.append(
-        i18n(
-            "fit-details-method",
-            rows=CLAIM.rows,
-            sources=CLAIM.sources,
-            median=CLAIM.median_pct,
-            low=CLAIM.stack_low_pct,
-            high=CLAIM.stack_high_pct,
-            within=CLAIM.within_25_pct,
-        )
-    )
+    lines.append(_accuracy(answer, language))
     return "\n".join(lines)
+
+
+def _length(answer: FitAnswer, language: str) -> str:
+    """Which length the peak is sized at: the longest batch, ctx being the cap of a sample."""
+    query = answer.query
+    typical = query.tokens_per_example
+    shown = "none" if typical is None or typical >= query.ctx else str(typical)
+    return translator(language)(
+        "fit-details-length", bs=str(query.micro_batch), ctx=str(query.ctx), typical=shown
+    )
+
+
+def _accuracy(answer: FitAnswer, language: str) -> str:
+    """What the estimate's accuracy is for this run's stack, as the bench measured it on
+    repositories it had not seen (estimator/data/accuracy.csv): the stack's own figures when
+    enough repositories measured it, else every stack's, saying so."""
+    i18n = translator(language)
+    stack = answer.query.stack
+    line = band_line(stack)
+    own = for_stack(stack)
+    scope = "stack" if line.scope != ALL else "all"
+    metric_lines = [
+        found
+        for metric in ("allocated", "reserved", "nvidia-smi")
+        if (found := _metric_line(line, metric)) is not None
+    ]
+    metrics = ", ".join(
+        i18n(
+            "fit-details-metric",
+            metric=found.metric,
+            median=_up(found.median_abs),
+            rows=found.rows,
+        )
+        if found.independent
+        else i18n("fit-details-metric-few", metric=found.metric, repos=found.repositories)
+        for found in metric_lines
+    )
+    everything = overall()
+    return i18n(
+        "fit-details-method",
+        rows=everything.rows,
+        repos=everything.repositories,
+        scope=scope,
+        stack=profile(stack).label,
+        own="none" if own is None else own.repositories,
+        median=_up(line.median_abs),
+        within=str(math.floor(round(line.within_25 * 100, 6))),
+        under=_up(line.under_15),
+        direction="low" if line.median_signed < 0 else "high",
+        bias=f"{abs(line.median_signed) * 100:.1f}",
+        metrics=metrics,
+    )
+
+
+def _metric_line(line: AccuracyLine, metric: str) -> AccuracyLine | None:
+    if line.scope == ALL:
+        return overall(metric)
+    return for_stack(Stack(line.scope), metric)
+
+
+def _up(fraction: float) -> str:
+    """An error share as a whole percent, rounded up: the answer never promises more."""
+    return str(math.ceil(round(fraction * 100, 6)))
 
 
 # --- /fit compare ------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """Training time: tokens × FLOPs per token ÷ the TFLOPS a card really sustains, plus the time
-bitsandbytes spends dequantising weights, which does not shrink with a bigger batch.
+bitsandbytes spends dequantising weights, which does not shrink with a bigger batch, and with
+CPU offload the optimizer step on the CPU and the parameters streamed over PCIe
+(estimator.offload), paid per micro-batch like the dequantisation.
 
 Achieved TFLOPS = the card's dense tensor peak × the share of it fine-tuning reaches on that
 class of card (`CLASS_EFFICIENCY`) × the stack's kernels (`STACK_SPEED`) × multi-GPU scaling.
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from estimator.memory import adapted_linear_params, linear_params
+from estimator.offload import MICRO_BATCHES_PER_STEP, step_seconds, stream_seconds
 from estimator.query import Checkpointing, FitQuery, Method, Stack
 from estimator.specs import GpuSpec, ModelSpec
 
@@ -168,8 +171,21 @@ def _dequant_seconds_per_token(query: FitQuery, model: ModelSpec, gpu: GpuSpec) 
     )
     # Sharded or not, every GPU dequantises every layer it computes with: all of them.
     seconds = passes * quantised * DEQUANT_BYTES_PER_PARAM_PASS / (gpu.bandwidth_gbs * 1e9)
-    tokens = query.micro_batch * (query.tokens_per_example or query.ctx)
-    return seconds / max(1, tokens)
+    return seconds / micro_batch_tokens(query)
+
+
+def micro_batch_tokens(query: FitQuery) -> int:
+    """Tokens one GPU takes in one micro-batch: what a per-micro-batch cost is spread over."""
+    return max(1, query.micro_batch * (query.tokens_per_example or query.ctx))
+
+
+def _offload_seconds_per_token(query: FitQuery, model: ModelSpec, gpus: int) -> float:
+    """CPU offload: every GPU waits for the optimizer step on the server's CPUs (once per
+    `MICRO_BATCHES_PER_STEP` micro-batches) and, with the parameters offloaded, for their
+    transfer on each pass (estimator.offload)."""
+    per_micro_batch = step_seconds(query, model) / MICRO_BATCHES_PER_STEP
+    per_micro_batch += stream_seconds(query, model, gpus)
+    return per_micro_batch / micro_batch_tokens(query)
 
 
 def _elementwise_seconds_per_token(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> float:
@@ -184,7 +200,8 @@ def tokens_per_second(query: FitQuery, model: ModelSpec, gpu: GpuSpec, gpus: int
     """Training throughput per GPU."""
     compute = flops_per_token(query, model) / (achieved_tflops(query, gpu, gpus) * 1e12)
     memory = _elementwise_seconds_per_token(query, model, gpu)
-    return 1.0 / (compute + memory + _dequant_seconds_per_token(query, model, gpu))
+    dequant = _dequant_seconds_per_token(query, model, gpu)
+    return 1.0 / (compute + memory + dequant + _offload_seconds_per_token(query, model, gpus))
 
 
 def training_time(

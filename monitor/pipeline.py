@@ -1,6 +1,9 @@
-"""One refresh of one provider, end to end, in two calls to storage:
+"""One refresh of one provider, end to end: one read and one write transaction of its own
+(PipelineStore), after the matcher has caught up with the subscription change log (one or two
+reads: monitor.matcher):
 
-    fetch -> load (last good snapshot, part runs, live cooldowns, held chats)
+    fetch -> matcher.prepare (the subscription changes since its last refresh)
+          -> load (last good snapshot, part runs, live cooldowns, held chats)
           -> diff, part rules, match, queueing rules (pure, no lock held)
           -> commit (snapshot, change history, part statuses, health, outbox rows: one transaction)
 

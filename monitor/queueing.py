@@ -3,7 +3,8 @@
 The rules that used to run inside the refresh's write transaction, in storage:
 
 * cooldown: a subscription hears of the same offer and kind of change at most once per its
-  cooldown (the last alert times come from `RefreshStore.load`);
+  cooldown (the last alert times come from the refresh's `load`,
+  monitor.pipeline.PipelineStore);
 * blocked chats get nothing (their subscriptions are paused too, so this only catches a block
   that raced the refresh);
 * quiet hours and snoozes: the alert is queued now but due when they end, and marked held (it

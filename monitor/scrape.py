@@ -15,15 +15,19 @@ from datetime import datetime
 from types import MappingProxyType
 
 from monitor.offers import Offer
+from monitor.redaction import hide_userinfo
 
 # The part name of a provider scraped as one piece (and of offers stored before parts).
 WHOLE = ""
 
 
 class ScrapeError(Exception):
-    """A provider could not be read. The class name is what operators see."""
+    """A provider could not be read. The class name is what operators see. Its detail is
+    stored, logged and served (/api/v1/providers): a base URL's credentials never reach it,
+    whatever the error text from aiohttp or a parser quoted."""
 
     def __init__(self, provider: str, detail: str) -> None:
+        detail = hide_userinfo(detail)
         super().__init__(f"{provider}: {detail}")
         self.provider = provider
         self.detail = detail

@@ -14,11 +14,12 @@ from pydantic import AfterValidator, Field, create_model
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from monitor.providers import PROVIDERS, Provider
+from monitor.redaction import hide_userinfo
 
 
 def _http_url(value: str) -> str:
     if not re.match(r"^https?://[^/\s]+", value):
-        raise ValueError(f"{value!r} is not an http(s) URL")
+        raise ValueError(f"{hide_userinfo(value)!r} is not an http(s) URL")
     return value.rstrip("/")
 
 

@@ -14,8 +14,7 @@ from monitor.flood import FORGET_AFTER_S, Flow, FlowKey, Verdict, judge
 from storage.sql import Database
 
 _READ = (
-    "SELECT last_arrival, last_answer, dropped, warned FROM user_flows"
-    " WHERE kind = ? AND chat_id = ?"
+    "SELECT last_arrival, tokens, dropped, warned FROM user_flows WHERE kind = ? AND chat_id = ?"
 )
 _READ_LOCKED = _READ + " FOR UPDATE"
 
@@ -25,7 +24,7 @@ class SharedFlows:
         self._db = database
         self._clock = clock  # wall time: the replicas' clocks must agree, monotonic ones don't
 
-    async def judge_flow(self, key: FlowKey, interval: float) -> Verdict:
+    async def judge_flow(self, key: FlowKey, sent_at: float | None, interval: float) -> Verdict:
         kind, chat_id = key
         async with self._db.transaction() as connection:
             # A row to lock even on a user's first update: two replicas racing on it would
@@ -33,7 +32,7 @@ class SharedFlows:
             # no flow at all.
             await connection.execute(
                 "INSERT INTO user_flows"
-                " (kind, chat_id, last_arrival, last_answer, dropped, warned)"
+                " (kind, chat_id, last_arrival, tokens, dropped, warned)"
                 " VALUES (?, ?, 0, 0, 0, 0) ON CONFLICT (kind, chat_id) DO NOTHING",
                 (kind, chat_id),
             )
@@ -42,13 +41,14 @@ class SharedFlows:
             )
             assert row is not None  # inserted above, and only forget_quiet deletes
             flow = Flow(float(str(row[0])), float(str(row[1])), int(str(row[2])), bool(row[3]))
-            verdict, after = judge(flow, self._clock(), interval)
+            at = self._clock() if sent_at is None else sent_at
+            verdict, after = judge(flow, at, interval)
             await connection.execute(
-                "UPDATE user_flows SET last_arrival = ?, last_answer = ?, dropped = ?, warned = ?"
+                "UPDATE user_flows SET last_arrival = ?, tokens = ?, dropped = ?, warned = ?"
                 " WHERE kind = ? AND chat_id = ?",
                 (
                     after.last_arrival,
-                    after.last_answer,
+                    after.tokens,
                     after.dropped,
                     int(after.warned),
                     kind,

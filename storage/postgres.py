@@ -14,11 +14,12 @@ import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
+from monitor.redaction import hide_userinfo
 from storage.sql import Params, Row, WriteWatch, bind, numbered
 
 logger = logging.getLogger(__name__)
@@ -65,20 +66,6 @@ class DatabaseUnavailableError(Exception):
 
 class DatabaseReadOnlyError(Exception):
     """The server takes no writes (a standby, or default_transaction_read_only)."""
-
-
-def redact_url(url: str) -> str:
-    """The URL with its password replaced, for log lines and error messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if ":" in host:  # IPv6 literal
-        host = f"[{host}]"
-    netloc = f"{parts.username or ''}:***@{host}"
-    if parts.port is not None:
-        netloc += f":{parts.port}"
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def _affected(status: str) -> int:
@@ -155,12 +142,12 @@ class PgDatabase(WriteWatch):
                 elapsed = time.monotonic() - started
                 if elapsed + delay > retry_for_s:
                     raise DatabaseUnavailableError(
-                        f"cannot reach PostgreSQL at {redact_url(url)} after {tries} tries"
+                        f"cannot reach PostgreSQL at {hide_userinfo(url)} after {tries} tries"
                         f" in {elapsed:.0f} s: {reason}"
                     ) from None
                 logger.warning(
                     "PostgreSQL at %s not reachable (%s); retrying in %.1f s",
-                    redact_url(url),
+                    hide_userinfo(url),
                     reason,
                     delay,
                 )
@@ -169,12 +156,12 @@ class PgDatabase(WriteWatch):
             except asyncpg.PostgresError as error:
                 # Wrong password, unknown database, no permission: retrying will not help.
                 raise DatabaseUnavailableError(
-                    f"PostgreSQL at {redact_url(url)} refused us: {_reason(error, url)}"
+                    f"PostgreSQL at {hide_userinfo(url)} refused us: {_reason(error, url)}"
                 ) from None
             except (ValueError, asyncpg.InterfaceError) as error:
                 # A URL asyncpg cannot use (an unknown sslmode, ...).
                 raise DatabaseUnavailableError(
-                    f"PostgreSQL URL {redact_url(url)} is not usable: {_reason(error, url)}"
+                    f"PostgreSQL URL {hide_userinfo(url)} is not usable: {_reason(error, url)}"
                 ) from None
             else:
                 return cls(pool, url)

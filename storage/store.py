@@ -1,4 +1,8 @@
-"""The Store: every query the application makes, as typed methods. No SQL lives elsewhere."""
+"""The Store: the queries of the handlers, the refresh, the sender and /healthz, as typed
+methods, gathered from one module per table group (storage.offers, .history, .subscriptions,
+.outbox_claims, ...). The shared flood state (storage.flows), the heartbeats
+(storage.replicas), the election (storage.leader) and the migrations hold their own SQL,
+used through their own objects."""
 
 from __future__ import annotations
 

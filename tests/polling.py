@@ -6,6 +6,10 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 POLL_S = 0.01
+# How long a test waits for a cold chart pool's first chart: a spawned worker imports
+# matplotlib first, a second on a quiet machine and tens of seconds on a loaded one. The
+# failure this guards is a chart that never comes, so the wait is generous.
+COLD_CHART_S = 120.0
 
 
 async def eventually(

@@ -21,6 +21,7 @@ from bot.delivery.sender import DeliveryStore
 from bot.ops.open_data import OpenDataStore
 from bot.ops.server import HealthStore
 from bot.ports import BotStore
+from bot.webhook_once import UpdateClaims
 from monitor.matcher import SubscriptionSource
 from monitor.pipeline import PipelineStore
 from storage import Store
@@ -32,6 +33,7 @@ PORTS: tuple[type, ...] = (
     MarkStore,
     HealthStore,
     OpenDataStore,
+    UpdateClaims,
     BotStore,
 )
 # The handlers' one port names what the routers, the alert buttons, the user middleware and
@@ -47,8 +49,9 @@ def serve_every_port(store: Store) -> list[object]:
     marks: MarkStore = store
     health: HealthStore = store
     open_data: OpenDataStore = store
+    updates: UpdateClaims = store
     handlers: BotStore = store
-    return [pipeline, subscriptions, delivery, marks, health, open_data, handlers]
+    return [pipeline, subscriptions, delivery, marks, health, open_data, updates, handlers]
 
 
 def members(port: type) -> set[str]:

@@ -18,6 +18,12 @@ T = TypeVar("T")
 Listener = Callable[[ApiCall], None]
 
 
+# How long a test waits for the bot to do something before calling it a failure. The failure
+# guarded is "never": a loaded machine may take seconds over what takes a quiet one
+# milliseconds (a cold chart worker imports matplotlib), so the deadline is long.
+WAIT_S = 60.0
+
+
 class CallRecorder:
     """Records every answered request and lets callers wait for calls or any state change."""
 
@@ -46,7 +52,7 @@ class CallRecorder:
         method: str,
         *,
         predicate: Callable[[ApiCall], bool] | None = None,
-        timeout: float = 5.0,  # noqa: ASYNC109 - a per-wait deadline is this helper's point
+        timeout: float = WAIT_S,  # noqa: ASYNC109 - a per-wait deadline is this helper's point
         after: int = 0,
     ) -> ApiCall:
         """The first call of ``method`` with index >= ``after`` that matches ``predicate``."""
@@ -65,7 +71,7 @@ class CallRecorder:
         self,
         condition: Callable[[], T | None],
         *,
-        timeout: float = 5.0,  # noqa: ASYNC109
+        timeout: float = WAIT_S,  # noqa: ASYNC109
         what: str = "condition",
     ) -> T:
         """Wait for ``condition()`` to return non-None; it is re-checked after every change.

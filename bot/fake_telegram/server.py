@@ -26,7 +26,7 @@ from .models import (
     SentMessage,
     UserMessage,
 )
-from .recorder import CallRecorder
+from .recorder import WAIT_S, CallRecorder
 from .store import BOT_USERNAME, ChatStore, now
 from .updates import UpdateQueue
 from .validation import parse_bool, parse_int, parse_json
@@ -150,8 +150,10 @@ class FakeBotApi(CallRecorder):
         language_code: str = "ru",
         first_name: str = "Test",
         username: str | None = None,
+        date: int | None = None,
     ) -> int:
-        """A user writes ``text`` in ``chat_id``; a leading /command gets its entity."""
+        """A user writes ``text`` in ``chat_id``; a leading /command gets its entity. ``date``
+        (Unix seconds) is when they sent it: now unless a test says (a backlog, a flood)."""
         return self._push_user_message(
             chat_id,
             {"text": text},
@@ -160,6 +162,7 @@ class FakeBotApi(CallRecorder):
             language_code=language_code,
             first_name=first_name,
             username=username,
+            date=date,
         )
 
     def push_document(
@@ -199,6 +202,7 @@ class FakeBotApi(CallRecorder):
         language_code: str,
         first_name: str,
         username: str | None = None,
+        date: int | None = None,
     ) -> int:
         user = user_object(
             chat_id,
@@ -210,7 +214,7 @@ class FakeBotApi(CallRecorder):
         if chat_id > 0:
             self.store.remember_name(chat_id, first_name)
         message_id = self.store.next_message_id(chat_id)
-        date = now()
+        date = now() if date is None else date
         message: dict[str, Any] = {
             "message_id": message_id,
             "from": user,
@@ -313,7 +317,7 @@ class FakeBotApi(CallRecorder):
     async def wait_confirmed(
         self,
         update_id: int,
-        timeout: float = 5.0,  # noqa: ASYNC109 - a per-wait deadline is this helper's point
+        timeout: float = WAIT_S,  # noqa: ASYNC109 - a per-wait deadline is this helper's point
     ) -> None:
         """Return once getUpdates confirmed ``update_id`` (an offset above it arrived).
 

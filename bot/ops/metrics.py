@@ -38,7 +38,7 @@ _SCRAPE_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0)
 # Handling one update: a database read and a reply, or a chart rendered.
 _UPDATE_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
-# What /metrics exposes (as in the README's Operations section).
+# What /metrics exposes (as docs/operations.md lists it).
 METRIC_NAMES = (
     "gpuradar_scrape_duration_seconds",
     "gpuradar_scrape_successes_total",

@@ -14,7 +14,9 @@ from aiogram.exceptions import (
     TelegramServerError,
 )
 from aiogram.types import Chat, ErrorEvent
+from aiogram.types import User as TelegramUser
 
+from bot.middlewares.user import initial_language
 from bot.ports import BotStore
 from estimator.i18n import Translator
 from monitor.users import Language
@@ -43,6 +45,7 @@ async def on_error(
     translators: dict[Language, Translator],
     default_language: Language,
     event_chat: Chat | None = None,
+    event_from_user: TelegramUser | None = None,
 ) -> None:
     if isinstance(event.exception, UNDELIVERABLE):
         # Telegram, not our code: the reply could not go out (flooded past the session's
@@ -63,13 +66,17 @@ async def on_error(
             await bot.answer_callback_query(callback.id)
     if event_chat is None:
         return
-    language = default_language
+    # The stored language; when the database is what failed, the one a new chat would get
+    # (the Telegram client's), never the bot's default for someone who reads English.
+    language = initial_language(
+        event_from_user.language_code if event_from_user else None, default_language
+    )
     try:
         user = await store.get_user(event_chat.id)
         if user is not None:
             language = user.language
-    except Exception:
-        logger.exception("could not read the user's language for the apology")
+    except Exception as error:
+        logger.warning("could not read the user's language for the apology: %s", error)
     try:
         await bot.send_message(event_chat.id, translators[language]("error-apology"))
     except TelegramAPIError:

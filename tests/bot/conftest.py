@@ -71,7 +71,7 @@ async def running_app(
     db_path: Path,
     *,
     throttle_interval: float = 0.0,
-    clock: Callable[[], float] = time.monotonic,
+    clock: Callable[[], float] = time.time,
     handle_as_tasks: bool = True,
     election: ElectionFactory | None = None,
     wall_clock: Callable[[], datetime] | None = None,

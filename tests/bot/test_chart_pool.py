@@ -19,10 +19,7 @@ from bot.history_chart import ChartSpec, ChartTexts
 from tests.bot.conftest import CHAT, running_app
 from tests.bot.test_e2e_watch import seed_history
 from tests.fakes.telegram import FakeTelegram
-
-# A cold chart pool's first chart: a spawned worker imports matplotlib first (seconds on a
-# loaded machine), not the tenths of a second a warm one takes.
-COLD_CHART_S = 30.0
+from tests.polling import COLD_CHART_S
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 TEXTS = ChartTexts("H100", "₽", "UTC", "in stock", "out of stock", "")

@@ -17,6 +17,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
         "BOT_TOKEN",
         *(f"GPURADAR_{n}" for n in ("BOT_TOKEN", "DB_PATH", "TELEGRAM_API_URL", "ADMIN_IDS")),
         *(f"GPURADAR_{n}" for n in ("DEFAULT_LANGUAGE", "TIMEZONE", "LOG_LEVEL", "MODE")),
+        *(f"GPURADAR_{n}" for n in ("OPS_HOST", "TRUSTED_PROXIES")),
         "GPURADAR_DATABASE_URL",
     ]:
         monkeypatch.delenv(name, raising=False)
@@ -33,6 +34,9 @@ def test_defaults_without_token_mean_console_mode():
     assert settings.admin_ids == frozenset()
     assert settings.default_language == "ru"
     assert settings.timezone == "Europe/Moscow"
+    # Safe outside a container: the ops server on loopback, and no X-Forwarded-For trusted.
+    assert settings.ops_host == "127.0.0.1"
+    assert settings.trusted_proxies == ()
 
 
 def test_environment_values(monkeypatch: pytest.MonkeyPatch):
@@ -41,6 +45,7 @@ def test_environment_values(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("GPURADAR_DEFAULT_LANGUAGE", "en")
     monkeypatch.setenv("GPURADAR_TIMEZONE", "Asia/Novosibirsk")
     monkeypatch.setenv("GPURADAR_TELEGRAM_API_URL", "http://127.0.0.1:8081/")
+    monkeypatch.setenv("GPURADAR_TRUSTED_PROXIES", "172.30.53.10, fd00::/8")
     settings = load_settings()
     assert settings.bot_token is not None
     assert settings.bot_token.get_secret_value() == TOKEN
@@ -49,6 +54,7 @@ def test_environment_values(monkeypatch: pytest.MonkeyPatch):
     assert settings.default_language == "en"
     assert settings.timezone == "Asia/Novosibirsk"
     assert settings.telegram_api_url == "http://127.0.0.1:8081"
+    assert [str(n) for n in settings.trusted_proxies] == ["172.30.53.10/32", "fd00::/8"]
 
 
 def test_plain_bot_token_is_accepted(monkeypatch: pytest.MonkeyPatch):
@@ -105,6 +111,7 @@ def test_the_waits_out_of_bounds_are_one_line_naming_the_setting(
         ("GPURADAR_TIMEZONE", "Mars/Olympus", "unknown time zone"),
         ("GPURADAR_DEFAULT_LANGUAGE", "de", "'ru' or 'en'"),
         ("GPURADAR_ADMIN_IDS", "12,abc", "'abc' is not a Telegram user id"),
+        ("GPURADAR_TRUSTED_PROXIES", "10.0.0.1, caddy", "'caddy' is not an IP address"),
         ("GPURADAR_TELEGRAM_API_URL", "ftp://x", "not an http(s) URL"),
         ("GPURADAR_BOT_TOKEN", "not-a-token", "does not look like a bot token"),
         ("BOT_TOKEN", "also bad", "does not look like a bot token"),
@@ -221,3 +228,45 @@ def test_the_env_example_as_shipped_is_valid(monkeypatch: pytest.MonkeyPatch):
     assert load_settings(replica_id="bot-2").replica_id == "bot-2"
     with pytest.raises(ConfigError, match="GPURADAR_REPLICA_ID"):
         load_settings(replica_id="bot 2; drop")
+
+
+@pytest.mark.parametrize("name", ["GPURADAR_PUBLIC_URL", "GPURADAR_WEBHOOK_URL"])
+def test_a_url_that_users_or_telegram_see_may_not_carry_a_password(
+    monkeypatch: pytest.MonkeyPatch, name: str
+):
+    monkeypatch.setenv(name, "https://admin:hunter2@bot.example.com")
+    with pytest.raises(ConfigError) as raised:
+        load_settings()
+    message = str(raised.value)
+    assert name in message
+    assert "must not carry a user name or password" in message
+    assert "hunter2" not in message
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("GPURADAR_TELEGRAM_API_URL", "http://bot:hunter2@127.0.0.1:99999"),
+        ("GPURADAR_TELEGRAM_API_URL", "ftp://bot:hunter2@127.0.0.1"),
+        ("GPURADAR_SELECTEL_URL", "ftp://mirror:hunter2@127.0.0.1"),
+    ],
+)
+def test_a_bad_url_is_named_without_its_password(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str
+):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError) as raised:
+        load_settings()
+    assert name in str(raised.value)
+    assert "hunter2" not in str(raised.value)
+
+
+def test_the_password_of_every_url_setting_is_a_secret_the_logs_redact(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.setenv("GPURADAR_BOT_TOKEN", TOKEN)
+    monkeypatch.setenv("GPURADAR_TELEGRAM_API_URL", "http://bot:api%40pass@127.0.0.1:8081")
+    monkeypatch.setenv("GPURADAR_HOSTKEY_URL", "https://mirror:mirror-pass@127.0.0.1:8082")
+    monkeypatch.setenv("GPURADAR_DATABASE_URL", "postgresql://u:db-pass@127.0.0.1/gpuradar")
+    secrets = load_settings().secrets
+    assert {TOKEN, "api%40pass", "api@pass", "mirror-pass", "db-pass"} <= set(secrets)

@@ -20,7 +20,9 @@ from tests.factories import enqueue, make_offer
 from tests.polling import eventually
 
 
-def console_settings(db_path: Path) -> Settings:
+def console_settings(db_path: Path, *, warm_charts: bool = False) -> Settings:
+    """Console settings; the chart workers warm only where a test draws a chart (a warm-up
+    is a process importing matplotlib, seconds of CPU a test that draws nothing would pay)."""
     return Settings.model_validate(
         {
             "mode": "console",
@@ -28,6 +30,7 @@ def console_settings(db_path: Path) -> Settings:
             "monitor": False,
             "ops_host": "127.0.0.1",
             "ops_port": 0,
+            "chart_warm_up": warm_charts,
         }
     )
 
@@ -36,8 +39,12 @@ async def test_history_picture_is_saved_and_its_path_printed(tmp_path: Path):
     db_path = tmp_path / "data" / "bot.sqlite3"
     await seed_history(db_path)
     output = io.StringIO()
-    async with Console(console_settings(db_path), output) as console:
+    async with Console(console_settings(db_path, warm_charts=True), output) as console:
         await console.say("/history h100")
+        # The console warmed the chart workers at start-up, as the served bot does (a chart
+        # alone starts the workers without a warm-up).
+        assert console.application.charts is not None
+        assert console.application.charts.warming
     text = output.getvalue()
     assert "[picture]" not in text
     match = re.search(r"^#1 🖼 (\S+\.png)$", text, re.M)

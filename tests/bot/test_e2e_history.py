@@ -8,10 +8,7 @@ from pathlib import Path
 from tests.bot.conftest import CHAT, running_app
 from tests.bot.test_e2e_watch import seed_history
 from tests.fakes.telegram import FakeTelegram
-
-# A cold chart pool's first chart: a spawned worker imports matplotlib first (seconds on a
-# loaded machine), not the tenths of a second a warm one takes.
-COLD_CHART_S = 30.0
+from tests.polling import COLD_CHART_S
 
 
 async def test_history_says_a_photo_is_coming_before_it_sends_one(

@@ -11,10 +11,7 @@ from storage import Store
 from tests.bot.conftest import CHAT, running_app
 from tests.factories import make_offer, store_snapshot
 from tests.fakes.telegram import FakeTelegram
-
-# A cold chart pool's first chart: a spawned worker imports matplotlib first (seconds on a
-# loaded machine), not the tenths of a second a warm one takes.
-COLD_CHART_S = 30.0
+from tests.polling import COLD_CHART_S
 
 
 async def reply(telegram: FakeTelegram, text: str) -> str:
@@ -38,8 +35,8 @@ async def test_watch_by_text_errors_and_limit(telegram: FakeTelegram, db_path: P
         created = await reply(telegram, "/watch a100 80gb max=250 provider=selectel")
         unknown = await reply(telegram, "/watch voodoo5")
         bad_key = await reply(telegram, "/watch h100 colour=red")
-        for _ in range(19):
-            await reply(telegram, "/watch h100")
+        for n in range(19):  # 19 different watches: the same one twice is not added
+            await reply(telegram, f"/watch h100 max={100 + n}")
         over = await reply(telegram, "/watch h200")
         subs = await application.store.subscriptions_of(CHAT)
     assert created.startswith("✅ Подписка: A100")

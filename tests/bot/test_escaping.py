@@ -7,12 +7,12 @@ character would come back as a 400 (call.ok False) instead of a message.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.delivery.alert_text import render_alerts
 from estimator.i18n import translators
+from monitor.flood import BURST
 from monitor.offers import Offer, StockState
 from monitor.scrape import ApiError, ScrapeResult
 from monitor.watch_words import parse_watch
@@ -83,7 +83,14 @@ async def replies_to(telegram: FakeTelegram, texts: list[str]) -> list[tuple[str
 
 async def test_provider_strings_are_shown_literally(telegram: FakeTelegram, db_path: Path):
     await seed(db_path)
-    commands = ["/prices", "/stock", "/prices 4090", "/history 4090", "/fit 7b qlora", "/admin"]
+    commands = [
+        "/prices",
+        "/stock",
+        "/prices 4090",
+        "/history 4090",
+        "/fit llama 2 7b qlora",
+        "/admin",
+    ]
     async with running_app(telegram, db_path, handle_as_tasks=False, admin_ids=frozenset({CHAT})):
         answers = dict(await replies_to(telegram, commands))
     prices = answers["/prices"]
@@ -93,7 +100,7 @@ async def test_provider_strings_are_shown_literally(telegram: FakeTelegram, db_p
     assert f"loc{NASTY}" in answers["/stock"]
     assert f"loc{NASTY}" in answers["/prices 4090"]
     assert PROVIDER in answers["/history 4090"]  # the 30-day low's provider, in the caption
-    assert PROVIDER in answers["/fit 7b qlora"]
+    assert PROVIDER in answers["/fit llama 2 7b qlora"]
     admin = answers["/admin"]
     assert f"{PROVIDER}: последний успех" in admin
     assert f"ApiError result {NASTY}" in admin  # a provider's error text
@@ -158,30 +165,27 @@ async def test_user_text_is_shown_literally(telegram: FakeTelegram, db_path: Pat
         assert len(long_reply) < 200
 
 
-async def test_flood_of_30_messages_in_a_second_gets_one_answer_and_one_notice(
+async def test_flood_of_30_messages_in_a_second_gets_the_burst_and_one_notice(
     telegram: FakeTelegram, db_path: Path
 ):
-    now = [0.0]
-    async with running_app(
-        telegram, db_path, throttle_interval=1.0, clock=lambda: now[0], handle_as_tasks=False
-    ):
+    sent = 1_800_000_000
+    async with running_app(telegram, db_path, throttle_interval=1.0, handle_as_tasks=False):
         first = telegram.mark()
-        replies_at: list[tuple[float, str]] = []
+        replies_at: list[tuple[int, str]] = []
         # 30 messages within one second, then one a second later and one after that.
-        moments = [step / 30 for step in range(30)] + [1.0, 2.0]
-        for moment in moments:
-            now[0] = moment
+        dates = [sent] * 30 + [sent + 1, sent + 2]
+        for date in dates:
             before = telegram.mark()
-            await telegram.wait_confirmed(telegram.push_message(CHAT, "/prices"))
+            await telegram.wait_confirmed(telegram.push_message(CHAT, "/prices", date=date))
             replies_at += [
-                (moment, call.result["text"])
+                (date - sent, call.result["text"])
                 for call in telegram.calls[before:]
                 if call.method == "sendMessage"
             ]
         assert all(call.ok for call in telegram.calls[first:])
     notices = [t for t, text in replies_at if text.startswith("Слишком много сообщений")]
     answers = [t for t, text in replies_at if not text.startswith("Слишком много сообщений")]
-    assert answers == [0.0, 2.0]
-    assert notices == [1.0]
-    times = [t for t, _ in replies_at]
-    assert all(b - a >= 1.0 for a, b in itertools.pairwise(times))
+    assert answers == [0] * int(BURST) + [1, 2]
+    assert notices == [0]
+    # The notice came at the first message dropped, right after the burst's answers.
+    assert replies_at[int(BURST)][1].startswith("Слишком много сообщений")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import aiohttp
+
 from tests.bot.conftest import CHAT
 from tests.bot.ops.test_server import SECRET, post_update, start_update, webhook_app
 from tests.fakes.telegram import FakeTelegram
@@ -31,6 +33,24 @@ async def test_without_the_secret_nothing_is_claimed(telegram: FakeTelegram, db_
     async with webhook_app(telegram, db_path) as application:
         assert (await post_update(application, start_update(43), "forged"))[0] == 401
         assert (await post_update(application, start_update(43), SECRET))[0] == 200
+    assert replies(telegram) == 1
+
+
+async def test_a_malformed_body_with_the_secret_is_refused_400_and_claims_nothing(
+    telegram: FakeTelegram, db_path: Path
+):
+    async with webhook_app(telegram, db_path) as application:
+        assert application.ops is not None
+        url = f"http://127.0.0.1:{application.ops.port}/telegram/webhook"
+        headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+        bodies = [b"{not json", b"[]", b'{"update_id": "x"}', b'{"update_id": 44, "message": 5}']
+        async with aiohttp.ClientSession() as session:
+            for body in bodies:
+                async with session.post(url, data=body, headers=headers) as response:
+                    assert response.status == 400, body
+                    assert await response.json() == {"error": "not a Telegram update"}
+        # Update 44 was never claimed: the real one is handled.
+        assert (await post_update(application, start_update(44), SECRET))[0] == 200
     assert replies(telegram) == 1
 
 

@@ -9,7 +9,8 @@ text as its stdin: a process of its own would prove nothing more, at seconds of 
 
 The transcript (stdout, the chat) must hold no traceback and no log line; stderr may carry
 only one-line warnings, each distinct one once; `make demo` must show the stock flip's alert
-and the price drop's.
+and the price drop's. What the README and docs/ show as an example's output (a block marked
+`<!-- transcript: ... -->`) must be what that example printed, line for line.
 """
 
 from __future__ import annotations
@@ -53,8 +54,26 @@ ENTRIES: dict[str, Callable[[], int | None]] = {
 # The demo's two alerts go to one chat, each a second after the message before it
 # (Telegram's per-chat gap): a shorter gap shows the same two alerts without the waits.
 DEMO_PACE = {"GPURADAR_SEND_CHAT_INTERVAL_S": "0.05"}
+# The console warms its chart workers at start-up (a process importing matplotlib, about a
+# second of CPU): the examples run in this process warm them only when they draw a chart. The
+# one run through make as written warms them as a newcomer's would.
+NO_CHARTS = {"GPURADAR_CHART_WARM_UP": "false"}
 # What a Python process's default warning filters hide; anything else it would print.
 HIDDEN_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
+
+
+# A sample of what an example prints, in the README or docs/*.md: `<!-- transcript: KEY -->`,
+# a fenced block, `<!-- /transcript -->`. KEY names the README's console example it shows:
+# the example line itself, or words that are in exactly one of them.
+TRANSCRIPT = re.compile(
+    r"<!-- transcript: (?P<key>.+?) -->\n```\w*\n(?P<sample>.*?)\n```\n<!-- /transcript -->", re.S
+)
+DOCUMENTS = (README, *sorted((ROOT / "docs").glob("*.md")))
+# In a sample, a line of its own that stands for lines left out.
+ELIDED = "…"
+# What differs between two runs of one example against the same fake sites: how old the
+# offers were when shown (prices-age-* in estimator/locales/*/main.ftl).
+AGE = re.compile(r"только что|\d+ (?:мин|ч|дн\.) назад|just now|\d+ (?:min|h|d) ago")
 
 
 def console_examples() -> list[str]:
@@ -65,6 +84,59 @@ def console_examples() -> list[str]:
 
 
 EXAMPLES = console_examples()
+
+
+def printed_samples() -> list[tuple[str, str, str]]:
+    """(document, key, sample) for every transcript sample in the README and docs/."""
+    return [
+        (str(path.relative_to(ROOT)), found["key"], found["sample"])
+        for path in DOCUMENTS
+        for found in TRANSCRIPT.finditer(path.read_text(encoding="utf-8"))
+    ]
+
+
+SAMPLES = printed_samples()
+
+
+def example_named(key: str) -> str:
+    """The console example a sample's key names: the line itself, or the one holding it."""
+    if key in EXAMPLES:
+        return key
+    holding = [line for line in EXAMPLES if key in line]
+    assert len(holding) == 1, f"{key!r} names {len(holding)} of the README's console examples"
+    return holding[0]
+
+
+def unshown(sample: str, printed: str) -> str | None:
+    """Why `sample` is not what was `printed`, or None when it is: every run of lines between
+    two `…` lines is printed as it stands, line for line, and the runs in this order; the first
+    run opens the transcript unless the sample starts with `…`, and the last one closes it
+    unless the sample ends with one. Offer ages are the one thing that may differ."""
+    shown = AGE.sub("<age>", sample).split("\n")
+    lines = AGE.sub("<age>", printed).rstrip("\n").split("\n")
+    runs: list[list[str]] = [[]]
+    for line in shown:
+        if line == ELIDED:
+            runs.append([])
+        else:
+            runs[-1].append(line)
+    at = 0
+    for number, run in enumerate(runs):
+        if not run:
+            continue
+        first, last = number == 0, number == len(runs) - 1
+        starts = [
+            start
+            for start in range(at, len(lines) - len(run) + 1)
+            if lines[start : start + len(run)] == run
+            and (not first or start == 0)
+            and (not last or start + len(run) == len(lines))
+        ]
+        if not starts:
+            where = "opening it" if first else "closing it" if last else "after the run before"
+            return f"not printed, {where}:\n" + "\n".join(run)
+        at = starts[0] + len(run)
+    return None
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +209,7 @@ def piped(line: str) -> tuple[str, dict[str, str], str]:
         ["bash", "-c", producer],  # noqa: S607 - the README's own printf
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=TIMEOUT_S,
         check=True,
     ).stdout
     return stdin, dict(word.split("=", 1) for word in assignments), target
@@ -151,8 +223,9 @@ def run_in_process(line: str, folder: Path) -> Finished:
     stdin, assignments, target = piped(line)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
+        charts = {} if "/history" in stdin else NO_CHARTS
         result = run_entry(
-            ENTRIES[target], env={**DEMO_PACE, **assignments}, cwd=folder, stdin=stdin
+            ENTRIES[target], env={**DEMO_PACE, **charts, **assignments}, cwd=folder, stdin=stdin
         )
     shown = [
         f"{w.filename}:{w.lineno}: {w.category.__name__}: {w.message}"
@@ -180,7 +253,7 @@ def test_make_in_the_sandbox_installs_nothing_and_runs_the_trees_own_interpreter
         env=newcomer_env(),
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=TIMEOUT_S,
         check=True,
     ).stdout
     assert "pip" not in planned
@@ -193,7 +266,7 @@ def test_make_in_the_sandbox_installs_nothing_and_runs_the_trees_own_interpreter
         [str(sandbox / ".venv" / "bin" / "python"), "-c", "import sys; print(sys.prefix)"],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=TIMEOUT_S,
         check=True,
     )
     assert Path(prefix.stdout.strip()) == TREE_VENV
@@ -304,3 +377,30 @@ def test_the_readme_lists_every_command_with_an_example():
     for command in (*MENU_COMMANDS, "admin"):
         assert f"/{command}" in rows, f"/{command} is not in the README's command table"
         assert f"`/{command}" in rows[f"/{command}"], f"/{command} has no example"
+
+
+def test_the_readme_shows_what_the_demo_prints():
+    assert "make demo" in [key for where, key, _ in SAMPLES if where == "README.md"]
+
+
+@pytest.mark.parametrize(
+    ("where", "key", "sample"), SAMPLES, ids=[f"{where}:{key}" for where, key, _ in SAMPLES]
+)
+def test_each_sample_in_the_docs_is_what_its_example_printed(
+    where: str, key: str, sample: str, transcripts: dict[str, Finished]
+):
+    printed = transcripts[example_named(key)].stdout
+    problem = unshown(sample, printed)
+    assert problem is None, f"{where}, the sample of {key!r}: {problem}\n--- printed:\n{printed}"
+
+
+def test_a_sample_is_checked_line_for_line_in_order_with_only_ages_free():
+    printed = "#1 a\n\n#2 b · только что\nc\n\n#3 d\n\n"
+    assert unshown("#1 a\n\n#2 b · 5 мин назад\nc\n\n#3 d", printed) is None
+    assert unshown("…\n#2 b · только что\n…\n#3 d", printed) is None
+    assert unshown("#1 a\n…", printed) is None
+    assert unshown("#1 a\n…\n#2 b · только что", printed) is not None  # not the end
+    assert unshown("#2 b · только что\n…", printed) is not None  # not the start
+    assert unshown("…\n#3 d\n…\n#1 a\n…", printed) is not None  # out of order
+    assert unshown("…\n#2 b · 16,00 ₽\n…", printed) is not None  # a changed line
+    assert unshown("…\n#1 a\nc\n…", printed) is not None  # lines left out without a …

@@ -203,7 +203,8 @@ def test_every_said_line_together_stays_under_a_phone_screen() -> None:
     plain = to_plain(render_short(build_answer(read(text), load_gpus(), QUOTES), "ru"))
     lines = plain.splitlines()
     assert lines[0] == "Метод не указан — считаю QLoRA."
-    assert lines[2].startswith("Условия: ")
-    assert lines[3].startswith("Примеры до 3000 токенов")
+    assert lines[2] == "Прочитал: dataset=20000 · tokens=3000"
+    assert lines[3].startswith("Условия: ")
+    assert lines[4].startswith("Примеры до 3000 токенов")
     assert "💰 В 4\u202f000 ₽" in plain
     assert len(plain) < 900

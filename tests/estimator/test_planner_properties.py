@@ -4,7 +4,8 @@ Offer sets span the three providers, 1-8 cards, hourly, monthly and both, stock 
 not, Russian and foreign locations; questions span sizes, methods, contexts and datasets.
 Whatever comes in, every answer holds:
 
-* every plan fits on its own count (re-estimated here, not read back from the plan);
+* every plan fits on its own count (re-estimated here, not read back from the plan), and no
+  plan the estimate's range makes tight is ranked above one it leaves room on;
 * more cards of the same model never take longer;
 * the cost is the price times the time at the plan's billing;
 * no monthly price is quoted for fewer cards than the server has;
@@ -24,6 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from estimator.accuracy import band
 from estimator.answer import build_answer, constraints_of
 from estimator.cost import HOURS_PER_MONTH, PriceQuote
 from estimator.fit import RENTED_CARDS, Verdict, grade
@@ -106,9 +108,12 @@ def test_every_plan_is_true(command: str, market: list[PriceQuote]) -> None:
         quote = plan.quote
         # It fits on its own count, with its own sharding.
         query = replace(parsed.query, gpus=plan.gpus, shard=plan.shard or parsed.query.shard)
-        peak = estimate_memory(query, parsed.model).peak
-        assert peak == plan.peak_gib
-        assert grade(peak, get(quote.gpu_id).usable_gib) is not Verdict.NO
+        usable = get(quote.gpu_id).usable_gib
+        memory = estimate_memory(query, parsed.model, card_gib=usable)
+        assert memory.peak == plan.peak_gib
+        span = band(memory.peak, query.stack, memory.must_fit)
+        assert grade(span, usable) is plan.verdict is not Verdict.NO
+        assert plan.headroom_gib == pytest.approx(usable - span.high)
         assert quote.in_stock
         # The whole server: a plan's count is the server's, never a share of it.
         assert plan.gpus == quote.gpus
@@ -125,6 +130,9 @@ def test_every_plan_is_true(command: str, market: list[PriceQuote]) -> None:
             assert quote.rub_per_hour is not None
             assert plan.cost_rub == quote.rub_per_hour * plan.hours
         by_card.setdefault(quote.gpu_id, []).append((plan.gpus, plan.hours))
+    # A card the range reaches into is never ranked above one it leaves room on.
+    tight = [plan.verdict is Verdict.TIGHT for plan in plans]
+    assert tight == sorted(tight)
     # More cards of the same model never take longer.
     for runs in by_card.values():
         runs.sort()
@@ -142,11 +150,15 @@ def test_every_break_even_is_true(market: list[PriceQuote], usage: float | None)
         assert hourly.rub_per_hour is not None
         assert monthly.rub_per_month is not None
         assert point.hours * hourly.rub_per_hour == pytest.approx(monthly.rub_per_month)
-        # The month pays off only within a month of use.
-        assert point.pays_off == (monthly.rub_per_month < HOURS_PER_MONTH * hourly.rub_per_hour)
+        # The month pays off only within a month of use. Where the two costs are equal (the
+        # market's month drawn at exactly 720 hours) either side of the rounding is right.
+        around_the_clock = HOURS_PER_MONTH * hourly.rub_per_hour
+        if monthly.rub_per_month != pytest.approx(around_the_clock, rel=1e-9):
+            assert point.pays_off == (monthly.rub_per_month < around_the_clock)
         if usage is not None:
             hourly_cost = min(usage, HOURS_PER_MONTH) * hourly.rub_per_hour
-            assert point.monthly_wins == (monthly.rub_per_month < hourly_cost)
+            if monthly.rub_per_month != pytest.approx(hourly_cost, rel=1e-9):
+                assert point.monthly_wins == (monthly.rub_per_month < hourly_cost)
 
 
 _MONTHLY_LINE = re.compile(r"(\S+(?: \S+)*?) ×(\d+) · [^—]+— ([\d\u202f,]+) ₽/(?:мес|month)")

@@ -4,8 +4,8 @@ The fake Selectel starts with its 8× H100 server out of units (on pre-order). T
 watches for you, then puts that server in stock (an "in stock" alert for `/watch h100`), then
 cuts its price from 3 950 000 to 3 600 000 ₽ a month, under 650 ₽ per GPU-hour (a "below target"
 alert for `/watch h100 max=650`). Each change is followed by a refresh on the spot, so the whole
-script takes a few seconds. Then whatever you type (or pipe in) goes to the bot, with the fake
-sites still serving:
+script takes a few seconds, while the chart workers warm up. Then whatever you type (or pipe in)
+goes to the bot, with the fake sites still serving:
 
     make demo
     printf '/watch a100 80gb max=250\\n/prices h100\\n' | make demo
@@ -16,20 +16,26 @@ State lives in data/demo/ (wiped at each start); the log is data/demo/gpuradar.l
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecutionEvent
+# Only the standard library at module level: the /history chart workers are spawned
+# processes, and a spawned process imports its parent's main module (this one, under
+# `python -m tests.fakes.demo`) before its first task. The bot's imports here cost each
+# worker about 5 s of CPU before it could draw (measured on the 2-core machine: 1.0 s of CPU
+# for a worker's warm-up from a bare script, 6.0-6.5 s when that script imported this
+# module); `python -m bot` is not re-imported (multiprocessing skips a package's __main__).
+if TYPE_CHECKING:
+    from apscheduler.events import JobExecutionEvent
 
-from bot.config import ConfigError, Settings, load_settings
-from bot.console import HINT, Console
-from bot.logging_setup import configure_console_logging
-from bot.scheduler import job_id
-from tests.fakes.providers import FakeProviders, all_sites
-from tests.fakes.sites.selectel import H100Control
+    from bot.config import Settings
+    from bot.console import Console
+    from tests.fakes.providers import FakeProviders
+    from tests.fakes.sites.selectel import H100Control
 
 DEMO_DIR = Path("data/demo")
 SCRIPT = ("/watch h100", "/watch h100 max=650")
@@ -43,6 +49,8 @@ POLL_S = 0.05
 def demo_settings(sites: FakeProviders, folder: Path) -> Settings:
     """Console mode against the fake sites; the refresh interval is long because the demo
     triggers each refresh itself, right after the change it scripted."""
+    from bot.config import load_settings
+
     return load_settings(
         mode="console",
         bot_token=None,
@@ -69,6 +77,10 @@ async def until(check: Callable[[], Awaitable[bool]], within: float = WAIT_S) ->
 
 async def refresh_now(console: Console, provider: str) -> bool:
     """Run the provider's scheduled refresh at once; True when it finished within WAIT_S."""
+    from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED
+
+    from bot.scheduler import job_id
+
     scheduler = console.application.scheduler
     assert scheduler is not None
     done = asyncio.Event()
@@ -135,11 +147,30 @@ async def run_script(console: Console, h100: H100Control) -> bool:
         if not await refresh_now(console, "selectel") or not await until(alerted):
             note(f"(demo: step {number} made no alert in time; see data/demo/gpuradar.log)")
             return False
+    await charts_ready(console)
     note("(demo: both alerts came. Now it is your turn: try /prices, /fit 13b qlora, /subs)")
     return True
 
 
+async def charts_ready(console: Console) -> None:
+    """Before the user's turn: the chart workers the console started warming (by
+    GPURADAR_CHART_WARM_UP) have imported matplotlib, so a first /history waits for its
+    drawing only. Mostly done by now, behind the script; on a busy machine the rest is waited
+    for here, up to WAIT_S (past that, or should the warm-up fail, the first chart starts
+    them)."""
+    charts = console.application.charts
+    if charts is None or not charts.warming:
+        return
+    # Shielded: a warm-up that outlasts the wait goes on in the background.
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(asyncio.shield(charts.warm_up()), WAIT_S)
+
+
 async def demo(stdin: TextIO, stdout: TextIO, folder: Path = DEMO_DIR) -> int:
+    from bot.console import HINT, Console
+    from tests.fakes.providers import FakeProviders, all_sites
+    from tests.fakes.sites.selectel import H100Control
+
     interactive = stdin.isatty()
     async with FakeProviders(all_sites()) as sites:
         h100 = H100Control(count=0)
@@ -160,6 +191,9 @@ def reset(folder: Path) -> None:
 
 
 def main() -> int:
+    from bot.config import ConfigError
+    from bot.logging_setup import configure_console_logging
+
     folder = DEMO_DIR
     try:
         reset(folder)

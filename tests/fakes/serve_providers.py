@@ -4,7 +4,8 @@
     env $(cat /tmp/fake-urls) .venv/bin/python -m scrapers --json
 
 `--h100-after SECONDS` starts with Selectel's 8× H100 server out of stock and puts it in
-stock after that many seconds: the console demo of an alert (see README).
+stock after that many seconds: an alert to try by hand (`make demo` scripts the same:
+tests/fakes/demo.py).
 
 `--replay DIR` serves a recording (`python -m scrapers --record DIR`) instead of the fixtures,
 on the real paths: the bot or the scrapers can then run against what the live sites said.

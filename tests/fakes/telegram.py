@@ -45,6 +45,7 @@ from bot.fake_telegram import (
     InlineButton,
     SentMessage,
 )
+from bot.fake_telegram.recorder import WAIT_S
 
 __all__ = [
     "BLOCKED",
@@ -325,7 +326,7 @@ class FakeTelegram(FakeBotApi):
         chat_id: int,
         text: str,
         *,
-        timeout: float = 5.0,  # noqa: ASYNC109 - a per-wait deadline is this helper's point
+        timeout: float = WAIT_S,  # noqa: ASYNC109 - a per-wait deadline is this helper's point
         **user: Any,
     ) -> int:
         """Push a user message and wait until a polling bot has handled it."""
@@ -339,7 +340,7 @@ class FakeTelegram(FakeBotApi):
         button: str | int,
         message: SentMessage | None = None,
         *,
-        timeout: float = 5.0,  # noqa: ASYNC109
+        timeout: float = WAIT_S,  # noqa: ASYNC109
         **user: Any,
     ) -> int:
         """Press a button (see :meth:`press`) and wait until a polling bot has handled it."""

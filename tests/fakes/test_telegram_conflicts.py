@@ -89,7 +89,7 @@ async def test_two_polling_bots_conflict_until_one_stops_then_none_come() -> Non
         polling(Dispatcher(), one),
     ):
         async with polling(Dispatcher(), two):
-            await api.wait_until(lambda: api.conflicts or None, timeout=10)
+            await api.wait_until(lambda: api.conflicts or None)
         stopped = api.mark()
 
         def served_after_stop(count: int) -> list[ApiCall] | None:
@@ -98,9 +98,9 @@ async def test_two_polling_bots_conflict_until_one_stops_then_none_come() -> Non
 
         # The stopped bot's last poll may still be held; the next poll of the running bot
         # fails it. That is the warm-up: from then on, no 409 may come.
-        await api.wait_until(lambda: served_after_stop(1), timeout=10)
+        await api.wait_until(lambda: served_after_stop(1))
         warm = api.clock()
         update_id = api.push_message(CHAT, "/start")
         await api.wait_confirmed(update_id)
-        await api.wait_until(lambda: served_after_stop(4), timeout=10)
+        await api.wait_until(lambda: served_after_stop(4))
     assert api.conflicts_since(warm) == []

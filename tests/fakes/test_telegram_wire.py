@@ -102,8 +102,9 @@ async def test_long_poll_returns_as_soon_as_an_update_arrives() -> None:
         await wait_until_polling(api)
         started = time.monotonic()
         update_id = api.push_message(CHAT, "hello")
-        updates = await asyncio.wait_for(poll, 5)
-        assert time.monotonic() - started < 1.0
+        updates = await asyncio.wait_for(poll, 25)
+        # The failure is holding the poll to its 30 s cap.
+        assert time.monotonic() - started < 15
         assert [u.update_id for u in updates] == [update_id]
         assert updates[0].message is not None
         assert updates[0].message.text == "hello"
@@ -113,13 +114,16 @@ async def test_long_poll_gives_empty_list_after_cap() -> None:
     async with FakeTelegram(max_poll_wait=0.2) as api, make_bot(api) as bot:
         started = time.monotonic()
         assert await bot.get_updates(timeout=30) == []
-        assert 0.15 < time.monotonic() - started < 2.0
+        # Held until the 0.2 s cap (not answered at once), and not for the 30 s asked.
+        assert 0.15 < time.monotonic() - started < 15
 
 
-async def test_zero_timeout_does_not_wait(bot: Bot) -> None:
-    started = time.monotonic()
-    assert await bot.get_updates(timeout=0) == []
-    assert time.monotonic() - started < 0.5
+async def test_zero_timeout_does_not_wait() -> None:
+    async with FakeTelegram(max_poll_wait=30) as api, make_bot(api) as bot:
+        started = time.monotonic()
+        assert await bot.get_updates(timeout=0) == []
+        # The failure is holding the request to the 30 s cap.
+        assert time.monotonic() - started < 15
 
 
 async def test_offset_confirms_and_drops_older_updates(tg: FakeTelegram, bot: Bot) -> None:
@@ -183,5 +187,6 @@ async def test_stop_is_fast_with_a_pending_long_poll() -> None:
         await wait_until_polling(api)
         started = time.monotonic()
         await api.stop()
-        assert time.monotonic() - started < 2.0
+        # The failure is waiting out the 60 s poll.
+        assert time.monotonic() - started < 30
         assert await asyncio.wait_for(poll, 2) == []

@@ -11,7 +11,6 @@ from storage.postgres import (
     DatabaseReadOnlyError,
     DatabaseUnavailableError,
     PgDatabase,
-    redact_url,
 )
 from tests.postgres import require_postgres, temporary_database
 
@@ -134,8 +133,3 @@ async def test_a_read_only_database_fails_the_probe_and_its_writes(url: str):
         assert "read-only" in database.write_error
     finally:
         await database.close()
-
-
-def test_redact_url_hides_only_the_password():
-    assert redact_url("postgresql://u:p@h:5/db?x=1") == "postgresql://u:***@h:5/db?x=1"
-    assert redact_url("postgresql://u@h/db") == "postgresql://u@h/db"

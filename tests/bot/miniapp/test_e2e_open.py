@@ -10,10 +10,10 @@ from typing import Any
 import aiohttp
 
 from tests.bot.conftest import CHAT, running_app
-from tests.bot.test_e2e_history import COLD_CHART_S
 from tests.bot.test_e2e_prices import seed
 from tests.bot.test_e2e_watch import seed_history
 from tests.fakes.telegram import FakeTelegram
+from tests.polling import COLD_CHART_S
 
 PUBLIC_URL = "https://bot.example.test"
 GROUP = -1001234567890

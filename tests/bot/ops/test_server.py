@@ -378,7 +378,13 @@ async def test_console_mode_only_warns_when_the_port_is_taken(
 ):
     with taken_port() as port:
         settings = Settings.model_validate(
-            {"db_path": db_path, "monitor": False, "ops_host": "127.0.0.1", "ops_port": port}
+            {
+                "db_path": db_path,
+                "monitor": False,
+                "ops_host": "127.0.0.1",
+                "ops_port": port,
+                "chart_warm_up": False,  # no chart here: no worker to start
+            }
         )
         output = StringIO()
         with caplog.at_level(logging.WARNING, logger="gpuradar"):
@@ -405,6 +411,7 @@ async def webhook_app(
     db_path: Path,
     *,
     election: ElectionFactory | None = None,
+    throttle_interval: float = 0.0,
     **settings: object,
 ) -> AsyncIterator[Application]:
     accept_set_webhook(telegram)
@@ -419,7 +426,7 @@ async def webhook_app(
         ),
         token=TOKEN,
         api_url=telegram.base_url,
-        throttle_interval=0.0,
+        throttle_interval=throttle_interval,
         election=election,
     )
     started_at = telegram.mark()

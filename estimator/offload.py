@@ -1,0 +1,190 @@
+"""What CPU offload costs: the host RAM it needs and the time of the optimizer step on the CPU.
+
+ZeRO-Offload (DeepSpeed `offload_optimizer`) and FSDP's CPUOffload move the fp32 master
+weights, the gradients and the optimizer state to host RAM and run the optimizer step on the
+CPU; `offload_param` (and FSDP, which offloads both) keeps the parameters there too and
+streams them to the GPU layer by layer. estimator.memory sizes what is left on the GPU; this
+module sizes the other side, per server (every rank of one server shares its RAM and CPUs).
+
+Host RAM follows DeepSpeed's own estimate of the model states it offloads
+(deepspeedai/DeepSpeed deepspeed/runtime/zero/stage3.py
+`estimate_zero3_model_states_mem_needs` @edaa7221: 16 bytes a parameter with the optimizer
+offloaded, 18 with the parameters too, times `additional_buffer_factor=1.5`), written out by
+what each byte is so that other precisions, optimizers and adapter runs follow from the same
+rule. The model must also pass through host RAM once when it is loaded: Answer.AI's fsdp_qlora
+filled 128 GB of RAM loading Llama-2-70B (141 GB in 16 bits) for an offloaded QLoRA run and
+needed swap to get past it (AnswerDotAI/fsdp_qlora benchmarks_03_2024.md @23fafdfb4a, "Llama
+70B"), so the need is never below the 16-bit checkpoint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from estimator.memory import (
+    NF4_BYTES,
+    NF4_DQ_BYTES,
+    adapted_linear_params,
+    estimate_memory,
+    linear_params,
+)
+from estimator.query import (
+    Checkpointing,
+    FitQuery,
+    Method,
+    Offload,
+    Optimizer,
+    Precision,
+    Sharding,
+)
+from estimator.specs import ModelSpec
+from estimator.stacks import profile
+
+# DeepSpeed's margin over the bytes of the offloaded states: its pinned transfer buffers,
+# partition padding and fragmentation (`additional_buffer_factor=1.5`, stage3.py and
+# stage_1_and_2.py @edaa7221).
+BUFFER_FACTOR = 1.5
+# The optimizer moments the CPU optimizer keeps, in fp32 whatever the GPU optimizer would
+# have been: DeepSpeed's offload runs DeepSpeedCPUAdam ("Optimizer states stay fp32 on CPU",
+# docs/_pages/config-json.md @edaa7221) and refuses a client optimizer such as bitsandbytes'
+# 8-bit AdamW unless forced; torch's CPU optimizers keep the parameter's own dtype.
+MOMENTS: dict[Optimizer, int] = {
+    Optimizer.ADAMW: 2,
+    Optimizer.ADAMW_8BIT: 2,
+    Optimizer.PAGED_ADAMW_8BIT: 2,
+    Optimizer.ADAMW_4BIT: 2,
+    Optimizer.SGD: 1,
+    Optimizer.ADAFACTOR: 0,  # factored second moment: rows and columns, negligible
+}
+# Parameters one server's CPUs update a second, gradients down and parameters back up over
+# PCIe included. DeepSpeed's ZenFlow post measures the CPU path of a ZeRO-Offload step of
+# Llama-2-7B (6.74B parameters) on 4x A100 at "longer than 4s" (blogs/deepspeed-zenflow/
+# README.md @edaa7221): at most 1.7e9 a second. A maintainer-read report of Qwen-72B on 4 nodes
+# of 8x A100-80GB, optimizer and parameters offloaded, steps in ~10 s against ~0.2 s without
+# (github.com/deepspeedai/DeepSpeed/issues/6834, 2024-12-11): 72.7e9 / 4 nodes / 10 s =
+# 1.8e9 a second a node. The slower figure is taken.
+CPU_STEP_PARAMS_PER_SECOND = 1.7e9
+# Host-to-GPU bandwidth that streams offloaded parameters: PCIe 4.0 x16, "≈ 32 GB/s" (the
+# ZenFlow post's figure). Counted as not overlapping the compute, though DeepSpeed and FSDP
+# prefetch the next layer: the safe side, and slower servers ("a cloud machine with slower RAM
+# and a wimpy CPU ... many times slower", the fsdp_qlora benchmarks) do exist.
+PCIE_BYTES_PER_SECOND = 32e9
+# The optimizer steps once per micro-batch: transformers' gradient_accumulation_steps defaults
+# to 1 (huggingface/transformers src/transformers/training_args.py @00349ae8). With
+# accumulation over N micro-batches the CPU step comes N times less often.
+MICRO_BATCHES_PER_STEP = 1
+
+
+@dataclass(frozen=True)
+class HostRam:
+    """Bytes of host RAM one server needs for an offloaded run, by part."""
+
+    master: float  # fp32 master weights of what is trained
+    gradients: float  # the gradients the CPU optimizer reads
+    optimizer: float  # the optimizer's moments
+    params: float  # the parameters themselves, with offload=params (frozen base included)
+    checkpoint: float  # the 16-bit model, which passes through host RAM as it loads
+
+    @property
+    def states(self) -> float:
+        return self.master + self.gradients + self.optimizer + self.params
+
+    @property
+    def needed(self) -> float:
+        """What the server must have: the states with DeepSpeed's margin, never less than the
+        checkpoint it loads."""
+        return max(self.states * BUFFER_FACTOR, self.checkpoint)
+
+
+@dataclass(frozen=True)
+class OffloadCost:
+    """What one offloaded run costs beyond the GPU: RAM and CPU time."""
+
+    offload: Offload
+    ram: HostRam
+    step_seconds: float  # one optimizer step on the server's CPUs
+    stream_seconds: float  # streaming the offloaded parameters for one micro-batch, per GPU
+
+    @property
+    def ram_gb(self) -> float:
+        """Host RAM needed, in GB as providers sell it (10^9 bytes)."""
+        return self.ram.needed / 1e9
+
+
+def _width(precision: Precision) -> float:
+    """Bytes of a trained tensor's master copy and gradient: fp32 unless pure 16-bit."""
+    return 2.0 if precision in (Precision.BF16, Precision.FP16) else 4.0
+
+
+def _base_bytes(query: FitQuery, model: ModelSpec) -> float:
+    """The frozen or 16-bit compute copy of the whole model, as the GPU reads it: NF4 for the
+    quantised linears of a QLoRA run, 16-bit (or fp32) for the rest."""
+    rest = 4.0 if query.precision is Precision.FP32 else 2.0
+    if query.method is not Method.QLORA:
+        return model.total_params * rest
+    if profile(query.stack).quantizes_all_linears:
+        quantised = linear_params(model)
+    else:  # torchtune quantises only the linears it adapts
+        quantised = adapted_linear_params(model, query.targets)
+    per = NF4_DQ_BYTES if query.double_quant else NF4_BYTES
+    return quantised * per + (model.total_params - quantised) * rest
+
+
+def host_ram(query: FitQuery, model: ModelSpec) -> HostRam:
+    """The host RAM an offloaded run needs on its server (zeros without offload)."""
+    checkpoint = model.total_params * 2.0
+    if query.offload is Offload.NONE:
+        return HostRam(0.0, 0.0, 0.0, 0.0, 0.0)
+    trainable = estimate_memory(query, model).trainable_params
+    width = _width(query.precision)
+    # Pure 16-bit training keeps no separate master: the parameter is its own master copy.
+    master = trainable * 4.0 if query.precision is Precision.MIXED else 0.0
+    gradients = trainable * width
+    moment = 4.0 if query.precision is Precision.MIXED else width
+    optimizer = trainable * moment * MOMENTS[query.optimizer]
+    params = 0.0
+    if query.offload is Offload.PARAMS:
+        if query.method is Method.FULL:
+            # The 16-bit copy beside the fp32 master (DeepSpeed's 18 against 16 bytes); pure
+            # 16-bit and fp32 runs compute from the master itself.
+            params = trainable * 2.0 if query.precision is Precision.MIXED else trainable * width
+        else:
+            params = _base_bytes(query, model) + trainable * width  # base and the adapters
+    return HostRam(master, gradients, optimizer, params, checkpoint)
+
+
+def _passes(query: FitQuery) -> int:
+    """Times a micro-batch reads every weight: forward, backward, and the forward again under
+    gradient checkpointing."""
+    return 2 if query.grad_checkpointing is Checkpointing.OFF else 3
+
+
+def step_seconds(query: FitQuery, model: ModelSpec) -> float:
+    """One optimizer step on the server's CPUs (0 without offload)."""
+    if query.offload is Offload.NONE:
+        return 0.0
+    return estimate_memory(query, model).trainable_params / CPU_STEP_PARAMS_PER_SECOND
+
+
+def stream_seconds(query: FitQuery, model: ModelSpec, gpus: int) -> float:
+    """Streaming the offloaded parameters to one GPU for one micro-batch (0 unless
+    offload=params): under ZeRO-3/FSDP each GPU fetches its shard and the all-gather does the
+    rest; otherwise each GPU reads the whole model over its own link."""
+    if query.offload is not Offload.PARAMS:
+        return 0.0
+    sharded = query.shard in (Sharding.ZERO3, Sharding.FSDP) and gpus > 1
+    share = _base_bytes(query, model) / (gpus if sharded else 1)
+    return _passes(query) * share / PCIE_BYTES_PER_SECOND
+
+
+def offload_cost(query: FitQuery, model: ModelSpec) -> OffloadCost | None:
+    """RAM and CPU time of the run's offload on its own card count; None when nothing is
+    offloaded."""
+    if query.offload is Offload.NONE:
+        return None
+    return OffloadCost(
+        query.offload,
+        host_ram(query, model),
+        step_seconds(query, model),
+        stream_seconds(query, model, query.gpus),
+    )
