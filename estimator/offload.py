@@ -69,10 +69,9 @@ CPU_STEP_PARAMS_PER_SECOND = 1.7e9
 # prefetch the next layer: the safe side, and slower servers ("a cloud machine with slower RAM
 # and a wimpy CPU ... many times slower", the fsdp_qlora benchmarks) do exist.
 PCIE_BYTES_PER_SECOND = 32e9
-# The optimizer steps once per micro-batch: transformers' gradient_accumulation_steps defaults
-# to 1 (huggingface/transformers src/transformers/training_args.py @00349ae8). With
-# accumulation over N micro-batches the CPU step comes N times less often.
-MICRO_BATCHES_PER_STEP = 1
+# The optimizer, and so the CPU step, comes once per optimizer step: every `FitQuery.grad_accum`
+# micro-batches, 1 unless the run says otherwise (transformers' gradient_accumulation_steps
+# defaults to 1: huggingface/transformers src/transformers/training_args.py @00349ae8).
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,7 @@ def _width(precision: Precision) -> float:
     return 2.0 if precision in (Precision.BF16, Precision.FP16) else 4.0
 
 
-def _base_bytes(query: FitQuery, model: ModelSpec) -> float:
+def base_bytes(query: FitQuery, model: ModelSpec) -> float:
     """The frozen or 16-bit compute copy of the whole model, as the GPU reads it: NF4 for the
     quantised linears of a QLoRA run, 16-bit (or fp32) for the rest."""
     rest = 4.0 if query.precision is Precision.FP32 else 2.0
@@ -149,7 +148,7 @@ def host_ram(query: FitQuery, model: ModelSpec) -> HostRam:
             # 16-bit and fp32 runs compute from the master itself.
             params = trainable * 2.0 if query.precision is Precision.MIXED else trainable * width
         else:
-            params = _base_bytes(query, model) + trainable * width  # base and the adapters
+            params = base_bytes(query, model) + trainable * width  # base and the adapters
     return HostRam(master, gradients, optimizer, params, checkpoint)
 
 
@@ -173,7 +172,7 @@ def stream_seconds(query: FitQuery, model: ModelSpec, gpus: int) -> float:
     if query.offload is not Offload.PARAMS:
         return 0.0
     sharded = query.shard in (Sharding.ZERO3, Sharding.FSDP) and gpus > 1
-    share = _base_bytes(query, model) / (gpus if sharded else 1)
+    share = base_bytes(query, model) / (gpus if sharded else 1)
     return _passes(query) * share / PCIE_BYTES_PER_SECOND
 
 
