@@ -35,14 +35,17 @@ from pathlib import Path
 
 from bench.speed_before import tokens_per_second as tokens_per_second_before
 from estimator import speed_accuracy
+from estimator.fit import Verdict, grade
 from estimator.gpus import get
 from estimator.interconnect import Interconnect, Link, geforce, interconnect
+from estimator.memory import estimate_memory
 from estimator.models import match_model, model_for_size
 from estimator.parsing.patterns import size_value
 from estimator.query import (
     Attention,
     Checkpointing,
     FitQuery,
+    Loss,
     Method,
     Offload,
     Optimizer,
@@ -59,7 +62,7 @@ from estimator.timing import (
     Calibration,
     card_class,
     flops_per_token,
-    micro_batch_seconds,
+    per_gpu_rate,
 )
 
 DEFAULT_CSV = Path(__file__).resolve().parents[1] / "tests/fixtures/estimator/throughput.csv"
@@ -140,6 +143,12 @@ STACK_PROXY: dict[str, Stack] = {
     "nemo-automodel": Stack.TORCHTUNE,
     "megatron": Stack.TORCHTUNE,
 }
+
+# Stacks whose own kernels fuse the work between the matmuls, costed as torch.compile's fusion
+# (the FitQuery's one lever for it): NeMo's and Megatron's Transformer Engine layers (fused
+# norm + linear, RoPE, SwiGLU) and Liger's RMSNorm, RoPE, GeGLU and fused linear cross-entropy.
+FUSED_KERNELS = frozenset({"nemo-automodel", "megatron", "liger"})
+FUSED_LOSS = frozenset({"liger"})
 
 # The attention kernels a row can name; all but eager keep no s x s score matrix.
 _ATTENTION = {
@@ -238,7 +247,7 @@ def _query(record: dict[str, str], model: ModelSpec, data: DataLayout) -> FitQue
         ctx=ctx,
         tokens_per_example=stated,
         micro_batch=int(record["micro_batch"]),
-        compiled=record["compiled"] == "true",
+        compiled=record["compiled"] == "true" or record["stack"] in FUSED_KERNELS,
         gpus=int(record["gpus"]),
         shard=Sharding(record["shard"]) if record["shard"] else Sharding.DDP,
         offload=Offload(record["offload"]) if record["offload"] else Offload.NONE,
@@ -247,6 +256,8 @@ def _query(record: dict[str, str], model: ModelSpec, data: DataLayout) -> FitQue
     )
     if record["attention"] in _ATTENTION:
         query = replace(query, attention=_ATTENTION[record["attention"]])
+    if record["stack"] in FUSED_LOSS:
+        query = replace(query, loss=Loss.FUSED)
     if record["optimizer"]:
         query = replace(query, optimizer=Optimizer(record["optimizer"]))
     if record["precision"]:
@@ -255,7 +266,18 @@ def _query(record: dict[str, str], model: ModelSpec, data: DataLayout) -> FitQue
         query = replace(query, targets=Targets(record["targets"]))
     if record["rank"]:
         query = replace(query, lora_rank=int(record["rank"]))
+    if not record["shard"] and query.gpus > 1:
+        query = replace(query, shard=_sharding_that_fits(query, model, get(record["gpu"])))
     return query
+
+
+def _sharding_that_fits(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> Sharding:
+    """A multi-GPU row that does not name its sharding ran one that held the run: replicas when
+    one card holds it, else full sharding (ZeRO-3 for a full fine-tune, FSDP for adapters), the
+    choice the planner makes for a person who does not say (estimator/planner.py)."""
+    if grade(estimate_memory(query, model).peak, gpu.usable_gib) is not Verdict.NO:
+        return Sharding.DDP
+    return Sharding.ZERO3 if query.method is Method.FULL else Sharding.FSDP
 
 
 def _link(record: dict[str, str], gpu: GpuSpec) -> Link | None:
@@ -302,16 +324,22 @@ class Prepared:
 
     row: SpeedRow
     work: StepWork
+    single: StepWork | None  # the same run on one card, which caps a card's rate
     link: Interconnect | None
 
     def predict(self, calibration: Calibration) -> float:
-        seconds = micro_batch_seconds(self.work, self.row.gpu, self.link, calibration)
-        return self.work.tokens / seconds
+        return per_gpu_rate(self.work, self.single, self.row.gpu, self.link, calibration)
 
 
 def prepare(rows: Iterable[SpeedRow]) -> list[Prepared]:
     return [
-        Prepared(row, step_work(row.query, row.model, row.gpus), row.interconnect()) for row in rows
+        Prepared(
+            row,
+            step_work(row.query, row.model, row.gpus),
+            step_work(row.query, row.model, 1) if row.gpus > 1 else None,
+            row.interconnect(),
+        )
+        for row in rows
     ]
 
 

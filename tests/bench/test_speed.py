@@ -179,7 +179,7 @@ def test_leave_one_out_never_scores_a_repository_with_constants_fitted_on_it():
 
 def test_a_prepared_row_predicts_from_its_counted_work():
     row = next(row for row in read_rows() if row.gpus == 1)
-    item = Prepared(row, prepare([row])[0].work, None)
+    item = Prepared(row, prepare([row])[0].work, None, None)
     faster = replace(CALIBRATION, host_seconds_per_op=0.0)
     assert item.predict(faster) > item.predict(CALIBRATION)
 
@@ -201,3 +201,8 @@ def test_the_report_prints_each_figure_beside_the_old_model_and_the_flat_baselin
     assert re.search(r"model: \|err\|.*shipped: \|err\|.*before: \|err\|.*flat: \|err\|", out)
     assert re.search(r"by sources\n  old model tuned on +1 .*\n  the other 10 +1 ", out)
     assert "constants fitted without each repository" in out
+
+
+def test_the_shipped_constants_are_the_fit_on_every_row_the_fit_may_use():
+    prepared = [item for item in prepare(read_rows()) if item.row.fitted]
+    assert fit(prepared) == CALIBRATION
