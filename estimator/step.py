@@ -348,9 +348,12 @@ def _comm(query: FitQuery, model: ModelSpec, gpus: int, trainable: int) -> tuple
     if gpus <= 1:
         return 0.0, 0.0
     share = (gpus - 1) / gpus
-    gradients = trainable * _width(query.precision)
     if query.shard is Sharding.DDP:
-        return 0.0, 2 * share * gradients
+        # DDP all-reduces the parameters' own gradients: fp32 beside fp32 masters.
+        return 0.0, 2 * share * trainable * _width(query.precision)
+    # ZeRO and FSDP reduce in the 16-bit compute dtype (DeepSpeed's communication_data_type
+    # defaults to it; FSDP's MixedPrecision reduce_dtype in accelerate and torchtune is bf16).
+    gradients = trainable * 2.0
     if query.shard is Sharding.ZERO2:
         return share * gradients, share * 2.0 * trainable
     return 2 * share * base_bytes(query, model) + share * gradients, 0.0

@@ -28,6 +28,7 @@ from enum import StrEnum
 from estimator.interconnect import Interconnect, Link, geforce, interconnect
 from estimator.query import Checkpointing, FitQuery, Method
 from estimator.specs import GpuSpec, ModelSpec
+from estimator.speed_accuracy import Band, band
 from estimator.step import StepWork, attended, step_work
 
 
@@ -98,11 +99,11 @@ class Calibration:
 
 # Classes no published throughput measures (none in tests/fixtures/estimator/throughput.csv):
 # their shares are set from what is known of them, not fitted.
+# Blackwell (B200/B300) is taken as Hopper times the ratio of their measured matmul ceilings:
+# B200 1745 of 2250 TFLOPS (77.6 %) against H100 SXM 794.5 of 989 (80.3 %) (stas00/ml-engineering
+# compute/accelerator/README.md @744d01e, "Maximum Achievable Matmul FLOPS").
+BLACKWELL_OF_HOPPER = 0.776 / 0.803
 UNMEASURED_SHARE: dict[CardClass, float] = {
-    # B200's measured matmul ceiling: 1745 of 2250 TFLOPS (77.6 %, stas00/ml-engineering
-    # compute/accelerator/README.md @744d01e, "Maximum Achievable Matmul FLOPS"), times the
-    # share training sustains of its ceiling on Hopper (`Calibration.hopper` / 0.803).
-    CardClass.BLACKWELL: 0.60,
     # T4 (70 W): its 65 TFLOPS need the 1.59 GHz boost clock, which it cannot hold at 70 W under
     # tensor load, and it has 320 GB/s of memory: a T4 trains at about a third of a 3090's
     # speed, not the 0.9x the datasheets suggest.
@@ -116,19 +117,19 @@ UNMEASURED_SHARE: dict[CardClass, float] = {
 # the brackets the bench cites (`python -m bench.estimator_speed --fit`); the bench scores each
 # repository with the constants fitted on the others. The matmul shares sit below the measured
 # matmul ceilings (A100 86.9 %, H100 80.3 %) by what a training step's smaller and transposed
-# matmuls lose; GeForce boards at their bracket's top (they boost past their rated clock);
+# matmuls lose; GeForce boards above their datasheet peak (they boost past their rated clock);
 # Ada/Blackwell workstation boards at under a third of their datasheet peak, which assumes a
 # boost clock their 300-350 W cannot hold under tensor load.
 CALIBRATION = Calibration(
-    ampere_dc=0.798,
-    hopper=0.746,
-    workstation=0.628,
+    ampere_dc=0.791,
+    hopper=0.709,
+    workstation=0.621,
     workstation_ada=0.297,
-    geforce=1.1,
-    adapter_share=0.91,
-    attention_share=0.401,
+    geforce=1.08,
+    adapter_share=0.918,
+    attention_share=0.426,
     host_seconds_per_op=1.2e-05,
-    link_share=0.712,
+    link_share=0.631,
     overlap=0.5,
 )
 
@@ -146,6 +147,7 @@ def matmul_share(gpu: GpuSpec, calibration: Calibration = CALIBRATION) -> float:
         CardClass.WORKSTATION: calibration.workstation,
         CardClass.WORKSTATION_ADA: calibration.workstation_ada,
         CardClass.GEFORCE: calibration.geforce,
+        CardClass.BLACKWELL: calibration.hopper * BLACKWELL_OF_HOPPER,
     }
     return fitted.get(kind) or UNMEASURED_SHARE[kind]
 
@@ -163,6 +165,9 @@ class TrainingTime:
     mfu: float  # achieved / peak
     tokens_per_second: float  # per GPU
     link: Interconnect | None  # how the cards talk; None on one card
+    # Where the true hours lie, from the model's out-of-sample error for the run's stack and
+    # method (estimator.speed_accuracy).
+    band: Band
 
 
 def total_tokens(query: FitQuery) -> float | None:
@@ -245,18 +250,27 @@ def tokens_per_second(
 
 
 def training_time(
-    query: FitQuery, model: ModelSpec, gpu: GpuSpec, gpus: int, link: Link | None = None
+    query: FitQuery,
+    model: ModelSpec,
+    gpu: GpuSpec,
+    gpus: int,
+    link: Link | None = None,
+    speed: float = 1.0,
 ) -> TrainingTime | None:
+    """The run's time on `gpus` cards; `speed` scales the model's throughput by a person's own
+    measurement of their setup (estimator.measurement)."""
     tokens = total_tokens(query)
     if tokens is None or gpu.tflops <= 0:
         return None
-    per_gpu = tokens_per_second(query, model, gpu, gpus, link)
+    per_gpu = tokens_per_second(query, model, gpu, gpus, link) * speed
     per_token = flops_per_token(query, model)
+    hours = tokens / (per_gpu * gpus) / 3600
     return TrainingTime(
         tokens=tokens,
         flops_per_token=per_token,
-        hours=tokens / (per_gpu * gpus) / 3600,
+        hours=hours,
         mfu=per_gpu * per_token / (gpu.tflops * 1e12),
         tokens_per_second=per_gpu,
         link=_link(gpu, gpus, link),
+        band=band(hours, query.stack, query.method),
     )
