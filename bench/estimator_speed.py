@@ -66,7 +66,7 @@ from estimator.timing import (
 )
 
 DEFAULT_CSV = Path(__file__).resolve().parents[1] / "tests/fixtures/estimator/throughput.csv"
-# Issue 30's goal for the time model, on repositories it was not fitted on.
+# The goal for the time model, on repositories it was not fitted on.
 TARGET_MEDIAN = 0.15
 TARGET_WITHIN_25 = 0.70
 WITHIN = 0.25
@@ -552,7 +552,7 @@ def main() -> None:
     print(
         "model = estimator.timing, leave-one-repository-out: each repository scored with the "
         "constants fitted on the others;\nshipped = the constants fitted on every row "
-        "(in sample); before = the model before issue 30 (bench/speed_before.py); "
+        "(in sample); before = the model before its rebuild (bench/speed_before.py); "
         "flat = 35% MFU"
     )
     shipped = [item.predict(CALIBRATION) for item in prepared]
@@ -574,7 +574,7 @@ def main() -> None:
         ("the repositories the old model was not tuned on", other),
     ):
         print(
-            f"\ntarget (issue 30), leave-one-repository-out, {name}: median |err| <= "
+            f"\ntarget, leave-one-repository-out, {name}: median |err| <= "
             f"{TARGET_MEDIAN:.0%} and >= {TARGET_WITHIN_25:.0%} within 25%: "
             f"{'met' if score.met else 'MISSED'} ({score.median_abs:.1%}, "
             f"{score.within:.0%} within, {score.rows} rows)"

@@ -1,7 +1,8 @@
-"""The time model as it stood before issue 30's rebuild (estimator/timing.py at e4dadd4): the
-datasheet peak × a hand-set share by card class × a hand-set speed by stack, plus bitsandbytes'
-dequantisation, elementwise traffic and CPU offload. Kept, frozen, as the baseline the speed
-bench prints beside the rebuilt model, measured in the same run; nothing else imports it.
+"""The time model as it stood before its rebuild from what a step does (estimator/timing.py at
+e4dadd4): the datasheet peak × a hand-set share by card class × a hand-set speed by stack, plus
+bitsandbytes' dequantisation, elementwise traffic and CPU offload. Kept, frozen, as the
+baseline the speed bench prints beside the rebuilt model, measured in the same run; nothing
+else imports it.
 """
 
 from __future__ import annotations

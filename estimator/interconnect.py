@@ -5,11 +5,12 @@ card's form decides it: an SXM board sits on an NVLink/NVSwitch baseboard (every
 server), an NVL card is bridged to one neighbour, and everything else talks over PCIe. GeForce
 cards cannot even reach each other over PCIe: NVIDIA's driver gives them no peer-to-peer
 access, so every byte goes through host memory (`p2pBandwidthLatencyTest` prints "Device=0
-CANNOT Access Peer Device=1" on RTX 2080 Ti and RTX 4090 servers: NVIDIA/nccl-tests issue 117,
-2022-10-26; eight RTX 4090s need a patched kernel module to get P2P at all:
-tinygrad/open-gpu-kernel-modules issue 17). The catalogue's form column (estimator/data/gpus.csv)
-carries SXM/PCIe/NVL; a card whose form the offer does not publish is sized as the PCIe one
-(bot/quotes.py), which is also the slower link: the safe side.
+CANNOT Access Peer Device=1" on RTX 2080 Ti and RTX 4090 servers:
+github.com/NVIDIA/nccl-tests/issues/117, 2022-10-26; eight RTX 4090s need a patched kernel
+module to get P2P at all: github.com/tinygrad/open-gpu-kernel-modules/issues/17). The
+catalogue's form column (estimator/data/gpus.csv) carries SXM/PCIe/NVL; a card whose form the
+offer does not publish is sized as the PCIe one (bot/quotes.py), which is also the slower
+link: the safe side.
 
 Bandwidths are per direction per GPU as the datasheets give them; what collectives reach of
 them is `estimator.timing`'s `link_share`, measured leave-one-repository-out by the speed bench.

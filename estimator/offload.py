@@ -61,8 +61,8 @@ MOMENTS: dict[Optimizer, int] = {
 # Llama-2-7B (6.74B parameters) on 4x A100 at "longer than 4s" (blogs/deepspeed-zenflow/
 # README.md @edaa7221): at most 1.7e9 a second. A maintainer-read report of Qwen-72B on 4 nodes
 # of 8x A100-80GB, optimizer and parameters offloaded, steps in ~10 s against ~0.2 s without
-# (deepspeedai/DeepSpeed issue #6834, 2024-12-11): 72.7e9 / 4 nodes / 10 s = 1.8e9 a second
-# a node. The slower figure is taken.
+# (github.com/deepspeedai/DeepSpeed/issues/6834, 2024-12-11): 72.7e9 / 4 nodes / 10 s = 1.8e9
+# a second a node. The slower figure is taken.
 CPU_STEP_PARAMS_PER_SECOND = 1.7e9
 # Host-to-GPU bandwidth that streams offloaded parameters: PCIe 4.0 x16, "≈ 32 GB/s" (the
 # ZenFlow post's figure). Counted as not overlapping the compute, though DeepSpeed and FSDP

@@ -26,6 +26,7 @@ from estimator.lever_text import (
     ram_short_line,
     read_line,
 )
+from estimator.measurement import Measurement
 from estimator.models import LLAMA_LADDER
 from estimator.parsing.build import covering_ctx
 from estimator.plan_text import (
@@ -146,6 +147,8 @@ def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> s
         )
     if answer.budget is not None:
         lines.append(_budget(answer, language))
+    if answer.measured is not None:
+        lines.append(_measured(answer.measured, language))
     parts = ["\n".join(lines), _best(answer, language)]
     if answer.cautions:
         parts.append(i18n("fit-warnings-count", count=len(answer.cautions)))
@@ -671,6 +674,17 @@ def _time_lines(answer: FitAnswer, timing: TrainingTime, gpus: int, language: st
         )
     )
     return lines
+
+
+def _measured(measured: Measurement, language: str) -> str:
+    """The person's own measurement, which every time in the answer is scaled by."""
+    return translator(language)(
+        "fit-measured",
+        tps=f"{measured.tokens_per_second:,.0f}".replace(",", "\u202f"),
+        count=str(measured.gpus),
+        gpu=measured.gpu_id,
+        ratio=f"{measured.factor:.2f}",
+    )
 
 
 def _claim_scope(line: AccuracyLine) -> str:

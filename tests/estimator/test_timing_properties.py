@@ -1,4 +1,4 @@
-"""What the time model must never say, over generated runs (issue 30): a bigger micro-batch is
+"""What the time model must never say, over generated runs: a bigger micro-batch is
 never slower per token, more cards never faster than linear, PCIe never faster than NVLink,
 offload never faster than keeping everything on the cards."""
 
