@@ -110,7 +110,7 @@ class OffloadCost:
         return self.ram.needed / 1e9
 
 
-def _width(precision: Precision) -> float:
+def trained_width(precision: Precision) -> float:
     """Bytes of a trained tensor's master copy and gradient: fp32 unless pure 16-bit."""
     return 2.0 if precision in (Precision.BF16, Precision.FP16) else 4.0
 
@@ -135,7 +135,7 @@ def host_ram(query: FitQuery, model: ModelSpec) -> HostRam:
     if query.offload is Offload.NONE:
         return HostRam(0.0, 0.0, 0.0, 0.0, 0.0)
     trainable = estimate_memory(query, model).trainable_params
-    width = _width(query.precision)
+    width = trained_width(query.precision)
     # Pure 16-bit training keeps no separate master: the parameter is its own master copy.
     master = trainable * 4.0 if query.precision is Precision.MIXED else 0.0
     gradients = trainable * width

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from estimator.memory import adapted_linear_params, estimate_memory, linear_params, lora_params
-from estimator.offload import base_bytes, step_seconds, stream_seconds
+from estimator.offload import base_bytes, step_seconds, stream_seconds, trained_width
 from estimator.query import (
     Attention,
     Checkpointing,
@@ -315,13 +315,8 @@ def _host_ops(query: FitQuery, model: ModelSpec, gpus: int) -> float:
     return (model.layers * per_layer + MODEL_OPS) * passes
 
 
-def _width(precision: Precision) -> float:
-    """Bytes of a trained tensor (master, gradient, moment): fp32 unless pure 16-bit."""
-    return 2.0 if precision in (Precision.BF16, Precision.FP16) else 4.0
-
-
 def _update_bytes_per_param(query: FitQuery) -> float:
-    width = _width(query.precision)
+    width = trained_width(query.precision)
     if query.optimizer in LOW_BIT_MOMENT_BYTES:
         per = 3 * width + LOW_BIT_MOMENT_BYTES[query.optimizer]
     elif query.optimizer in OTHER_PASSES:
@@ -350,7 +345,7 @@ def _comm(query: FitQuery, model: ModelSpec, gpus: int, trainable: int) -> tuple
     share = (gpus - 1) / gpus
     if query.shard is Sharding.DDP:
         # DDP all-reduces the parameters' own gradients: fp32 beside fp32 masters.
-        return 0.0, 2 * share * trainable * _width(query.precision)
+        return 0.0, 2 * share * trainable * trained_width(query.precision)
     # ZeRO and FSDP reduce in the 16-bit compute dtype (DeepSpeed's communication_data_type
     # defaults to it; FSDP's MixedPrecision reduce_dtype in accelerate and torchtune is bf16).
     gradients = trainable * 2.0
