@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
+from estimator.memory import Metric  # the CSV's `metric` column: what a figure measured
 from estimator.query import (
     Attention,
     Checkpointing,
@@ -27,6 +28,7 @@ from estimator.query import (
     Stack,
     Targets,
 )
+from estimator.stacks import unsloth_loss
 
 # The published measurements, every row with its source (provenance in the README beside the
 # file); --csv reads any file in the same format.
@@ -39,22 +41,11 @@ DEFAULT_CSV = (
 )
 
 # The longest Alpaca sample in Llama-2 tokens (litgpt's resource tables); memory follows the
-# longest batch, so unpacked Alpaca runs peak there whatever their cap above it.
+# longest batch, so an unpacked Alpaca run peaks there whatever its cap above it.
 ALPACA_LONGEST_TOKENS = 1304
-# Typical padded length of a small batch of unpacked Alpaca samples.
-ALPACA_TYPICAL_BATCH = 600
 UNKNOWN_SEQ_LEN = 256
 UNKNOWN_MICRO_BATCH = 4
 GB_PER_GIB = 2**30 / 1e9
-
-
-class Metric(StrEnum):
-    """The quantity a published figure measured (the CSV's `metric` column)."""
-
-    ALLOCATED = "allocated"  # torch.cuda.max_memory_allocated / torchtune "active"
-    RESERVED = "reserved"  # torch.cuda.max_memory_reserved: the caching allocator's pool
-    NVIDIA_SMI = "nvidia-smi"  # the process's whole use (reserved + CUDA context), or a
-    # card's whole budget ("fits in 24 GB")
 
 
 class Bound(StrEnum):
@@ -67,6 +58,7 @@ class Bound(StrEnum):
 class CalibrationRow:
     index: int
     source: str  # the repository or site the figure was published in (leave-one-out group)
+    document: str  # the file, issue or paper within it
     model_name: str
     query: FitQuery
     measured_gib: float
@@ -74,7 +66,6 @@ class CalibrationRow:
     bound: Bound
     framework: str
     gpu_text: str
-    pageable_optimizer: bool  # bnb paged optimizers move state to CPU RAM when the GPU is full
     excluded: str | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -134,6 +125,7 @@ def interpret(
     return CalibrationRow(
         index=index,
         source=source_of(row["source"]),
+        document=document_of(row["source"]),
         model_name=row["model"],
         query=query,
         measured_gib=measured * _gib_per_unit(text, framework),
@@ -141,7 +133,6 @@ def interpret(
         bound=bound,
         framework=framework,
         gpu_text=row["gpu"],
-        pageable_optimizer="paged" in row["optimizer"].lower(),
         excluded="suspect" if "suspect" in text else None,
         notes=notes,
     )
@@ -160,13 +151,22 @@ _STACKS = {
 
 
 def source_of(text: str) -> str:
-    """The publisher of a row: "github.com/owner/repo" or the site, for leave-one-source-out.
+    """The publisher of a row: "github.com/owner/repo" or the site, for leave-one-repository-out.
     Rows from one repository (a README, its docs and notebooks) are one source."""
     first = text.split(" ")[0].strip()
     parts = first.split("/")
     if parts[0] == "github.com" and len(parts) >= 3:
         return "/".join(parts[:3])
     return parts[0]
+
+
+def document_of(text: str) -> str:
+    """The document a row was published in: the repository's file ("github.com/pytorch/
+    torchtune README.md"), an issue's or a paper's address."""
+    words = text.split(" ")
+    if len(words) > 1 and not words[1].startswith(("@", "(", "+")) and words[1] != "":
+        return f"{words[0]} {words[1]}"
+    return words[0]
 
 
 def _note(notes: list[str], value: int, what: str) -> int:
@@ -212,11 +212,9 @@ def _seq_len(raw: str, text: str, notes: list[str]) -> int:
     cap = int(cap_match.group(1)) if cap_match else None
     dataset_text = value + " " + text
     if "alpaca" in dataset_text and "finetome" not in dataset_text:
-        # Padded to the longest sample only where the source says so; otherwise the logged
-        # peak comes from ordinary batches of this short-sample dataset.
-        padded_to_longest = "longest" in dataset_text or "litgpt" in dataset_text
-        longest = ALPACA_LONGEST_TOKENS if padded_to_longest else ALPACA_TYPICAL_BATCH
-        return min(cap, longest) if cap else longest
+        # Unpacked Alpaca: each batch is padded to its own longest sample, and the logged
+        # peak is the run's longest batch, the one holding the dataset's longest sample.
+        return min(cap, ALPACA_LONGEST_TOKENS) if cap else ALPACA_LONGEST_TOKENS
     if cap:
         return cap
     if "short" in value:
@@ -237,9 +235,13 @@ def _targets(raw: str) -> Targets:
 
 
 def _optimizer(raw: str) -> Optimizer:
-    value = raw.lower().replace("-", "").replace("_", "")
+    value = raw.lower().replace("-", "").replace("_", "").replace(" ", "")
+    if "paged" in value:
+        # bitsandbytes' PagedAdamW is 32-bit unless the name says 8-bit (transformers'
+        # paged_adamw_32bit, the QLoRA paper's "paged AdamW 32-bit").
+        return Optimizer.PAGED_ADAMW_8BIT if "8bit" in value else Optimizer.PAGED_ADAMW
     if "8bit" in value:
-        return Optimizer.PAGED_ADAMW_8BIT if "paged" in value else Optimizer.ADAMW_8BIT
+        return Optimizer.ADAMW_8BIT
     if "4bit" in value:
         return Optimizer.ADAMW_4BIT
     if "adafactor" in value:
@@ -303,6 +305,11 @@ def _loss(framework: str, text: str, row: dict[str, str]) -> Loss | None:
         return Loss.DIRECT  # cross-entropy straight on the model's logits
     if framework == "torchtune" and ("baseline" in text or "no chunk" in text):
         return Loss.NAIVE  # the levers table's rows before "+chunked cross-entropy"
+    release = re.search(r"\bunsloth (20\d\d)\.(\d{1,2})(?:\.(\d+))?\b", text)
+    if framework == "unsloth" and release:
+        # The loss path of the Unsloth release the run used (its saved output names it).
+        version = (int(release[1]), int(release[2]), int(release[3] or 0))
+        return unsloth_loss(version)
     dated = re.search(r"\b(20\d\d)-(\d\d)", row["source"])
     if framework == "torchtune" and dated and (int(dated[1]), int(dated[2])) < (2024, 9):
         return Loss.NAIVE  # CEWithChunkedOutputLoss reached the recipes in torchtune 0.3

@@ -35,10 +35,9 @@ from pathlib import Path
 
 from bench.speed_before import tokens_per_second as tokens_per_second_before
 from estimator import speed_accuracy
-from estimator.fit import Verdict, grade
+from estimator.fit import Verdict, judge_run
 from estimator.gpus import get
 from estimator.interconnect import Interconnect, Link, geforce, interconnect
-from estimator.memory import estimate_memory
 from estimator.models import match_model, model_for_size
 from estimator.parsing.patterns import size_value
 from estimator.query import (
@@ -275,7 +274,7 @@ def _sharding_that_fits(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> Shar
     """A multi-GPU row that does not name its sharding ran one that held the run: replicas when
     one card holds it, else full sharding (ZeRO-3 for a full fine-tune, FSDP for adapters), the
     choice the planner makes for a person who does not say (estimator/planner.py)."""
-    if grade(estimate_memory(query, model).peak, gpu.usable_gib) is not Verdict.NO:
+    if judge_run(query, model, gpu.usable_gib).verdict is not Verdict.NO:
         return Sharding.DDP
     return Sharding.ZERO3 if query.method is Method.FULL else Sharding.FSDP
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from estimator.accuracy import Band, band
 from estimator.advice import Advice, Caution, cautions_for, memory_advice
 from estimator.asked import Comparison, Variant, compare_levers
 from estimator.checkpoint import CheckpointSize, checkpoint_size
@@ -50,6 +51,7 @@ class FitAnswer:
     model_from_size: bool
     assumptions: tuple[Assumption, ...]
     memory: MemoryEstimate
+    band: Band  # where the nvidia-smi peak lies, from the estimate's measured error
     table: list[GpuFit]
     target: GpuFit | None  # the GPU the user asked about
     # The smallest single card people rent (or that is on offer) that holds the run; when no
@@ -106,9 +108,11 @@ def build_answer(
     solution = solve(parsed, gpus)  # ctx=max: the rest of the answer is for the solved value
     parsed = solved_query(parsed, solution)
     query, model = parsed.query, parsed.model
-    memory = estimate_memory(query, model)
-    table = fit_table(query, model, gpus, memory, asked=parsed.target_gpu)
+    table = fit_table(query, model, gpus, asked=parsed.target_gpu)
     target = _target_row(parsed, table)
+    # The figure printed is the run on the card asked (what an adaptive loss takes and what
+    # paged state stays resident depend on it); with no card, on a card with room.
+    memory = estimate_memory(query, model, card_gib=target.usable_gib if target else None)
     # Stacks compared when the user named none: the same run on each common stack.
     stack_peaks: dict[Stack, float] = {}
     if parsed.assumed("stack") is not None and query.method is not Method.FULL:
@@ -156,6 +160,7 @@ def build_answer(
         model_from_size=parsed.model_from_size,
         assumptions=parsed.assumptions,
         memory=memory,
+        band=band(memory.peak, query.stack, memory.must_fit),
         table=table,
         target=target,
         smallest=smallest,
@@ -316,11 +321,14 @@ def to_json(answer: FitAnswer) -> dict[str, Any]:
         "target_gpu": answer.target.gpu.id if answer.target else None,
         **solved_json(answer.solved),
         "peak_gb": round(answer.memory.peak, 2),
+        "peak_range_gb": [round(answer.band.low, 2), round(answer.band.high, 2)],
         "breakdown": {key: round(value, 2) for key, value in answer.memory.breakdown().items()},
         "fits": [
             {
                 "gpu": row.gpu.id,
                 "vram_gb": round(row.usable_gib, 2),
+                "peak_gb": round(row.peak_gib, 2),
+                "peak_range_gb": [round(row.low_gib, 2), round(row.high_gib, 2)],
                 "headroom_gb": round(row.headroom_gib, 2),
                 "verdict": row.verdict.value,
                 "min_gpus": row.min_gpus,

@@ -179,13 +179,12 @@ class _Sizer:
         self.reference = reference  # the card speeds and hours are compared on
 
     def card(self, query: FitQuery) -> GpuFit | None:
-        memory = estimate_memory(query, self.model)
         if self.target is not None:
             gpu = self.target.gpu
-            return fit_table(query, self.model, [gpu], memory, asked=gpu.id)[0]
+            return fit_table(query, self.model, [gpu], asked=gpu.id)[0]
         # Only the cards people rent can be named (fit.smallest_fitting, fewest_cards).
         rented = [gpu for gpu in self.gpus if gpu.id in self.rented]
-        table = fit_table(query, self.model, rented, memory)
+        table = fit_table(query, self.model, rented)
         return smallest_fitting(table, self.rented) or fewest_cards(table, self.rented)
 
     def compare(self, lever: str, query: FitQuery, asked: bool) -> Comparison | None:

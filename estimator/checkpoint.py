@@ -2,8 +2,9 @@
 
 safetensors stores each tensor at its dtype with a negligible header; PEFT saves adapters in
 the dtype they trained in (fp32 under autocast_adapter_dtype, bf16 in torchtune/litgpt).
-Resuming a full fine-tune needs the optimizer state too: HF Trainer's optimizer.pt holds two
-fp32 Adam moments (8 bytes per parameter) beside the weights.
+Resuming a full fine-tune needs the optimizer state too: HF Trainer's optimizer.pt holds the
+optimizer's state (two fp32 Adam moments, 8 bytes per parameter, for adamw_torch) beside the
+weights.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from estimator.memory import lora_params
-from estimator.query import FitQuery, Method, Optimizer, Precision
+from estimator.optimizers import bytes_per_param
+from estimator.query import FitQuery, Method, Precision
 from estimator.specs import ModelSpec
 from estimator.stacks import profile
 
@@ -26,13 +28,12 @@ class CheckpointSize:
 def checkpoint_size(query: FitQuery, model: ModelSpec) -> CheckpointSize:
     model_bytes = model.total_params * 2
     if query.method is Method.FULL:
-        moments = {
-            Optimizer.ADAMW_8BIT: 2,
-            Optimizer.PAGED_ADAMW_8BIT: 2,
-            Optimizer.ADAMW_4BIT: 1,  # two 4-bit moments (torchao AdamW4bit)
-        }.get(query.optimizer, 8)
-        master = 4 if query.precision in (Precision.MIXED, Precision.FP32) else 0
-        return CheckpointSize(None, model_bytes, model.total_params * (2 + master + moments))
+        fp32 = query.precision in (Precision.MIXED, Precision.FP32)
+        # The optimizer's own state, as estimator.optimizers sizes it in memory.
+        state = bytes_per_param(query.optimizer, 4.0 if fp32 else 2.0, model.hidden, model.hidden)
+        master = 4 if fp32 else 0
+        resume = model.total_params * (2 + master + state)
+        return CheckpointSize(None, model_bytes, round(resume))
     width = 4 if query.precision is Precision.FP32 else profile(query.stack).adapter_bytes
     adapter = lora_params(model, query.lora_rank, query.targets, query.train_embeddings)
     return CheckpointSize(adapter * width, model_bytes, None)

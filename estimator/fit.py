@@ -1,4 +1,10 @@
-"""Which GPUs a run fits on: a grade and headroom per card, and the fewest cards of each kind."""
+"""Which GPUs a run fits on: a grade and headroom per card, and the fewest cards of each kind.
+
+Every verdict is on the range the estimate's own measured error puts around the run's peak on
+that card (`estimator.accuracy.band`): «помещается» only when its high end leaves the
+headroom free, «впритык» when the range reaches into the card's last 10 % or past it, «не
+помещается» only when even its low end is over the card.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +12,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from estimator.memory import MemoryEstimate, estimate_memory
+from estimator.accuracy import Band, band
+from estimator.memory import (
+    CALIBRATION,
+    MemoryEstimate,
+    MemoryParts,
+    estimate_from_parts,
+    memory_parts,
+)
 from estimator.query import FitQuery, Sharding
 from estimator.specs import GpuSpec, ModelSpec
 from estimator.timing import CardClass, card_class
 
-# The verdict compares the nvidia-smi figure (`MemoryEstimate.peak`: reserved plus the CUDA
-# context) with the card's memory. Less than this share of the card left free is "tight": a
-# real run peaks above its typical step. PEFT's MetaMathQA results (calibration rows 20, 21,
-# 69, 71) log both: the max reserved over the whole run, eval and longest batches included,
-# is 4-12 % above the 99th-percentile training step (18.74 -> 20.76 GiB, 20.55 -> 23.00).
+# Less than this share of the card left free at the range's high end is "tight": a real run
+# peaks above its typical step. PEFT's MetaMathQA results (calibration rows 20, 21, 69, 71) log
+# both: the max reserved over the whole run, eval and longest batches included, is 4-12 %
+# above the 99th-percentile training step (18.74 -> 20.76 GiB, 20.55 -> 23.00).
 TIGHT_HEADROOM = 0.10
 # The most cards of one kind we will suggest for a multi-GPU run (one server).
 MAX_GPUS_PER_SERVER = 8
@@ -28,32 +40,64 @@ class Verdict(StrEnum):
 
 
 @dataclass(frozen=True)
+class Judged:
+    """A run on one card: its estimate there, the range around it and the verdict."""
+
+    memory: MemoryEstimate
+    band: Band
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
 class GpuFit:
     gpu: GpuSpec
     usable_gib: float
-    peak_gib: float  # per GPU, with the query's own GPU count
-    headroom_gib: float
+    peak_gib: float  # per GPU on this card, with the query's own GPU count
+    low_gib: float  # the range around it (estimator.accuracy.band)
+    high_gib: float
+    headroom_gib: float  # left free at the range's high end (< 0: it reaches past the card)
     verdict: Verdict
     # Fewest cards of this kind (sharded) that hold the run; None if more than one server.
     min_gpus: int | None
 
+    @property
+    def missing_gib(self) -> float:
+        """How far even the range's low end is over the card."""
+        return self.low_gib - self.usable_gib
 
-def grade(peak_gib: float, usable_gib: float) -> Verdict:
-    headroom = usable_gib - peak_gib
-    if headroom < 0:
+
+def grade(span: Band, usable_gib: float) -> Verdict:
+    if span.low > usable_gib:
         return Verdict.NO
-    if headroom < TIGHT_HEADROOM * usable_gib:
+    if span.high > (1 - TIGHT_HEADROOM) * usable_gib:
         return Verdict.TIGHT
     return Verdict.FITS
 
 
+def judge(query: FitQuery, parts: MemoryParts, usable_gib: float) -> Judged:
+    """The run (its `parts`, from `memory_parts`) on a card of `usable_gib`: the figure an
+    answer prints for that card, its range, and the verdict on the range."""
+    memory = estimate_from_parts(parts, CALIBRATION, usable_gib)
+    span = band(memory.peak, query.stack, memory.must_fit)
+    return Judged(memory, span, grade(span, usable_gib))
+
+
+def judge_run(query: FitQuery, model: ModelSpec, usable_gib: float) -> Judged:
+    return judge(query, memory_parts(query, model), usable_gib)
+
+
 def fewest_gpus(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> int | None:
-    """Smallest GPU count on which the run fits with margin, sharding what can be sharded."""
+    """Smallest GPU count on which the run fits with room, sharding what can be sharded;
+    when no count up to a server's does, the smallest on which it is tight."""
+    tight = None
     for count in range(1, MAX_GPUS_PER_SERVER + 1):
         sharded = query if count == 1 else replace(query, gpus=count, shard=_multi_shard(query))
-        if grade(estimate_memory(sharded, model).peak, gpu.usable_gib) is not Verdict.NO:
+        verdict = judge_run(sharded, model, gpu.usable_gib).verdict
+        if verdict is Verdict.FITS:
             return count
-    return None
+        if verdict is Verdict.TIGHT and tight is None:
+            tight = count
+    return tight
 
 
 def _multi_shard(query: FitQuery) -> Sharding:
@@ -66,25 +110,28 @@ def fit_table(
     query: FitQuery,
     model: ModelSpec,
     gpus: Iterable[GpuSpec],
-    memory: MemoryEstimate,
     asked: str | None = None,
 ) -> list[GpuFit]:
-    """Every training-capable GPU graded against the per-GPU peak, best fits first (then by
-    VRAM). Cards without tensor cores (Pascal) leave the table unless `asked` names them."""
+    """Every training-capable GPU graded on the run's range there, best fits first (then by
+    VRAM): no card whose range reaches into its last 10 % comes before one that holds it.
+    Cards without tensor cores (Pascal) leave the table unless `asked` names them."""
+    parts = memory_parts(query, model)
     rows = []
     for gpu in gpus:
         if not has_tensor_cores(gpu) and gpu.id != asked:
             continue
-        verdict = grade(memory.peak, gpu.usable_gib)
+        judged = judge(query, parts, gpu.usable_gib)
         rows.append(
             GpuFit(
                 gpu=gpu,
                 usable_gib=gpu.usable_gib,
-                peak_gib=memory.peak,
-                headroom_gib=gpu.usable_gib - memory.peak,
-                verdict=verdict,
+                peak_gib=judged.memory.peak,
+                low_gib=judged.band.low,
+                high_gib=judged.band.high,
+                headroom_gib=gpu.usable_gib - judged.band.high,
+                verdict=judged.verdict,
                 min_gpus=query.gpus
-                if verdict is not Verdict.NO
+                if judged.verdict is not Verdict.NO
                 else fewest_gpus(query, model, gpu),
             )
         )

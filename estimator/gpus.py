@@ -10,9 +10,10 @@ The rule is never to guess:
 * `candidates(name)` lists every catalog id consistent with the name. A name is consistent
   with a row when its model words are one of the row's model keys (taken from the row's id
   and aliases), its memory size (if it states one) is the row's, and its form factor (if it
-  states one) is the row's. An NVL board is a card of its own that a name has to ask for:
-  by the word NVL, or by a memory size only the NVL has ("H100 94GB"). So "H200" is the
-  H200 SXM and "H100" is the PCIe or SXM card, never the NVL.
+  states one) is the row's. A variant board (an NVL, a modded 48 GB RTX 4090) is a card of
+  its own that a name has to ask for: by its form word, or by a memory size only it has
+  ("H100 94GB", "4090 48gb"). So "H200" is the H200 SXM, "H100" is the PCIe or SXM card,
+  never the NVL, and "4090" is the 24 GB card.
 * `resolve(name)` returns an id only when there is exactly one candidate. Scrapers use it.
   "A100" (40 or 80GB) and "H100" (PCIe or SXM) give None.
 * `resolve_for_sizing(name)` also settles the harmless ambiguities: when every candidate has
@@ -33,10 +34,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 
+from rapidfuzz import fuzz
+
 from estimator.specs import GpuSpec
 
 __all__ = [
     "candidates",
+    "closest",
     "family_members",
     "family_of",
     "find_in_text",
@@ -46,6 +50,7 @@ __all__ = [
     "parse_catalog",
     "resolve",
     "resolve_for_sizing",
+    "unknown_card_in_text",
 ]
 
 _COLUMNS = (
@@ -59,6 +64,7 @@ _COLUMNS = (
     "bf16",
     "form",
     "datacenter",
+    "variant",
     "aliases",
     "source",
 )
@@ -77,6 +83,10 @@ _ALIAS_VRAM_SLACK = 0.10  # "B200 192GB" (raw stacks) may name the 180GB row
 # layout. Lower-case only, because the text is lower-cased first. "×" is the multiplication
 # sign in "8× H100".
 _LOOKALIKES = str.maketrans("авекмнорстухі×", "abekmhopctyxix")
+# Line names spelt in Cyrillic by sound, not by look («ртх 4090»: Р is R, Х is X). Same length,
+# so every index stays in place.
+_SPELT_BY_SOUND = {"ртх": "rtx", "гтх": "gtx"}
+_BY_SOUND = re.compile(r"(?<![^\W\d_])(?:" + "|".join(_SPELT_BY_SOUND) + r")(?![^\W\d_])")
 _CYRILLIC = re.compile(r"[а-яё]")
 _WORD = re.compile(r"[^\W_]+")  # letters and digits of any script; "_", "-", "/" separate
 _LATIN = re.compile(r"[a-z0-9]+", re.ASCII)
@@ -129,6 +139,7 @@ def _fold(text: str) -> str:
     """Lower-case, 'гб'→'gb', Cyrillic look-alikes→Latin; keeps every index in place."""
     lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
     lowered = lowered.replace("гиб", "gib").replace("гб", "gb")
+    lowered = _BY_SOUND.sub(lambda m: _SPELT_BY_SOUND[m.group()], lowered)
     return lowered.translate(_LOOKALIKES)
 
 
@@ -172,7 +183,11 @@ def _word_tokens(word: str, raw: str, start: int) -> list[_Token]:
     # A Russian word made only of look-alike letters ("на", "сор") must not become Latin;
     # one with digits ("а100", "т4") is a GPU typed on the wrong layout.
     readable = bool(_LATIN.fullmatch(head)) and (
-        not has_cyrillic or any(c.isdigit() for c in head) or head in _VRAM_UNITS or head == "x"
+        not has_cyrillic
+        or any(c.isdigit() for c in head)
+        or head in _VRAM_UNITS
+        or head == "x"
+        or raw[:cut] in _SPELT_BY_SOUND
     )
     tokens = (
         _split_latin(head, start) if readable else [_Token(_FOREIGN + head, start, start + cut)]
@@ -318,6 +333,8 @@ def _check_spec(spec: GpuSpec, where: str) -> None:
         )
     if spec.bf16 != (spec.bf16_tflops > 0):
         raise ValueError(f"{where}: bf16={spec.bf16} but bf16_tflops={spec.bf16_tflops}")
+    if spec.form == "NVL" and not spec.variant:
+        raise ValueError(f"{where}: an NVL board is a variant (a name has to ask for it)")
 
 
 def _spec_from_row(row: dict[str, str], where: str) -> GpuSpec:
@@ -334,6 +351,7 @@ def _spec_from_row(row: dict[str, str], where: str) -> GpuSpec:
         aliases=aliases,
         form=row["form"].strip(),
         datacenter=_bool(row, "datacenter", where),
+        variant=_bool(row, "variant", where),
     )
     _check_spec(spec, where)
     return spec
@@ -385,12 +403,17 @@ class _Index:
 
 
 def _model_keys(name: _Name) -> set[str]:
-    """The model key, plus its form without "rtx"/"gtx": users write "4090" and "a5000"."""
+    """The model key, plus its form without "rtx"/"gtx": users write "4090" and "a5000".
+    A bare number names an RTX card only: "1080" is as often a count of examples or tokens
+    as the GTX 1080, so that card needs its "gtx" ("1080ti" keeps its "ti" and stays a key)."""
     keys = {name.model}
     for prefix in ("rtx", "gtx"):
         rest = name.model.removeprefix(prefix)
-        if rest != name.model and any(c.isdigit() for c in rest):
-            keys.add(rest)
+        if rest == name.model or not any(c.isdigit() for c in rest):
+            continue
+        if prefix == "gtx" and rest.isdigit():
+            continue
+        keys.add(rest)
     return keys
 
 
@@ -497,10 +520,9 @@ def _match(name: _Name | None, index: _Index) -> tuple[GpuSpec, ...]:
         return ()
     rows = index.by_key.get(name.model, ())
     found = tuple(g for g in rows if _vram_fits(g, name.vram, index) and _form_fits(g, name.form))
-    if name.form is None:
-        # NVL only when asked: it is another board (memory, clocks, price), not a form twin.
-        return tuple(g for g in found if g.form != "NVL") or found
-    return found
+    # A variant only when asked (its form word or a memory only it has): it is another board
+    # (memory, clocks, price), not a twin of the usual one.
+    return tuple(g for g in found if not g.variant) or found
 
 
 def _name_of(text: str, vram_gb: float | None, index: _Index) -> _Name | None:
@@ -623,7 +645,9 @@ def _label(found: Iterable[GpuSpec]) -> str | None:
 def _mention_at(
     text: str, tokens: Sequence[_Token], i: int, index: _Index
 ) -> tuple[str, int] | None:
-    """Longest GPU name starting at token i: (label, index of its last token)."""
+    """Longest GPU name starting at token i: (label, index of its last token). A name followed
+    by a variant word ("4080 super") is another card: its label is "" and its last token the
+    variant word, for `unknown_card_in_text` to name it."""
     for end in range(_window_end(text, tokens, i), i, -1):
         if not _can_end(tokens[end - 1]):
             continue
@@ -632,7 +656,7 @@ def _mention_at(
         if label is None:
             continue
         if _followed_by_variant(text, tokens, end - 1):
-            return None  # "4080 super" is not an RTX 4080: say nothing rather than guess
+            return "", end  # "4080 super" is not an RTX 4080: say nothing rather than guess
         return label, end - 1
     return None
 
@@ -657,6 +681,72 @@ def find_in_text(text: str) -> list[tuple[str, int, int]]:
             i += 1
             continue
         label, last = found
-        mentions.append((label, tokens[i].start, tokens[last].end))
+        if label:
+            mentions.append((label, tokens[i].start, tokens[last].end))
         i = last + 1
     return mentions
+
+
+# --------------------------------------------------------------------------- typos
+
+# How close a misspelt model key must come to a card's (rapidfuzz's ratio, 0..100) to be
+# offered as "did you mean", and by how much it must beat every other card: "h1000" is near
+# the H100 (89 against 67 for the next); "rtx 4900" is as near the 4080 as the 4090 (86 each),
+# and "4060" as near the 3060, 4080 and 4090 (75 each), so neither gets a suggestion.
+_TYPO_SCORE = 85.0
+_TYPO_MARGIN = 5.0
+# Words that make the next number a card's name («rtx 4060», «gtx 1660»), known or not.
+_LINE_WORDS = frozenset({"rtx", "gtx", "quadro", "titan"})
+_CARD_SHAPED = re.compile(r"[a-z]{1,3}[0-9]{2,4}[a-z]{0,3}", re.ASCII)
+
+
+def closest(name: str) -> str | None:
+    """The one card (its id) or family a misspelt name comes close to, for a "did you mean"
+    («h1000» -> "H100"); None when the name is a card already, or comes close to none or to
+    several («rtx 4900»: the 4080 or the 4090). A suggestion only: a name is never read as
+    the card it resembles."""
+    index = _index()
+    name_read = _name_of(name, None, index)
+    if name_read is None or not name_read.model or _match(name_read, index):
+        return None
+    scores: dict[str, float] = {}
+    for key, rows in index.by_key.items():
+        label = _label(g for g in rows if not g.variant) or _label(rows)
+        if label is not None:
+            scores[label] = max(scores.get(label, 0.0), fuzz.ratio(name_read.model, key))
+    ranked = sorted(scores.values(), reverse=True)
+    best = max(scores, key=lambda label: scores[label], default=None)
+    if best is None or ranked[0] < _TYPO_SCORE:
+        return None
+    if len(ranked) > 1 and ranked[1] > ranked[0] - _TYPO_MARGIN:
+        return None
+    return best
+
+
+def unknown_card_in_text(text: str) -> str | None:
+    """A card named in free text that the catalog does not know, as written («rtx 4060»,
+    «a1000»), so an answer can say so instead of sizing without it; None when every card
+    the text names is known. A line word and a number («rtx 4060») name a card; a word shaped
+    like a card («h1000») only when it is a near miss of exactly one (`closest`), so model
+    names («t5», «v2») and sizes («13b») are never taken for one."""
+    index = _index()
+    tokens = _tokens(text)
+    known = [(start, end) for _, start, end in find_in_text(text)]
+    for i, token in enumerate(tokens):
+        if any(start <= token.start < end for start, end in known):
+            continue
+        found = _mention_at(text, tokens, i, index) if _can_start(token) else None
+        if found is not None and not found[0]:  # "4080 super": a card the catalog lacks
+            return text[token.start : tokens[found[1]].end]
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if (
+            token.text in _LINE_WORDS
+            and nxt is not None
+            and _adjacent(text, token, nxt)
+            and _DIGITS.match(nxt.text)
+        ):
+            return text[token.start : nxt.end]
+        shaped = _CARD_SHAPED.fullmatch(token.text) and token.text not in index.parts
+        if shaped and closest(token.text) is not None:
+            return text[token.start : token.end]
+    return None

@@ -85,12 +85,17 @@ def _decimal_comma(value: FluentArg) -> FluentArg:
     return value
 
 
+# Unicode's bidirectional controls (embeddings, overrides, isolates and the marks): echoed
+# inside a reply, a user's «\u202e» would turn the rest of the line around.
+_BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def _escaped(args: Mapping[str, FluentArg]) -> dict[str, FluentArg]:
     return {
         name: (
             value
             if isinstance(value, Html) or not isinstance(value, str)
-            else html.escape(value, quote=False)
+            else html.escape(_BIDI_CONTROLS.sub("", value), quote=False)
         )
         for name, value in args.items()
     }

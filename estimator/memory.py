@@ -4,8 +4,12 @@ Everything is computed in bytes from the model's architecture and the training s
 behaviour (`estimator.stacks`, read from each stack's code) and reported in GiB (2^30 bytes),
 which is what torch and nvidia-smi show. Three constants are fitted (`Calibration`): what
 autograd keeps beyond the tensors counted here, the allocator's slack and the CUDA context.
-`bench/estimator_accuracy.py` fits them leaving one source out at a time and prints how close
-the estimate comes on the source it did not see.
+`bench/estimator_accuracy.py` fits them leaving one repository out at a time and prints how
+close the estimate comes on the repository it did not see.
+
+Two parts depend on the card the run is on, so `estimate_memory` takes it when one is named:
+an adaptive fused loss (Unsloth's) takes what the card has room for, and bitsandbytes' paged
+optimizer state, outside torch's allocator, stays on the card only while there is room.
 
 The peak is the larger of two moments. The end of a micro-batch's forward pass: weights,
 optimizer state, gradients (kept across micro-batches by gradient accumulation), every saved
@@ -20,7 +24,9 @@ kept apart from the one that grows with micro-batch x ctx² (eager attention's s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
+from estimator.optimizers import bytes_per_param, state_of
 from estimator.query import (
     Attention,
     Checkpointing,
@@ -52,12 +58,13 @@ class Calibration:
 
 
 # Fitted on all 158 scored rows of tests/fixtures/estimator/vram_calibration.csv within the
-# brackets of docs/estimator.md (`bench.estimator_accuracy.RANGES`); the fits that leave one
-# source out are printed by the bench beside the error on that source. The counted tensors
-# explain the data with no extra factor; the context (0.76 GiB = 0.82 GB) sits inside the
-# 0.5-1.5 GB bracket (the HF "Model training anatomy" doc measured 1343 MiB on a V100), the
-# slack (1.1 %) near its bracket's low end.
-CALIBRATION = Calibration(activation_factor=0.998, cuda_context_gib=0.762, allocator_slack=0.011)
+# brackets of docs/estimator.md (`bench.estimator_accuracy.RANGES`), each row scored on what
+# an answer prints for its run on its card; the fits that leave one repository out are
+# printed by the bench beside the error on that repository. The counted tensors explain the
+# data with no extra factor; the context (0.73 GiB = 0.78 GB) sits inside the 0.5-1.5 GB
+# bracket (the HF "Model training anatomy" doc measured 1343 MiB on a V100), the slack
+# (2.2 %) near its bracket's low end.
+CALIBRATION = Calibration(activation_factor=0.987, cuda_context_gib=0.728, allocator_slack=0.022)
 
 # NF4 storage: 4 bits + one fp32 absmax per 64 weights; double quantisation stores the absmax
 # in 8 bits plus one fp32 per 256 blocks (QLoRA paper, arXiv 2305.14314).
@@ -83,9 +90,19 @@ NCCL_BUFFERS_GIB = 0.5
 GATHERED_LAYERS = 2
 
 
+class Metric(StrEnum):
+    """The quantity a memory figure is: what a published measurement measured, and what an
+    answer prints of each."""
+
+    ALLOCATED = "allocated"  # torch.cuda.max_memory_allocated / torchtune "active"
+    RESERVED = "reserved"  # torch.cuda.max_memory_reserved: the caching allocator's pool
+    NVIDIA_SMI = "nvidia-smi"  # the process's whole use: reserved, CUDA context, paged state
+
+
 @dataclass(frozen=True)
 class MemoryEstimate:
-    """Per-GPU GiB by component. `peak` is what must fit on the card (nvidia-smi view)."""
+    """Per-GPU GiB by component. `peak` is the nvidia-smi view of the run; `must_fit` the
+    part that cannot leave the card (paged optimizer state can)."""
 
     weights: float
     adapters: float  # LoRA weights + their gradients + their optimizer state
@@ -95,12 +112,19 @@ class MemoryEstimate:
     context: float  # CUDA context and library workspaces
     slack: float  # allocator cache and fragmentation
     trainable_params: int
-    paged_optimizer: bool = False
     buffers: float = 0.0  # DDP gradient buckets and NCCL buffers
     # The parts of `adapters` that are the adapters' gradients and optimizer state: the
     # breakdown reports them as gradients and optimizer (they are counted once, in adapters).
     adapter_gradients: float = 0.0
     adapter_optimizer: float = 0.0
+    # Of the optimizer state (`optimizer` or `adapter_optimizer`): what bitsandbytes pages,
+    # CUDA managed memory that torch's counters never see and the driver moves to host RAM
+    # when the card is full; `spilled` is the part in host RAM on the card named.
+    paged: float = 0.0
+    spilled: float = 0.0
+    # Of `activations`: what an adaptive fused loss (Unsloth's) takes above its minimum
+    # because the card had room; it shrinks on a fuller card.
+    loss_room: float = 0.0
 
     @property
     def overhead(self) -> float:
@@ -108,7 +132,7 @@ class MemoryEstimate:
 
     @property
     def allocated(self) -> float:
-        """What torch.cuda.max_memory_allocated would report."""
+        """What torch.cuda.max_memory_allocated would report (no paged state)."""
         return (
             self.weights
             + self.adapters
@@ -116,6 +140,7 @@ class MemoryEstimate:
             + self.optimizer
             + self.activations
             + self.buffers
+            - self.paged
         )
 
     @property
@@ -124,8 +149,21 @@ class MemoryEstimate:
         return self.allocated + self.slack
 
     @property
-    def peak(self) -> float:
+    def must_fit(self) -> float:
+        """What the card must hold for the run to go on: the pool and the CUDA context."""
         return self.reserved + self.context
+
+    @property
+    def peak(self) -> float:
+        """What nvidia-smi would show: the pool, the context and the resident paged state."""
+        return self.must_fit + self.paged - self.spilled
+
+    def figure(self, metric: Metric) -> float:
+        return {
+            Metric.ALLOCATED: self.allocated,
+            Metric.RESERVED: self.reserved,
+            Metric.NVIDIA_SMI: self.peak,
+        }[metric]
 
     def breakdown(self) -> dict[str, float]:
         """The peak by part, summing to it. A LoRA's gradients and optimizer state are shown
@@ -135,7 +173,7 @@ class MemoryEstimate:
             "weights": Gib(self.weights),
             "adapters": Gib(self.adapters - adapter_state),
             "gradients": Gib(self.gradients + self.adapter_gradients),
-            "optimizer": Gib(self.optimizer + self.adapter_optimizer),
+            "optimizer": Gib(self.optimizer + self.adapter_optimizer - self.spilled),
             "activations": Gib(self.activations),
             "overhead": Gib(self.overhead),
         }
@@ -170,8 +208,13 @@ class MemoryParts:
     # Of `adapters`: the bytes that are their gradients and their optimizer state.
     adapter_gradients: float = 0.0
     adapter_optimizer: float = 0.0
-    # Bytes an adaptive fused loss takes beyond `logits` when the card has room (Unsloth).
-    loss_room: float = 0.0
+    # Of `optimizer` / `adapter_optimizer`: bitsandbytes' paged (managed) state.
+    paged: float = 0.0
+    # An adaptive fused loss (Unsloth's): the bytes its working memory reaches with every
+    # logit in one chunk, and per chunk target (fp32 logits) it may take; `logits` holds its
+    # minimum.
+    loss_whole: float = 0.0
+    loss_per_target: float = 0.0
     # The optimizer step, once the activations and the copies made for compute are freed:
     # the stored weights, the full (sharded) gradients and foreach AdamW's temporaries; the
     # optimizer state, adapters and buffers are those of `fixed`. The peak is the larger of
@@ -233,19 +276,33 @@ def adapted_linear_params(model: ModelSpec, targets: Targets) -> int:
     return min(per_layer * model.layers, linear_params(model))
 
 
+def lora_matrices(
+    model: ModelSpec, rank: int, targets: Targets, with_head: bool = False
+) -> list[tuple[int, int, int]]:
+    """Every LoRA matrix as (rows, columns, how many): A is rank x in, B is out x rank, for
+    each adapted linear of every layer, with the real GQA shapes."""
+    h, q, kv, inter = model.hidden, model.q_dim, model.kv_dim, model.intermediate
+    layers = model.layers
+    linears: list[tuple[int, int, int]] = []  # (in, out, count)
+    if targets is not Targets.MLP:
+        linears += [(h, q, layers), (h, kv, layers)]  # q and v
+    if targets in (Targets.ATTN, Targets.ALL):
+        linears += [(h, kv, layers), (q, h, layers)]  # k and o
+    if targets in (Targets.ALL, Targets.MLP):
+        experts = max(1, model.experts) * layers
+        ups = model.mlp_matrices - 1  # gate and up (gated), or fc1
+        linears += [(h, inter, ups * experts), (inter, h, experts)]
+    if with_head:
+        linears.append((h, model.vocab, 1))
+    matrices = []
+    for fan_in, fan_out, count in linears:
+        matrices += [(rank, fan_in, count), (fan_out, rank, count)]
+    return matrices
+
+
 def lora_params(model: ModelSpec, rank: int, targets: Targets, with_head: bool = False) -> int:
     """r·(in + out) for every adapted linear, with the real GQA shapes."""
-    h, q, kv, inter = model.hidden, model.q_dim, model.kv_dim, model.intermediate
-    per_layer = 0 if targets is Targets.MLP else rank * ((h + q) + (h + kv))  # q and v
-    if targets in (Targets.ATTN, Targets.ALL):
-        per_layer += rank * ((h + kv) + (q + h))  # k and o
-    if targets in (Targets.ALL, Targets.MLP):
-        experts = max(1, model.experts)
-        per_layer += rank * model.mlp_matrices * (h + inter) * experts
-    total = per_layer * model.layers
-    if with_head:
-        total += rank * (h + model.vocab)
-    return total
+    return sum(r * c * n for r, c, n in lora_matrices(model, rank, targets, with_head))
 
 
 # --- weights and trainable state ------------------------------------------------------------
@@ -256,20 +313,52 @@ def _state_bytes(precision: Precision) -> float:
     return 2.0 if precision in (Precision.BF16, Precision.FP16) else 4.0
 
 
-def _optimizer_bytes(optimizer: Optimizer, state: float) -> float:
-    """Optimizer state per trainable parameter, `state` bytes per moment for full-width ones."""
-    if optimizer in (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT):
-        return 2.0 + 8 / 2048  # two 8-bit moments + block-wise fp32 scales (bitsandbytes)
-    if optimizer is Optimizer.ADAMW_4BIT:
-        # Two 4-bit moments with one fp32 scale per block of 128 each (torchao
-        # prototype/low_bit_optim README: "block size is ... 128 for 4-bit optimizers";
-        # arXiv 2309.01507).
-        return 2 * 0.5 + 2 * 4 / 128
-    if optimizer is Optimizer.ADAFACTOR:
-        return 0.05  # factored second moment: rows + columns, no first moment
-    if optimizer is Optimizer.SGD:
-        return state  # one momentum buffer
-    return 2 * state  # AdamW: two moments
+# bitsandbytes pages a state tensor only for parameters of at least 1e5 elements
+# (bitsandbytes/optim/optimizer.py @95f9af309d, get_state_buffer: `p.numel() < 1e5` gets a
+# plain torch tensor); paged ones are CUDA managed memory (functional.get_paged:
+# cget_managed_ptr wrapped by torch.frombuffer), which torch's allocator never counts.
+PAGED_MIN_ELEMENTS = 100_000
+
+
+@dataclass(frozen=True)
+class OptimizerBytes:
+    total: float  # every state tensor
+    paged: float  # of which CUDA managed memory: not in torch's counters, spills to host
+
+
+def _full_optimizer_bytes(query: FitQuery, model: ModelSpec, width: float) -> OptimizerBytes:
+    """A full fine-tune's optimizer state: the blocks' linears (what GaLore and APOLLO
+    project), the embeddings and lm_head, and the rest (norms) at plain width."""
+    optimizer = query.optimizer
+    h = model.hidden
+    linears = linear_params(model)
+    embeddings = min(model.embedding_params, model.total_params - linears)
+    rest = model.total_params - linears - embeddings
+    matrices = linears * bytes_per_param(optimizer, width, h, model.intermediate)
+    matrices += embeddings * bytes_per_param(optimizer, width, model.vocab, h, targeted=False)
+    vectors = rest * bytes_per_param(optimizer, width, 1, h, targeted=False)
+    return OptimizerBytes(matrices + vectors, matrices if state_of(optimizer).paged else 0.0)
+
+
+def _adapter_optimizer_bytes(query: FitQuery, model: ModelSpec, width: float) -> OptimizerBytes:
+    """The adapters' optimizer state, matrix by matrix (paging and factoring are per tensor)."""
+    optimizer = query.optimizer
+    paging = state_of(optimizer).paged
+    total = paged = 0.0
+    for rows, cols, count in lora_matrices(
+        model, query.lora_rank, query.targets, query.train_embeddings
+    ):
+        state = rows * cols * count * bytes_per_param(optimizer, width, rows, cols)
+        total += state
+        if paging and rows * cols >= PAGED_MIN_ELEMENTS:
+            paged += state
+    return OptimizerBytes(total, paged)
+
+
+def _update_in_backward(query: FitQuery) -> bool:
+    """The optimizer steps each parameter inside backward (torchtune optimizer_in_bwd, LOMO,
+    the layer-wise GaLore/APOLLO hooks): the full gradient never exists at once."""
+    return query.optimizer_in_backward or state_of(query.optimizer).in_backward
 
 
 def _optimizer_step_bytes(query: FitQuery, stack: StackProfile, trainable: int) -> float:
@@ -282,6 +371,19 @@ def _optimizer_step_bytes(query: FitQuery, stack: StackProfile, trainable: int) 
     if query.optimizer is not Optimizer.ADAMW or not stack.adamw_foreach:
         return 0.0
     return trainable * _state_bytes(query.precision)
+
+
+def _lora_flat_params_upcast(query: FitQuery, stack: StackProfile) -> bool:
+    """A LoRA run sharded by FSDP through accelerate under mixed precision: its layers' flat
+    parameters are upcast to fp32 (`StackProfile.accelerate_fsdp`). Quantised (QLoRA)
+    storage is left out: it is not a float that could be upcast."""
+    return (
+        query.method is Method.LORA
+        and query.shard is Sharding.FSDP
+        and query.gpus > 1
+        and query.precision is Precision.MIXED
+        and stack.accelerate_fsdp
+    )
 
 
 def _kbit_upcast(query: FitQuery, stack: StackProfile) -> bool:
@@ -328,12 +430,6 @@ def _root_bytes(query: FitQuery, model: ModelSpec, stack: StackProfile, weights:
 def _adapter_width(query: FitQuery, stack: StackProfile) -> float:
     """Bytes of one stored copy of a LoRA parameter (its weight, or its gradient)."""
     return 4.0 if query.precision is Precision.FP32 else float(stack.adapter_bytes)
-
-
-def _adapter_bytes(query: FitQuery, stack: StackProfile) -> float:
-    """Bytes per LoRA parameter: weight, gradient and optimizer state."""
-    width = _adapter_width(query, stack)
-    return 2 * width + _optimizer_bytes(query.optimizer, width)
 
 
 # --- activations ----------------------------------------------------------------------------
@@ -455,7 +551,13 @@ def _logits(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
     # lm_head's dtype, the logits': fp32 when the model is, or when k-bit preparation upcast
     # the head.
     head_bytes = 4.0 if query.precision is Precision.FP32 or upcast else 2.0
-    per = DIRECT_LOSS_COPIES * head_bytes if loss is Loss.DIRECT else stack.loss_bytes[loss]
+    # A stack without an adaptive loss of its own runs a fused one when asked for it.
+    fallback = stack.loss_bytes[Loss.FUSED]
+    per = (
+        DIRECT_LOSS_COPIES * head_bytes
+        if loss is Loss.DIRECT
+        else stack.loss_bytes.get(loss, fallback)
+    )
     if query.compiled and loss is Loss.CHUNKED:
         # Compiled, each chunk's upcast, log-softmax and loss fuse into one kernel that saves
         # only the log-sum-exp: the bf16 chunks are all that stays (torchtune 3B table:
@@ -465,7 +567,7 @@ def _logits(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
         per += HEAD_ADAPTER_LOGIT_BYTES
     logits = tokens * model.vocab * per
     softcaps = _hf_model_code(query) or query.stack.value == "litgpt"
-    if model.logit_softcap and softcaps and loss is not Loss.FUSED:
+    if model.logit_softcap and softcaps and loss not in (Loss.FUSED, Loss.ADAPTIVE):
         # The model code soft-caps the logits: transformers' Gemma2ForCausalLM (logits / cap,
         # tanh, * cap; modeling_gemma2.py) and litgpt's GPT.forward (do_softcapping on the
         # whole head or on each lm_head chunk, litgpt/model.py). tanh saves its output for
@@ -479,11 +581,26 @@ def _logits(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
     return logits
 
 
-def _loss_room(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
-    if stack.loss_expands_to <= 0 or (query.loss or stack.default_loss) is not Loss.FUSED:
-        return 0.0
+# unsloth_zoo's adaptive chunking (unslothai/unsloth-zoo
+# unsloth_zoo/fused_losses/cross_entropy_loss.py @ce232d6cef, `_get_chunk_multiplier` and
+# `get_chunk_size`): each chunk's fp32 logits are kept under a target of half the VRAM free at
+# the first call (torch.cuda.mem_get_info), capped at 4 GiB since d9fe1f43 (2026-07-06:
+# "materializes the full logits and their float32 upcast in a single transient"); a batch
+# whose fp32 logits fit the target runs as one chunk.
+ADAPTIVE_LOSS_FREE_SHARE = 0.5
+ADAPTIVE_LOSS_TARGET_CAP_GIB = 4.0
+
+
+def _adaptive_loss(query: FitQuery, model: ModelSpec, stack: StackProfile) -> tuple[float, float]:
+    """(bytes with every logit in one chunk, bytes per GiB of chunk target) of an adaptive
+    fused loss; (0, 0) for every other loss."""
+    if stack.loss_expands_to <= 0 or loss_of(query) is not Loss.ADAPTIVE:
+        return 0.0, 0.0
     tokens = query.micro_batch * query.ctx * query.fill
-    return tokens * model.vocab * (stack.loss_expands_to - stack.loss_bytes[Loss.FUSED])
+    whole = tokens * model.vocab * stack.loss_expands_to
+    # The target counts fp32 logits (4 bytes a value); the chunk's working memory is
+    # loss_expands_to bytes a value.
+    return whole, GIB * stack.loss_expands_to / 4.0
 
 
 # --- sharding -------------------------------------------------------------------------------
@@ -506,20 +623,23 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
     full = query.method is Method.FULL
 
     weights = _weight_bytes(query, model, stack)
-    gradients = optimizer = adapters = buffers = 0.0
+    gradients = optimizer = adapters = buffers = paged = 0.0
     adapter_gradients = adapter_optimizer = 0.0
+    in_backward = _update_in_backward(query)
     if full:
         trainable = model.total_params
         gradients = trainable * _state_bytes(query.precision)
-        if query.optimizer_in_backward:
+        if in_backward:
             gradients /= max(1, model.layers)  # one layer's gradients at a time
-        optimizer = trainable * _optimizer_bytes(query.optimizer, _state_bytes(query.precision))
+        state = _full_optimizer_bytes(query, model, _state_bytes(query.precision))
+        optimizer, paged = state.total, state.paged
     else:
         trainable = lora_params(model, query.lora_rank, query.targets, query.train_embeddings)
-        adapters = trainable * _adapter_bytes(query, stack)
         width = _adapter_width(query, stack)
+        state = _adapter_optimizer_bytes(query, model, width)
         adapter_gradients = trainable * width
-        adapter_optimizer = trainable * _optimizer_bytes(query.optimizer, width)
+        adapter_optimizer, paged = state.total, state.paged
+        adapters = trainable * width + adapter_gradients + adapter_optimizer
 
     if query.offload is not Offload.NONE:
         # ZeRO-Offload / FSDP CPUOffload: optimizer state, fp32 masters and the reduced
@@ -532,6 +652,7 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
         if not full:
             adapters = trainable * _adapter_width(query, stack)  # weights stay; state goes
             adapter_gradients = adapter_optimizer = 0.0
+        paged = 0.0
     root = _root_bytes(query, model, stack, weights) if sharded and query.gpus > 1 else 0.0
     weights_stored = weights
     layer_weights = (weights - root) / max(1, model.layers)
@@ -551,6 +672,14 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
         root_shard = root * 4.0 / per_param
         layer_weights = layer_weights * 2.0 / per_param
         root = root * 2.0 / per_param
+    elif _lora_flat_params_upcast(query, stack) and query.offload is Offload.NONE:
+        # accelerate upcasts every FSDP flat parameter that requires grad to fp32 under
+        # --bf16/--fp16 (accelerator.py prepare_model @16cb6eb80d: `param.requires_grad` and
+        # not fp32 -> `param.data.to(torch.float32)`); with use_orig_params a decoder layer's
+        # flat parameter requires grad when its LoRA does, so the frozen 16-bit base weights
+        # of every layer are sharded as fp32 and gathered as 16-bit copies. The root unit
+        # (embeddings, lm_head, frozen) keeps its 16 bits.
+        shard = shard * 2.0
     # What the optimizer step sees: the stored weights without the copies made for compute
     # (autocast's 16-bit cache is cleared when the forward's autocast region exits; FSDP
     # reshards every unit after backward).
@@ -582,16 +711,17 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
     step_gradients = gradients / g_split  # before the unsharded ones were added
     if sharded and full and query.gpus > 1:
         step_gradients = trainable * _state_bytes(query.precision) / g_split
-        if query.optimizer_in_backward:
+        if in_backward:
             step_gradients /= max(1, model.layers)
     gradients /= g_split
     optimizer /= o_split
+    paged /= o_split
     if not full and sharded:
         adapters /= o_split
         adapter_gradients /= o_split
         adapter_optimizer /= o_split
     temporaries = _optimizer_step_bytes(query, stack, trainable) / o_split
-    if query.offload is not Offload.NONE or query.optimizer_in_backward:
+    if query.offload is not Offload.NONE or in_backward:
         temporaries = 0.0  # the step runs on the CPU copy, or one parameter at a time
     if query.offload is not Offload.NONE:
         step_weights = weights  # what stays on the GPU; the step itself runs on the CPU
@@ -608,6 +738,7 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
             grad_width = _state_bytes(query.precision) if full else stack.adapter_bytes
             buffers += trainable * grad_width
 
+    loss_whole, loss_per_target = _adaptive_loss(query, model, stack)
     return MemoryParts(
         weights=weights,
         adapters=adapters,
@@ -619,7 +750,9 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
         trainable_params=trainable,
         adapter_gradients=adapter_gradients,
         adapter_optimizer=adapter_optimizer,
-        loss_room=_loss_room(query, model, stack),
+        paged=paged,
+        loss_whole=loss_whole,
+        loss_per_target=loss_per_target,
         step_weights=step_weights,
         step_gradients=step_gradients,
         step_temporaries=temporaries,
@@ -627,16 +760,38 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
 
 
 def estimate_memory(
-    query: FitQuery, model: ModelSpec, calibration: Calibration = CALIBRATION
+    query: FitQuery,
+    model: ModelSpec,
+    calibration: Calibration = CALIBRATION,
+    card_gib: float | None = None,
 ) -> MemoryEstimate:
-    parts = memory_parts(query, model)
-    activations = parts.layer_activations * calibration.activation_factor + parts.logits
+    """The run's peak per GPU; on a card of `card_gib` usable GiB when named (what an
+    adaptive loss takes and what paged state stays resident depend on the card's room)."""
+    return estimate_from_parts(memory_parts(query, model), calibration, card_gib)
+
+
+def estimate_from_parts(
+    parts: MemoryParts, calibration: Calibration = CALIBRATION, card_gib: float | None = None
+) -> MemoryEstimate:
+    """`estimate_memory` from parts computed once: the fit table and the accuracy bench
+    apply each card and each set of constants to the same parts."""
+    base = parts.layer_activations * calibration.activation_factor + parts.logits
+    room = _loss_room(parts, calibration, base, card_gib)
+    activations = base + room
     allocated = parts.allocated(activations)
     weights, gradients, optimizer = parts.weights, parts.gradients, parts.optimizer
     if parts.step_peak(activations):
         # The optimizer step peaks: the breakdown is that moment's, with no activations.
         weights, gradients, activations = parts.step_weights, parts.step_gradients, 0.0
         optimizer += parts.step_temporaries
+        room = 0.0
+    torch_bytes = allocated - parts.paged
+    slack = torch_bytes * calibration.allocator_slack
+    spilled = 0.0
+    if card_gib is not None:
+        # Managed pages beyond what the card has left live in host RAM.
+        left = card_gib * GIB - torch_bytes - slack - calibration.cuda_context_gib * GIB
+        spilled = parts.paged - min(parts.paged, max(0.0, left))
     return MemoryEstimate(
         weights=weights / GIB,
         adapters=parts.adapters / GIB,
@@ -644,13 +799,38 @@ def estimate_memory(
         optimizer=optimizer / GIB,
         activations=activations / GIB,
         context=calibration.cuda_context_gib,
-        slack=allocated * calibration.allocator_slack / GIB,
+        slack=slack / GIB,
         trainable_params=parts.trainable_params,
-        paged_optimizer=query.optimizer is Optimizer.PAGED_ADAMW_8BIT,
         buffers=parts.buffers / GIB,
         adapter_gradients=parts.adapter_gradients / GIB,
         adapter_optimizer=parts.adapter_optimizer / GIB,
+        paged=parts.paged / GIB,
+        spilled=spilled / GIB,
+        loss_room=room / GIB,
     )
+
+
+def _loss_room(
+    parts: MemoryParts, calibration: Calibration, activations: float, card_gib: float | None
+) -> float:
+    """What an adaptive fused loss takes above its minimum (counted in `parts.logits`): one
+    chunk's working memory at its largest over the run. A batch whose fp32 logits fit the
+    target runs as one chunk, a longer one in a multiple of 4 chunks that each do
+    (`get_chunk_size`: ceil(exact / 4) * 4), so a 4-chunk batch takes less than a shorter
+    one-chunk batch; batches of every length up to the cap come by, and the worst is the
+    longest batch, or the one whose fp32 logits just fill the target. The target is half of
+    what the card has free at the loss (the peak without this room), capped; with no card
+    named, the cap (a card with room)."""
+    if parts.loss_whole <= 0:
+        return 0.0
+    target = ADAPTIVE_LOSS_TARGET_CAP_GIB
+    if card_gib is not None:
+        held = parts.fixed() + activations
+        held = held * (1 + calibration.allocator_slack) + calibration.cuda_context_gib * GIB
+        free = max(0.0, card_gib * GIB - held) / GIB
+        target = min(target, ADAPTIVE_LOSS_FREE_SHARE * free)
+    working = min(parts.loss_whole, target * parts.loss_per_target)
+    return max(0.0, working - parts.logits)
 
 
 def loss_of(query: FitQuery) -> Loss:

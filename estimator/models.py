@@ -6,7 +6,8 @@ Besides the ModelSpec fields a row carries what the parameter recount needs (`no
 breaks ties towards the newest model when a name is loose ("llama 70b" -> Llama-3.3-70B).
 
 Names are matched by `estimator.parsing.names`; bare sizes ("13b") are not names:
-`model_for_size` sizes them on a Llama-like architecture of that size (`LLAMA_LADDER`).
+`size_reading` picks the model people fine-tune at that size (`SIZE_CHOICES`: «14b» is
+Qwen2.5-14B), else a Llama-like architecture of that size (`LLAMA_LADDER`), and says which.
 """
 
 from __future__ import annotations
@@ -50,6 +51,41 @@ LLAMA_LADDER: tuple[str, ...] = (
     "Llama-3.1-405B",
 )
 LADDER_TOLERANCE = 0.10
+
+# A bare size names no model: these are the models people fine-tune at each size they say,
+# the first the one the answer sizes (and says it did), the others the readings the bot asks
+# between when their verdict differs (estimator.readings). Where a Llama has that size it
+# comes first, as the estimator always sized it; elsewhere the line people tune at that size.
+# Source: Unsloth's free-notebook tables on its Hugging Face model cards (huggingface.co/
+# unsloth, e.g. Mistral-Small-24B-Instruct-2501 and Qwen2-7B READMEs, 2024-2025): Llama-3.1
+# (8B), Llama-3.2 (1B, 3B), Qwen2.5 (all sizes: 0.5B-72B), Mistral (7B), Mistral Nemo (12B),
+# Gemma 2 (2B, 9B, 27B), Phi-3 medium and Phi-4 (14B), CodeLlama (34B), Mistral Small (22B,
+# 24B); Qwen3 and Gemma 3 at their own sizes. A size said here is matched exactly ("14b");
+# any other goes to the Llama ladder below.
+SIZE_CHOICES: dict[float, tuple[str, ...]] = {
+    0.5: ("Qwen2.5-0.5B",),
+    0.6: ("Qwen3-0.6B",),
+    1: ("Llama-3.2-1B", "Gemma-3-1B"),
+    1.5: ("Qwen2.5-1.5B",),
+    1.7: ("Qwen3-1.7B",),
+    2: ("Gemma-2-2B",),
+    3: ("Llama-3.2-3B", "Qwen2.5-3B"),
+    4: ("Qwen3-4B", "Gemma-3-4B"),
+    7: ("Llama-2-7B", "Qwen2.5-7B", "Mistral-7B-v0.3"),
+    8: ("Llama-3.1-8B", "Qwen3-8B"),
+    9: ("Gemma-2-9B",),
+    12: ("Mistral-Nemo-12B", "Gemma-3-12B"),
+    13: ("Llama-2-13B",),
+    14: ("Qwen2.5-14B", "Qwen3-14B", "Phi-4"),
+    22: ("Mistral-Small-22B",),
+    24: ("Mistral-Small-24B",),
+    27: ("Gemma-3-27B", "Gemma-2-27B"),
+    32: ("Qwen2.5-32B", "Qwen3-32B"),
+    34: ("CodeLlama-34B", "Yi-34B"),
+    70: ("Llama-3.3-70B",),
+    72: ("Qwen2.5-72B",),
+    405: ("Llama-3.1-405B",),
+}
 # A synthetic width is a multiple of this (GPU-friendly shapes; Llama widths are too).
 WIDTH_STEP = 64
 
@@ -195,21 +231,44 @@ def find_model_in_text(text: str) -> tuple[ModelSpec, int, int] | None:
 # --- bare sizes -------------------------------------------------------------------------------
 
 
-def model_for_size(params_b: float) -> ModelSpec:
-    """A Llama-like architecture of `params_b` billion parameters, for a bare size ("13b").
+@dataclass(frozen=True)
+class SizeReading:
+    """What a bare size was read as, for the answer to say so («модель 14B не названа —
+    считаю Qwen2.5-14B») and for the bot to ask when another reading changes the verdict."""
 
-    Within 10 % of a Llama model's size it is that model's architecture (7 -> Llama-2-7B,
-    13 -> Llama-2-13B, 70 -> Llama-3.3-70B); otherwise shapes scaled from the neighbouring
-    Llama sizes so that the parameter count is the one asked (100 -> a 100B Llama-like).
-    Never another family's model: the size is what the user asked about.
+    size_b: float  # as asked ("14b" -> 14.0)
+    model: ModelSpec
+    # A catalog model (by SIZE_CHOICES or the Llama within 10 %); False: shapes scaled
+    # between the neighbouring Llama sizes (`llama_like`), a model nobody published.
+    catalog: bool
+    others: tuple[str, ...] = ()  # the other models people tune at this size, by id
+
+
+def size_reading(params_b: float) -> SizeReading:
+    """The model a bare size ("14b") is sized on, and the other readings of it.
+
+    A size people tune a named model at is that model (`SIZE_CHOICES`: 14 -> Qwen2.5-14B,
+    7 -> Llama-2-7B with Qwen2.5-7B and Mistral-7B as the other readings). Any other size
+    within 10 % of a Llama model's is that model's architecture (6.7 -> Llama-2-7B); beyond,
+    shapes scaled from the neighbouring Llama sizes so that the parameter count is the one
+    asked (100 -> a 100B Llama-like). Never another size: the size is what the user asked.
     """
     if not math.isfinite(params_b) or params_b <= 0:
         raise ValueError(f"model size must be a positive number of billions, got {params_b}")
+    said = next((size for size in SIZE_CHOICES if math.isclose(size, params_b)), None)
+    if said is not None:
+        first, *others = SIZE_CHOICES[said]
+        return SizeReading(params_b, get_model(first), catalog=True, others=tuple(others))
     ladder = [get_model(model_id) for model_id in LLAMA_LADDER]
     nearest = min(ladder, key=lambda m: abs(math.log(m.params_b / params_b)))
     if abs(nearest.params_b / params_b - 1) <= LADDER_TOLERANCE:
-        return nearest
-    return llama_like(params_b, ladder)
+        return SizeReading(params_b, nearest, catalog=True)
+    return SizeReading(params_b, llama_like(params_b, ladder), catalog=False)
+
+
+def model_for_size(params_b: float) -> ModelSpec:
+    """The model a bare size ("13b") is sized on: `size_reading(params_b).model`."""
+    return size_reading(params_b).model
 
 
 def llama_like(params_b: float, ladder: list[ModelSpec]) -> ModelSpec:

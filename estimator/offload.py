@@ -28,6 +28,8 @@ from estimator.memory import (
     estimate_memory,
     linear_params,
 )
+from estimator.optimizers import Width, state_of
+from estimator.optimizers import bytes_per_param as optimizer_bytes
 from estimator.query import (
     Checkpointing,
     FitQuery,
@@ -44,25 +46,23 @@ from estimator.stacks import profile
 # partition padding and fragmentation (`additional_buffer_factor=1.5`, stage3.py and
 # stage_1_and_2.py @edaa7221).
 BUFFER_FACTOR = 1.5
-# The optimizer moments the CPU optimizer keeps, in fp32 whatever the GPU optimizer would
-# have been: DeepSpeed's offload runs DeepSpeedCPUAdam ("Optimizer states stay fp32 on CPU",
-# docs/_pages/config-json.md @edaa7221) and refuses a client optimizer such as bitsandbytes'
-# 8-bit AdamW unless forced; torch's CPU optimizers keep the parameter's own dtype.
-MOMENTS: dict[Optimizer, int] = {
-    Optimizer.ADAMW: 2,
-    Optimizer.ADAMW_8BIT: 2,
-    Optimizer.PAGED_ADAMW_8BIT: 2,
-    Optimizer.ADAMW_4BIT: 2,
-    Optimizer.SGD: 1,
-    Optimizer.ADAFACTOR: 0,  # factored second moment: rows and columns, negligible
-}
+# The state the CPU optimizer keeps, what estimator.optimizers says each optimizer keeps, in
+# fp32 where the GPU optimizer would have quantised it: DeepSpeed's offload runs
+# DeepSpeedCPUAdam ("Optimizer states stay fp32 on CPU", docs/_pages/config-json.md @edaa7221)
+# and refuses a client optimizer such as bitsandbytes' 8-bit AdamW unless forced; torch's CPU
+# optimizers keep the parameter's own dtype.
+_QUANTISED = frozenset({Width.INT8, Width.INT4})
+# The CPU step's rate below was measured with Adam: its fp32 update reads the parameter, the
+# gradient and two moments and writes the parameter and the moments (3 × 4 + 2 × 8 bytes).
+# Another optimizer's step takes as long as its update's bytes against those.
+ADAM_CPU_UPDATE_BYTES = 3 * 4.0 + 2 * 8.0
 # Parameters one server's CPUs update a second, gradients down and parameters back up over
 # PCIe included. DeepSpeed's ZenFlow post measures the CPU path of a ZeRO-Offload step of
 # Llama-2-7B (6.74B parameters) on 4x A100 at "longer than 4s" (blogs/deepspeed-zenflow/
 # README.md @edaa7221): at most 1.7e9 a second. A maintainer-read report of Qwen-72B on 4 nodes
 # of 8x A100-80GB, optimizer and parameters offloaded, steps in ~10 s against ~0.2 s without
-# (github.com/deepspeedai/DeepSpeed/issues/6834, 2024-12-11): 72.7e9 / 4 nodes / 10 s = 1.8e9
-# a second a node. The slower figure is taken.
+# (github.com/deepspeedai/DeepSpeed/issues/6834, 2024-12-11): 72.7e9 / 4 nodes / 10 s =
+# 1.8e9 a second a node. The slower figure is taken.
 CPU_STEP_PARAMS_PER_SECOND = 1.7e9
 # Host-to-GPU bandwidth that streams offloaded parameters: PCIe 4.0 x16, "≈ 32 GB/s" (the
 # ZenFlow post's figure). Counted as not overlapping the compute, though DeepSpeed and FSDP
@@ -140,7 +140,7 @@ def host_ram(query: FitQuery, model: ModelSpec) -> HostRam:
     master = trainable * 4.0 if query.precision is Precision.MIXED else 0.0
     gradients = trainable * width
     moment = 4.0 if query.precision is Precision.MIXED else width
-    optimizer = trainable * moment * MOMENTS[query.optimizer]
+    optimizer = trainable * cpu_state_bytes(query.optimizer, model, moment)
     params = 0.0
     if query.offload is Offload.PARAMS:
         if query.method is Method.FULL:
@@ -158,11 +158,23 @@ def _passes(query: FitQuery) -> int:
     return 2 if query.grad_checkpointing is Checkpointing.OFF else 3
 
 
+def cpu_state_bytes(optimizer: Optimizer, model: ModelSpec, moment: float = 4.0) -> float:
+    """Bytes per trained parameter of the state the CPU optimizer keeps, `moment` bytes a value
+    (quantised states kept at that width instead)."""
+    state = state_of(optimizer)
+    if state.width in _QUANTISED:
+        return state.tensors * moment
+    return optimizer_bytes(optimizer, moment, model.hidden, model.intermediate)
+
+
 def step_seconds(query: FitQuery, model: ModelSpec) -> float:
-    """One optimizer step on the server's CPUs (0 without offload)."""
+    """One optimizer step on the server's CPUs (0 without offload): the measured Adam rate,
+    scaled by the bytes this optimizer's fp32 update moves against Adam's."""
     if query.offload is Offload.NONE:
         return 0.0
-    return estimate_memory(query, model).trainable_params / CPU_STEP_PARAMS_PER_SECOND
+    update = 3 * 4.0 + 2 * cpu_state_bytes(query.optimizer, model)
+    trainable = estimate_memory(query, model).trainable_params
+    return trainable / CPU_STEP_PARAMS_PER_SECOND * update / ADAM_CPU_UPDATE_BYTES
 
 
 def stream_seconds(query: FitQuery, model: ModelSpec, gpus: int) -> float:

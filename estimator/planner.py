@@ -28,9 +28,9 @@ from enum import StrEnum
 
 from estimator import gpus as catalog
 from estimator.cost import HOURS_PER_MONTH, PriceQuote
-from estimator.fit import Verdict, grade, trains_in_bf16
+from estimator.fit import Judged, Verdict, judge, trains_in_bf16
 from estimator.hardware import runs_unsloth
-from estimator.memory import estimate_memory
+from estimator.memory import MemoryParts, memory_parts
 from estimator.offload import host_ram
 from estimator.query import FitQuery, Method, Sharding, Stack
 from estimator.specs import GpuSpec, ModelSpec
@@ -80,7 +80,7 @@ class Plan:
     gpu: GpuSpec
     shard: Sharding | None  # None on one card
     peak_gib: float  # per card, on this count with this sharding
-    headroom_gib: float
+    headroom_gib: float  # left free at the range's high end (< 0: the range reaches past it)
     verdict: Verdict  # FITS or TIGHT: a plan that does not fit is never made
     hours: float | None  # the run on this count; None without a dataset
     time: TrainingTime | None  # the run's time on this count: its range and the cards' link
@@ -152,7 +152,8 @@ class _Fitter:
         # Host RAM the run's CPU offload needs on a server, GB (0 without offload); the same
         # on any card count (estimator.offload).
         self.ram_gb = host_ram(sizing.query, sizing.model).needed / 1e9
-        self._peaks: dict[tuple[int, Sharding], float] = {}
+        self._parts: dict[tuple[int, Sharding], MemoryParts] = {}
+        self._judged: dict[tuple[str, int, Sharding], Judged] = {}
         self._rates: dict[tuple[str, int], float] = {}
         self._times: dict[tuple[str, int], TrainingTime | None] = {}
 
@@ -165,23 +166,25 @@ class _Fitter:
         sharded = Sharding.ZERO3 if self.query.method is Method.FULL else Sharding.FSDP
         return (Sharding.DDP, sharded)
 
-    def peak(self, count: int, shard: Sharding) -> float:
-        key = (count, shard)
-        if key not in self._peaks:
+    def judged(self, gpu: GpuSpec, count: int, shard: Sharding) -> Judged:
+        """The run on `count` of `gpu` with `shard`: its peak there, range and verdict."""
+        key = (gpu.id, count, shard)
+        if key not in self._judged:
+            if (count, shard) not in self._parts:
+                query = replace(self.query, gpus=count, shard=shard)
+                self._parts[(count, shard)] = memory_parts(query, self.model)
             query = replace(self.query, gpus=count, shard=shard)
-            self._peaks[key] = estimate_memory(query, self.model).peak
-        return self._peaks[key]
+            self._judged[key] = judge(query, self._parts[(count, shard)], gpu.usable_gib)
+        return self._judged[key]
 
-    def fit(self, gpu: GpuSpec, count: int) -> tuple[Sharding | None, float, Verdict] | None:
+    def fit(self, gpu: GpuSpec, count: int) -> tuple[Sharding | None, Judged] | None:
         if count == 1:
-            peak = self.peak(1, self.query.shard if self.query.gpus == 1 else Sharding.DDP)
-            verdict = grade(peak, gpu.usable_gib)
-            return None if verdict is Verdict.NO else (None, peak, verdict)
+            judged = self.judged(gpu, 1, self.query.shard if self.query.gpus == 1 else Sharding.DDP)
+            return None if judged.verdict is Verdict.NO else (None, judged)
         for shard in self.shardings(count):
-            peak = self.peak(count, shard)
-            verdict = grade(peak, gpu.usable_gib)
-            if verdict is not Verdict.NO:
-                return shard, peak, verdict
+            judged = self.judged(gpu, count, shard)
+            if judged.verdict is not Verdict.NO:
+                return shard, judged
         return None
 
     def tokens_per_hour(self, gpu: GpuSpec, count: int) -> float:
@@ -300,7 +303,8 @@ def plan_for(
     fitted = fitter.fit(gpu, quote.gpus)
     if fitted is None:
         return None
-    shard, peak, verdict = fitted
+    shard, judged = fitted
+    verdict = judged.verdict
     time = fitter.time(gpu, quote.gpus)
     hours = None if time is None else time.hours
     months: int | None = None
@@ -317,8 +321,8 @@ def plan_for(
         quote=quote,
         gpu=gpu,
         shard=shard,
-        peak_gib=peak,
-        headroom_gib=gpu.usable_gib - peak,
+        peak_gib=judged.memory.peak,
+        headroom_gib=gpu.usable_gib - judged.band.high,
         verdict=verdict,
         hours=hours,
         time=time,
@@ -329,15 +333,17 @@ def plan_for(
     )
 
 
-def _rank(plan: Plan) -> tuple[float, float, float, int]:
-    """The cheapest run first (with a dataset). Without one there is no run to price: the
-    cheapest server-hour first, the figure each line shows (the price of a million tokens
-    rests on a throughput model calibrated on well-fed batches, and ranking by it would
-    reorder lines whose shown prices say otherwise); among equals the faster, then fewer
-    cards."""
+def _rank(plan: Plan) -> tuple[bool, float, float, float, int]:
+    """Plans that hold the run with room first: a card the estimate's range reaches into
+    («впритык») is never ranked above one it leaves room on. Then the cheapest run (with a
+    dataset). Without one there is no run to price: the cheapest server-hour first, the
+    figure each line shows (the price of a million tokens rests on a throughput model
+    calibrated on well-fed batches, and ranking by it would reorder lines whose shown prices
+    say otherwise); among equals the faster, then fewer cards."""
+    tight = plan.verdict is Verdict.TIGHT
     if plan.cost_rub is not None:
-        return (plan.cost_rub, plan.hours or 0.0, plan.server_rub_per_hour, plan.gpus)
-    return (plan.server_rub_per_hour, plan.rub_per_million_tokens, 0.0, plan.gpus)
+        return (tight, plan.cost_rub, plan.hours or 0.0, plan.server_rub_per_hour, plan.gpus)
+    return (tight, plan.server_rub_per_hour, plan.rub_per_million_tokens, 0.0, plan.gpus)
 
 
 def plan_runs(

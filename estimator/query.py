@@ -21,12 +21,43 @@ METHOD_NAMES = {Method.FULL: "full", Method.LORA: "LoRA", Method.QLORA: "QLoRA"}
 
 
 class Optimizer(StrEnum):
-    ADAMW = "adamw"
+    """An optimizer as the estimator sizes it: what it keeps per trainable parameter is in
+    `estimator.optimizers.STATES`, and every name the libraries accept maps to one of these
+    (`estimator.optimizers.NAMES`)."""
+
+    ADAMW = "adamw"  # two moments in the parameter's dtype (torch AdamW, Adam, NAdam, ...)
+    ADAMW_32BIT = "adamw32bit"  # two fp32 moments (bitsandbytes AdamW/Adam/LAMB, 32-bit)
+    PAGED_ADAMW = "paged_adamw"  # the same, paged (transformers "paged_adamw_32bit")
     ADAMW_8BIT = "adamw8bit"
     PAGED_ADAMW_8BIT = "paged_adamw8bit"
     ADAMW_4BIT = "adamw4bit"  # torchao AdamW4bit (transformers optim="adamw_torch_4bit")
+    ADEMAMIX = "ademamix"  # three fp32 moments (bitsandbytes AdEMAMix)
+    ADEMAMIX_8BIT = "ademamix8bit"
+    PAGED_ADEMAMIX = "paged_ademamix"
+    PAGED_ADEMAMIX_8BIT = "paged_ademamix8bit"
+    LION = "lion"  # one fp32 momentum (bitsandbytes Lion)
+    LION_8BIT = "lion8bit"
+    PAGED_LION = "paged_lion"
+    PAGED_LION_8BIT = "paged_lion8bit"
+    RMSPROP = "rmsprop"  # one state in the parameter's dtype (torch RMSprop, Adagrad, Muon)
+    RMSPROP_32BIT = "rmsprop32bit"  # one fp32 state (bitsandbytes RMSprop/Adagrad/SGD/LARS)
+    RMSPROP_8BIT = "rmsprop8bit"
     ADAFACTOR = "adafactor"
-    SGD = "sgd"
+    SGD = "sgd"  # torch SGD's default (momentum 0): no state
+    SGD_MOMENTUM = "sgd_momentum"  # one momentum buffer
+    LOMO = "lomo"  # update fused into backward, no state
+    ADALOMO = "adalomo"  # fused into backward, factored second moment
+    GALORE = "galore"  # AdamW on a rank-128 projection of each targeted linear's gradient
+    GALORE_8BIT = "galore8bit"
+    GALORE_ADAFACTOR = "galore_adafactor"
+    GALORE_LAYERWISE = "galore_layerwise"
+    GALORE_8BIT_LAYERWISE = "galore8bit_layerwise"
+    GALORE_ADAFACTOR_LAYERWISE = "galore_adafactor_layerwise"
+    APOLLO = "apollo"
+    APOLLO_LAYERWISE = "apollo_layerwise"
+    GROKADAMW = "grokadamw"  # AdamW's moments and the gradients' EMA
+    STABLE_ADAMW = "stable_adamw"  # optimi: AdamW's moments, a Kahan buffer for 16-bit params
+    LBFGS = "lbfgs"  # up to 100 pairs of flat history vectors
 
 
 class Precision(StrEnum):
@@ -93,7 +124,10 @@ class Attention(StrEnum):
 class Loss(StrEnum):
     NAIVE = "naive"  # full logits in 16-bit, fp32 upcast and fp32 gradient (HF default)
     CHUNKED = "chunked"  # chunked cross-entropy (torchtune, litgpt): one 16-bit logits copy
-    FUSED = "fused"  # fused linear + cross-entropy (Unsloth's CCE, Liger): no full logits
+    FUSED = "fused"  # fused linear + cross-entropy (Cut Cross-Entropy, Liger): no full logits
+    # Unsloth's own fused loss (unsloth_zoo unsloth_fused_ce_loss, from 2025.9): lm_head and
+    # the loss chunk by chunk, each chunk as large as the VRAM left allows.
+    ADAPTIVE = "adaptive"
     # nn.CrossEntropyLoss straight on the model's logits in their own dtype, no fp32 upcast
     # (custom loops that pass no labels to a transformers >= 4.45 model, whose logits keep
     # lm_head's dtype).
@@ -164,7 +198,8 @@ DEFAULTS_DOC: dict[str, str] = {
     "bs": "1 — micro-batch per GPU; use gradient accumulation for a larger effective batch",
     "rank": "16 — LoRA rank; above 64 buys little",
     "targets": "all — every linear layer of the blocks (qv, attn, mlp, all)",
-    "optim": "adamw (adamw, adamw8bit, adamw4bit, paged_adamw8bit, adafactor, sgd)",
+    "optim": "adamw — any name transformers, torch, bitsandbytes or torchao accept"
+    " (adamw_torch, paged_adamw_32bit, adamw_8bit, adamw_torch_4bit, adafactor, lion_8bit, ...)",
     "precision": "mixed — HF Trainer's AMP: fp32 master weights and adapters (bf16 = pure bf16"
     " weights and states as in torchtune/litgpt, fp16, fp32)",
     "gc": "on — gradient checkpointing (on, off, selective = every other layer, selective_op ="
@@ -186,5 +221,6 @@ DEFAULTS_DOC: dict[str, str] = {
     "hpm": "none — hours a month the card is used, for hourly against monthly (hpm=60)",
     "loc": "any — ru: only providers in Russia",
     "rate": "none — the most per server-hour, ₽ (rate=300)",
-    "loss": "the stack's own — naive (full logits), chunked, fused (Liger, Cut Cross-Entropy)",
+    "loss": "the stack's own — naive (full logits), chunked, fused (Liger, Cut Cross-Entropy),"
+    " adaptive (Unsloth's chunks sized to the VRAM left)",
 }

@@ -13,9 +13,10 @@ import math
 import re
 from collections.abc import Sequence
 
-from estimator.accuracy import CLAIM
+from estimator import speed_accuracy
+from estimator.accuracy import ALL, AccuracyLine, band, band_line, for_stack, overall
 from estimator.answer import FitAnswer
-from estimator.fit import RENTED_CARDS, GpuFit, Verdict, trains_in_bf16
+from estimator.fit import RENTED_CARDS, TIGHT_HEADROOM, GpuFit, Verdict, trains_in_bf16
 from estimator.hardware import runs_unsloth
 from estimator.i18n import Html, translator
 from estimator.lever_text import (
@@ -45,8 +46,6 @@ from estimator.plan_text import (
 from estimator.planner import Plan, with_hourly
 from estimator.query import METHOD_NAMES, Method, Sharding, Stack
 from estimator.solve_text import head_lines, needs_gpu, needs_gpu_text
-from estimator.speed_accuracy import ALL, AccuracyLine, band_line
-from estimator.speed_accuracy import overall as speed_overall
 from estimator.stacks import profile
 from estimator.timing import TrainingTime
 
@@ -269,37 +268,41 @@ def _target_line(answer: FitAnswer, row: GpuFit, language: str) -> str:
     i18n = translator(language)
     query = answer.query
     common = {"gpu": row.gpu.id, "usable": gib(row.usable_gib)}
+    span = {"low": gib(row.low_gib), "high": gib(row.high_gib)}
     if query.gpus > 1:
         # The user asked for several cards: the verdict is about that set, per card.
         sized = {**common, "count": str(query.gpus), "shard": query.shard.value}
         if row.verdict is Verdict.FITS:
-            return i18n("fit-target-set-fits", headroom=gib(row.headroom_gib), **sized)
+            headroom = gib(row.headroom_gib)
+            return i18n("fit-target-set-fits", headroom=headroom, high=span["high"], **sized)
         if row.verdict is Verdict.TIGHT:
-            return i18n("fit-target-set-tight", headroom=gib(row.headroom_gib), **sized)
+            return i18n("fit-target-set-tight", **span, **sized)
         if query.shard is Sharding.DDP and row.min_gpus:
             # Under DDP every card holds the whole model: more of them never fit it. The
             # count that does (estimator.fit.fewest_gpus) is with FSDP; say so, or following
             # the advice with the same DDP would fail again.
-            missing = gib(-row.headroom_gib)
+            missing = gib(row.missing_gib)
             if row.min_gpus <= query.gpus:
                 return i18n("fit-target-set-ddp-fsdp", missing=missing, **sized)
             need = str(row.min_gpus)
             return i18n("fit-target-set-ddp-more", missing=missing, need=need, **sized)
         if row.min_gpus and row.min_gpus > query.gpus:
             return i18n("fit-target-set-more", need=str(row.min_gpus), **sized)
-        return i18n("fit-target-set-no", missing=gib(-row.headroom_gib), **sized)
+        return i18n("fit-target-set-no", missing=gib(row.missing_gib), **sized)
     if row.verdict is Verdict.FITS:
-        return i18n("fit-target-fits", headroom=gib(row.headroom_gib), **common)
+        headroom = gib(row.headroom_gib)
+        return i18n("fit-target-fits", headroom=headroom, high=span["high"], **common)
     if row.verdict is Verdict.TIGHT:
-        return i18n("fit-target-tight", headroom=gib(row.headroom_gib), **common)
+        return i18n("fit-target-tight", **span, **common)
     if row.min_gpus and row.min_gpus > 1:
         return i18n("fit-target-no-multi", count=str(row.min_gpus), **common)
-    return i18n("fit-target-no", missing=gib(-row.headroom_gib), **common)
+    return i18n("fit-target-no", missing=gib(row.missing_gib), **common)
 
 
 def _peak(answer: FitAnswer, language: str) -> str:
     i18n = translator(language)
     peak = gib(answer.memory.peak)
+    span = {"low": gib(answer.band.low), "high": gib(answer.band.high)}
     # On one card the figure is the run's whole peak: when the answer then says that no one
     # card holds it, "на GPU" would read as the need of each card of the set it suggests.
     per = "single" if answer.query.gpus == 1 else "each"
@@ -314,10 +317,11 @@ def _peak(answer: FitAnswer, language: str) -> str:
             stack=profile(stack).label,
             range=spread,
             others=", ".join(profile(s).label for s in others),
+            **span,
         )
     if stack is not Stack.HF:
-        return i18n("fit-peak-stack", peak=peak, stack=profile(stack).label, per=per)
-    return i18n("fit-peak", peak=peak, per=per)
+        return i18n("fit-peak-stack", peak=peak, stack=profile(stack).label, per=per, **span)
+    return i18n("fit-peak", peak=peak, per=per, **span)
 
 
 def _stack_that_fits(answer: FitAnswer) -> tuple[Stack, float] | None:
@@ -325,11 +329,11 @@ def _stack_that_fits(answer: FitAnswer) -> tuple[Stack, float] | None:
     target = answer.target
     if target is None or target.verdict is not Verdict.NO or not answer.stack_peaks:
         return None
-    room = target.usable_gib * (1 - 0.10)  # with the same margin as a "fits" verdict
+    room = target.usable_gib * (1 - TIGHT_HEADROOM)  # the margin of a "fits" verdict
     fitting = [
         (s, p)
         for s, p in answer.stack_peaks.items()
-        if p <= room and (s is not Stack.UNSLOTH or runs_unsloth(target.gpu))
+        if band(p, s).high <= room and (s is not Stack.UNSLOTH or runs_unsloth(target.gpu))
     ]
     return min(fitting, key=lambda item: item[1], default=None)
 
@@ -361,15 +365,23 @@ def _best(answer: FitAnswer, language: str) -> str:
     for n, row in enumerate(cards[:BEST], start=1):
         timing = answer.times.get(row.gpu.id)
         time_text = i18n("fit-row-time", time=time_span(language, timing)) if timing else ""
-        lines.append(
-            i18n(
-                "fit-best-card",
+        card = row.gpu.id if (row.min_gpus or 1) == 1 else f"{row.min_gpus}× {row.gpu.id}"
+        shown_time = Html(html.escape(time_text, quote=False))
+        if row.verdict is Verdict.TIGHT:
+            # The range reaches past what is left free: no headroom to quote, only the range.
+            line = i18n(
+                "fit-best-card-tight",
                 n=str(n),
-                gpu=row.gpu.id if (row.min_gpus or 1) == 1 else f"{row.min_gpus}× {row.gpu.id}",
-                headroom=gib(row.headroom_gib),
-                time=Html(html.escape(time_text, quote=False)),
+                gpu=card,
+                high=gib(row.high_gib),
+                usable=gib(row.usable_gib),
+                time=shown_time,
             )
-        )
+        else:
+            line = i18n(
+                "fit-best-card", n=str(n), gpu=card, headroom=gib(row.headroom_gib), time=shown_time
+            )
+        lines.append(line)
     return "\n".join([*lines, note])
 
 
@@ -421,7 +433,7 @@ def _fitting_cards(answer: FitAnswer) -> list[GpuFit]:
 
 
 def render_details(answer: FitAnswer, language: str) -> str:
-    parts = [_title(answer, language), _table(answer, language)]
+    parts = [_title(answer, language), _length(answer, language), _table(answer, language)]
     levers = lever_details(answer, language)
     if levers is not None:
         parts.append(levers)
@@ -477,12 +489,13 @@ def _table(answer: FitAnswer, language: str) -> str:
         if row.verdict is Verdict.FITS:
             line = i18n("fit-row-fits", headroom=gib(row.headroom_gib), **common)
         elif row.verdict is Verdict.TIGHT:
-            line = i18n("fit-row-tight", headroom=gib(row.headroom_gib), **common)
+            usable = gib(row.usable_gib)
+            line = i18n("fit-row-tight", high=gib(row.high_gib), usable=usable, **common)
         elif row.min_gpus and row.min_gpus > 1:
             line = i18n("fit-row-no-multi", count=str(row.min_gpus), **common)
         else:
             common.pop("time")
-            line = i18n("fit-row-no", missing=gib(-row.headroom_gib), **common)
+            line = i18n("fit-row-no", missing=gib(row.missing_gib), **common)
         lines.append(line)
     return "\n".join(lines)
 
@@ -635,18 +648,66 @@ def _details(answer: FitAnswer, language: str) -> str:
             )
         )
         lines += _time_lines(answer, timing, card.min_gpus or 1, language)
-    lines.append(
-        i18n(
-            "fit-details-method",
-            rows=CLAIM.rows,
-            sources=CLAIM.sources,
-            median=CLAIM.median_pct,
-            low=CLAIM.stack_low_pct,
-            high=CLAIM.stack_high_pct,
-            within=CLAIM.within_25_pct,
-        )
-    )
+    lines.append(_accuracy(answer, language))
     return "\n".join(lines)
+
+
+def _length(answer: FitAnswer, language: str) -> str:
+    """Which length the peak is sized at: the longest batch, ctx being the cap of a sample."""
+    query = answer.query
+    typical = query.tokens_per_example
+    shown = "none" if typical is None or typical >= query.ctx else str(typical)
+    return translator(language)(
+        "fit-details-length", bs=str(query.micro_batch), ctx=str(query.ctx), typical=shown
+    )
+
+
+def _accuracy(answer: FitAnswer, language: str) -> str:
+    """What the estimate's accuracy is for this run's stack, as the bench measured it on
+    repositories it had not seen (estimator/data/accuracy.csv): the stack's own figures when
+    enough repositories measured it, else every stack's, saying so."""
+    i18n = translator(language)
+    stack = answer.query.stack
+    line = band_line(stack)
+    own = for_stack(stack)
+    scope = "stack" if line.scope != ALL else "all"
+    metric_lines = [
+        found
+        for metric in ("allocated", "reserved", "nvidia-smi")
+        if (found := _metric_line(line, metric)) is not None
+    ]
+    metrics = ", ".join(
+        i18n(
+            "fit-details-metric",
+            metric=found.metric,
+            median=_up(found.median_abs),
+            rows=found.rows,
+        )
+        if found.independent
+        else i18n("fit-details-metric-few", metric=found.metric, repos=found.repositories)
+        for found in metric_lines
+    )
+    everything = overall()
+    return i18n(
+        "fit-details-method",
+        rows=everything.rows,
+        repos=everything.repositories,
+        scope=scope,
+        stack=profile(stack).label,
+        own="none" if own is None else own.repositories,
+        median=_up(line.median_abs),
+        within=str(math.floor(round(line.within_25 * 100, 6))),
+        under=_up(line.under_15),
+        direction="low" if line.median_signed < 0 else "high",
+        bias=f"{abs(line.median_signed) * 100:.1f}",
+        metrics=metrics,
+    )
+
+
+def _metric_line(line: AccuracyLine, metric: str) -> AccuracyLine | None:
+    if line.scope == ALL:
+        return overall(metric)
+    return for_stack(Stack(line.scope), metric)
 
 
 def _time_lines(answer: FitAnswer, timing: TrainingTime, gpus: int, language: str) -> list[str]:
@@ -657,8 +718,8 @@ def _time_lines(answer: FitAnswer, timing: TrainingTime, gpus: int, language: st
     if timing.link is not None:
         lines.append(i18n("fit-details-link", count=str(gpus), link=timing.link.link.value))
     query = answer.query
-    claim = band_line(query.stack, query.method)
-    everything = speed_overall()
+    claim = speed_accuracy.band_line(query.stack, query.method)
+    everything = speed_accuracy.overall()
     lines.append(
         i18n(
             "fit-details-time-claim",
@@ -687,10 +748,10 @@ def _measured(measured: Measurement, language: str) -> str:
     )
 
 
-def _claim_scope(line: AccuracyLine) -> str:
-    if line.scope != ALL:
+def _claim_scope(line: speed_accuracy.AccuracyLine) -> str:
+    if line.scope != speed_accuracy.ALL:
         return "stack"
-    return "method" if line.metric != ALL else "all"
+    return "method" if line.metric != speed_accuracy.ALL else "all"
 
 
 def _up(fraction: float) -> str:

@@ -3,14 +3,15 @@
     solve(understand("8b qlora ctx=max gpu=3090"), load_gpus())
         -> Solution(lever=CTX, value=4864, next_value=6144, tight_value=6144, ...)
 
-The solver asks the estimator's own peak (`estimate_memory`) and the answer's own verdict
-(`estimator.fit.grade`) on the card and count the question names. The solved value is the
-largest one whose normal answer says «помещается» (Verdict.FITS: the headroom the verdict
-asks for, `estimator.fit.TIGHT_HEADROOM`, is left free); a value the verdict calls «впритык»
-peaks too close to the card to promise as a maximum (a real run peaks above its typical step,
-and the estimate itself errs by several percent: estimator.accuracy). The largest tight value
-above it, when there is one, is reported beside it. The peak grows with each lever
-(activations and logits with ctx and micro-batch, the adapters with the rank), so an
+The solver asks the answer's own verdict (`estimator.fit.judge_run`: the estimate on that
+card, the range its measured error puts around it, the grade of that range) on the card and
+count the question names. The solved value is the largest one whose normal answer says
+«помещается» (Verdict.FITS: the range's high end leaves the headroom the verdict asks for,
+`estimator.fit.TIGHT_HEADROOM`, free); a value the verdict calls «впритык» may peak on the
+card's last memory or past it once the estimate's own error is counted (estimator.accuracy).
+The largest tight value above it, when there is one, is reported beside it. The peak grows
+with each lever (activations and logits with ctx and micro-batch, the adapters with the rank;
+an adaptive loss at its worst batch of the run, estimator.memory), so an
 exponential search up the lever's grid brackets each edge and a binary search finds it with a
 few dozen estimates.
 """
@@ -22,8 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from estimator.fit import Verdict, grade
-from estimator.memory import estimate_memory
+from estimator.fit import Verdict, judge_run
 from estimator.parsing.result import ParsedQuery
 from estimator.query import FitQuery
 from estimator.specs import GpuSpec, ModelSpec
@@ -127,13 +127,14 @@ def with_value(query: FitQuery, lever: Lever, value: int) -> FitQuery:
 
 
 def over_gib(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> float:
-    """How far the run's per-GPU peak exceeds the card's usable memory, GiB (< 0: room)."""
-    return estimate_memory(query, model).peak - gpu.usable_gib
+    """How far even the low end of the run's range on `gpu` exceeds the card's usable
+    memory, GiB (< 0: it may hold, tight or with room)."""
+    return judge_run(query, model, gpu.usable_gib).band.low - gpu.usable_gib
 
 
 def verdict(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> Verdict:
-    """The answer's own verdict on the run's per-GPU peak on `gpu`."""
-    return grade(estimate_memory(query, model).peak, gpu.usable_gib)
+    """The answer's own verdict on the run's range on `gpu` (estimator.fit.judge)."""
+    return judge_run(query, model, gpu.usable_gib).verdict
 
 
 def fits(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> bool:

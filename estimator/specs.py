@@ -26,6 +26,9 @@ class GpuSpec:
     aliases: tuple[str, ...]  # extra spellings that resolve() must accept
     form: str = ""  # "SXM", "PCIe", "NVL" or "" for one-form cards
     datacenter: bool = True
+    # A board a name has to ask for (an NVL, a modded 48 GB RTX 4090): "H100" never means
+    # the NVL, and a family "as people rent it" leaves it out unless it is all there is.
+    variant: bool = False
 
     @property
     def tflops(self) -> float:

@@ -39,9 +39,9 @@ class StackProfile:
     lora_dropout: bool
     # Checkpointing when the user does not say.
     default_gc: Checkpointing
-    # A fused loss that sizes its chunks to the VRAM left takes up to this many bytes per
-    # token x vocab entry when the card has room, and shrinks to `loss_bytes` when it has not.
-    # Sizing counts the minimum; the accuracy bench adds what the measured card had room for.
+    # An adaptive fused loss (Loss.ADAPTIVE) takes up to this many bytes per token x vocab
+    # entry in one chunk when the card has room, and shrinks towards `loss_bytes` when it has
+    # not (estimator.memory sizes it on each card).
     loss_expands_to: float = 0.0
     # FSDP: embeddings and lm_head wrapped as their own units, resharded after use, instead
     # of staying whole in the root unit through backward.
@@ -51,6 +51,9 @@ class StackProfile:
     # HF Trainer's default optim "adamw_torch" (transformers 4.43 training_args.py) builds
     # torch.optim.AdamW without `fused`; so do the stacks built on it, and litgpt.
     adamw_foreach: bool = True
+    # FSDP through accelerate (HF Trainer and the stacks built on it), which upcasts the
+    # flat parameters that require grad to fp32 under mixed precision.
+    accelerate_fsdp: bool = False
 
 
 HF = StackProfile(
@@ -75,17 +78,20 @@ HF = StackProfile(
     quantizes_all_linears=True,  # BitsAndBytesConfig quantises every nn.Linear but lm_head
     lora_dropout=True,  # PEFT/TRL examples use lora_dropout 0.05-0.1
     default_gc=Checkpointing.ON,
+    accelerate_fsdp=True,
 )
 
 UNSLOTH = StackProfile(
     stack=Stack.UNSLOTH,
     label="Unsloth",
-    # "Logits are empty from 2024.11 onwards" (unsloth_zoo compiler.py LOGITS_ERROR_STRING):
-    # unsloth_zoo's fused losses run lm_head + CE chunk by chunk, so the full logits never
-    # exist. Before that, unsloth/kernels/cross_entropy_loss.py worked on materialised bf16
-    # logits and wrote the gradient into them in place (CHUNKED here: 2 bytes).
-    default_loss=Loss.FUSED,
-    loss_bytes={Loss.NAIVE: 4.0, Loss.CHUNKED: 2.0, Loss.FUSED: 0.5},
+    # Unsloth's loss path changed twice (`unsloth_loss` below has the versions). Today it is
+    # unsloth_zoo's unsloth_fused_ce_loss: lm_head + CE chunk by chunk, each chunk's fp32
+    # logits kept under a target sized to the VRAM left (ADAPTIVE; its minimum here, what
+    # the card's room adds in estimator.memory). Before 2024.11.8,
+    # unsloth/kernels/cross_entropy_loss.py worked on materialised 16-bit logits and wrote the
+    # gradient into them in place (CHUNKED here: 2 bytes); in between, Cut Cross-Entropy.
+    default_loss=Loss.ADAPTIVE,
+    loss_bytes={Loss.NAIVE: 4.0, Loss.CHUNKED: 2.0, Loss.FUSED: 0.5, Loss.ADAPTIVE: 0.5},
     # unsloth/kernels/rms_layernorm.py saves X and one fp32 1/rms per row.
     norm_bytes=2.0,
     # unsloth_zoo prepare_model_for_kbit_training casts only lora_A/lora_B to fp32; the
@@ -98,9 +104,10 @@ UNSLOTH = StackProfile(
     quantizes_all_linears=True,
     lora_dropout=False,  # Unsloth's fast path needs lora_dropout = 0 (its notebooks' default)
     default_gc=Checkpointing.UNSLOTH,  # use_gradient_checkpointing="unsloth" in every notebook
-    # unsloth_zoo loss_utils.unsloth_fused_ce_loss: "target_gb specifies the max GB memory the
-    # fused loss can use - default detects VRAM left"; it upcasts to fp32 and computes the
-    # gradient in the forward: fp32 logits + fp32 gradient of a chunk, 4 + 4 bytes.
+    # unsloth_zoo fused_losses/cross_entropy_loss.py (@ce232d6cef) UnslothFusedLoss: "target_gb
+    # specifies the max GB memory the fused loss can use - default detects VRAM left"; each
+    # chunk is upcast to fp32 and its gradient computed in the forward (torch.func
+    # grad_and_value): fp32 logits + fp32 gradient of a chunk, 4 + 4 bytes a value.
     loss_expands_to=8.0,
 )
 
@@ -161,6 +168,7 @@ AXOLOTL = StackProfile(
     quantizes_all_linears=True,
     lora_dropout=True,  # example configs: lora_dropout 0.05
     default_gc=Checkpointing.ON,  # example configs: gradient_checkpointing: true
+    accelerate_fsdp=True,
 )
 
 SWIFT = StackProfile(
@@ -175,6 +183,7 @@ SWIFT = StackProfile(
     quantizes_all_linears=True,
     lora_dropout=True,  # swift sft --lora_dropout default 0.05
     default_gc=Checkpointing.ON,  # swift sft --gradient_checkpointing default true
+    accelerate_fsdp=True,
 )
 
 LLAMAFACTORY = StackProfile(
@@ -191,7 +200,27 @@ LLAMAFACTORY = StackProfile(
     quantizes_all_linears=True,
     lora_dropout=False,  # lora_dropout default 0
     default_gc=Checkpointing.ON,  # disable_gradient_checkpointing default false
+    accelerate_fsdp=True,
 )
+
+# Unsloth's loss path by release (unslothai/unsloth unsloth/models/llama.py and
+# unslothai/unsloth-zoo): materialised logits and Unsloth's in-place cross-entropy kernel up
+# to 2024.11.7; Cut Cross-Entropy from fa8e59eb1b (2024-11-17, during 2024.11.7's successor;
+# unsloth_zoo depends on cut_cross_entropy from e5aab212, 2024-11-21); unsloth_fused_ce_loss
+# with its VRAM-sized chunks from 2025.9.1 (5c1b0ae9dd, 2025-09-04, which also dropped the
+# Cut Cross-Entropy condition; unsloth_zoo 770de251 sized the target from free memory).
+UNSLOTH_CCE_FROM = (2024, 11, 8)
+UNSLOTH_ADAPTIVE_FROM = (2025, 9, 1)
+
+
+def unsloth_loss(version: tuple[int, int, int]) -> Loss:
+    """The loss an Unsloth release runs, from its version (year, month, patch)."""
+    if version < UNSLOTH_CCE_FROM:
+        return Loss.CHUNKED
+    if version < UNSLOTH_ADAPTIVE_FROM:
+        return Loss.FUSED
+    return Loss.ADAPTIVE
+
 
 PROFILES: dict[Stack, StackProfile] = {
     p.stack: p for p in (HF, UNSLOTH, TORCHTUNE, LITGPT, AXOLOTL, SWIFT, LLAMAFACTORY)

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 from estimator.memory import adapted_linear_params, estimate_memory, linear_params, lora_params
 from estimator.offload import base_bytes, step_seconds, stream_seconds, trained_width
+from estimator.optimizers import Width, state_of
+from estimator.optimizers import bytes_per_param as optimizer_bytes
 from estimator.query import (
     Attention,
     Checkpointing,
@@ -33,7 +35,6 @@ from estimator.query import (
     Loss,
     Method,
     Offload,
-    Optimizer,
     Packing,
     Precision,
     Sharding,
@@ -83,13 +84,15 @@ FUSED_GATED_MLP_BYTES = 6.0
 # transformers' ForCausalLMLoss: the fp32 upcast (2 + 4), log-softmax (4 + 4), its backward
 # (4 + 4 + 4), the cast back (4 + 2), the shifted copy (4 + 4) and its gradient: about 40.
 # A chunked loss (torchtune, litgpt) upcasts chunk by chunk without the shifted copy; a loss
-# taken on the 16-bit logits skips the casts; a fused linear-cross-entropy (Liger, Unsloth's
-# CCE) never writes the logits out at all.
+# taken on the 16-bit logits skips the casts; a fused linear-cross-entropy (Liger, Cut
+# Cross-Entropy) never writes the logits out at all; Unsloth's own fused loss writes each
+# chunk's logits in fp32 and reads them back for the softmax and its gradient.
 LOSS_BYTES: dict[Loss, float] = {
     Loss.NAIVE: 40.0,
     Loss.CHUNKED: 32.0,
     Loss.DIRECT: 20.0,
     Loss.FUSED: 8.0,
+    Loss.ADAPTIVE: 16.0,
 }
 # PEFT's lora.Linear on each adapted linear, per token: forward reads x for lora_A (2 bytes an
 # input unit) and writes, scales and adds lora_B's output into the result (12 bytes an output
@@ -127,25 +130,18 @@ SHARD_OPS = 6.0
 # Embedding, final norm, lm_head and the loss, per forward.
 MODEL_OPS = 30.0
 
-# Bytes an optimizer update moves per trained parameter, in units of the trained tensors' width
-# (4 bytes in fp32, 2 in 16 bits). torch's foreach AdamW (HF Trainer's "adamw_torch"): the
-# weight decay (r/w p), lerp of m (r m, g; w m), v *= b2 and addcmul (r/w v twice, g twice),
-# sqrt(v) into a temporary, its division and the eps add (three r/w), addcdiv into p (r p, m,
-# tmp; w p): 21 passes. The fused kernel (torchtune's `fused: True`) reads p, g, m, v and
-# writes p, m, v once: 7. Gradient clipping (transformers' max_grad_norm 1.0) reads the
-# gradients for the norm and scales them: 3 more.
-FOREACH_ADAMW_PASSES = 21.0
-FUSED_ADAMW_PASSES = 7.0
+# Bytes an optimizer update moves per trained parameter. A fused kernel (torch's `fused=True`,
+# which torchtune's configs pass; bitsandbytes' and torchao's optimizers) reads the parameter,
+# its gradient and the state and writes the parameter and the state once: 3 parameter widths
+# and twice the state (estimator.optimizers, what each optimizer keeps). torch's foreach path
+# (HF Trainer's "adamw_torch") makes more passes: for AdamW the weight decay and addcdiv read
+# and write p (4), lerp and addcmul read g (3), lerp, mul, addcmul, sqrt and addcdiv pass over
+# the two moments (8) and sqrt's temporary is written, divided, shifted by eps and read (6):
+# 21 parameter widths, 7 over p and g and 7 for each state tensor. Gradient clipping
+# (transformers' max_grad_norm 1.0) reads the gradients for the norm and scales them: 3 more.
+FUSED_PASSES = (3.0, 2.0)  # (parameter widths, state passes)
+FOREACH_PASSES = (7.0, 7.0)
 CLIP_PASSES = 3.0
-# bitsandbytes' fused 8-bit (and torchao's 4-bit) AdamW: read and write p, read g (3 widths),
-# read and write the two quantised moments (4 bytes in 8 bits, 2 in 4 bits).
-LOW_BIT_MOMENT_BYTES: dict[Optimizer, float] = {
-    Optimizer.ADAMW_8BIT: 4.0,
-    Optimizer.PAGED_ADAMW_8BIT: 4.0,
-    Optimizer.ADAMW_4BIT: 2.0,
-}
-# Adafactor's factored update makes about ten passes over p and g; SGD with momentum five.
-OTHER_PASSES: dict[Optimizer, float] = {Optimizer.ADAFACTOR: 10.0, Optimizer.SGD: 5.0}
 # Stacks that clip gradients by default (transformers' Trainer and the trainers built on it);
 # torchtune and litgpt recipes do not.
 _CLIPS = frozenset({Stack.HF, Stack.AXOLOTL, Stack.SWIFT, Stack.LLAMAFACTORY, Stack.UNSLOTH})
@@ -315,15 +311,14 @@ def _host_ops(query: FitQuery, model: ModelSpec, gpus: int) -> float:
     return (model.layers * per_layer + MODEL_OPS) * passes
 
 
-def _update_bytes_per_param(query: FitQuery) -> float:
+def _update_bytes_per_param(query: FitQuery, model: ModelSpec) -> float:
     width = trained_width(query.precision)
-    if query.optimizer in LOW_BIT_MOMENT_BYTES:
-        per = 3 * width + LOW_BIT_MOMENT_BYTES[query.optimizer]
-    elif query.optimizer in OTHER_PASSES:
-        per = OTHER_PASSES[query.optimizer] * width
-    else:
-        foreach = profile(query.stack).adamw_foreach
-        per = (FOREACH_ADAMW_PASSES if foreach else FUSED_ADAMW_PASSES) * width
+    state = state_of(query.optimizer)
+    kept = optimizer_bytes(query.optimizer, width, model.hidden, model.intermediate)
+    foreach = state.width is Width.PARAM and profile(query.stack).adamw_foreach
+    params, states = FOREACH_PASSES if foreach else FUSED_PASSES
+    # The state's bytes per parameter, as stored (PARAM-width state in the tensor's width).
+    per = params * width + states * kept
     if query.stack in _CLIPS:
         per += CLIP_PASSES * width
     return per
@@ -387,7 +382,7 @@ def step_work(query: FitQuery, model: ModelSpec, gpus: int = 1) -> StepWork:
         attention_flops=attention,
         memory_bytes=memory,
         host_ops=_host_ops(query, model, gpus),
-        optimizer_bytes=0.0 if offloaded else local * _update_bytes_per_param(query),
+        optimizer_bytes=0.0 if offloaded else local * _update_bytes_per_param(query, model),
         comm_bytes=comm,
         comm_step_bytes=comm_step,
         grad_accum=max(1, query.grad_accum),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from estimator.parse import QueryError
+from estimator.parsing.patterns import amount_value
 from monitor.providers import PROVIDERS
 from monitor.watch_words import WATCH_KEY_OF, Parts, gpu_in_words, parse_watch, tidy
 
@@ -31,6 +32,18 @@ _RUBLES = re.compile(
     r"(?<![\w.,])(\d[\d\s\u202f]*(?:[.,]\d+)?)\s*(к|k|тыс\.?)?\s*(?:₽|руб|rub|р\b)",
     re.IGNORECASE,
 )
+# A price per hour («₽/ч», «за GPU-час», "per GPU-hour", "an hour") is a cap on offers, never
+# the cost of a whole run: "under 600 rub per GPU-hour for my fine-tune" is a card watch.
+_PER_HOUR = re.compile(
+    r"(?:/|\bper\b|\ban?\b|\bза\b|\bв\b)\s*(?:(?:gpu|гпу|карт[уы]?|server|сервер)[\s\-·.]*)?"
+    r"(?:hour|hr|h|час|ч)(?!\w)|\b(?:gpu|гпу)[\s\-·]*(?:hour|час)",
+    re.IGNORECASE,
+)
+# «за сервер», "per server-hour", "for the whole server": the cap is the whole server's.
+_PER_SERVER = re.compile(
+    r"(?:\bper\b|\bза\b|\bfor\b|\bна\b)\s*(?:the\s+)?(?:whole\s+|весь\s+)?(?:server|сервер)",
+    re.IGNORECASE,
+)
 
 
 def run_budget_in_question(text: str) -> float | None:
@@ -38,6 +51,8 @@ def run_budget_in_question(text: str) -> float | None:
     notify-me question about the whole run's cost, or None for any other text."""
     if _NOTIFY.search(text) is None or _RUN.search(text) is None:
         return None
+    if _PER_HOUR.search(text) is not None:
+        return None  # a price per hour caps the offers (watch_words_in_question)
     found = _RUBLES.search(text)
     if found is None:
         return None
@@ -70,7 +85,7 @@ def watch_words_in_question(text: str) -> str | None:
         if gpu.min_vram_gb is not None:
             words.append(f"vram={gpu.min_vram_gb:g}")
     if "max" in parts.keyed:
-        words.append(f"max={parts.keyed['max']}")
+        words.append(f"max={_per_gpu(text, parts.keyed['max'], parts.keyed.get('count'))}")
     words += [f"provider={provider}" for provider in sorted(parts.providers)]
     spec = " ".join(words)
     try:
@@ -78,6 +93,17 @@ def watch_words_in_question(text: str) -> str | None:
     except QueryError:
         return None
     return spec
+
+
+def _per_gpu(text: str, cap: str, count: str | None) -> str:
+    """The cap per GPU-hour, as /watch max= reads it: a cap said for the whole server («до
+    4800 ₽ в час за сервер» on 8 cards) is divided by its cards; else it is per GPU already."""
+    if _PER_SERVER.search(text) is None or count is None:
+        return cap
+    value, cards = amount_value(cap, thousand=1000), amount_value(count, thousand=1000)
+    if value is None or not cards:
+        return cap
+    return f"{value / cards:.2f}".rstrip("0").rstrip(".")
 
 
 def _split_loosely(text: str) -> Parts:

@@ -4,7 +4,8 @@
     GET    /app/texts.json           the app's texts in every language (estimator/locales)
     GET    /app/api/me               who the initData speaks for, and their language
     GET    /app/api/watches          the user's watches
-    PATCH  /app/api/watches/{id}     {"paused": bool} and/or {"max_rub_per_gpu_hour": n|null}
+    PATCH  /app/api/watches/{id}     {"paused": bool} and/or {"max_rub_per_gpu_hour": cap}, the
+                                     cap a number, the text typed («599,5», «600 ₽») or null
     DELETE /app/api/watches/{id}
     POST   /app/api/fit              the calculator: the same answer as /fit for the same run
 
@@ -28,6 +29,7 @@ from typing import Any
 from aiohttp import web
 from pydantic import SecretStr
 
+from bot.fields import FieldError, read_card, read_count, read_dataset, read_model, read_price
 from bot.middlewares.user import initial_language
 from bot.miniapp.init_data import AppUser, InitDataError, verify_init_data
 from bot.miniapp.texts import app_texts
@@ -35,9 +37,11 @@ from bot.ops.open_data import ClientBuckets, too_many_requests
 from bot.ports import BotStore
 from bot.routers.fit import build, error_text
 from bot.routers.watch import delete_watch
-from estimator.fit_words import understand
+from estimator.fit_words import command_for
 from estimator.i18n import Translator
-from estimator.parse import QueryError
+from estimator.parse import ParsedQuery, QueryError
+from estimator.parsing.build import LIMITS, Given, finish
+from estimator.query import Method
 from estimator.sizing_text import render_short, to_plain
 from monitor.subscriptions import Subscription
 from monitor.users import Language
@@ -53,13 +57,11 @@ INDEX_CACHE = "no-cache"
 ASSET_CACHE = "public, max-age=31536000, immutable"
 # A calculator request body is a handful of short fields.
 MAX_BODY = 4096
-# The calculator's fields, each one word of the /fit grammar (so nothing else can be
-# smuggled into the command): a model name or size, a count like 10000 or 10k, a GPU name.
+# An asset's name: one flat folder of hashed names.
 _WORD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_DATASET = re.compile(r"^\d{1,9}[kK]?$")
+# The calculator's fields, each read as the chat reads those words (bot.fields).
+CALCULATOR_FIELDS = ("model", "method", "ctx", "bs", "dataset", "gpu")
 _METHODS = ("qlora", "lora", "full")
-MAX_CTX = 1_048_576
-MAX_BATCH = 4096
 # A cap typed in the app, as in /subs (bot.routers.watch.MAX_TYPED_PRICE's range).
 MAX_CAP = 1_000_000.0
 
@@ -174,9 +176,12 @@ class MiniApp:
         if "paused" in body and not isinstance(paused, bool):
             return _error(400, "paused: true or false")
         has_cap = "max_rub_per_gpu_hour" in body
-        cap = body.get("max_rub_per_gpu_hour")
-        if has_cap and cap is not None and not _is_cap(cap):
-            return _error(400, f"max_rub_per_gpu_hour: a price above 0 up to {MAX_CAP:g}, or null")
+        raw_cap = body.get("max_rub_per_gpu_hour")
+        try:
+            # A number, or the text typed («599,5», «600 ₽»): read as the chat reads a price.
+            cap = None if raw_cap in (None, "") else read_price(raw_cap, "cap", high=MAX_CAP)
+        except FieldError as error:
+            return _field_error(self._translators[await self._language(user)], error)
         chat_id = user.user_id
         if sub_id is None:
             return _error(404, "no such watch of yours")
@@ -185,8 +190,7 @@ class MiniApp:
         if isinstance(paused, bool):
             found = await self._store.set_paused(chat_id, sub_id, paused)
         if found and has_cap:
-            price = None if cap is None else float(cap)
-            found = await self._store.update_max_price(chat_id, sub_id, price) is not None
+            found = await self._store.update_max_price(chat_id, sub_id, cap) is not None
         changed = await self._store.get_subscription(sub_id) if found else None
         if changed is None or changed.chat_id != chat_id:
             return _error(404, "no such watch of yours")
@@ -205,53 +209,61 @@ class MiniApp:
         if body is None:
             return _error(400, "send the calculator's fields as a JSON object")
         try:
-            command = fit_command(body)
-        except ValueError as error:
-            return _error(400, str(error))
-        try:
-            parsed = understand(command)
+            parsed = calculator_run(body, language)
+        except FieldError as error:
+            return _field_error(i18n, error)
         except QueryError as error:
-            return _error(400, to_plain(error_text(i18n, error, command)))
-        if parsed is None:
-            return _error(400, to_plain(i18n("fit-not-understood")))
+            return _error(400, to_plain(error_text(i18n, error)))
         answer = await build(parsed, self._store)
         text = to_plain(render_short(answer, language))
-        return web.json_response({"command": command, "text": text})
+        # The command says the same run in the chat's words, for the person to copy.
+        return web.json_response({"command": command_for(parsed), "text": text})
 
 
-def fit_command(fields: Mapping[str, Any]) -> str:
-    """The /fit command of the calculator's fields; ValueError names the field that is wrong.
-    The answer is then the one /fit gives to this command."""
-    unknown = sorted(set(fields) - {"model", "method", "ctx", "bs", "dataset", "gpu"})
+def calculator_run(fields: Mapping[str, Any], language: str) -> ParsedQuery:
+    """The calculator's fields read into the run they state, each as the chat reads those
+    words (bot.fields); FieldError names the field that cannot be read. The answer is the
+    one /fit gives to the same run."""
+    unknown = sorted(set(fields) - set(CALCULATOR_FIELDS))
     if unknown:
-        raise ValueError(f"unknown field {unknown[0]!r}")
-    model = fields.get("model")
-    if not isinstance(model, str) or not _WORD.match(model.strip()):
-        raise ValueError("model: a size like 13b or a model name like llama-3.1-8b")
-    parts = [model.strip().lower()]
+        raise FieldError(unknown[0], fields[unknown[0]])
+    if "model" not in fields:
+        raise FieldError("model")
+    named = read_model(fields["model"])
+    given = Given(model=named.model, size_b=named.size_b, text_language=language)
     method = fields.get("method")
     if method is not None:
         if method not in _METHODS:
-            raise ValueError(f"method: one of {', '.join(_METHODS)}")
-        parts.append(str(method))
-    for name, key, high in (("ctx", "ctx", MAX_CTX), ("bs", "bs", MAX_BATCH)):
-        value = fields.get(name)
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
-            raise ValueError(f"{name}: a whole number from 1 to {high}")
-        parts.append(f"{key}={value}")
-    dataset = fields.get("dataset")
-    if dataset is not None:
-        if not isinstance(dataset, str) or not _DATASET.match(dataset.strip()):
-            raise ValueError("dataset: a number of examples, like 10000 or 10k")
-        parts.append(f"ds={dataset.strip().lower()}")
-    gpu = fields.get("gpu")
-    if gpu is not None:
-        if not isinstance(gpu, str) or not _WORD.match(gpu.strip()):
-            raise ValueError("gpu: a card name like 4090 or a100")
-        parts.append(f"gpu={gpu.strip().lower()}")
-    return " ".join(parts)
+            raise FieldError("method", method)
+        given.method = Method(method)
+    if fields.get("ctx") is not None:
+        given.ctx = read_count(fields["ctx"], "ctx", *_limits("ctx"), thousand=1024)
+    if fields.get("bs") is not None:
+        given.micro_batch = read_count(fields["bs"], "bs", *_limits("bs"))
+    if fields.get("dataset") is not None:
+        dataset = read_dataset(fields["dataset"])
+        given.dataset_examples = dataset.examples
+        given.dataset_tokens = dataset.tokens
+        given.dataset_bytes = dataset.text_bytes
+    if fields.get("gpu") is not None:
+        given.target_gpu, given.target_family = read_card(fields["gpu"])
+    return finish(given)
+
+
+def _limits(key: str) -> tuple[int, int]:
+    low, high = LIMITS[key]
+    return int(low), int(high)
+
+
+def _field_error(i18n: Translator, error: FieldError) -> web.Response:
+    """A field the person typed that cannot be read, in their language, with the near miss."""
+    key = f"app-field-error-{error.field}"
+    if error.near is not None and i18n.has(f"{key}-near"):
+        key = f"{key}-near"
+    if not i18n.has(key):
+        key = "app-field-error"
+    text = i18n(key, value=error.value, near=error.near or "", field=error.field)
+    return web.json_response({"error": to_plain(text), "field": error.field}, status=400)
 
 
 def _watch_row(sub: Subscription, language: str) -> dict[str, Any]:
@@ -266,11 +278,8 @@ def _watch_row(sub: Subscription, language: str) -> dict[str, Any]:
 
 def _watch_id(request: web.Request) -> int | None:
     raw = request.match_info["id"]
-    return int(raw) if raw.isdigit() and len(raw) < 19 else None
-
-
-def _is_cap(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= MAX_CAP
+    # ASCII digits only: str.isdigit() also takes «³», which int() refuses.
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 19 else None
 
 
 async def _json_body(request: web.Request) -> dict[str, Any] | None:

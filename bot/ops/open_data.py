@@ -28,14 +28,15 @@ from typing import Any, Protocol, TypeAlias
 
 from aiohttp import web
 
+from bot.fields import FieldError, read_card_filter, read_memory, read_price
 from bot.ops.openapi import OPENAPI
 from bot.routers.prices import gpu_filter
-from estimator.parse import QueryError
 from monitor.health import ProviderHealth, is_fresh
 from monitor.history import HistoryPoint
-from monitor.offers import ObservedOffer, StockState, billing_of
-from monitor.price_query import PriceQuery, parse_price_query
+from monitor.offers import Billing, ObservedOffer, StockState, billing_of
+from monitor.price_query import PriceQuery
 from monitor.providers import PROVIDERS
+from monitor.subscriptions import WatchFilter
 
 # A client may burst this many requests, then one per REFILL_S: enough for a dashboard that
 # polls every few seconds, not for a crawler hammering a bot that runs on one small server.
@@ -53,16 +54,14 @@ MAX_DAYS = 90  # history kept for charts is 30 days and more; a cap keeps a quer
 MAX_ANSWERS = 256
 ANSWER_TTL_S = 60.0
 
-# Query parameters of /api/v1/offers, as the /prices words they stand for.
-_OFFER_WORDS: dict[str, Callable[[str], str]] = {
-    "gpu": lambda value: value,
-    "min_vram": lambda value: f"vram={value}",
-    "max": lambda value: f"max={value}",
-    "provider": lambda value: f"provider={value}",
-    "location": lambda value: f"location={value}",
-    "billing": lambda value: value,
+# Query parameters of /api/v1/offers (besides in_stock and format).
+_OFFER_PARAMS = ("gpu", "min_vram", "max", "provider", "location", "billing")
+_FIELD_REASONS = {
+    "gpu": "gpu: a GPU or family, e.g. h100, a100 80gb, rtx 4090",
+    "min_vram": "min_vram: GB per GPU, e.g. 24 or 80",
+    "max": "max: ₽ per GPU-hour above 0, e.g. 300 or 300,5",
 }
-_BILLINGS = ("hourly", "monthly", "preemptible")
+_BILLINGS = tuple(billing.value for billing in Billing)
 # The first characters that make a spreadsheet read a cell as a formula.
 FORMULA_STARTS = ("=", "+", "-", "@")
 _TRUE, _FALSE = ("1", "true", "yes"), ("0", "false", "no", "")
@@ -108,7 +107,12 @@ class OpenDataStore(Protocol):
 
 
 class BadParameterError(ValueError):
-    """A query parameter the API cannot use; the message says which and why."""
+    """A query parameter the API cannot use; the message says which and why, `param` names
+    it (the Mini App words its own error for it, in the user's language)."""
+
+    def __init__(self, reason: str, param: str | None = None) -> None:
+        super().__init__(reason)
+        self.param = param
 
 
 class ClientBuckets:
@@ -171,7 +175,10 @@ class OpenData:
             try:
                 answer = await self._answer(request, read)
             except BadParameterError as error:
-                return web.json_response({"error": str(error)}, status=400)
+                body = {"error": str(error)}
+                if error.param is not None:
+                    body["param"] = error.param
+                return web.json_response(body, status=400)
             return _cached(request, answer)
 
         return handle
@@ -308,24 +315,42 @@ def client_address(peer: str | None, forwarded: str | None, trusted: Sequence[Ne
 
 
 def _offer_query(params: Mapping[str, str]) -> tuple[PriceQuery, bool]:
-    _only(params, (*_OFFER_WORDS, "in_stock", "format"))
-    words = []
-    for name, word in _OFFER_WORDS.items():
-        value = params.get(name, "").strip()
-        if not value:
-            continue
-        if any(ch.isspace() for ch in value):
-            raise BadParameterError(f"{name}: one word, no spaces")
-        if name == "billing" and value not in _BILLINGS:
-            raise BadParameterError(f"billing: one of {', '.join(_BILLINGS)}")
-        words.append(word(value))
+    """The offer filter the parameters state, each read as the chat reads those words
+    (bot.fields): «a100 80gb», «rtx 4090», «300,5». Typed values in, nothing glued into
+    /prices words and parsed again."""
+    _only(params, (*_OFFER_PARAMS, "in_stock", "format"))
+    value = {name: params.get(name, "").strip() for name in _OFFER_PARAMS}
+    try:
+        card = read_card_filter(value["gpu"]) if value["gpu"] else None
+        vram = read_memory(value["min_vram"], "min_vram") if value["min_vram"] else None
+        cap = read_price(value["max"], "max", high=1_000_000) if value["max"] else None
+    except FieldError as error:
+        raise BadParameterError(_FIELD_REASONS[error.field], error.field) from None
+    providers: set[str] = set()
+    if value["provider"]:
+        provider = PROVIDERS.find(value["provider"])
+        if provider is None:
+            raise BadParameterError(f"provider: one of {', '.join(PROVIDERS.ids)}", "provider")
+        providers.add(provider)
+    billing = None
+    if value["billing"]:
+        if value["billing"] not in _BILLINGS:
+            raise BadParameterError(f"billing: one of {', '.join(_BILLINGS)}", "billing")
+        billing = Billing(value["billing"])
     in_stock = params.get("in_stock", "").lower()
     if in_stock not in (*_TRUE, *_FALSE):
-        raise BadParameterError("in_stock: true or false")
-    try:
-        return parse_price_query(" ".join(words)), in_stock in _TRUE
-    except QueryError as error:
-        raise BadParameterError(error.reason) from None
+        raise BadParameterError("in_stock: true or false", "in_stock")
+    floors = [v for v in (vram, card.min_vram_gb if card else None) if v is not None]
+    watch = WatchFilter(
+        gpu=card.gpu if card else None,
+        family=card.family if card else None,
+        min_vram_gb=max(floors) if floors else None,
+        max_rub_per_gpu_hour=cap,
+        providers=frozenset(providers),
+        location=value["location"] or None,
+    )
+    filtered = watch != WatchFilter()
+    return PriceQuery(watch if filtered else None, billing), in_stock in _TRUE
 
 
 def _only(params: Mapping[str, str], allowed: tuple[str, ...]) -> None:
@@ -336,7 +361,8 @@ def _only(params: Mapping[str, str], allowed: tuple[str, ...]) -> None:
 
 
 def _integer(raw: str, name: str, low: int, high: int) -> int:
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    # ASCII digits only: str.isdigit() also takes «³» and «٣», which int() refuses.
+    if not (raw.isascii() and raw.isdigit()) or not low <= int(raw) <= high:
         raise BadParameterError(f"{name}: a whole number from {low} to {high}")
     return int(raw)
 
@@ -439,11 +465,19 @@ class _Answer:
 
 
 def _etag(body: bytes) -> str:
-    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    # Weak: the same answer goes out gzip-compressed or not (bot/ops/server.py `compressed`),
+    # and a strong validator would have to differ between the two.
+    return 'W/"' + hashlib.sha256(body).hexdigest()[:32] + '"'
 
 
 def _cached(request: web.Request, answer: _Answer) -> web.Response:
-    headers = {"ETag": answer.etag, "Cache-Control": CACHE_CONTROL}
+    # JSON or CSV is chosen by Accept, and either may be compressed: a cache in between (the
+    # browser's own) must keep them apart.
+    headers = {
+        "ETag": answer.etag,
+        "Cache-Control": CACHE_CONTROL,
+        "Vary": "Accept, Accept-Encoding",
+    }
     if answer.etag in request.headers.get("If-None-Match", ""):
         return web.Response(status=304, headers=headers)
     return web.Response(body=answer.body, headers={**headers, "Content-Type": answer.content_type})

@@ -89,9 +89,9 @@ _PROVIDER = _row(
     }
 )
 _OFFER_PARAMETERS = [
-    _query("gpu", "a GPU or family: h100, a100, 4090"),
-    _query("min_vram", "at least this many GB per GPU", _NUMBER),
-    _query("max", "at most this many ₽ per GPU-hour", _NUMBER),
+    _query("gpu", "a GPU or family as people write it: h100, a100 80gb, rtx 4090"),
+    _query("min_vram", "at least this many GB per GPU: 48, 80gb"),
+    _query("max", "at most this many ₽ per GPU-hour: 300, 300,5 (a decimal comma), 300 ₽"),
     _query("provider", "a provider id or name"),
     _query("location", "a location word"),
     _query("billing", "hourly, monthly or preemptible"),
@@ -100,7 +100,10 @@ _OFFER_PARAMETERS = [
 ]
 _ERRORS = {
     "304": {"description": "the ETag sent in If-None-Match still holds"},
-    "400": {"description": "a parameter the API cannot use; `error` says which"},
+    "400": {
+        "description": "a parameter the API cannot use; `error` says which and why, `param` "
+        "names it"
+    },
     "429": {"description": "too many requests from this client; see Retry-After"},
 }
 

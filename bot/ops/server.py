@@ -226,6 +226,17 @@ class HealthCheck:
         return result
 
 
+@web.middleware
+async def compressed(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every answer gzip- or deflate-compressed when the client asks (aiohttp negotiates it from
+    Accept-Encoding; a file is read through the compressor instead of sent whole): the open
+    data's JSON and CSV and the Mini App's bundle shrink about tenfold."""
+    response = await handler(request)
+    if not response.prepared and response.status not in (204, 304):
+        response.enable_compression()
+    return response
+
+
 class OpsServer:
     def __init__(
         self,
@@ -263,7 +274,7 @@ class OpsServer:
         """Listen; OSError (the port is taken) leaves nothing running. Idempotent."""
         if self._runner is not None:
             return
-        app = web.Application()
+        app = web.Application(middlewares=[compressed])
         app.router.add_get("/healthz", self._healthz)
         app.router.add_get("/readyz", self._readyz)
         app.router.add_get("/metrics", self._metrics_page)

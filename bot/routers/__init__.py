@@ -20,6 +20,7 @@ from bot.routers import (
     prices,
     settings,
     start,
+    thanks,
     watch,
     watch_question,
 )
@@ -51,6 +52,8 @@ def create_routers() -> list[Router]:
         admin.create_router(),
         # «Сообщи, когда…»: a watch asked for in words, before the general questions.
         watch_question.create_router(),
+        # «Спасибо»: a short reply, before the market router would point to the commands.
+        thanks.create_router(),
         # Free text no other router took: general questions, answered or pointed to a command.
         market.create_router(),
         fallback.create_router(),

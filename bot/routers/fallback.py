@@ -1,9 +1,11 @@
-"""Anything no other router took: a short pointer to /help instead of silence."""
+"""Anything no other router took: a short pointer to /help instead of silence, and a toast for a
+button press no handler knows (an old release's button, a stranger's data), which would
+otherwise leave the client's spinner turning."""
 
 from __future__ import annotations
 
 from aiogram import F, Router
-from aiogram.types import Message
+from aiogram.types import CallbackQuery, Message
 
 from bot.command_guess import guess_command
 from estimator.i18n import Translator
@@ -17,6 +19,7 @@ def create_router() -> Router:
     router.message.register(on_unknown_command, F.text.startswith("/"))
     router.message.register(on_text, F.text)
     router.message.register(on_other)
+    router.callback_query.register(on_unknown_button)
     return router
 
 
@@ -36,3 +39,7 @@ async def on_text(message: Message, i18n: Translator) -> None:
 
 async def on_other(message: Message, i18n: Translator) -> None:
     await message.answer(i18n("unsupported-message"))
+
+
+async def on_unknown_button(query: CallbackQuery, i18n: Translator) -> None:
+    await query.answer(i18n("button-stale"))

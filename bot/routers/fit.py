@@ -35,22 +35,26 @@ from bot.routers.watch import subscribe, subscribe_to, watch_error_text
 from estimator.answer import FitAnswer, build_answer
 from estimator.cost import PriceQuote
 from estimator.fit_words import command_for, command_with_method, understand
-from estimator.gpus import load_gpus
+from estimator.gpus import closest, load_gpus, unknown_card_in_text
 from estimator.i18n import Translator
 from estimator.model_config import spec_json
 from estimator.parse import ParsedQuery, QueryError, parse_question
 from estimator.parsing.language import reply_language
 from estimator.parsing.text import language_of, read_method
+from estimator.plan_text import gib
 from estimator.query import FitQuery, Method
+from estimator.readings import readings_to_ask
 from estimator.sizing_text import render_compare, render_details, render_short
 from estimator.solve import Outcome, solve, solved_query
 from estimator.solve_text import example_label, model_example, needs_model_text, unnamed_reverse
 from estimator.unknown_model import UnknownModel, unknown_model_in_text, unknown_model_text
 from monitor.users import User
+from monitor.watch_question import watch_words_in_question
 from monitor.watch_words import watch_for_run
 
 # Wizard choices: (button label, value put into the command).
-SIZES = (("1–3B", "3b"), ("7–8B", "8b"), ("13–14B", "13b"), ("32–34B", "32b"), ("70B", "70b"))
+# A range sizes its larger end (the safe side): «13–14B» is Qwen2.5-14B, not Llama-2-13B.
+SIZES = (("1–3B", "3b"), ("7–8B", "8b"), ("13–14B", "14b"), ("32–34B", "34b"), ("70B", "70b"))
 METHODS = (("QLoRA", "qlora"), ("LoRA", "lora"), ("Full", "full"))
 CONTEXTS = ("2048", "4096", "8192", "16384", "32768")
 # Arguments longer than this are not a sizing query anyone typed by hand. A story with its
@@ -74,6 +78,10 @@ class FreeText(Filter):
     async def __call__(self, message: Message) -> bool | dict[str, Any]:
         text = message.text or ""
         if not text or text.startswith("/") or len(text) > MAX_ARGS:
+            return False
+        if watch_words_in_question(text) is not None:
+            # «alert me when 8x H100 is under 600 rub per GPU-hour for a 70b fine-tune» is a
+            # watch with a cap per GPU-hour (bot/routers/watch_question.py), not a budget.
             return False
         found = self._read(text)
         return False if found is None else {self._key: found}
@@ -224,13 +232,53 @@ async def share_link(bot: Bot | None, parsed: ParsedQuery, i18n: Translator) -> 
 
 
 async def reply_with_answer(
-    message: Message, parsed: ParsedQuery, language: str, i18n: Translator, store: BotStore
+    message: Message,
+    parsed: ParsedQuery,
+    language: str,
+    i18n: Translator,
+    store: BotStore,
+    *,
+    ask: bool = False,
 ) -> None:
+    """The short answer; with `ask`, first the question which reading was meant when two
+    give different verdicts («14b»: which model; «a100»: which memory). A follow-up never
+    asks again: it answers the reading its sizing already has."""
+    question = clarifying_question(parsed, i18n, language) if ask else None
+    if question is not None:
+        await message.answer(question[0], reply_markup=question[1])
+        return
     user_id = message.from_user.id if message.from_user else message.chat.id
     answer = await build(parsed, store, user_id)
     share = await share_link(message.bot, parsed, i18n)
     keyboard = answer_keyboard(parsed, i18n, language, share=share, answer=answer)
     await message.answer(render_short(answer, language), reply_markup=keyboard)
+
+
+def clarifying_question(
+    parsed: ParsedQuery, i18n: Translator, language: str
+) -> tuple[str, InlineKeyboardMarkup] | None:
+    """One short question with a button per reading (estimator.readings), each sizing its
+    reading in place of the question; None when there is nothing worth asking, or a reading
+    does not fit in a button."""
+    readings = readings_to_ask(parsed)
+    if not readings:
+        return None
+    builder = InlineKeyboardBuilder()
+    for reading in readings:
+        data = FitDetailsCallback(lang=language, full=0, cmd=command_for(reading.parsed))
+        if not _packs(data):
+            return None
+        if reading.kind == "model":
+            label = i18n("clarify-model-button", model=reading.label, peak=gib(reading.peak))
+        else:
+            fits = "yes" if reading.fits else "no"
+            label = i18n("clarify-card-button", gpu=reading.label, fits=fits)
+        builder.button(text=label, callback_data=data)
+    builder.adjust(1)
+    if readings[0].kind == "model":
+        size = f"{parsed.asked_size:g}B"
+        return i18n("clarify-model", size=size), builder.as_markup()
+    return i18n("clarify-card", family=parsed.target_family or ""), builder.as_markup()
 
 
 async def on_fit_watch(
@@ -366,7 +414,7 @@ async def on_fit(
             await message.answer(local("fit-not-understood"))
         return
     await conversations.remember(message.chat.id, parsed, language)
-    await reply_with_answer(message, parsed, language, local, store)
+    await reply_with_answer(message, parsed, language, local, store, ask=True)
 
 
 def _command_language(args: str, setting: str) -> str:
@@ -407,9 +455,24 @@ async def on_question(
     conversations: Conversations,
 ) -> None:
     # A free question is answered in its own language, whatever the user's setting.
-    language = reply_language(message.text or "", user.language)
+    text = message.text or ""
+    language = reply_language(text, user.language)
+    local = translators.get(language, i18n)
+    unknown = unknown_card_in_text(text)
+    if unknown is not None and parsed.target_gpu is None and parsed.target_family is None:
+        # A card the catalog lacks is said to be unknown, never sized as another or ignored.
+        await message.answer(unknown_gpu_text(local, unknown))
+        return
     await conversations.remember(message.chat.id, parsed, language)
-    await reply_with_answer(message, parsed, language, translators.get(language, i18n), store)
+    await reply_with_answer(message, parsed, language, local, store, ask=True)
+
+
+def unknown_gpu_text(i18n: Translator, name: str) -> str:
+    """A card the catalog does not know, as written, with the one card it is a near miss of."""
+    near = closest(name)
+    if near is not None:
+        return i18n("clarify-gpu-suggest", value=name[:40], near=near)
+    return i18n("clarify-gpu-unknown", value=name[:40])
 
 
 async def on_unknown_model(message: Message, unknown: UnknownModel, user: User) -> None:
@@ -438,6 +501,8 @@ def error_text(i18n: Translator, error: QueryError, asked: str = "") -> str:
     example = " ".join(
         ["13b", method.value] if method else ["13b", *(f"no-{m.value}" for m in ruled_out)]
     )
+    if error.code == "unknown_gpu" and error.value and closest(error.value) is not None:
+        return unknown_gpu_text(i18n, error.value)
     key = f"fitb-error-{error.code}"
     if error.code == "unknown_key" and error.value:
         key = "fitb-error-unknown_key-near"

@@ -6,27 +6,34 @@ questions never reach here (the /fit router takes them first).
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
+from typing import Literal
 
 from aiogram import F, Router
 from aiogram.types import Message
 
+from bot.conversation import Conversations
 from bot.ports import BotStore
 from bot.quotes import quotes_from
+from estimator.answer import FitAnswer, build_answer
 from estimator.cost import HOURS_PER_MONTH, PriceQuote
-from estimator.gpus import family_members, find_in_text, get
-from estimator.i18n import Translator
+from estimator.fit_words import command_for
+from estimator.gpus import family_members, find_in_text, get, load_gpus
+from estimator.i18n import Html, Translator
 from estimator.models import find_model_in_text, get_model
+from estimator.parse import ParsedQuery
 from estimator.parsing.language import reply_language
 from estimator.parsing.market import Constraints as StatedConstraints
 from estimator.parsing.market import asks_month_price, read_constraints
 from estimator.parsing.text import read_method
-from estimator.plan_text import break_even_line, rubles
+from estimator.plan_text import break_even_line, gib, plan_line, rubles
 from estimator.planner import (
     Constraints,
     break_evens,
     cheapest_offers,
+    distinct,
     monthly_equivalent,
     rub_per_gpu_hour,
     rub_per_gpu_month,
@@ -38,6 +45,7 @@ from monitor.users import User
 
 MAX_TEXT = 300
 SHOWN = 3
+RUN_SHOWN = 5  # plans listed for a question about the last sized run
 _FASTER = re.compile(r"быстр|шустр|faster|quicker|speed|скорост|\bvs\.?\b|versus|против", re.I)
 _CHEAPER = re.compile(
     r"дешев|дешёв|cheap|стоит|стоимост|цен[аыу]|почём|почем|price|cost|тариф|how much", re.I
@@ -60,13 +68,63 @@ def create_router() -> Router:
 
 
 async def on_text(
-    message: Message, translators: dict[str, Translator], store: BotStore, user: User
+    message: Message,
+    translators: dict[str, Translator],
+    store: BotStore,
+    user: User,
+    conversations: Conversations,
 ) -> None:
     text = (message.text or "")[:MAX_TEXT]
     language = reply_language(text, user.language)  # «?», «550»: the user's setting
     i18n = translators.get(language) or next(iter(translators.values()))
     quotes = quotes_from(await store.current_offers())
-    await message.answer(answer_question(text, i18n, quotes, read_constraints(text)))
+    wish = read_constraints(text)
+    kind = run_question(text, wish)
+    remembered = await conversations.last(message.chat.id) if kind is not None else None
+    if kind is not None and remembered is not None:
+        # «а дешевле есть?» after a sizing is about that run: only servers that hold it.
+        answer = build_answer(remembered[0], load_gpus(), quotes)
+        await message.answer(answer_for_run(kind, remembered[0], answer, i18n))
+        return
+    await message.answer(answer_question(text, i18n, quotes, wish))
+
+
+RunQuestion = Literal["cheaper", "month"]
+
+
+def run_question(text: str, wish: StatedConstraints) -> RunQuestion | None:
+    """A market question that names no card, no model and no wish about the offers («а
+    дешевле есть?», «а помесячно?»): after a sizing it is about that run."""
+    if wish != NO_WISH or _families(text) or find_model_in_text(text) is not None:
+        return None
+    if asks_month_price(text) and not _BY_HOUR.search(text):
+        return "month"
+    if _HOURLY.search(text):
+        return "month"  # «почасовая или помесячная?»: the run's monthly plans and break-even
+    return "cheaper" if _CHEAPER.search(text) else None
+
+
+def answer_for_run(
+    kind: RunQuestion, parsed: ParsedQuery, answer: FitAnswer, i18n: Translator
+) -> str:
+    """The plans that hold the last sized run, cheapest first (the planner never makes a plan
+    on a card the run does not fit): for «а дешевле есть?» the cheapest of every billing,
+    for «а помесячно?» the monthly ones and the break-even of the best plan's card."""
+    language = i18n.language
+    run = Html(f"<code>{html.escape(command_for(parsed), quote=False)}</code>")
+    peak = gib(answer.memory.peak)
+    plans = distinct(answer.plans)
+    if kind == "month":
+        plans = [plan for plan in plans if plan.monthly]
+    if not plans:
+        key = "run-month-none" if kind == "month" else "run-none"
+        return i18n(key, run=run, peak=peak)
+    lines = [i18n(f"run-{kind}-title", run=run, peak=peak)]
+    lines += [plan_line(n, plan, language) for n, plan in enumerate(plans[:RUN_SHOWN], start=1)]
+    if kind == "month" and answer.break_even is not None:
+        lines.append(break_even_line(answer.break_even, language))
+    lines.append(i18n("run-cheaper-note"))
+    return "\n".join(lines)
 
 
 # A market question says nothing about the offers until read_constraints finds it
@@ -118,9 +176,10 @@ def _is_id(label: str) -> bool:
 
 
 def _members(family: str) -> list[GpuSpec]:
-    """A family as people rent it: the NVL board only when asked for by name."""
+    """A family as people rent it: a variant board (an NVL, a 48 GB RTX 4090) only when asked
+    for by name."""
     members = list(family_members(family))
-    return [g for g in members if g.form != "NVL"] or members
+    return [g for g in members if not g.variant] or members
 
 
 def _speeds(family: str) -> list[float]:
@@ -173,8 +232,15 @@ def _faster(first: str, second: str, i18n: Translator, quotes: Sequence[PriceQuo
     if len(costs) == 2:
         cheaper = min(costs, key=lambda item: item[1])[0]
         lines.append(i18n("market-faster-verdict", gpu=cheaper))
-    lines.append(i18n("market-faster-hint", fast=fast.lower(), slow=slow.lower()))
+    hint = i18n("market-faster-hint", fast=command_word(fast), slow=command_word(slow))
+    lines.append(hint)
     return "\n".join(lines)
+
+
+def command_word(gpu: str) -> str:
+    """A card as one word of a command: `gpu=rtx-4090`, never `gpu=rtx 4090`, whose second
+    word a command would read as something else."""
+    return "-".join(gpu.lower().split())
 
 
 def _constraints(

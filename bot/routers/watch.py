@@ -13,6 +13,7 @@ from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.button_data import SubsCallback, WatchWizardCallback
+from bot.fields import FieldError, read_amount, read_price
 from bot.ports import BotStore
 from bot.replies import show
 from bot.views.price_caps import cap_choices
@@ -92,7 +93,12 @@ def watch_error_text(i18n: Translator, error: QueryError) -> str:
 
 
 async def subscribe_to(store: BotStore, i18n: Translator, chat_id: int, watch: WatchFilter) -> str:
-    """Add `watch` to the chat's subscriptions; the reply that says so (or why not)."""
+    """Add `watch` to the chat's subscriptions; the reply that says so (or why not). A watch
+    the chat already has (the same filter, pressed or typed twice) is named, not added."""
+    for number, existing in enumerate(await store.subscriptions_of(chat_id), start=1):
+        if existing.filter == watch:
+            summary = describe(watch, i18n.language)
+            return i18n("watch-exists", number=number, summary=summary)
     try:
         subscription = await store.add_subscription(chat_id, watch)
     except SubscriptionLimitError:
@@ -346,13 +352,14 @@ def edit_keyboard(
 
 def typed_price(text: str) -> float | None:
     """«450», «1 200,5 ₽» -> 450.0, 1200.5; «0» -> 0.0 (no cap); None when it is not a
-    usable price (negative, or above MAX_TYPED_PRICE)."""
-    digits = re.sub(r"[^\d.,-]", "", text).replace(",", ".")
+    usable price (negative, or above MAX_TYPED_PRICE). Read as the Mini App's cap field is
+    (bot.fields.read_price)."""
+    if read_amount(text.strip()) == 0:
+        return 0.0
     try:
-        value = float(digits)
-    except ValueError:
+        return read_price(text, "cap", high=MAX_TYPED_PRICE)
+    except FieldError:
         return None
-    return value if 0 <= value <= MAX_TYPED_PRICE else None
 
 
 async def on_typed_price(

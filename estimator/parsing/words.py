@@ -13,6 +13,7 @@ from these tables; nothing else in the package spells out a word. Conventions:
 
 from __future__ import annotations
 
+from estimator.optimizers import NAMES as OPTIMIZER_NAMES
 from estimator.query import (
     Checkpointing,
     Loss,
@@ -943,18 +944,14 @@ VALUE_ALIASES: dict[str, dict[str, str]] = {
         "gate,up,down": "mlp",
         "ffn": "mlp",
     },
+    # Every name transformers, torch, bitsandbytes and torchao accept, as the library means
+    # it (estimator.optimizers), and a few short words people write.
     "optim": {
-        "adam": "adamw",
-        "adamw_torch": "adamw",
-        "adamw_8bit": "adamw8bit",
-        "adam8bit": "adamw8bit",
+        **{name: optimizer.value for name, optimizer in OPTIMIZER_NAMES.items()},
         "8bit": "adamw8bit",
         "adamw-8bit": "adamw8bit",
         "bnb": "adamw8bit",
-        "paged": "paged_adamw8bit",
-        "paged_adamw": "paged_adamw8bit",
-        "paged_adamw_8bit": "paged_adamw8bit",
-        "paged_adamw_32bit": "paged_adamw8bit",
+        "paged": "paged_adamw",  # the QLoRA paper's paged optimizer: AdamW, 32-bit
     },
     "precision": {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "amp": "mixed"},
     "shard": {

@@ -1,8 +1,11 @@
 // Talks to the bot's server: /api/v1 is public, /app/api needs the Telegram initData.
 export class ApiError extends Error {
-  constructor(status, message) {
+  // `field`: the parameter or field the server could not read (its `param` or `field`), for
+  // the page to word in the user's language.
+  constructor(status, message, field = null) {
     super(message);
     this.status = status;
+    this.field = field;
   }
 }
 
@@ -50,7 +53,8 @@ async function request(method, path, { params, body, auth, signal } = {}) {
   }
   if (!response.ok) {
     const message = typeof data?.error === 'string' ? data.error : `HTTP ${response.status}`;
-    throw new ApiError(response.status, message);
+    const field = typeof data?.param === 'string' ? data.param : typeof data?.field === 'string' ? data.field : null;
+    throw new ApiError(response.status, message, field);
   }
   return data;
 }

@@ -51,3 +51,10 @@ export function ago(iso, now = Date.now()) {
 export function safeUrl(url) {
   return typeof url === 'string' && /^https?:\/\//i.test(url) ? url : null;
 }
+
+// A number to type back into a field: «599,5» in Russian, "599.5" in English, no grouping.
+export function typed(value) {
+  if (value == null || !Number.isFinite(value)) return '';
+  const text = String(value);
+  return language() === 'ru' ? text.replace('.', ',') : text;
+}

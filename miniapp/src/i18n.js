@@ -41,3 +41,7 @@ export function t(key, vars) {
   }
   return key;
 }
+
+export function hasText(key) {
+  return [current, FALLBACK].some((lang) => Boolean(bundles[lang]?.getMessage(key)?.value));
+}

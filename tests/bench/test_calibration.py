@@ -9,19 +9,22 @@ import csv
 
 import pytest
 
-from bench.calibration import DEFAULT_CSV, Bound, Metric, read_rows
+from bench.calibration import DEFAULT_CSV, Bound, read_rows
 from bench.estimator_accuracy import (
     TARGET_MEDIAN,
     TARGET_WITHIN_25,
-    accuracy_claim,
+    accuracy_lines,
+    card_id,
     fit,
-    leave_one_source_out,
+    leave_one_out,
     prepare,
     score_with,
     summary,
 )
-from estimator.accuracy import CLAIM
-from estimator.memory import CALIBRATION
+from estimator.accuracy import read_lines
+from estimator.fit import Verdict, judge_run
+from estimator.gpus import get
+from estimator.memory import CALIBRATION, Metric
 from estimator.models import match_model
 from estimator.query import (
     Attention,
@@ -110,14 +113,16 @@ def test_every_row_states_its_metric():
     assert len(stated) == len(ROWS)
 
 
-def test_accuracy_meets_the_targets_on_sources_left_out():
-    scored, fits = leave_one_source_out(prepare(SCORED))
-    # What the answer claims of itself is exactly this, rounded against itself.
-    assert accuracy_claim(scored, len(fits)) == CLAIM
+def test_the_claim_is_the_bench_output_on_repositories_left_out():
+    """estimator/data/accuracy.csv, what the answer claims and the band it prints, is what
+    leaving one repository out gives now: a change to the model or to the table that moves a
+    figure fails until `python -m bench.estimator_accuracy --write-claim` rewrites it."""
+    scored, fits = leave_one_out(prepare(SCORED))
+    assert accuracy_lines(scored) == read_lines()
     assert len(fits) >= 8
-    median, _, _, within25 = summary(scored)
-    assert median <= TARGET_MEDIAN
-    assert within25 >= TARGET_WITHIN_25
+    overall = summary(scored)
+    assert overall.median <= TARGET_MEDIAN
+    assert overall.within_25 >= TARGET_WITHIN_25
 
 
 def test_the_shipped_constants_are_the_in_sample_fit():
@@ -127,4 +132,21 @@ def test_the_shipped_constants_are_the_in_sample_fit():
     assert fitted.cuda_context_gib == pytest.approx(CALIBRATION.cuda_context_gib, abs=0.05)
     assert fitted.allocator_slack == pytest.approx(CALIBRATION.allocator_slack, abs=0.01)
     in_sample = summary(score_with(prepared, CALIBRATION))
-    assert in_sample[0] <= 0.15
+    assert in_sample.median <= 0.15
+
+
+def test_no_card_a_run_was_measured_on_is_called_too_small():
+    """Every published run on a named card that did not run out of memory there: the
+    answer for that run on that card never says «не помещается» (its range's low end is at
+    most the card), whatever its point estimate."""
+    checked = 0
+    for row in SCORED:
+        gpu_id = card_id(row.gpu_text)
+        if gpu_id is None or row.bound is Bound.LOWER:
+            continue
+        model = match_model(row.model_name)
+        assert model is not None
+        judged = judge_run(row.query, model, get(gpu_id).usable_gib)
+        assert judged.verdict is not Verdict.NO, (row.index, row.model_name, gpu_id)
+        checked += 1
+    assert checked >= 100

@@ -33,10 +33,10 @@ async def test_a_full_fine_tune_by_its_everyday_names_is_sized_as_full(
     async with running_app(telegram, db_path):
         ful = await reply_to(telegram, "влезет ли мистраль 7б в 4090 фул файнтюн")
         full = await reply_to(telegram, "влезет ли мистраль 7б в 4090 фулл")
-        no_lora = await reply_to(telegram, "7b без лоры")
+        no_lora = await reply_to(telegram, "13b без лоры")
         weights = await reply_to(telegram, "а если обучать все веса у llama 3 8b на h100?")
         english = await reply_to(telegram, "llama 3 8b without lora on an a100 80gb")
-        command = await reply_to(telegram, "/fit 7b no lora")
+        command = await reply_to(telegram, "/fit 13b no lora")
     mistral_full = peak_shown("влезет ли мистраль 7б в 4090 фул файнтюн")
     # Weights, grads, fp32 masters and Adam's two moments: 16 bytes a parameter at least.
     assert float(mistral_full.replace(",", ".")) > 16 * 7.2e9 / 2**30
@@ -45,25 +45,25 @@ async def test_a_full_fine_tune_by_its_everyday_names_is_sized_as_full(
         assert "❌ RTX 4090" in text
         assert "✅" not in text.split("\n\n")[0]  # the verdict block
         assert f"Пик видеопамяти: {mistral_full} ГиБ" in text
-    assert no_lora.startswith("7B · full")
+    assert no_lora.startswith("13B · full")
     assert "Llama-3.1-8B · full" in weights
     assert "Llama-3.1-8B · full" in english
-    assert command.startswith("7B · full")
+    assert command.startswith("13B · full")
 
 
 async def test_ruling_a_method_out_never_selects_it(telegram: FakeTelegram, db_path: Path) -> None:
     async with running_app(telegram, db_path):
-        no_qlora = await reply_to(telegram, "7b без qlora")
+        no_qlora = await reply_to(telegram, "13b без qlora")
         buttons = labels(telegram)
         not_full = await reply_to(telegram, "13b, только не полный файнтюн, на 4090")
-        english = await reply_to(telegram, "/fit 8b no qlora")
+        english = await reply_to(telegram, "/fit 13b no qlora")
     assert no_qlora.splitlines()[0] == "Без QLoRA — считаю LoRA."
-    assert no_qlora.splitlines()[1].startswith("7B · LoRA")
+    assert no_qlora.splitlines()[1].startswith("13B · LoRA")
     assert "Посчитать QLoRA" not in buttons  # what the user ruled out is never offered
     assert "Посчитать полное дообучение" in buttons
     assert not_full.splitlines()[0] == "Без full — считаю QLoRA."
     assert "13B · QLoRA" in not_full
-    assert "8B · LoRA" in english
+    assert "13B · LoRA" in english
 
 
 async def test_an_assumed_method_is_said_and_the_others_re_answer(
@@ -71,7 +71,7 @@ async def test_an_assumed_method_is_said_and_the_others_re_answer(
 ) -> None:
     await seed_prices(db_path)
     async with running_app(telegram, db_path):
-        assumed = await reply_to(telegram, "сколько гигов для 7b")
+        assumed = await reply_to(telegram, "сколько гигов для 13b")
         buttons = labels(telegram)
         lora = await press(telegram, "Посчитать LoRA")
         after_lora = labels(telegram)
@@ -80,7 +80,7 @@ async def test_an_assumed_method_is_said_and_the_others_re_answer(
         named = await reply_to(telegram, "хватит ли 4090 для llama 3 8b с лорой?")
         named_buttons = labels(telegram)
     assert assumed.splitlines()[0] == "Метод не указан — считаю QLoRA."
-    assert assumed.splitlines()[1].startswith("7B · QLoRA")
+    assert assumed.splitlines()[1].startswith("13B · QLoRA")
     assert len(assumed) < PHONE
     assert buttons == [
         "Подробнее",
@@ -89,7 +89,7 @@ async def test_an_assumed_method_is_said_and_the_others_re_answer(
         "🔔 Следить за подходящими",
         "↗️ Поделиться",
     ]
-    assert lora.startswith("7B · LoRA · ctx 2048")  # named now: nothing assumed to say
+    assert lora.startswith("13B · LoRA · ctx 2048")  # named now: nothing assumed to say
     assert "Метод не указан" not in lora
     assert "Посчитать QLoRA" not in after_lora
     assert full.startswith("Llama-3.1-8B · full")
@@ -134,14 +134,14 @@ async def test_long_examples_raise_ctx_or_are_warned_about(
     telegram: FakeTelegram, db_path: Path
 ) -> None:
     async with running_app(telegram, db_path):
-        raised = await reply_to(telegram, "8b lora примеры по 3000 токенов")
+        raised = await reply_to(telegram, "13b lora примеры по 3000 токенов")
         longest = await reply_to(telegram, "qwen 7b qlora, самый длинный пример 6000 токенов")
-        cut = await reply_to(telegram, "/fit 8b lora ctx=2048 tokens=3000")
+        cut = await reply_to(telegram, "/fit 13b lora ctx=2048 tokens=3000")
         qwen = await reply_to(telegram, "квен 7b, примеры по 3000 токенов")
-    assert raised.startswith("8B · LoRA · ctx 4096")
+    assert raised.startswith("13B · LoRA · ctx 4096")
     assert "Примеры до 3000 токенов — считаю ctx 4096, чтобы они поместились целиком." in raised
     assert "Qwen2.5-7B · QLoRA · ctx 8192" in longest
-    assert cut.startswith("8B · LoRA · ctx 2048")
+    assert cut.startswith("13B · LoRA · ctx 2048")
     assert "⚠️ Примеры до 3000 токенов длиннее ctx 2048: при обучении они обрежутся до 2048" in cut
     assert "ctx=4096" in cut  # how to keep them whole
     # The conversation that showed it: sized at ctx 2048 the answer read too little; the
@@ -158,12 +158,12 @@ async def test_offer_constraints_are_shown_and_kept_by_the_buttons(
 ) -> None:
     async with running_app(telegram, db_path):
         words = await reply_to(
-            telegram, "7b лора, карта с 48 гигами, только РФ, до 300 ₽/ч, 60 часов в месяц"
+            telegram, "13b лора, карта с 48 гигами, только РФ, до 300 ₽/ч, 60 часов в месяц"
         )
-        command = await reply_to(telegram, "/fit 7b lora vram=48 hpm=60 loc=ru rate=300")
+        command = await reply_to(telegram, "/fit 13b lora vram=48 hpm=60 loc=ru rate=300")
         await press(telegram, "Подробнее")
         back = await press(telegram, "Кратко")
-        budget = await reply_to(telegram, "8b qlora до 300 ₽/ч, уложусь в 4000 ₽")
+        budget = await reply_to(telegram, "13b qlora до 300 ₽/ч, уложусь в 4000 ₽")
     line = "Условия: карта от 48 ГБ · только РФ · до 300 ₽/ч · 60 ч в месяц"
     assert words.splitlines()[1] == line
     assert command.splitlines()[1] == line

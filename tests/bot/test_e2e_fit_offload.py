@@ -1,4 +1,4 @@
-"""CPU offload through the real polling bot (issue 28): a stated offload is shown with the host
+"""CPU offload through the real polling bot: a stated offload is shown with the host
 RAM it needs and checked against the servers' published RAM; a question about it is answered
 with and without it and never switches it on."""
 
@@ -50,7 +50,7 @@ async def test_no_server_with_the_ram_is_said(telegram: FakeTelegram, db_path: P
 
 @pytest.mark.xfail(
     strict=True,
-    reason="waits on the free-text reader (issue 28, READ-A): it still reads the question as "
+    reason="waits on the free-text reader: it still reads the question as "
     "offload=params instead of filling ParsedQuery.asked_about",
 )
 async def test_the_offload_question_is_answered_without_switching_it_on(

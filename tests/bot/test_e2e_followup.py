@@ -102,7 +102,7 @@ async def test_counts_in_words_a_stack_and_a_question_of_time_follow_up(
     async with running_app(telegram, db_path):
         first = await reply_to(telegram, "фулл файнтюн llama 3 8b")
         eight = await reply_to(telegram, "а на 8 h100?")
-        two = await reply_to(telegram, "а на двух h100?")
+        two = await reply_to(telegram, "а на четырёх h100?")
         unsloth = await reply_to(telegram, "а через unsloth?")
         timed = await reply_to(telegram, "сколько это займёт по времени если датасет 20к примеров?")
     assert is_sizing(first)
@@ -110,13 +110,13 @@ async def test_counts_in_words_a_stack_and_a_question_of_time_follow_up(
         assert is_sizing(answer), answer
         assert " · full · " in title(answer), answer
     assert "8× H100" in eight
-    assert "2× H100" in two
-    assert "2× H100" in unsloth
+    assert "4× H100" in two
+    assert "4× H100" in unsloth
     assert "с Unsloth" in unsloth
     assert "с Unsloth" in timed  # each change stays for the next reply
-    assert "2× H100" in timed
+    assert "4× H100" in timed
     # The time asked, as the range the time model's error allows.
-    assert re.search(r"2× H100 PCIe — запас [\d,]+ ГиБ · ~[\d,]+–[\d,]+ (мин|ч)", timed)
+    assert re.search(r"4× H100 PCIe — запас [\d,]+ ГиБ · ~[\d,]+–[\d,]+ (мин|ч)", timed)
 
 
 @pytest.mark.parametrize(
@@ -131,7 +131,7 @@ async def test_a_question_of_time_is_answered_with_time_and_cost(
 ):
     await seed_prices(db_path)
     async with running_app(telegram, db_path):
-        first = await reply_to(telegram, "/fit 8b lora")
+        first = await reply_to(telegram, "/fit llama 3 8b lora")
         answer = await reply_to(telegram, question)
     assert "Время и сумма — если дать датасет" in first
     assert title(answer) == title(first)
@@ -261,9 +261,9 @@ async def test_other_questions_after_an_answer_are_not_taken_as_follow_ups(
     async with running_app(telegram, db_path):
         await reply_to(telegram, "/fit 13b qlora ctx=4096 dataset=20k")
         cheaper = await reply_to(telegram, "где дешевле h100?")
-        fresh = await reply_to(telegram, "7b lora")  # names a model: a new question
+        fresh = await reply_to(telegram, "13b lora")  # names a model: a new question
     assert cheaper.startswith("H100 дешевле всего сейчас")
-    assert title(fresh) == "7B · LoRA · ctx 2048 · bs 1"  # not 4096, not 20k examples
+    assert title(fresh) == "13B · LoRA · ctx 2048 · bs 1"  # not 4096, not 20k examples
     assert "Время и сумма — если дать датасет" in fresh
 
 

@@ -97,7 +97,7 @@ async def test_a_monthly_server_for_a_job_of_hours_says_what_it_is(
 ):
     await seed(db_path, [h100("h100x8-month", 8, 5000.0, provider="hostkey", monthly=True)])
     async with running_app(telegram, db_path):
-        text = await reply_to(telegram, "/fit 8b lora dataset=20k tokens=1024")
+        text = await reply_to(telegram, "/fit llama 3 8b lora dataset=20k tokens=1024")
     line = next(line for line in text.splitlines() if "H100 SXM ×8" in line)
     assert "1 месяц аренды за ~" in line
     assert "месяц аренды ради часов работы" in line
@@ -182,7 +182,7 @@ async def test_the_smallest_card_agrees_with_the_offers(telegram: FakeTelegram, 
         ],
     )
     async with running_app(telegram, db_path):
-        text = await reply_to(telegram, "/fit 7b qlora")
+        text = await reply_to(telegram, "/fit llama 2 7b qlora")
     verdict = next(line for line in text.splitlines() if "Наименьшая" in line)
     assert "RTX A4000" in verdict
     assert "RTX 3090" not in verdict
@@ -211,7 +211,7 @@ async def test_a_foreign_location_is_shown_in_fit(telegram: FakeTelegram, db_pat
         db_path, [make_offer("4090-nl", 40.0, provider="hostkey", location="NL", monthly=True)]
     )
     async with running_app(telegram, db_path):
-        text = await reply_to(telegram, "/fit 7b qlora")
+        text = await reply_to(telegram, "/fit llama 2 7b qlora")
     assert "RTX 4090 ×1 · HOSTKEY (NL)" in text
 
 
@@ -231,8 +231,8 @@ async def test_a_tight_fit_is_flagged_where_it_is_offered(telegram: FakeTelegram
     await seed(db_path, [make_offer("4090", 60.0, provider="immers")])
     async with running_app(telegram, db_path):
         # 8B LoRA at ctx 3072 leaves ~1.3 GiB of a 24 GB card: under the 10 % margin.
-        text = await reply_to(telegram, "/fit 8b lora ctx=3072 gpu=4090")
-        roomy = await reply_to(telegram, "/fit 7b qlora gpu=4090")
+        text = await reply_to(telegram, "/fit llama 3 8b lora ctx=3072 gpu=4090")
+        roomy = await reply_to(telegram, "/fit llama 2 7b qlora gpu=4090")
     assert "впритык" in text.split("\n\n")[0]
     offered = next(line for line in text.splitlines() if "RTX 4090 ×1 · immers" in line)
     assert "⚠️ впритык" in offered
@@ -244,7 +244,7 @@ async def test_a_card_without_bf16_says_so_in_the_first_answer(
 ):
     async with running_app(telegram, db_path):
         text = await reply_to(telegram, "а потянет ли 2080 ti 8b qlora?")
-        command = await reply_to(telegram, "/fit 7b qlora gpu=t4")
+        command = await reply_to(telegram, "/fit llama 2 7b qlora gpu=t4")
     assert "RTX 2080 Ti: нет bf16 — только fp16/fp32" in text
     assert "T4: нет bf16" in command.split("\n\n")[0]
 

@@ -73,7 +73,7 @@ def _solved_value(answer: str) -> str:
     [
         ("/fit 8b qlora ctx=max gpu=3090", "ctx"),
         ("/fit 8b qlora bs=max gpu=3090", "bs"),
-        ("/fit 8b lora rank=max gpu=4090", "rank"),
+        ("/fit 8b lora rank=max gpu=5090", "rank"),
     ],
 )
 async def test_the_watch_button_of_a_reverse_answer_watches_the_solved_run(
@@ -90,7 +90,7 @@ async def test_the_watch_button_of_a_reverse_answer_watches_the_solved_run(
     assert sub.filter.fit_query is not None
     assert f"{key}={_solved_value(answer)}" in sub.filter.fit_query.split()
     # The answer says the solved run fits the card it was solved on: so does the watch.
-    gpu = "RTX 4090" if key == "rank" else "RTX 3090"
+    gpu = "RTX 5090" if key == "rank" else "RTX 3090"
     assert sub.filter.fit_need is not None
     assert sub.filter.fit_need[gpu] == 1
 

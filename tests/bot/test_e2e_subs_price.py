@@ -90,7 +90,14 @@ async def test_dear_cards_get_caps_above_600(telegram: FakeTelegram, db_path: Pa
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("450", 450.0), ("1 200,5 ₽", 1200.5), ("0", 0.0), ("-5", None), ("9999999", None)],
+    [
+        ("450", 450.0),
+        ("1 200,5 ₽", 1200.5),
+        ("599,5", 599.5),
+        ("0", 0.0),
+        ("-5", None),
+        ("9999999", None),
+    ],
 )
 def test_typed_price(text: str, value: float | None) -> None:
     assert typed_price(text) == value

@@ -35,8 +35,8 @@ async def test_watch_by_text_errors_and_limit(telegram: FakeTelegram, db_path: P
         created = await reply(telegram, "/watch a100 80gb max=250 provider=selectel")
         unknown = await reply(telegram, "/watch voodoo5")
         bad_key = await reply(telegram, "/watch h100 colour=red")
-        for _ in range(19):
-            await reply(telegram, "/watch h100")
+        for n in range(19):  # 19 different watches: the same one twice is not added
+            await reply(telegram, f"/watch h100 max={100 + n}")
         over = await reply(telegram, "/watch h200")
         subs = await application.store.subscriptions_of(CHAT)
     assert created.startswith("✅ Подписка: A100")

@@ -84,3 +84,50 @@ async def test_other_questions_still_reach_the_general_answers(
     async with running_app(telegram, db_path):
         call = await ask(telegram, "где дешевле H100?")
     assert "Могу следить" not in str(call.result["text"])
+
+
+async def test_a_cap_per_gpu_hour_after_a_sizing_is_a_watch_not_a_budget(
+    telegram: FakeTelegram, db_path: Path
+):
+    """The conversation that showed it: «alert me when 8x H100 is under 600 rub per
+    GPU-hour» for a run became a 600 ₽ budget on that run's sizing."""
+    async with running_app(telegram, db_path) as application:
+        await ask(telegram, "/fit 70b full gpus=8")
+        call = await ask(
+            telegram, "alert me when 8x H100 is under 600 rub per GPU-hour for a 70b full fine-tune"
+        )
+        answer = telegram.last_message(CHAT)
+        (button,) = answer.buttons()
+        after = telegram.mark()
+        telegram.press(CHAT, button.text, message=answer)
+        await telegram.wait_for_call("editMessageText", after=after)
+        (sub,) = await application.store.subscriptions_of(CHAT)
+    text = str(call.result["text"])
+    assert "H100 · ≥ 8 GPUs · ≤ 600 ₽/GPU·h" in text
+    assert "Peak" not in text  # not a sizing with a 600 ₽ budget
+    assert "💰" not in text
+    assert (sub.filter.family, sub.filter.min_count, sub.filter.max_rub_per_gpu_hour) == (
+        "H100",
+        8,
+        600,
+    )
+    assert sub.filter.max_job_rub is None
+
+
+async def test_a_duplicate_watch_is_recognised_as_the_one_that_exists(
+    telegram: FakeTelegram, db_path: Path
+):
+    async with running_app(telegram, db_path) as application:
+        await ask(telegram, "/watch h100 max=300")
+        typed = await ask(telegram, "/watch H100 до 300 ₽")
+        await ask(telegram, "сообщи, когда h100 будет дешевле 300 ₽/ч")
+        answer = telegram.last_message(CHAT)
+        after = telegram.mark()
+        telegram.press(CHAT, 0, message=answer)
+        pressed = await telegram.wait_for_call("editMessageText", after=after)
+        other = await ask(telegram, "/watch h100 max=250")
+        subs = await application.store.subscriptions_of(CHAT)
+    assert str(typed.result["text"]).startswith("Такая подписка уже есть — №1 в /subs")
+    assert str(pressed.result["text"]).startswith("Такая подписка уже есть — №1")
+    assert str(other.result["text"]).startswith("✅ Подписка")  # another cap: another watch
+    assert [sub.filter.max_rub_per_gpu_hour for sub in subs] == [300, 250]

@@ -83,7 +83,14 @@ async def replies_to(telegram: FakeTelegram, texts: list[str]) -> list[tuple[str
 
 async def test_provider_strings_are_shown_literally(telegram: FakeTelegram, db_path: Path):
     await seed(db_path)
-    commands = ["/prices", "/stock", "/prices 4090", "/history 4090", "/fit 7b qlora", "/admin"]
+    commands = [
+        "/prices",
+        "/stock",
+        "/prices 4090",
+        "/history 4090",
+        "/fit llama 2 7b qlora",
+        "/admin",
+    ]
     async with running_app(telegram, db_path, handle_as_tasks=False, admin_ids=frozenset({CHAT})):
         answers = dict(await replies_to(telegram, commands))
     prices = answers["/prices"]
@@ -93,7 +100,7 @@ async def test_provider_strings_are_shown_literally(telegram: FakeTelegram, db_p
     assert f"loc{NASTY}" in answers["/stock"]
     assert f"loc{NASTY}" in answers["/prices 4090"]
     assert PROVIDER in answers["/history 4090"]  # the 30-day low's provider, in the caption
-    assert PROVIDER in answers["/fit 7b qlora"]
+    assert PROVIDER in answers["/fit llama 2 7b qlora"]
     admin = answers["/admin"]
     assert f"{PROVIDER}: последний успех" in admin
     assert f"ApiError result {NASTY}" in admin  # a provider's error text

@@ -36,7 +36,8 @@ def test_asking_about_offload_sizes_the_run_without_it_and_compares() -> None:
     assert answer.target is not None
     assert answer.target.verdict is Verdict.NO
     assert answer.memory.peak > 150  # 167 GiB per GPU without offload
-    [comparison] = answer.levers
+    # The lever asked about first; an unstated default that decides the verdict may follow.
+    comparison = answer.levers[0]
     assert comparison.asked
     assert comparison.lever == "offload"
     assert comparison.current.setting == "offload=none"

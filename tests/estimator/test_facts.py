@@ -138,8 +138,8 @@ def test_seed_rule_4x_params_in_fp16_overstates_lora_and_understates_amp(size: s
 
 
 def test_a_card_too_small_for_the_assumed_stack_names_the_stack_that_fits():
-    short = render_short(answer("хватит ли 4090 для llama 3 8b с лорой на 8к контексте?"), "ru")
-    assert "❌ <b>RTX 4090</b>" in short
+    short = render_short(answer("хватит ли a6000 для llama 3 8b qlora на 32к контексте?"), "ru")
+    assert "❌ <b>RTX A6000</b>" in short
     assert "🔸 С Unsloth поместится" in short
-    named = render_short(answer("llama 3 8b lora ctx=8k gpu=4090 stack=hf"), "ru")
+    named = render_short(answer("llama 3 8b qlora ctx=32k gpu=a6000 stack=hf"), "ru")
     assert "🔸 С" not in named  # the user chose the stack

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from estimator.accuracy import Band, band
 from estimator.fit import RENTED_CARDS, Verdict, fewest_gpus, fit_table, grade, smallest_fitting
 from estimator.gpus import get, load_gpus
 from estimator.memory import estimate_memory
@@ -24,19 +25,27 @@ from estimator.timing import flops_per_token, tokens_per_second, training_time
 
 
 def test_grades_and_headroom():
-    assert grade(70.0, 79.32) is Verdict.FITS
-    assert grade(75.0, 79.32) is Verdict.TIGHT  # < 10 % free
-    assert grade(80.0, 79.32) is Verdict.NO
+    """The verdict is on the range around the peak: «fits» only when its high end leaves
+    10 % of the card free, «no» only when even its low end is over the card."""
+    assert grade(Band(60.0, 70.0), 79.32) is Verdict.FITS
+    assert grade(Band(60.0, 75.0), 79.32) is Verdict.TIGHT  # the top in the card's last 10 %
+    assert grade(Band(70.0, 85.0), 79.32) is Verdict.TIGHT  # the range straddles the card
+    assert grade(Band(80.0, 90.0), 79.32) is Verdict.NO
 
 
 def test_13b_qlora_fits_a_4090_and_the_table_is_ordered():
     model = get_model("Llama-2-13B")
     query = FitQuery(model=model.id, method=Method.QLORA, ctx=4096)
     memory = estimate_memory(query, model)
-    table = fit_table(query, model, load_gpus(), memory)
+    table = fit_table(query, model, load_gpus())
     row_4090 = next(row for row in table if row.gpu.id == "RTX 4090")
     assert row_4090.verdict is Verdict.FITS
-    assert row_4090.headroom_gib == pytest.approx(row_4090.usable_gib - memory.peak)
+    assert row_4090.peak_gib == pytest.approx(memory.peak)
+    span = band(memory.peak, query.stack, memory.must_fit)
+    assert (row_4090.low_gib, row_4090.high_gib) == pytest.approx((span.low, span.high))
+    assert row_4090.low_gib < memory.peak < row_4090.high_gib
+    # What is left free even at the range's high end.
+    assert row_4090.headroom_gib == pytest.approx(row_4090.usable_gib - span.high)
     order = [row.verdict for row in table]
     assert order == sorted(order, key=[Verdict.FITS, Verdict.TIGHT, Verdict.NO].index)
     smallest = smallest_fitting(table, frozenset(RENTED_CARDS))

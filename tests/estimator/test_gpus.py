@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -76,12 +78,23 @@ PINNED = [
     ("B200 192GB", "B200"),
     ("A30 24GB", "A30"),
     ("L4", "L4"),
+    # The spellings people type, and every card the providers list.
+    ("rtx 4090", "RTX 4090"),
+    ("3060", "RTX 3060"),
+    ("3060 12гб", "RTX 3060"),
+    ("GeForce RTX 3060 12GB", "RTX 3060"),
+    ("h100 sxm", "H100 SXM"),
+    ("GTX 1080", "GTX 1080"),
+    ("GPU RTX 4090 48GB", "RTX 4090 48GB"),  # a variant, asked for by its memory
+    ("4090 48 гб", "RTX 4090 48GB"),
 ]
 
 # Spellings that leave a choice: resolve() says None, resolve_for_sizing() takes the slowest
 # candidate when they all have the same memory and bf16 support, and None otherwise.
 AMBIGUOUS = [
     ("A100 80GB", "A100 80GB PCIe", "A100"),
+    ("a100 80 гб", "A100 80GB PCIe", "A100"),
+    ("a100 80gb", "A100 80GB PCIe", "A100"),
     ("Tesla A100 80G", "A100 80GB PCIe", "A100"),
     ("a100-80", "A100 80GB PCIe", "A100"),
     ("gpu_a100_40", "A100 40GB PCIe", "A100"),
@@ -103,7 +116,8 @@ UNKNOWN = [
     "   ",
     "Radeon MI300X",
     "RTX 9999",
-    "RTX 4090 48GB",  # modded boards are another card
+    "RTX 3060 8GB",  # the 2022 128-bit board is another card, not in the catalog
+    "RTX 4090 96GB",
     "RTX 4080 Super",
     "RTX 4090 D",
     "RTX 3080 Ti",
@@ -174,7 +188,8 @@ def test_vram_argument_pins_the_variant() -> None:
     assert resolve("teslaa100", vram_gb=80) is None  # still PCIe or SXM
     assert resolve_for_sizing("teslaa100", vram_gb=80) == "A100 80GB PCIe"
     assert resolve("RTX 4090 24GB", vram_gb=48) is None  # the name and the caller disagree
-    assert resolve("RTX 4090", vram_gb=48) is None
+    assert resolve("RTX 4090", vram_gb=48) == "RTX 4090 48GB"  # the modded board, asked by size
+    assert resolve("RTX 4090", vram_gb=24) == "RTX 4090"
 
 
 def test_normalize_is_the_single_spelling() -> None:
@@ -207,6 +222,7 @@ def test_catalog_covers_the_providers_and_the_brief() -> None:
         "RTX 4000 Ada", "RTX 6000 Ada", "RTX PRO 6000 Blackwell",
         "A100 40GB PCIe", "A100 40GB SXM", "A100 80GB PCIe", "A100 80GB SXM",
         "H100 PCIe", "H100 SXM", "H100 NVL", "H200", "H200 NVL", "B200", "B300", "GTX 1080 Ti",
+        "GTX 1080", "RTX 3060", "RTX 4090 48GB",
     }  # fmt: skip
     assert wanted <= IDS
 
@@ -252,6 +268,34 @@ def test_pre_ampere_cards_have_no_bf16() -> None:
         assert get(gpu_id).bf16
 
 
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+
+
+def _provider_cards() -> set[tuple[str, float | None]]:
+    """(card, memory) of every offer the providers' fixtures normalise to."""
+    found: set[tuple[str, float | None]] = set()
+    for path in FIXTURES.glob("*/*.expected.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        rows = data if isinstance(data, list) else data.get("offers", [])
+        found |= {(row["gpu"], row["vram_gb"]) for row in rows if isinstance(row, dict)}
+    return found
+
+
+def test_every_card_the_providers_list_is_known() -> None:
+    cards = _provider_cards()
+    assert len(cards) > 20  # the fixtures were read
+    unknown = sorted(f"{name} {vram}" for name, vram in cards if not candidates(name, vram_gb=vram))
+    assert unknown == []
+
+
+def test_a_variant_is_only_what_asks_for_it() -> None:
+    assert resolve("4090") == "RTX 4090"  # never the modded 48 GB board
+    assert family_of("4090 48gb") == "RTX 4090"
+    assert get("RTX 4090 48GB").variant
+    assert get("H100 NVL").variant
+    assert not get("RTX 4090").variant
+
+
 def test_every_family_has_members() -> None:
     for family in {g.family for g in CATALOG}:
         assert family_members(family)
@@ -262,9 +306,9 @@ def test_every_family_has_members() -> None:
 
 HEADER = (
     "id,family,vram_gb,usable_gib,bf16_tflops,fp16_tflops,bandwidth_gbs,bf16,form,datacenter,"
-    "aliases,source"
+    "variant,aliases,source"
 )
-GOOD_ROW = "X1,X1,24,23.6,100,100,900,true,,false,X1 24GB,test"
+GOOD_ROW = "X1,X1,24,23.6,100,100,900,true,,false,false,X1 24GB,test"
 
 
 def test_parse_catalog_reads_comments_and_rows() -> None:
@@ -275,14 +319,16 @@ def test_parse_catalog_reads_comments_and_rows() -> None:
 @pytest.mark.parametrize(
     ("row", "complaint"),
     [
-        ("X1,X1,24,lots,100,100,900,true,,false,,test", "usable_gib"),
-        ("X1,X1,24,23.6,100,100,900,yes,,false,,test", "bf16"),
-        ("X1,X1,24,23.6,100,100,900,false,,false,,test", "bf16_tflops"),
-        ("X1,X1,24,26.0,100,100,900,true,,false,,test", "usable_gib"),
-        ("X1,X1,24,19.0,100,100,900,true,,false,,test", "usable_gib"),
-        ("X1,X1,24,23.6,100,100,900,true,OAM,false,,test", "form"),
+        ("X1,X1,24,lots,100,100,900,true,,false,false,,test", "usable_gib"),
+        ("X1,X1,24,23.6,100,100,900,yes,,false,false,,test", "bf16"),
+        ("X1,X1,24,23.6,100,100,900,false,,false,false,,test", "bf16_tflops"),
+        ("X1,X1,24,26.0,100,100,900,true,,false,false,,test", "usable_gib"),
+        ("X1,X1,24,19.0,100,100,900,true,,false,false,,test", "usable_gib"),
+        ("X1,X1,24,23.6,100,100,900,true,OAM,false,false,,test", "form"),
         ("X1,X1,24,23.6,100,100,900,true,,false", "columns"),
-        (",X1,24,23.6,100,100,900,true,,false,,test", "empty"),
+        (",X1,24,23.6,100,100,900,true,,false,false,,test", "empty"),
+        ("X1,X1,24,23.6,100,100,900,true,,false,maybe,,test", "variant"),
+        ("X1,X1,24,23.6,100,100,900,true,NVL,false,false,,test", "variant"),
     ],
 )
 def test_parse_catalog_names_the_bad_row(row: str, complaint: str) -> None:
@@ -389,3 +435,55 @@ def test_gpu_like_text_never_breaks_lookups(text: str) -> None:
     for label, start, end in find_in_text(text):
         assert 0 <= start < end <= len(text)
         assert label in IDS or family_members(label)
+
+
+# --------------------------------------------------------------------------- typos
+
+
+@pytest.mark.parametrize(
+    ("typed", "near"),
+    [
+        ("h1000", "H100"),
+        ("h10", "H100"),
+        ("rtx 309", "RTX 3090"),
+        ("b2000", "B200"),
+        # Near several cards, or a card the catalog lacks: no suggestion.
+        ("rtx 4900", None),  # the 4080 or the 4090
+        ("4060", None),
+        ("3070", None),
+        # Known cards and things that are not cards are not typos.
+        ("rtx 4090", None),
+        ("h100", None),
+        ("13b", None),
+        ("t5", None),
+    ],
+)
+def test_closest_suggests_only_a_near_miss_of_one_card(typed: str, near: str | None) -> None:
+    assert gpus.closest(typed) == near
+    if near is not None:
+        assert candidates(typed) == ()  # a suggestion, never a reading
+
+
+@pytest.mark.parametrize(
+    ("text", "unknown"),
+    [
+        ("хватит ли rtx 4060 для 7b qlora?", "rtx 4060"),
+        ("хватит ли rtx 4900 для 7b qlora?", "rtx 4900"),
+        ("13b qlora на h1000", "h1000"),
+        ("13b qlora на 4090", None),
+        ("t5 на a100", None),  # a model name is not a card
+        ("deepseek v2 lite на 4090", None),
+        ("датасет 1080 примеров", None),  # a count, not the GTX 1080
+        ("хватит ли 4080 super для 7b?", "4080 super"),  # another card than the RTX 4080
+        ("3080 ti потянет 13b?", "3080 ti"),
+    ],
+)
+def test_unknown_card_in_text_names_what_was_written(text: str, unknown: str | None) -> None:
+    assert gpus.unknown_card_in_text(text) == unknown
+
+
+def test_line_names_spelt_in_cyrillic_by_sound() -> None:
+    assert resolve("ртх 4090") == "RTX 4090"
+    assert resolve("гтх 1080") == "GTX 1080"
+    assert find_in_text("ртх 3090 потянет 7b?") == [("RTX 3090", 0, 8)]
+    assert find_in_text("датасет 1080 примеров") == []  # a bare number is an RTX card only

@@ -67,6 +67,13 @@ def test_string_arguments_are_escaped_and_html_is_trusted():
     assert "<i>x</i>" in ru("prices-per-gpu", price=Html("<i>x</i>"))
 
 
+def test_a_users_bidirectional_controls_are_not_echoed():
+    # U+202E RIGHT-TO-LEFT OVERRIDE and U+2066 LEFT-TO-RIGHT ISOLATE inside a name or a command.
+    text = translators()["ru"]("start-greeting", name="Вася\u202e\u2066ypwen")
+    assert "Васяypwen" in text
+    assert not {"\u202e", "\u2066"} & set(text)
+
+
 def test_missing_key_falls_back_to_english_then_to_the_key(caplog):
     shared = translators()
     assert shared["ru"]("no-such-key") == "no-such-key"

@@ -35,16 +35,16 @@ def short_and_details(command: str, language: str, *asked: str) -> tuple[str, st
 def test_the_offload_question_in_russian() -> None:
     short, details = short_and_details(OFFLOAD_QUESTION, "ru", "offload")
     assert "❌ 8× H100 PCIe (zero3): не помещается" in short  # the run as asked
-    assert "Пик видеопамяти: 167,3 ГиБ" in short
+    assert "Пик видеопамяти: 169,1 ГиБ" in short
     assert (
-        "❓ Offload — вы спросили. Считаю без offload. С offload=optimizer — 42,0 ГиБ на GPU,"
+        "❓ Offload — вы спросили. Считаю без offload. С offload=optimizer — 42,3 ГиБ на GPU,"
         " помещается; на сервере нужно ≥1,7 ТБ ОЗУ, шаг оптимизатора на CPU ~42 с" in short
     )
     assert "медленнее" in short
     assert "RTX A4000" not in short
     assert "С ним и без" in details
-    assert "• offload=none (так считаю): 167,3 ГиБ на GPU, не помещается" in details
-    assert "• offload=params: 25,8 ГиБ на GPU, помещается; на сервере нужно ≥1,9 ТБ ОЗУ" in details
+    assert "• offload=none (так считаю): 169,1 ГиБ на GPU, не помещается" in details
+    assert "• offload=params: 26,0 ГиБ на GPU, помещается; на сервере нужно ≥1,9 ТБ ОЗУ" in details
     assert "gradient_accumulation_steps=1" in details
 
 
@@ -52,17 +52,17 @@ def test_the_offload_question_in_english() -> None:
     short, details = short_and_details(OFFLOAD_QUESTION, "en", "offload")
     assert "❌ 8× H100 PCIe (zero3): does not fit" in short
     assert (
-        "❓ Offload — you asked. Sized without offload. With offload=optimizer — 42.0 GiB per GPU,"
+        "❓ Offload — you asked. Sized without offload. With offload=optimizer — 42.3 GiB per GPU,"
         " fits; the server needs ≥1.7 TB of RAM, optimizer step on the CPU ~42 s" in short
     )
-    assert "• offload=params: 25.8 GiB per GPU, fits; the server needs ≥1.9 TB of RAM" in details
+    assert "• offload=params: 26.0 GiB per GPU, fits; the server needs ≥1.9 TB of RAM" in details
 
 
 @pytest.mark.parametrize(
     ("language", "default"),
     [
-        ("ru", "ℹ️ Считаю без offload — не указано. С offload=optimizer — 42,0 ГиБ на GPU"),
-        ("en", "ℹ️ Sized without offload — not stated. With offload=optimizer — 42.0 GiB per GPU"),
+        ("ru", "ℹ️ Считаю без offload — не указано. С offload=optimizer — 42,3 ГиБ на GPU"),
+        ("en", "ℹ️ Sized without offload — not stated. With offload=optimizer — 42.3 GiB per GPU"),
     ],
 )
 def test_an_unstated_offload_that_decides_the_verdict_is_said(language: str, default: str) -> None:

@@ -127,9 +127,37 @@ def test_unsloth_needs_less_than_hf_for_the_same_qlora_run():
     hf = FitQuery(model=LLAMA31_8B.id, method=Method.QLORA, ctx=8192, micro_batch=2)
     unsloth = replace(hf, stack=Stack.UNSLOTH, grad_checkpointing=Checkpointing.UNSLOTH)
     assert estimate_memory(unsloth, LLAMA31_8B).peak < 0.6 * estimate_memory(hf, LLAMA31_8B).peak
-    # Its fused loss takes more when the card has room, which sizing does not count.
-    assert memory_parts(unsloth, LLAMA31_8B).loss_room > 0
-    assert memory_parts(hf, LLAMA31_8B).loss_room == 0
+    # Its adaptive fused loss takes more when the card has room, and less on a fuller card.
+    assert memory_parts(unsloth, LLAMA31_8B).loss_whole > 0
+    assert memory_parts(hf, LLAMA31_8B).loss_whole == 0
+
+
+def test_unsloths_adaptive_loss_is_sized_on_the_card():
+    """unsloth_zoo sizes each chunk's fp32 logits to half the VRAM free at the loss, capped
+    at 4 GiB: a batch whose fp32 logits fit the target runs as one chunk (fp32 logits and
+    their gradient at once), a longer one in chunks that each fit it; the run's worst batch
+    is the longest, or the one that just fills the target."""
+    query = FitQuery(
+        model=LLAMA31_8B.id,
+        method=Method.QLORA,
+        ctx=2048,
+        micro_batch=2,
+        stack=Stack.UNSLOTH,
+        grad_checkpointing=Checkpointing.UNSLOTH,
+    )
+    fp32_logits = 2 * 2048 * 128_256 * 4 / GIB  # 1.96 GiB: under the 4 GiB cap
+    roomy = estimate_memory(query, LLAMA31_8B)  # no card: as on one with room
+    assert roomy.loss_room == pytest.approx(2 * fp32_logits - 0.5 / 4 * fp32_logits)
+    on_t4 = estimate_memory(query, LLAMA31_8B, card_gib=14.74)
+    assert on_t4.loss_room == pytest.approx(roomy.loss_room)  # ~8 GiB free: still one chunk
+    # On a card with little left the chunks shrink, so the loss never takes the card.
+    card = roomy.peak - roomy.loss_room + 1.5
+    small = estimate_memory(query, LLAMA31_8B, card_gib=card)
+    assert 0 < small.loss_room < roomy.loss_room / 2
+    assert small.peak < card
+    longer = replace(query, ctx=16384)  # 15.7 GiB of fp32 logits: chunks of at most 4 GiB
+    minimum = 2 * 16384 * 128_256 * 0.5 / GIB
+    assert estimate_memory(longer, LLAMA31_8B).loss_room == pytest.approx(2 * 4.0 - minimum)
 
 
 def test_batch_times_ctx_terms_are_apart_from_the_eager_ctx_squared_term():

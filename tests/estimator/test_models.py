@@ -9,6 +9,7 @@ import pytest
 
 from estimator.models import (
     LLAMA_LADDER,
+    SIZE_CHOICES,
     CatalogError,
     find_model_in_text,
     get_model,
@@ -17,6 +18,7 @@ from estimator.models import (
     model_for_size,
     parse_row,
     read_rows,
+    size_reading,
 )
 from estimator.specs import MlpKind
 
@@ -252,33 +254,58 @@ def test_find_model_in_text_finds_nothing(text: str) -> None:
     assert find_model_in_text(text) is None
 
 
-# A bare size is a Llama-like architecture of that size: a Llama model within 10 %, else
-# shapes scaled between the neighbouring Llama sizes - never another family, never another size.
-LADDER_SIZES = [
+# A bare size a model is published at is the model people tune at that size (SIZE_CHOICES);
+# any other size is a Llama-like architecture of that size: a Llama model within 10 %, else
+# shapes scaled between the neighbouring Llama sizes - never another size.
+NAMED_SIZES = [
     (3, "Llama-3.2-3B"),
     (7, "Llama-2-7B"),
-    (6.7, "Llama-2-7B"),
     (8, "Llama-3.1-8B"),
     (13, "Llama-2-13B"),
+    (14, "Qwen2.5-14B"),  # never Llama-2-13B, which needs 9 GiB less
+    (32, "Qwen2.5-32B"),
     (34, "CodeLlama-34B"),
     (70, "Llama-3.3-70B"),
+    (72, "Qwen2.5-72B"),
     (405, "Llama-3.1-405B"),
+    (0.5, "Qwen2.5-0.5B"),
+    (6.7, "Llama-2-7B"),  # within 10 % of a Llama size: its architecture
 ]
 
 
-@pytest.mark.parametrize(("size", "model_id"), LADDER_SIZES)
-def test_bare_sizes_near_a_llama_size_use_its_architecture(size: float, model_id: str) -> None:
+@pytest.mark.parametrize(("size", "model_id"), NAMED_SIZES)
+def test_bare_sizes_are_the_model_people_tune_at_that_size(size: float, model_id: str) -> None:
     assert model_for_size(size).id == model_id
+    assert size_reading(size).catalog
 
 
-@pytest.mark.parametrize("size", [0.1, 0.5, 1, 1.8, 2, 20, 100, 200, 671, 1000])
+@pytest.mark.parametrize("size", [0.1, 1.8, 5, 20, 30, 100, 200, 671, 1000])
 def test_other_bare_sizes_get_a_llama_like_architecture_of_that_size(size: float) -> None:
     spec = model_for_size(size)
+    assert not size_reading(size).catalog
     assert spec.family == "llama"
     assert spec.params_b == pytest.approx(size, rel=0.08)
     assert spec.vocab in (32_000, 128_256)  # a Llama vocabulary, never 152k or 256k
     assert spec.experts == 1
     assert spec.heads % spec.kv_heads == 0
+
+
+def test_a_size_reading_names_the_other_models_of_that_size() -> None:
+    fourteen = size_reading(14)
+    assert fourteen.others == ("Qwen3-14B", "Phi-4")
+    assert size_reading(13).others == ()
+    assert size_reading(6.7).others == ()  # not a size anyone publishes: no other reading
+
+
+@pytest.mark.parametrize(("size", "choices"), sorted(SIZE_CHOICES.items()))
+def test_size_choices_are_dense_catalog_models_of_that_size(
+    size: float, choices: tuple[str, ...]
+) -> None:
+    for model_id in choices:
+        spec = get_model(model_id)
+        assert spec.params_b == pytest.approx(size, rel=0.35), model_id  # Gemma-2-2B: 2.6B
+        assert spec.experts == 1  # a bare size is a dense model's
+    assert len(set(choices)) == len(choices)
 
 
 def test_ladder_rows_are_dense_llama_catalog_rows() -> None:

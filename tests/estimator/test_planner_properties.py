@@ -4,7 +4,8 @@ Offer sets span the three providers, 1-8 cards, hourly, monthly and both, stock 
 not, Russian and foreign locations; questions span sizes, methods, contexts and datasets.
 Whatever comes in, every answer holds:
 
-* every plan fits on its own count (re-estimated here, not read back from the plan);
+* every plan fits on its own count (re-estimated here, not read back from the plan), and no
+  plan the estimate's range makes tight is ranked above one it leaves room on;
 * more cards of the same model never take longer;
 * the cost is the price times the time at the plan's billing;
 * no monthly price is quoted for fewer cards than the server has;
@@ -24,6 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from estimator.accuracy import band
 from estimator.answer import build_answer, constraints_of
 from estimator.cost import HOURS_PER_MONTH, PriceQuote
 from estimator.fit import RENTED_CARDS, Verdict, grade
@@ -106,9 +108,12 @@ def test_every_plan_is_true(command: str, market: list[PriceQuote]) -> None:
         quote = plan.quote
         # It fits on its own count, with its own sharding.
         query = replace(parsed.query, gpus=plan.gpus, shard=plan.shard or parsed.query.shard)
-        peak = estimate_memory(query, parsed.model).peak
-        assert peak == plan.peak_gib
-        assert grade(peak, get(quote.gpu_id).usable_gib) is not Verdict.NO
+        usable = get(quote.gpu_id).usable_gib
+        memory = estimate_memory(query, parsed.model, card_gib=usable)
+        assert memory.peak == plan.peak_gib
+        span = band(memory.peak, query.stack, memory.must_fit)
+        assert grade(span, usable) is plan.verdict is not Verdict.NO
+        assert plan.headroom_gib == pytest.approx(usable - span.high)
         assert quote.in_stock
         # The whole server: a plan's count is the server's, never a share of it.
         assert plan.gpus == quote.gpus
@@ -125,6 +130,9 @@ def test_every_plan_is_true(command: str, market: list[PriceQuote]) -> None:
             assert quote.rub_per_hour is not None
             assert plan.cost_rub == quote.rub_per_hour * plan.hours
         by_card.setdefault(quote.gpu_id, []).append((plan.gpus, plan.hours))
+    # A card the range reaches into is never ranked above one it leaves room on.
+    tight = [plan.verdict is Verdict.TIGHT for plan in plans]
+    assert tight == sorted(tight)
     # More cards of the same model never take longer.
     for runs in by_card.values():
         runs.sort()

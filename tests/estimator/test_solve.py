@@ -159,7 +159,7 @@ def test_the_answer_is_sized_at_the_solved_value_and_its_verdict_agrees() -> Non
     for text in (
         "8b qlora ctx=max gpu=3090",
         "13b lora bs=max gpu=a100-80",
-        "8b lora r=max gpu=4090",
+        "8b lora r=max gpu=5090",
     ):
         answer = build_answer(understand(text), GPUS)  # type: ignore[arg-type]
         solved = answer.solved
@@ -348,7 +348,8 @@ def test_when_only_tight_values_fit_the_answer_says_so() -> None:
     assert answer.target.verdict is Verdict.TIGHT
     ru = to_plain(render_short(answer, "ru")).splitlines()[0]
     assert ru.startswith("📐 На 1× RTX 3080 10GB с запасом не влезает даже контекст 256 токенов")
-    assert ru.endswith(f"до {solved.tight_value} — впритык.")
+    tight = f"{solved.tight_value:,}".replace(",", "\u202f")  # 1 280: grouped digits
+    assert ru.endswith(f"до {tight} — впритык.")
     assert "with headroom: up to " in to_plain(render_short(answer, "en"))
     data = to_json(answer)
     assert data["solved"] == {"ctx": None}

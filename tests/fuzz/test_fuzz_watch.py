@@ -40,6 +40,9 @@ class FakeStore:
     async def add_subscription(self, chat_id: int, watch: WatchFilter) -> Subscription:
         return Subscription(id=1, chat_id=chat_id, filter=watch)
 
+    async def subscriptions_of(self, chat_id: int) -> list[Subscription]:
+        return []  # none yet: a duplicate is never what the fuzzed text meets
+
     async def current_offers(self) -> list[Offer]:
         return [
             make_offer("h100", 2400.0, provider="selectel", gpu="H100 SXM", gpu_count=8),

@@ -51,3 +51,30 @@ def test_a_run_cost_question_is_not_a_card_price():
         assert watch_words_in_question(text) is None
     assert run_budget_in_question("сообщи, когда 8×H100 будет дешевле 600 ₽") is None
     assert run_budget_in_question("сколько стоит мой запуск?") is None  # not a notify-me
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        # A price per GPU-hour is a cap on offers even when the sentence names the run.
+        ("alert me when 8x H100 is under 600 rub per GPU-hour", "count=8 H100 max=600"),
+        (
+            "alert me when 8x H100 is under 600 rub per GPU-hour for a 70b full fine-tune",
+            "count=8 H100 max=600",
+        ),
+        ("notify me when 8x h100 drops under 600 rub/gpu-hour for my run", "count=8 H100 max=600"),
+        (
+            "сообщи, когда 8×H100 будет дешевле 600 ₽ за GPU-час для моего обучения",
+            "count=8 H100 max=600",
+        ),
+        # A cap for the whole server is the server's price over its cards.
+        ("сообщи когда 8x h100 будет дешевле 4800 ₽ в час за сервер", "count=8 H100 max=600"),
+        ("alert me when 4x 4090 is under 250 rub per server-hour", "count=4 RTX 4090 max=62.5"),
+    ],
+)
+def test_a_price_per_hour_is_a_cap_never_a_run_budget(question: str, words: str) -> None:
+    from monitor.watch_question import run_budget_in_question
+
+    assert run_budget_in_question(question) is None
+    assert watch_words_in_question(question) == words
+    parse_watch(words)

@@ -108,7 +108,8 @@ async def test_check_prints_the_skip_report(tmp_path: Path):
     assert code == 0, err
     assert out.startswith("selectel: 35 offers from 3 parts\n")
     assert "  server: 17 offers (in_stock 11, out_of_stock 4, preorder 2)" in out
-    assert "    unknown GPU name, kept: 'GPU RTX 4090 48GB' -> 'RTX 4090 48GB'" in out
+    assert "    unknown GPU name, kept: 'A100 40 GB' -> 'A100 40GB'" in out  # PCIe or SXM
+    assert "RTX 4090 48GB" not in out  # the modded 48 GB board is a catalog card
     assert "H200 NVL" not in out  # two spaces and all, it is a card the catalog knows
     assert "    skipped 1: no price (value): compute_pci_gpu_a30 @ ru-7a" in out
     assert "    skipped 1: listed at no storefront location: GL62-1-H200" in out

@@ -28,14 +28,15 @@ def test_clean_gpu_name(raw: str, name: str, vram: float | None):
     ("raw", "hint", "expected"),
     [
         ("GPU Nvidia  H200 NVL 141 GB", None, ("H200 NVL", True, 141)),
-        ("GPU RTX 4090 48GB", None, ("RTX 4090 48GB", False, 48)),  # never the 24 GB card
+        ("GPU RTX 4090 48GB", None, ("RTX 4090 48GB", True, 48)),  # never the 24 GB card
         ("RTX 4090", None, ("RTX 4090", True, 24)),  # the catalog knows its memory
         ("A100 40 GB", None, ("A100 40GB", False, 40)),  # PCIe or SXM: not guessed
         ("A100 SXM", None, ("A100 SXM", False, None)),
         ("NVIDIA A100-SXM4-80GB", None, ("A100 80GB SXM", True, 80)),
         ("GPU Nvidia RTX 2080 Ti", None, ("RTX 2080 Ti", True, 11)),
         ("T4", 16, ("T4", True, 16)),
-        ("GTX 1080", 8, ("GTX 1080", False, 8)),  # not in the catalog: kept, memory hinted
+        ("GTX 1080", 8, ("GTX 1080", True, 8)),
+        ("RTX 3060 Ti", 8, ("RTX 3060 Ti", False, 8)),  # not in the catalog: kept, memory hinted
     ],
 )
 def test_gpu_identity(raw: str, hint: float | None, expected: tuple[str, bool, float | None]):

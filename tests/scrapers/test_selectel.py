@@ -133,7 +133,7 @@ def test_gpu_names_are_normalised(locations):
     }
     assert identity["GL60-8-H100"] == ("H100 SXM", True, 8, 80)  # "GPU Nvidia H100 SXM5 80 GB"
     assert identity["GL61-2-H200NVL"] == ("H200 NVL", True, 2, 141)  # two spaces
-    assert identity["AR40-1G-4090-48"] == ("RTX 4090 48GB", False, 1, 48)  # not the 24 GB card
+    assert identity["AR40-1G-4090-48"] == ("RTX 4090 48GB", True, 1, 48)  # not the 24 GB card
     assert identity["GL50-1-A100"] == ("A100 40GB", False, 1, 40)  # PCIe or SXM: not said
     assert identity["CL25-2G-2080Ti"] == ("RTX 2080 Ti", True, 2, 11)
     assert identity["GL10-1-T4"] == ("T4", True, 1, 16)
@@ -456,7 +456,8 @@ async def test_unknown_gpu_names_are_logged_once_per_run(site, http, caplog):
     await scraper.fetch()
     lines = [r.getMessage() for r in caplog.records if "does not pin" in r.getMessage()]
     assert len(lines) == 2  # one per run, naming every unknown name once
-    assert lines[0].count("'GPU RTX 4090 48GB' -> 'RTX 4090 48GB'") == 1
+    assert lines[0].count("'compute_pci_gpu_a100' -> 'A100 40GB'") == 1
+    assert "RTX 4090 48GB" not in lines[0]  # the modded board is a catalog card
     assert "H200 NVL" not in lines[0]  # a catalog card, once its noise is cleaned off
     assert "'A100 40 GB' -> 'A100 40GB'" in lines[0]
     assert not [r for r in caplog.records if "compute_cores_gpu" in r.getMessage()]

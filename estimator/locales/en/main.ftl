@@ -98,6 +98,7 @@ unknown-text = I did not get that. Ask about GPU sizing, e.g. “will a 4090 do 
 unsupported-message = I only understand text. Start with /start or /help.
 throttled = Too many messages in a row: I'll skip some of them. Send at most one a second and I'll answer each.
 throttled-callback = Not so fast — wait a second.
+button-stale = This button is out of date — send the command again.
 error-apology = Sorry, something went wrong. The error is in our log — please try again a bit later.
 
 ## Bot menu commands (setMyCommands)

@@ -55,14 +55,14 @@ app-history-now = now
 app-col-time = Time
 app-col-config = Configuration
 app-fit-model = Model
-app-fit-model-hint = 13b, 70b or an id like llama-3.1-8b
+app-fit-model-hint = 13b, 70b or a name: Llama 3 8B, qwen2.5 14b
 app-fit-method = Method
 app-fit-ctx = Context, tokens
 app-fit-bs = Batch size
-app-fit-dataset = Dataset, examples (optional)
-app-fit-dataset-placeholder = 10000 or 10k
+app-fit-dataset = Dataset (optional)
+app-fit-dataset-placeholder = 10k examples, 2 GB of text, 50m tokens
 app-fit-gpu = GPU (optional)
-app-fit-gpu-placeholder = 4090
+app-fit-gpu-placeholder = 4090, a100 80gb
 app-fit-submit = Calculate
 app-fit-busy = Calculating…
 app-fit-command = Chat command:
@@ -75,3 +75,17 @@ app-watch-cap-save = Save
 app-watch-delete = Delete
 app-watch-delete-confirm = Delete the watch “{ $label }”?
 app-watches-empty = No watches yet. Add one in the chat with the bot, e.g. /watch h100 max=650
+
+# A field the app sent that cannot be read (bot/fields.py), in the user's language: the
+# server words the calculator's and the watch cap's; the app words the table filter's.
+app-field-error = I cannot read “{ $value }” in the field { $field }.
+app-field-error-model = I do not know the model “{ $value }”. Write a size (13b) or a name (Llama 3 8B).
+app-field-error-method = The method is qlora, lora or full.
+app-field-error-ctx = The context is a whole number of tokens from 16 to 1,048,576, e.g. 4096 or 4k.
+app-field-error-bs = The batch size is a whole number from 1 to 1024.
+app-field-error-dataset = I could not read the dataset “{ $value }”. E.g. 10k examples, 2 GB of text, 50m tokens.
+app-field-error-gpu = I do not know the GPU “{ $value }”. E.g. 4090, a100 80gb, h100.
+app-field-error-gpu-near = I do not know the GPU “{ $value }”. Did you mean { $near }?
+app-field-error-cap = The cap is a price in ₽ per GPU-hour above zero, e.g. 599.5; empty means no cap.
+app-field-error-max = The price is ₽ per GPU-hour above zero, e.g. 300 or 300.5.
+app-field-error-min_vram = The memory is GB per card, e.g. 24 or 80.

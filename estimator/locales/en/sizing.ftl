@@ -17,21 +17,21 @@ fit-constraint-russia = Russia only
 fit-constraint-rate = up to { $rate } ₽/h
 fit-constraint-hours = { $hours } h a month
 # $per: single (the run on one card: its whole peak) or each (a set: per card).
-fit-peak = Peak VRAM: <b>{ $peak } GiB</b> { $per ->
+fit-peak = Peak VRAM: <b>{ $peak } GiB</b> (likely { $low }–{ $high }) { $per ->
     [single] on one GPU
    *[each] per GPU
 } (as nvidia-smi shows it)
-fit-peak-stack = Peak VRAM: <b>{ $peak } GiB</b> { $per ->
+fit-peak-stack = Peak VRAM: <b>{ $peak } GiB</b> (likely { $low }–{ $high }) { $per ->
     [single] on one GPU
    *[each] per GPU
 } with { $stack } (as nvidia-smi shows it)
-fit-peak-stacks = Peak: <b>{ $peak } GiB</b> in nvidia-smi with { $stack } (no stack named); { $range } GiB with { $others }
-fit-target-fits = ✅ <b>{ $gpu }</b>: fits, { $headroom } GiB free of { $usable }
-fit-target-tight = ⚠️ <b>{ $gpu }</b>: tight — { $headroom } GiB free of { $usable }
+fit-peak-stacks = Peak: <b>{ $peak } GiB</b> (likely { $low }–{ $high }) in nvidia-smi with { $stack } (no stack named); { $range } GiB with { $others }
+fit-target-fits = ✅ <b>{ $gpu }</b>: fits, { $headroom } GiB free of { $usable } even at a { $high } GiB peak
+fit-target-tight = ⚠️ <b>{ $gpu }</b>: tight — a { $low }–{ $high } GiB peak on a { $usable } GiB card
 fit-target-no = ❌ <b>{ $gpu }</b>: does not fit — { $missing } GiB short of { $usable }
 fit-target-no-multi = ❌ <b>{ $gpu }</b>: not on one card; { $count } of them with sharding (FSDP)
-fit-target-set-fits = ✅ <b>{ $count }× { $gpu }</b> ({ $shard }): fits, { $headroom } GiB free of { $usable } on each
-fit-target-set-tight = ⚠️ <b>{ $count }× { $gpu }</b> ({ $shard }): tight — { $headroom } GiB free of { $usable } on each
+fit-target-set-fits = ✅ <b>{ $count }× { $gpu }</b> ({ $shard }): fits, { $headroom } GiB free of { $usable } on each even at a { $high } GiB peak
+fit-target-set-tight = ⚠️ <b>{ $count }× { $gpu }</b> ({ $shard }): tight — a { $low }–{ $high } GiB peak on each { $usable } GiB card
 fit-target-set-no = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): does not fit — { $missing } GiB short on each
 fit-target-set-more = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): too few — { $need } needed
 fit-target-set-ddp-fsdp = ❌ <b>{ $count }× { $gpu }</b> (ddp): each card holds the whole model, { $missing } GiB short; with FSDP it fits: shard=fsdp
@@ -42,6 +42,7 @@ fit-smallest = Smallest card that fits: <b>{ $gpu }</b> ({ $usable } GiB)
 fit-none = No single card holds this run — see “Details”.
 fit-best-title = <b>Best options right now</b>
 fit-best-card = { $n }. { $gpu } — { $headroom } GiB free{ $time }
+fit-best-card-tight = { $n }. { $gpu } — tight: a peak up to { $high } of { $usable } GiB{ $time }
 fit-best-cards-title = <b>These fit</b>
 fit-time-hint = Time and cost need the dataset: <code>dataset=20k</code> or “dataset of 2 GB of text”.
 fit-prices-none = Prices are not loaded yet — they appear once provider monitoring is running.
@@ -62,7 +63,7 @@ fit-button-short = Short
 
 fit-table-title = <b>Which GPUs fit</b>
 fit-row-fits = ✅ { $gpu } — { $headroom } GiB free{ $time }{ $mark }
-fit-row-tight = ⚠️ { $gpu } — tight, { $headroom } GiB free{ $time }{ $mark }
+fit-row-tight = ⚠️ { $gpu } — tight: a peak up to { $high } of { $usable } GiB{ $time }{ $mark }
 fit-row-no = ❌ { $gpu } — { $missing } GiB short{ $mark }
 fit-row-no-multi = ❌ { $gpu } — needs { $count }{ $time }{ $mark }
 fit-row-time = { " " }· ~{ $time }
@@ -118,7 +119,25 @@ fit-details-time-claim = Time: ~{ $span }, from the 10th to the 90th percentile 
     [method] for { $method } (fewer than three repositories measured { $stack })
    *[all] over every stack and method
 }: median error of the hours { $median }%, within 25% for { $within }%, more than 15% too few hours for { $short }% of the measurements.
-fit-details-method = GiB = 2³⁰ bytes (as nvidia-smi shows). Checked on { $rows } published measurements from { $sources } sources. On a source it had not seen: median error up to { $median }% ({ $low }% to { $high }% across training stacks), { $within }% of measurements within 25%.
+fit-details-method = GiB = 2³⁰ bytes (as nvidia-smi shows). Checked on { $rows } published measurements from { $repos } repositories, each with the constants fitted without it. { $scope ->
+    [stack] For { $stack }
+   *[all] Across stacks ({ $stack }: { $own ->
+        [none] no measurements of its own
+       *[few] measurements from only { $own } { $own ->
+            [one] repository
+           *[other] repositories
+        }, fewer than three, so no figure of its own
+    })
+}: median error { $median }%, { $within }% of measurements within 25%, { $under }% under-sized by more than 15%; on average the estimate is { $direction ->
+    [low] { $bias }% below the measurement
+   *[high] { $bias }% above the measurement
+}. By metric: { $metrics }. The peak's range runs from the 10th to the 90th percentile of that error; "fits" only when its top leaves 10% of the card free.
+fit-details-metric = { $metric } { $median }% ({ $rows })
+fit-details-metric-few = { $metric }: fewer than three repositories ({ $repos })
+fit-details-length = The peak is the longest batch: { $bs } × { $ctx } tokens (ctx caps a sample's length){ $typical ->
+    [none] .
+   *[some] ; the average sample of ~{ $typical } tokens sets the time, not the peak.
+}
 
 ## /fit compare
 

@@ -7,6 +7,7 @@ command-history = Price and stock chart
 watch-wizard-gpu = 🔔 Which GPU should I watch? Others can be typed: <code>/watch a100 80gb max=250</code>
 watch-wizard-price = { $gpu }: alert up to what price per GPU-hour?
 watch-created = ✅ Watching: <b>{ $summary }</b>.
+watch-exists = You already have this watch — #{ $number } in /subs: <b>{ $summary }</b>. Not adding it twice.
 watch-limit = At most { $limit } { $limit ->
         [one] alert
        *[other] alerts

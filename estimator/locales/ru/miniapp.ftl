@@ -55,14 +55,14 @@ app-history-now = сейчас
 app-col-time = Время
 app-col-config = Конфигурация
 app-fit-model = Модель
-app-fit-model-hint = 13b, 70b или id вроде llama-3.1-8b
+app-fit-model-hint = 13b, 70b или название: Llama 3 8B, qwen2.5 14b
 app-fit-method = Метод
 app-fit-ctx = Контекст, токенов
 app-fit-bs = Batch size
-app-fit-dataset = Датасет, примеров (необязательно)
-app-fit-dataset-placeholder = 10000 или 10k
+app-fit-dataset = Датасет (необязательно)
+app-fit-dataset-placeholder = 10k примеров, 2 гб текста, 50m токенов
 app-fit-gpu = GPU (необязательно)
-app-fit-gpu-placeholder = 4090
+app-fit-gpu-placeholder = 4090, a100 80gb
 app-fit-submit = Рассчитать
 app-fit-busy = Считаю…
 app-fit-command = Команда в чате:
@@ -75,3 +75,17 @@ app-watch-cap-save = Сохранить
 app-watch-delete = Удалить
 app-watch-delete-confirm = Удалить подписку «{ $label }»?
 app-watches-empty = Подписок пока нет. Добавьте в чате с ботом, например: /watch h100 max=650
+
+# A field the app sent that cannot be read (bot/fields.py), in the user's language: the
+# server words the calculator's and the watch cap's; the app words the table filter's.
+app-field-error = Не могу прочитать «{ $value }» в поле { $field }.
+app-field-error-model = Не знаю модель «{ $value }». Напишите размер (13b) или название (Llama 3 8B).
+app-field-error-method = Метод — qlora, lora или full.
+app-field-error-ctx = Контекст — целое число токенов от 16 до 1 048 576, например 4096 или 4k.
+app-field-error-bs = Batch size — целое число от 1 до 1024.
+app-field-error-dataset = Не понял датасет «{ $value }». Например: 10k примеров, 2 гб текста, 50m токенов.
+app-field-error-gpu = Не знаю видеокарту «{ $value }». Например: 4090, a100 80gb, h100.
+app-field-error-gpu-near = Не знаю видеокарту «{ $value }». Может быть, { $near }?
+app-field-error-cap = Потолок — цена в ₽ за GPU-час больше нуля, например 599,5; пусто — без потолка.
+app-field-error-max = Цена — число ₽ за GPU-час больше нуля, например 300 или 300,5.
+app-field-error-min_vram = Память — число ГБ на карту, например 24 или 80.

@@ -18,21 +18,21 @@ fit-constraint-russia = только РФ
 fit-constraint-rate = до { $rate } ₽/ч
 fit-constraint-hours = { $hours } ч в месяц
 # $per: single (the run on one card: its whole peak) or each (a set: per card).
-fit-peak = Пик видеопамяти: <b>{ $peak } ГиБ</b> { $per ->
+fit-peak = Пик видеопамяти: <b>{ $peak } ГиБ</b> (вероятно { $low }–{ $high }) { $per ->
     [single] на одной GPU
    *[each] на каждой GPU
 } (по nvidia-smi)
-fit-peak-stack = Пик видеопамяти: <b>{ $peak } ГиБ</b> { $per ->
+fit-peak-stack = Пик видеопамяти: <b>{ $peak } ГиБ</b> (вероятно { $low }–{ $high }) { $per ->
     [single] на одной GPU
    *[each] на каждой GPU
 } с { $stack } (по nvidia-smi)
-fit-peak-stacks = Пик: <b>{ $peak } ГиБ</b> по nvidia-smi с { $stack } (если стек не указан); { $range } ГиБ с { $others }
-fit-target-fits = ✅ <b>{ $gpu }</b>: помещается, запас { $headroom } ГиБ из { $usable }
-fit-target-tight = ⚠️ <b>{ $gpu }</b>: впритык — запас { $headroom } ГиБ из { $usable }
+fit-peak-stacks = Пик: <b>{ $peak } ГиБ</b> (вероятно { $low }–{ $high }) по nvidia-smi с { $stack } (если стек не указан); { $range } ГиБ с { $others }
+fit-target-fits = ✅ <b>{ $gpu }</b>: помещается, запас { $headroom } ГиБ из { $usable } даже при пике { $high }
+fit-target-tight = ⚠️ <b>{ $gpu }</b>: впритык — пик { $low }–{ $high } ГиБ при { $usable } на карте
 fit-target-no = ❌ <b>{ $gpu }</b>: не помещается — не хватает { $missing } ГиБ из { $usable }
 fit-target-no-multi = ❌ <b>{ $gpu }</b>: на одной не помещается; хватит { $count } шт. с шардированием (FSDP)
-fit-target-set-fits = ✅ <b>{ $count }× { $gpu }</b> ({ $shard }): помещается, на каждой запас { $headroom } ГиБ из { $usable }
-fit-target-set-tight = ⚠️ <b>{ $count }× { $gpu }</b> ({ $shard }): впритык — на каждой запас { $headroom } ГиБ из { $usable }
+fit-target-set-fits = ✅ <b>{ $count }× { $gpu }</b> ({ $shard }): помещается, на каждой запас { $headroom } ГиБ из { $usable } даже при пике { $high }
+fit-target-set-tight = ⚠️ <b>{ $count }× { $gpu }</b> ({ $shard }): впритык — на каждой пик { $low }–{ $high } ГиБ при { $usable }
 fit-target-set-no = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): не помещается — на каждой не хватает { $missing } ГиБ
 fit-target-set-more = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): мало — нужно { $need } шт.
 fit-target-set-ddp-fsdp = ❌ <b>{ $count }× { $gpu }</b> (ddp): каждая карта держит всю модель, не хватает { $missing } ГиБ; с FSDP поместится: shard=fsdp
@@ -43,6 +43,7 @@ fit-smallest = Наименьшая подходящая карта: <b>{ $gpu }
 fit-none = Ни одна карта не вмещает этот запуск целиком — см. «Подробнее».
 fit-best-title = <b>Лучшие варианты сейчас</b>
 fit-best-card = { $n }. { $gpu } — запас { $headroom } ГиБ{ $time }
+fit-best-card-tight = { $n }. { $gpu } — впритык: пик до { $high } ГиБ из { $usable }{ $time }
 fit-best-cards-title = <b>Подойдут</b>
 fit-time-hint = Время и сумма — если дать датасет: <code>dataset=20k</code> или «датасет 2 гб текста».
 fit-prices-none = Цены ещё не загружены — появятся, как только заработает мониторинг провайдеров.
@@ -64,7 +65,7 @@ fit-button-short = Кратко
 
 fit-table-title = <b>Какие GPU подойдут</b>
 fit-row-fits = ✅ { $gpu } — запас { $headroom } ГиБ{ $time }{ $mark }
-fit-row-tight = ⚠️ { $gpu } — впритык, запас { $headroom } ГиБ{ $time }{ $mark }
+fit-row-tight = ⚠️ { $gpu } — впритык: пик до { $high } ГиБ из { $usable }{ $time }{ $mark }
 fit-row-no = ❌ { $gpu } — не хватает { $missing } ГиБ{ $mark }
 fit-row-no-multi = ❌ { $gpu } — нужно { $count } шт.{ $time }{ $mark }
 fit-row-time = { " " }· ~{ $time }
@@ -121,7 +122,25 @@ fit-details-time-claim = Время: ~{ $span } — от 10-го до 90-го п
     [method] для { $method } (своих замеров { $stack } меньше чем из трёх репозиториев)
    *[all] по всем стекам и методам
 }: медианная ошибка часов { $median }%, в пределах 25% — { $within }%, часов меньше настоящего больше чем на 15% — у { $short }% замеров.
-fit-details-method = ГиБ = 2³⁰ байт (как в nvidia-smi). Оценка проверена на { $rows } опубликованных замерах из { $sources } источников. На источнике, которого она не видела: медианная ошибка до { $median }% (от { $low }% до { $high }% на разных стеках обучения), в пределах 25% — { $within }% замеров.
+fit-details-method = ГиБ = 2³⁰ байт (как в nvidia-smi). Оценка проверена на { $rows } опубликованных замерах из { $repos } репозиториев, каждый — с константами, подобранными без него. { $scope ->
+    [stack] Для { $stack }
+   *[all] По всем стекам ({ $stack }: { $own ->
+        [none] своих замеров нет
+       *[few] замеры только из { $own } { $own ->
+            [one] репозитория
+           *[other] репозиториев
+        }, меньше трёх — своей цифры не даю
+    })
+}: медианная ошибка { $median }%, в пределах 25% — { $within }% замеров, занижено больше чем на 15% — { $under }%; в среднем оценка { $direction ->
+    [low] ниже замера на { $bias }%
+   *[high] выше замера на { $bias }%
+}. По метрикам: { $metrics }. Диапазон пика — от 10-го до 90-го процентиля этой ошибки; «помещается» — только если его верх оставляет 10% карты свободными.
+fit-details-metric = { $metric } { $median }% ({ $rows })
+fit-details-metric-few = { $metric }: меньше трёх репозиториев ({ $repos })
+fit-details-length = Пик — на самом длинном батче: { $bs } × { $ctx } токенов (ctx — потолок длины примера){ $typical ->
+    [none] .
+   *[some] ; средний пример ~{ $typical } токенов влияет на время, не на пик.
+}
 
 ## /fit compare
 

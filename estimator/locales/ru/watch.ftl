@@ -7,6 +7,7 @@ command-history = График цены и наличия
 watch-wizard-gpu = 🔔 За какой видеокартой следить? Другие — текстом: <code>/watch a100 80gb max=250</code>
 watch-wizard-price = { $gpu }: до какой цены за GPU·час сообщать?
 watch-created = ✅ Подписка: <b>{ $summary }</b>.
+watch-exists = Такая подписка уже есть — №{ $number } в /subs: <b>{ $summary }</b>. Вторую такую же не создаю.
 watch-limit = Не больше { $limit } { $limit ->
         [one] подписки
        *[other] подписок

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { t } from '../i18n.js';
+import { hasText, t } from '../i18n.js';
 import { ago, number, rub, safeUrl } from '../format.js';
 import { errorText, Loading } from '../ui.jsx';
 import { distinctOptions, EMPTY_FILTERS, filterParams, sortOffers } from './offers.js';
@@ -84,6 +84,13 @@ function SortHeader({ sortKey, label, sort, onSort, numeric }) {
   );
 }
 
+// A filter the API could not read, in the user's language (the API's own words are English).
+function filterError(err, params) {
+  const key = err?.field ? `app-field-error-${err.field}` : null;
+  if (!key || !hasText(key)) return errorText(err);
+  return t(key, { value: params[err.field] ?? '', near: '', field: err.field });
+}
+
 function Select({ id, label, value, onChange, options }) {
   return (
     <label class="field">
@@ -128,7 +135,7 @@ export function TablePage({ api }) {
         },
         (err) => {
           if (err?.name === 'AbortError') return;
-          setError(errorText(err));
+          setError(filterError(err, params));
           setOffers([]);
         },
       );
@@ -202,10 +209,9 @@ export function TablePage({ api }) {
           <span>{t('app-filter-max')}</span>
           <input
             id="filter-max"
-            type="number"
+            type="text"
             inputMode="decimal"
-            min="0"
-            step="any"
+            autocomplete="off"
             value={filters.max}
             onInput={(e) => set('max')(e.currentTarget.value)}
           />

@@ -1,18 +1,20 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
+import { typed } from '../format.js';
 import { t } from '../i18n.js';
 import { AuthError, errorText, Loading } from '../ui.jsx';
 
 function WatchItem({ watch, onPatch, onDelete, busy }) {
-  const [cap, setCap] = useState(watch.max_rub_per_gpu_hour == null ? '' : String(watch.max_rub_per_gpu_hour));
+  const [cap, setCap] = useState(typed(watch.max_rub_per_gpu_hour));
   // The server's answer is the truth: when it changes the cap, the input follows.
   useEffect(() => {
-    setCap(watch.max_rub_per_gpu_hour == null ? '' : String(watch.max_rub_per_gpu_hour));
+    setCap(typed(watch.max_rub_per_gpu_hour));
   }, [watch.max_rub_per_gpu_hour]);
 
+  // The text as typed («599,5», «600 ₽»): the server reads it as the chat reads a price.
   const saveCap = () => {
     const text = cap.trim();
-    onPatch(watch.id, { max_rub_per_gpu_hour: text === '' ? null : Number(text) });
+    onPatch(watch.id, { max_rub_per_gpu_hour: text === '' ? null : text });
   };
   return (
     <li class={watch.paused ? 'watch paused' : 'watch'} data-id={watch.id} data-paused={watch.paused ? 'true' : 'false'}>
@@ -26,10 +28,9 @@ function WatchItem({ watch, onPatch, onDelete, busy }) {
           <span class="sub">{t('app-watch-cap')}</span>
           <input
             class="watch-cap"
-            type="number"
+            type="text"
             inputMode="decimal"
-            min="0"
-            step="any"
+            autocomplete="off"
             placeholder={t('app-watch-cap-none')}
             value={cap}
             onInput={(e) => setCap(e.currentTarget.value)}

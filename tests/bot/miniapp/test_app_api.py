@@ -15,11 +15,12 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 from pydantic import SecretStr
 
-from bot.miniapp.app_api import MiniApp, fit_command
+from bot.fields import FieldError
+from bot.miniapp.app_api import MiniApp, calculator_run
 from bot.miniapp.init_data import MAX_AGE
 from bot.quotes import quotes_from
 from estimator.answer import build_answer
-from estimator.fit_words import understand
+from estimator.fit_words import command_for, understand
 from estimator.gpus import load_gpus
 from estimator.i18n import translators
 from estimator.sizing_text import render_short, to_plain
@@ -182,6 +183,13 @@ async def test_pause_cap_and_delete_change_the_stored_watch(app_server: TestServ
     assert stored.filter.max_rub_per_gpu_hour == 500.0
     uncapped = await call(app_server, "PATCH", path, auth(ANNA), {"max_rub_per_gpu_hour": None})
     assert uncapped[1]["max_rub_per_gpu_hour"] is None
+    # The cap as typed in a Russian field: a decimal comma, a rouble sign.
+    typed = await call(app_server, "PATCH", path, auth(ANNA), {"max_rub_per_gpu_hour": "599,5"})
+    assert typed[1]["max_rub_per_gpu_hour"] == 599.5
+    signed = await call(app_server, "PATCH", path, auth(ANNA), {"max_rub_per_gpu_hour": "600 ₽"})
+    assert signed[1]["max_rub_per_gpu_hour"] == 600.0
+    [stored] = await store.subscriptions_of(ANNA)
+    assert stored.filter.max_rub_per_gpu_hour == 600.0
     assert (await call(app_server, "DELETE", path, auth(ANNA)))[0] == 204
     assert await store.subscriptions_of(ANNA) == []
     assert (await call(app_server, "DELETE", path, auth(ANNA)))[0] == 404
@@ -210,13 +218,40 @@ async def test_a_bad_change_is_400_and_changes_nothing(
     assert await store.subscriptions_of(ANNA) == [watch]
 
 
+@pytest.mark.parametrize("raw", ["³", "٣", "1²"])
+async def test_a_watch_id_of_non_ascii_digits_is_not_found_not_a_crash(
+    app_server: TestServer, store: Store, raw: str
+):
+    watch = await store.add_subscription(ANNA, parse_watch("h100"))
+    for method in ("PATCH", "DELETE"):
+        status, _ = await call(
+            app_server, method, f"/app/api/watches/{raw}", auth(ANNA), {"paused": True}
+        )
+        assert status == 404, (method, raw)
+    assert await store.subscriptions_of(ANNA) == [watch]
+
+
+async def test_a_cap_that_cannot_be_read_is_refused_in_russian(
+    app_server: TestServer, store: Store
+):
+    watch = await store.add_subscription(ANNA, parse_watch("h100 max=300"))
+    path = f"/app/api/watches/{watch.id}"
+    status, answer = await call(
+        app_server, "PATCH", path, auth(ANNA), {"max_rub_per_gpu_hour": "дёшево"}
+    )
+    assert status == 400
+    assert answer["error"].startswith("Потолок — цена в ₽ за GPU-час")
+    assert answer["field"] == "cap"
+    assert (await store.get_subscription(watch.id)) == watch
+
+
 async def test_the_calculator_answers_what_fit_answers_for_the_same_run(
     app_server: TestServer, store: Store
 ):
     fields = {"model": "13b", "method": "qlora", "ctx": 4096, "bs": 2, "gpu": "4090"}
     status, answer = await call(app_server, "POST", "/app/api/fit", auth(ANNA), fields)
     assert status == 200
-    assert answer["command"] == "13b qlora ctx=4096 bs=2 gpu=4090"
+    assert answer["command"] == "13b qlora ctx=4096 bs=2 gpu=RTX-4090"
     parsed = understand(answer["command"])
     assert parsed is not None
     expected = build_answer(parsed, load_gpus(), quotes_from(await store.current_offers()))
@@ -224,10 +259,37 @@ async def test_the_calculator_answers_what_fit_answers_for_the_same_run(
 
 
 @pytest.mark.parametrize(
-    ("fields", "said"),
+    ("fields", "command"),
+    [
+        # What the chat accepts, the calculator accepts: names with spaces, units, commas.
+        ({"model": "Llama 3 8B", "method": "lora"}, "Llama-3.1-8B lora"),
+        ({"model": "13b", "dataset": "2 гб"}, "13b ds=363636364tok"),  # 5.5 bytes a token
+        ({"model": "13b", "dataset": "20k примеров"}, "13b ds=20k"),
+        ({"model": "13b", "dataset": "50m токенов"}, "13b ds=50000000tok"),
+        ({"model": "13b", "gpu": "a100 80gb"}, "13b gpu=A100-80GB-PCIe"),
+        ({"model": "13b", "gpu": "rtx 4090"}, "13b gpu=RTX-4090"),
+        ({"model": "13b", "ctx": "4k", "bs": "2"}, "13b ctx=4096 bs=2"),
+    ],
+)
+def test_calculator_fields_are_read_as_the_chat_reads_them(
+    fields: dict[str, Any], command: str
+) -> None:
+    parsed = calculator_run(fields, "ru")
+    assert command_for(parsed) == command
+
+
+def test_a_text_size_dataset_is_tokens_at_the_users_language() -> None:
+    russian = calculator_run({"model": "13b", "dataset": "2 гб"}, "ru")
+    english = calculator_run({"model": "13b", "dataset": "2 гб"}, "en")
+    assert russian.query.dataset_tokens == round(2e9 / 5.5)
+    assert english.query.dataset_tokens == round(2e9 / 4.0)
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
     [
         ({"method": "qlora"}, "model"),
-        ({"model": "13b ctx=1"}, "model"),
+        ({"model": "13b ctx=1"}, "model"),  # nothing smuggled in behind a model
         ({"model": "13b", "method": "dpo"}, "method"),
         ({"model": "13b", "ctx": 0}, "ctx"),
         ({"model": "13b", "bs": True}, "bs"),
@@ -236,9 +298,23 @@ async def test_the_calculator_answers_what_fit_answers_for_the_same_run(
         ({"model": "13b", "epochs": 3}, "epochs"),
     ],
 )
-def test_calculator_fields_are_one_word_each_or_refused_by_name(fields: dict[str, Any], said: str):
-    with pytest.raises(ValueError, match=said):
-        fit_command(fields)
+def test_a_field_that_cannot_be_read_is_named(fields: dict[str, Any], field: str) -> None:
+    with pytest.raises(FieldError) as caught:
+        calculator_run(fields, "ru")
+    assert caught.value.field == field
+
+
+async def test_calculator_errors_are_in_the_users_language(app_server: TestServer):
+    gpu = await call(
+        app_server, "POST", "/app/api/fit", auth(ANNA), {"model": "13b", "gpu": "h1000"}
+    )
+    model = await call(app_server, "POST", "/app/api/fit", auth(ANNA), {"model": "llama 9 9b"})
+    assert gpu == (
+        400,
+        {"error": "Не знаю видеокарту «h1000». Может быть, H100?", "field": "gpu"},
+    )
+    assert model[0] == 400
+    assert model[1]["error"].startswith("Не знаю модель «llama 9 9b»")
 
 
 async def test_a_model_the_estimator_does_not_know_is_a_400_with_its_reason(

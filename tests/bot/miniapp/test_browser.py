@@ -252,7 +252,7 @@ async def test_the_calculator_answers_what_fit_answers_in_the_chat(
         url = app_url(application, "fit", init_data())
         command, answer = await browse(calculator_steps, browser, url)
         in_chat = await reply(telegram, f"/fit {command}")
-    assert command == "13b qlora ctx=4096 bs=2 gpu=4090"
+    assert command == "13b qlora ctx=4096 bs=2 gpu=RTX-4090"  # the card as the catalog names it
     assert answer == to_plain(in_chat)
 
 

@@ -133,6 +133,11 @@ async def test_every_offer_cheapest_per_gpu_hour_first_with_its_origin(api: Test
         ("?billing=monthly", ["4090-m"]),
         ("?gpu=h100", ["h100-8"]),
         ("?max=100", ["4090-m", "odd"]),
+        # What the chat accepts: a card of two words, a memory with it, a decimal comma.
+        ("?gpu=h100%20sxm", ["h100-8"]),
+        ("?gpu=l40s%2048gb", ["l40s"]),
+        ("?max=100%2C5", ["4090-m", "odd"]),
+        ("?max=400%20%E2%82%BD", ["4090-m", "odd", "l40s", "h100-8"]),
     ],
 )
 async def test_the_filters_of_prices(api: TestServer, query: str, skus: list[str]):
@@ -146,7 +151,9 @@ async def test_the_filters_of_prices(api: TestServer, query: str, skus: list[str
         ("?min_vram=lots", "vram"),
         ("?billing=weekly", "billing"),
         ("?in_stock=maybe", "in_stock"),
-        ("?gpu=h100%20max%3D1", "one word"),
+        ("?gpu=h100%20max%3D1", "gpu: a GPU or family"),  # never a price cap in disguise
+        ("?gpu=voodoo", "gpu: a GPU or family"),
+        ("?max=cheap", "max: ₽ per GPU-hour"),
         ("?format=xml", "format"),
     ],
 )
@@ -154,6 +161,15 @@ async def test_bad_parameters_get_400_saying_which(api: TestServer, query: str, 
     status, _, body = await fetch(api, f"/api/v1/offers{query}")
     assert status == 400
     assert said in json.loads(body)["error"]
+
+
+@pytest.mark.parametrize(("query", "param"), [("?gpu=h1000", "gpu"), ("?max=0", "max")])
+async def test_a_bad_parameter_is_named_for_the_app_to_word(
+    api: TestServer, query: str, param: str
+):
+    status, _, body = await fetch(api, f"/api/v1/offers{query}")
+    assert status == 400
+    assert json.loads(body)["param"] == param
 
 
 async def test_csv_has_every_field_and_no_formula_cells(api: TestServer):
@@ -392,6 +408,38 @@ async def test_the_running_bots_ops_server_serves_the_api(telegram: FakeTelegram
             body = await response.json()
     assert response.status == 200
     assert [row["id"] for row in body["providers"]] == list(PROVIDERS.ids)
+
+
+async def test_the_ops_server_compresses_and_caches_json_and_csv_apart(
+    telegram: FakeTelegram, db_path: Path
+):
+    async with running_app(telegram, db_path) as application:
+        assert application.ops is not None
+        base = f"http://127.0.0.1:{application.ops.port}"
+        async with aiohttp.ClientSession(auto_decompress=False) as session:
+            gzip = {"Accept-Encoding": "gzip"}
+            async with session.get(f"{base}/api/v1/offers", headers=gzip) as response:
+                assert response.headers.get("Content-Encoding") == "gzip"
+                vary = response.headers["Vary"]
+                assert "Accept" in [part.strip() for part in vary.split(",")]
+                assert "Accept-Encoding" in vary
+            async with session.get(f"{base}/app/assets/nothing.js", headers=gzip) as response:
+                assert response.status in (404, 503)  # no 5xx from the compressor on an error
+        async with aiohttp.ClientSession() as session:
+            # CSV asked by Accept, then JSON: each gets its own body (and Vary tells caches so).
+            csv_first = {"Accept": "text/csv"}
+            async with session.get(f"{base}/api/v1/offers", headers=csv_first) as response:
+                assert response.content_type == "text/csv"
+            async with session.get(f"{base}/api/v1/offers") as response:
+                assert response.content_type == "application/json"
+                await response.json()
+
+
+@pytest.mark.parametrize("days", ["³", "٣", "1٣", "-1", "1e3"])
+async def test_a_number_parameter_of_other_digits_is_400(api: TestServer, days: str):
+    status, _, body = await fetch(api, f"/api/v1/history?gpu=h100&days={days}")
+    assert status == 400
+    assert "days" in json.loads(body)["error"]
 
 
 def test_behind_a_trusted_proxy_the_forwarded_client_counts_elsewhere_the_peer():
