@@ -221,6 +221,9 @@ DEFAULTS_DOC: dict[str, str] = {
     "hpm": "none — hours a month the card is used, for hourly against monthly (hpm=60)",
     "loc": "any — ru: only providers in Russia",
     "rate": "none — the most per server-hour, ₽ (rate=300)",
+    "gpurate": "none — the most per GPU-hour, ₽: a server's price over its cards (gpurate=600)",
+    "mrate": "none — the most per month of rent, ₽ (mrate=200000)",
+    "billing": "both — hour or month: the billing to show",
     "loss": "the stack's own — naive (full logits), chunked, fused (Liger, Cut Cross-Entropy),"
     " adaptive (Unsloth's chunks sized to the VRAM left)",
 }

@@ -181,6 +181,8 @@ def suggested_questions() -> list[str]:
     found: set[str] = set()
     for path in BOT_LOCALES.glob("*/*.ftl"):
         for line in path.read_text("utf-8").splitlines():
+            if line.startswith("#"):
+                continue  # a translator's comment quotes what people write, not a suggestion
             found |= {hint.replace("{ $gpu }", "h100") for hint in _QUOTED.findall(line)}
     return sorted(hint for hint in found if hint.endswith("?") and "{" not in hint)
 
