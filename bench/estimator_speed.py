@@ -35,6 +35,7 @@ from pathlib import Path
 
 from bench.speed_before import tokens_per_second as tokens_per_second_before
 from estimator import speed_accuracy
+from estimator.accuracy import ALL, AccuracyLine, line_from, write_lines
 from estimator.fit import Verdict, judge_run
 from estimator.gpus import get
 from estimator.interconnect import Interconnect, Link, geforce, interconnect
@@ -500,9 +501,7 @@ def print_rows(rows: Sequence[SpeedRow], mine: Sequence[float], only_misses: boo
         )
 
 
-def claim_lines(
-    rows: Sequence[SpeedRow], speed_errors: Sequence[float]
-) -> list[speed_accuracy.AccuracyLine]:
+def claim_lines(rows: Sequence[SpeedRow], speed_errors: Sequence[float]) -> list[AccuracyLine]:
     """The claim file's lines: every row, each stack, each method and each stack's method,
     from the out-of-sample errors of the hours quoted."""
     errs = hours_errors(speed_errors)
@@ -510,24 +509,22 @@ def claim_lines(
     for index, row in enumerate(rows):
         stack, method = row.query.stack.value, row.query.method.value
         for key in (
-            (speed_accuracy.ALL, speed_accuracy.ALL),
-            (stack, speed_accuracy.ALL),
-            (speed_accuracy.ALL, method),
+            (ALL, ALL),
+            (stack, ALL),
+            (ALL, method),
             (stack, method),
         ):
             scopes[key].append(index)
     lines = []
     for (scope, method), members in sorted(scopes.items(), key=_scope_order):
         repositories = len({rows[i].repository for i in members})
-        lines.append(
-            speed_accuracy.line_from(scope, method, [errs[i] for i in members], repositories)
-        )
+        lines.append(line_from(scope, method, [errs[i] for i in members], repositories))
     return lines
 
 
 def _scope_order(item: tuple[tuple[str, str], list[int]]) -> tuple[bool, str, bool, str]:
     (scope, method), _ = item
-    return (scope != speed_accuracy.ALL, scope, method != speed_accuracy.ALL, method)
+    return (scope != ALL, scope, method != ALL, method)
 
 
 def main() -> None:
@@ -588,7 +585,7 @@ def main() -> None:
     lines = claim_lines(rows, mine)
     print(f"\nclaim (hours quoted, every row): {lines[0]}")
     if args.write_claim:
-        speed_accuracy.write_lines(lines)
+        write_lines(lines, speed_accuracy.ACCURACY_CSV)
         print(f"wrote {speed_accuracy.ACCURACY_CSV}")
 
 

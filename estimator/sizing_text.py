@@ -748,10 +748,10 @@ def _measured(measured: Measurement, language: str) -> str:
     )
 
 
-def _claim_scope(line: speed_accuracy.AccuracyLine) -> str:
-    if line.scope != speed_accuracy.ALL:
+def _claim_scope(line: AccuracyLine) -> str:
+    if line.scope != ALL:
         return "stack"
-    return "method" if line.metric != speed_accuracy.ALL else "all"
+    return "method" if line.metric != ALL else "all"
 
 
 def _up(fraction: float) -> str:

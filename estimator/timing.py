@@ -25,10 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from estimator.accuracy import Band
 from estimator.interconnect import Interconnect, Link, geforce, interconnect
 from estimator.query import Checkpointing, FitQuery, Method
 from estimator.specs import GpuSpec, ModelSpec
-from estimator.speed_accuracy import Band, band
+from estimator.speed_accuracy import band
 from estimator.step import StepWork, attended, step_work
 
 

@@ -30,6 +30,7 @@ from bench.estimator_speed import (
     read_rows,
 )
 from estimator import speed_accuracy
+from estimator.accuracy import read_lines
 from estimator.interconnect import Link
 from estimator.query import Checkpointing, FitQuery, Offload, Packing, Precision, Stack, Targets
 from estimator.timing import CALIBRATION, Calibration, card_class
@@ -85,7 +86,7 @@ def test_the_claim_file_is_what_the_bench_makes_of_the_data():
     """estimator/data/speed_accuracy.csv, regenerated: a change to the time model or to the
     throughputs that moves a figure fails here until `--write-claim` rewrites the file."""
     rows, predictions = _scored()
-    assert claim_lines(rows, errors(rows, predictions)) == speed_accuracy.read_lines()
+    assert claim_lines(rows, errors(rows, predictions)) == read_lines(speed_accuracy.ACCURACY_CSV)
 
 
 def test_the_hours_error_is_the_speed_error_seen_from_the_clock():

@@ -6,14 +6,14 @@ import math
 
 import pytest
 
-from estimator import speed_accuracy
+from estimator.accuracy import ALL, MIN_REPOSITORIES, line_from
 from estimator.answer import build_answer
 from estimator.gpus import load_gpus
 from estimator.parse import parse_command
 from estimator.plan_text import hours_span
 from estimator.query import Method, Stack
 from estimator.sizing_text import render_details
-from estimator.speed_accuracy import band, band_line, line_from, overall
+from estimator.speed_accuracy import band, band_line, overall
 
 
 def test_a_line_counts_the_errors_of_the_hours_quoted():
@@ -26,10 +26,10 @@ def test_a_line_counts_the_errors_of_the_hours_quoted():
 
 def test_a_scope_measured_by_fewer_than_three_repositories_falls_back_to_its_method():
     swift = band_line(Stack.SWIFT, Method.FULL)  # one repository measured it
-    assert (swift.scope, swift.metric) == (speed_accuracy.ALL, Method.FULL.value)
+    assert (swift.scope, swift.metric) == (ALL, Method.FULL.value)
     hf = band_line(Stack.HF, Method.LORA)
     assert (hf.scope, hf.metric) == ("hf", "lora")
-    assert hf.repositories >= speed_accuracy.MIN_REPOSITORIES
+    assert hf.repositories >= MIN_REPOSITORIES
 
 
 def test_the_band_brackets_the_estimate_from_the_measured_percentiles():
