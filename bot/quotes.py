@@ -34,6 +34,7 @@ def quotes_from(offers: Iterable[Offer]) -> list[PriceQuote]:
             location=offer.location,
             country=country_of(offer.provider, offer.location),
             ram_gb=offer.ram_gb,
+            form_published=offer.gpu_known,
         )
         for offer in offers
         # A preemptible server can be stopped mid-run: never a plan for a training job.

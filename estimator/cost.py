@@ -35,3 +35,6 @@ class PriceQuote:
     # The server's RAM as the provider publishes it, GB; None when it is not published or is
     # configured and billed apart (Selectel's cloud GPUs). CPU offload is checked against it.
     ram_gb: float | None = None
+    # Whether the offer names the card's form (SXM or PCIe, hence NVLink or not); when it does
+    # not, the card is sized as its PCIe form (bot/quotes.py) and the interconnect is assumed.
+    form_published: bool = True
