@@ -24,6 +24,7 @@ from monitor.freshness import ObservedOffer
 from monitor.health import ProviderHealth
 from monitor.history import HistoryPoint
 from monitor.sizing_memory import RememberedSizing
+from monitor.speed_measurements import StoredSpeed
 from monitor.subscriptions import Subscription, SubscriptionCounts, WatchFilter
 from monitor.users import Language, QuietHours, User
 
@@ -94,6 +95,11 @@ class BotStore(Protocol):
     ) -> None: ...
 
     async def last_sizing(self, chat_id: int, now: datetime, /) -> RememberedSizing | None: ...
+
+    # --- each user's own measured speed (storage.measurements): bot.routers.measurement
+    async def save_speed(self, user_id: int, speed: StoredSpeed, /) -> None: ...
+
+    async def speed_of(self, user_id: int, /) -> StoredSpeed | None: ...
 
     # --- /admin's counts (storage.admin)
     async def subscription_counts(self) -> SubscriptionCounts: ...

@@ -44,6 +44,7 @@ def quotes_from(observed: Iterable[ObservedOffer]) -> list[PriceQuote]:
                 location=offer.location,
                 country=country_of(offer.provider, offer.location),
                 ram_gb=offer.ram_gb,
+                form_published=offer.gpu_known,
                 stale_since=item.observed_at if item.stale is not None else None,
             )
         )

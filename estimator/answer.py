@@ -21,6 +21,7 @@ from estimator.fit import (
 )
 from estimator.gpus import family_members, family_of, resolve_for_sizing
 from estimator.hardware import runs_unsloth
+from estimator.measurement import Measurement
 from estimator.memory import MemoryEstimate, estimate_memory
 from estimator.offload import OffloadCost, offload_cost
 from estimator.parse import Assumption, ParsedQuery
@@ -90,14 +91,20 @@ class FitAnswer:
     # The words that set each slot, by FitQuery field (the reader's record): the header shows
     # them beside what was read. Empty until the reader records them.
     words: dict[str, str] = field(default_factory=dict)
+    # The person's own measured speed the times are scaled by (estimator.measurement).
+    measured: Measurement | None = None
 
     def row(self, gpu_id: str) -> GpuFit | None:
         return next((row for row in self.table if row.gpu.id == gpu_id), None)
 
 
 def build_answer(
-    parsed: ParsedQuery, gpus: Sequence[GpuSpec], quotes: Iterable[PriceQuote] = ()
+    parsed: ParsedQuery,
+    gpus: Sequence[GpuSpec],
+    quotes: Iterable[PriceQuote] = (),
+    measured: Measurement | None = None,
 ) -> FitAnswer:
+    """`measured`: the person's own measured speed, which scales every time in the answer."""
     solution = solve(parsed, gpus)  # ctx=max: the rest of the answer is for the solved value
     parsed = solved_query(parsed, solution)
     query, model = parsed.query, parsed.model
@@ -115,17 +122,18 @@ def build_answer(
             )
             stack_peaks[stack] = estimate_memory(other, model).peak
 
+    speed = measured.factor if measured is not None else 1.0
     times: dict[str, TrainingTime] = {}
     for row in table:
         count = row.min_gpus
         if count is None:
             continue
-        estimate = training_time(query, model, row.gpu, count)
+        estimate = training_time(query, model, row.gpu, count, speed=speed)
         if estimate is not None:
             times[row.gpu.id] = estimate
     quotes = list(quotes)
     constraints = constraints_of(parsed)
-    sizing = Sizing(query, model)
+    sizing = Sizing(query, model, speed)
     plans = plan_runs(sizing, quotes, constraints)
     offered = {quote.gpu_id for quote in quotes if quote.in_stock}
     rented = frozenset(RENTED_CARDS) | offered
@@ -139,7 +147,7 @@ def build_answer(
     if _h200_would_do(target, table):
         advice.insert(0, Advice("h200", 0.0))
     fewest = None if smallest is not None else fewest_cards(table, rented)
-    levers = compare_levers(parsed, gpus, rented, target, target or smallest or fewest)
+    levers = compare_levers(parsed, gpus, rented, target, target or smallest or fewest, speed)
     # Servers whose cards hold the run but whose published RAM cannot take what it offloads.
     ram_short = (
         not plans
@@ -182,6 +190,7 @@ def build_answer(
         solved=solution,
         levers=levers,
         offload=offload_cost(query, model),
+        measured=measured,
     )
 
 

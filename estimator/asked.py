@@ -169,8 +169,10 @@ class _Sizer:
         rented: frozenset[str],
         target: GpuFit | None,
         reference: GpuFit | None,
+        speed: float = 1.0,
     ) -> None:
         self.model = model
+        self.speed = speed  # the person's own measured speed over the model's
         self.gpus = gpus
         self.rented = rented
         self.target = target
@@ -203,8 +205,8 @@ class _Sizer:
         count = query.gpus
         speed = hours = None
         if reference is not None:
-            speed = tokens_per_second(query, self.model, reference.gpu, count)
-            timing = training_time(query, self.model, reference.gpu, count)
+            speed = tokens_per_second(query, self.model, reference.gpu, count) * self.speed
+            timing = training_time(query, self.model, reference.gpu, count, speed=self.speed)
             hours = timing.hours if timing is not None else None
         return Variant(
             setting=setting,
@@ -232,11 +234,12 @@ def compare_levers(
     rented: frozenset[str],
     target: GpuFit | None,
     current_card: GpuFit | None,
+    speed: float = 1.0,
 ) -> tuple[Comparison, ...]:
     """Each lever asked about, sized both ways; then each unstated default that decides the
     verdict on the asked card (at most `MAX_DECIDING`). `current_card` is the card the answer
     is about (the asked one, else the smallest or fewest that hold the run)."""
-    sizer = _Sizer(parsed.model, gpus, rented, target, current_card)
+    sizer = _Sizer(parsed.model, gpus, rented, target, current_card, speed)
     found = [
         comparison
         for lever in dict.fromkeys(parsed.asked_about)

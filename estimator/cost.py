@@ -37,6 +37,9 @@ class PriceQuote:
     # The server's RAM as the provider publishes it, GB; None when it is not published or is
     # configured and billed apart (Selectel's cloud GPUs). CPU offload is checked against it.
     ram_gb: float | None = None
+    # Whether the offer names the card's form (SXM or PCIe, hence NVLink or not); when it does
+    # not, the card is sized as its PCIe form (bot/quotes.py) and the interconnect is assumed.
+    form_published: bool = True
     # When the quote's data is from, if its source has not confirmed it since (the monitor
     # marks it stale); None: confirmed by the latest read. Answers that show it say so.
     stale_since: datetime | None = None

@@ -8,30 +8,25 @@ from estimator.query import FitQuery, Method
 
 
 def understand(text: str) -> ParsedQuery | None:
-    """Read `text` as the command grammar, else as a free question.
+    """Read `text` as the command grammar when it has key=value pairs, else as a free
+    question, once.
 
     Text with key=value pairs is a command: its mistakes are reported (QueryError), never
-    papered over by the looser free-text reader. A command reading that had to ignore words
-    ("хватит ли 4090 для 13b на 4k контексте") is retried as a question, which understands
-    them; None means neither reader found a sizing question.
+    papered over by the looser free-text reader. Any other text is read as a question; the
+    command grammar is asked only when that finds no model («70 qlora»: a bare number up front
+    is a size in billions there). None means neither found a sizing question.
     """
+    if "=" in text:
+        return parse_command(text)
+    question = parse_question(text)
+    if question is not None:
+        return question
     try:
-        command = parse_command(text)
+        return parse_command(text)
     except QueryError as error:
-        if "=" in text:
-            raise
-        question = parse_question(text)
-        if question is not None:
-            return question
         if error.code == "no_model":
             return None  # chatter, not a broken command
         raise
-    ignored = any(note.startswith("ignored:") for note in command.notes)
-    if ignored and "=" not in text:
-        question = parse_question(text)
-        if question is not None:
-            return question
-    return command
 
 
 # The shortest spelling of each key the command grammar accepts: callback data is capped
@@ -52,6 +47,15 @@ _SHORT_KEYS: tuple[tuple[str, str], ...] = (
     ("ds", "dataset_examples"),
     ("tok", "tokens_per_example"),
     ("ep", "epochs"),
+)
+# What the user said about the offers and the billing: the key of each, as the grammar reads it.
+_OFFER_KEYS: tuple[tuple[str, str], ...] = (
+    ("vram", "min_vram_gib"),
+    ("hpm", "hours_per_month"),
+    ("rate", "max_rub_per_hour"),
+    ("gpurate", "max_rub_per_gpu_hour"),
+    ("mrate", "max_rub_per_month"),
+    ("billing", "billing"),
 )
 _DEFAULT = FitQuery(model="-")
 # ParsedQuery.solve -> the FitQuery field it solves for (estimator.solve.FIELDS).
@@ -108,14 +112,12 @@ def command_for(parsed: ParsedQuery) -> str:
     if parsed.budget_rub is not None:
         budget = parsed.budget_rub
         parts.append(f"budget={budget / 1000:g}k" if budget % 1000 == 0 else f"budget={budget:g}")
-    if parsed.min_vram_gib is not None:
-        parts.append(f"vram={parsed.min_vram_gib:g}")
-    if parsed.hours_per_month is not None:
-        parts.append(f"hpm={parsed.hours_per_month:g}")
     if parsed.russia_only:
         parts.append("loc=ru")
-    if parsed.max_rub_per_hour is not None:
-        parts.append(f"rate={parsed.max_rub_per_hour:g}")
+    for key, name in _OFFER_KEYS:
+        value = getattr(parsed, name)
+        if value is not None:
+            parts.append(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}")
     if CHEAPEST_NOTE in parsed.notes:
         parts.append(CHEAPEST_WORD)
     return " ".join(parts)

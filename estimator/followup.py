@@ -1,17 +1,24 @@
-"""Replies that adjust the last sizing: «а с qlora?», «а на 2080 ti?», «dataset=20k»...
+"""Replies that adjust the last sizing: «а с qlora?», «а на двух?», «уложусь в 50к?»...
 
-A sizing travels between messages as a /fit command of what the user *stated*
-(`stated_command`): the assumptions are left out, so that a follow-up that changes the context
-or the GPU count has them worked out anew (tokens per example follow ctx, sharding follows
-the GPU count). A follow-up is read into the same grammar's keys — its key=value pairs as
-/fit reads them, its words as a free question's are read — and each key it names replaces
-that key of the sizing; everything else stays as the user stated it.
+A reply is read by the free question's own readers (estimator.parsing.text), into the same
+typed `Given` a question fills, and key=value pairs by the command grammar's setters. The
+last sizing is turned back into the `Given` of what the user *stated* (`stated_given`: the
+assumptions left out, so that a follow-up that changes the context or the GPU count has them
+worked out anew), the reply's slots replace its slots, and `finish` completes the run: typed
+values all the way, never words parsed again.
 
     apply_followup(understand("13b qlora ctx=4096"), "а на 2080 ti?")
         -> the sizing of "13b qlora ctx=4096 gpu=RTX-2080-Ti"
 
-A text with words that are not a change (a price question, chatter) is not a follow-up:
-`apply_followup` returns None and the bot's other routers answer it.
+The data stays the same data: a dataset given in examples whose length was assumed keeps
+that length when the reply changes ctx (`Given.tokens_assumed`), so its token count, time
+and cost do not move with a setting of the trainer.
+
+A text with words that are not a change (a price question, chatter, a number with no unit)
+is not a follow-up: `apply_followup` returns None and the bot's other routers answer it.
+
+Between messages a sizing is stored as a /fit command (`stated_command`, bot.conversation):
+that is the storage edge, where the typed run becomes words once.
 """
 
 from __future__ import annotations
@@ -19,75 +26,65 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
-from collections.abc import Mapping
 
 from estimator.config_query import STAND_IN, with_config_model
 from estimator.fit_words import command_for
-from estimator.models import find_model_in_text
-from estimator.parsing.build import CHEAPEST_WORD, Given
-from estimator.parsing.command import parse_command
-from estimator.parsing.patterns import SIZE, compiled, number_value
-from estimator.parsing.result import ParsedQuery, QueryError
-from estimator.parsing.text import language_of, read_levers_and_counts
-from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS
-from estimator.query import FitQuery
+from estimator.parsing.build import CHEAPEST_NOTE, Given, check_epochs, check_int, finish
+from estimator.parsing.command import apply_pair, key_of, unknown_key
+from estimator.parsing.result import ParsedQuery, QueryError, Slot
+from estimator.parsing.text import language_of, read_reply
+from estimator.parsing.words import COMMAND_KEYS
+from estimator.query import FitQuery, Method
 
 MAX_LENGTH = 300  # a reply to an answer, not a document
 
-# Every spelling of a command key -> the key (COMMAND_KEYS' own names).
-_KEY_OF: dict[str, str] = {
-    alias.lower(): key for key, aliases in COMMAND_KEYS.items() for alias in aliases
-}
-_KEY_OF.update({key: key for key in COMMAND_KEYS})
-# The order a rebuilt command lists its keys in (model and method come first, positional).
-_KEY_ORDER = {key: n for n, key in enumerate(COMMAND_KEYS)}
-_QUERY_FIELDS = {field.name for field in dataclasses.fields(FitQuery)}
 _DEFAULT = FitQuery(model="-")
-# The methods a sizing ruled out («без qlora»), as command_for writes them ("no-qlora").
-RULED_OUT = "no"
-# What a lever solved for is set to (ctx=max).
-SOLVED = "max"
-
-# Given (what a free-text reader understood) -> the command key that says the same.
-GIVEN_KEYS: dict[str, str] = {
-    "method": "method",
-    "ctx": "ctx",
-    "micro_batch": "bs",
-    "lora_rank": "rank",
-    "targets": "targets",
-    "optimizer": "optim",
-    "precision": "precision",
-    "grad_checkpointing": "gc",
-    "gpus": "gpus",
-    "shard": "shard",
-    "tokens_per_example": "tokens",
-    "epochs": "epochs",
-    "stack": "stack",
-    "offload": "offload",
-    "loss": "loss",
-    "budget_rub": "budget",
-    # These say one thing between them: the dataset, the GPU, the model.
-    "dataset_examples": "dataset",
-    "dataset_tokens": "dataset",
-    "dataset_bytes": "dataset",
-    "target_gpu": "gpu",
-    "target_family": "gpu",
-    "model": "model",
-    "size_b": "model",
-    # The longest example, or a range of lengths («от 1500 до 3500»: tok=1500-3500).
-    "longest_tokens": "longest",
-    "shortest_tokens": "tokens",
-    # What the user said about the offers.
-    "ruled_out": RULED_OUT,  # «без qlora»: no-qlora, positional
-    "min_vram_gib": "vram",
-    "hours_per_month": "hpm",
-    "russia_only": "loc",
-    "max_rub_per_hour": "rate",
-    # A reverse question: the lever it solves for, as "<lever>=max" (ctx=max, bs=max, rank=max).
-    "solve": SOLVED,
-    # «на какой самой дешёвой карте»: the positional word "cheapest".
-    "cheapest": CHEAPEST_WORD,
-}
+# FitQuery fields a sizing carries as stated when they are not assumed and not the default.
+_QUERY_FIELDS = (
+    "method",
+    "micro_batch",
+    "lora_rank",
+    "targets",
+    "optimizer",
+    "precision",
+    "grad_checkpointing",
+    "gpus",
+    "shard",
+    "stack",
+    "offload",
+    "loss",
+    "epochs",
+    "dataset_examples",
+    "dataset_tokens",
+)
+# ParsedQuery fields a sizing carries as they are.
+_PARSED_FIELDS = (
+    "budget_rub",
+    "min_vram_gib",
+    "hours_per_month",
+    "max_rub_per_hour",
+    "max_rub_per_gpu_hour",
+    "max_rub_per_month",
+    "billing",
+    "longest_tokens",
+    "shortest_tokens",
+    "target_gpu",
+    "target_family",
+)
+# Given fields that say one thing between them: a reply that names one replaces them all.
+_TOGETHER: tuple[frozenset[str], ...] = (
+    frozenset({"dataset_examples", "dataset_tokens", "dataset_bytes", "tokens_assumed"}),
+    frozenset({"model", "size_b"}),
+    frozenset({"target_gpu", "target_family"}),
+    frozenset({"tokens_per_example", "shortest_tokens"}),
+    frozenset({"shortest_tokens", "longest_tokens"}),
+)
+# What a reply asks of the offers for the run as it is, not a change of the run.
+_RUN_QUESTIONS = frozenset({"cheapest", "billing"})
+# The order a stored command lists its keys in: the grammar's own.
+_KEY_ORDER = {key: n for n, key in enumerate(COMMAND_KEYS)}
+# What a lever solved for is (ParsedQuery.solve) -> the Given field it leaves unset.
+_SOLVED = {"ctx": "ctx", "bs": "micro_batch", "rank": "lora_rank"}
 
 # Words a follow-up is made of besides what it changes: «а если взять 4 карты?», "what about
 # 8k context?". Anything else («где дешевле h100?») makes the text a question of its own.
@@ -161,6 +158,16 @@ FILLER_WORDS = frozenset(
         "времени",
         "время",
         "долго",
+        "но",
+        # what the run is on, named with a setting: «карта с 48 гигами», «помесячная аренда»
+        "карта",
+        "карту",
+        "карты",
+        "аренда",
+        "аренду",
+        "аренды",
+        "примеры",
+        "примеров",
         # English
         "a",
         "an",
@@ -202,6 +209,10 @@ FILLER_WORDS = frozenset(
         "long",
         "of",
         "takes",
+        "but",
+        "card",
+        "rent",
+        "examples",
     }
 )
 # A count the readers leave next to a card they did not use («или 4× a100»): the count of the
@@ -218,15 +229,83 @@ _CUES = frozenset(
 )
 
 
+def stated_given(parsed: ParsedQuery) -> Given:
+    """What the user stated of `parsed`, typed: its values less those it assumed or left at
+    the default. `finish(stated_given(p))` is `p` again, its assumptions worked out anew."""
+    query = parsed.query
+    assumed = {assumption.key for assumption in parsed.assumptions}
+    given = Given(text_language="en")
+    if parsed.asked_size is not None:
+        given.size_b = parsed.asked_size
+    else:
+        given.model = parsed.model
+    solved = _SOLVED.get(parsed.solve or "")
+    for name in _QUERY_FIELDS:
+        value = getattr(query, name)
+        if name in assumed and name != "dataset_tokens":
+            continue  # a dataset given as text size is assumed only in its token count
+        if value is not None and value != getattr(_DEFAULT, name) and name != solved:
+            setattr(given, name, value)
+    if "method" not in assumed:
+        given.method = query.method
+    if "ctx" not in assumed and solved != "ctx":
+        given.ctx = query.ctx  # a given ctx is kept even at its default
+    notes = dict(note.split(":", 1) for note in parsed.notes if ":" in note)
+    given.ruled_out = [Method(n.split(":", 1)[1]) for n in parsed.notes if n.startswith("negated:")]
+    if given.ruled_out and "method" in assumed:
+        given.method = None
+    tokens = query.tokens_per_example
+    if "tokens_clamped" in notes:
+        tokens = int(notes["tokens_clamped"])  # as asked: the cut to ctx is worked out again
+    if tokens is not None and "tokens_per_example" not in assumed:
+        given.tokens_per_example = tokens
+    elif tokens is not None and query.dataset_examples and parsed.shortest_tokens is None:
+        given.tokens_assumed = tokens  # the same data, whatever ctx the reply sets
+    for name in _PARSED_FIELDS:
+        setattr(given, name, getattr(parsed, name))
+    if parsed.shortest_tokens is not None and "tokens_per_example" in assumed:
+        given.tokens_per_example = None  # the range's middle stays assumed
+    given.russia_only = parsed.russia_only or None
+    given.solve = parsed.solve
+    given.cheapest = CHEAPEST_NOTE in parsed.notes or None
+    given.said = dict(parsed.said)
+    return given
+
+
 def stated_command(parsed: ParsedQuery) -> str:
-    """The /fit command of what the user stated: command_for without the assumed values.
+    """The /fit command of what the user stated, for storage (bot.conversation): command_for
+    without the assumed values, and an assumed length of a dataset's examples as `tok=~N`, so
+    that the data keeps its token count through later replies.
 
     `understand(stated_command(p))` is `p` again, its assumptions worked out the same way
     (a dataset given as text size comes back as its token count, now stated). A model from a
     config.json, which no command can name, is written as the stand-in size
     (estimator.config_query.STAND_IN): `with_config_model` puts it back.
     """
-    return _command(_stated_keys(parsed))
+    assumed = {assumption.key for assumption in parsed.assumptions}
+    fields = {f.name for f in dataclasses.fields(FitQuery)}
+    resets = {
+        name: getattr(_DEFAULT, name)
+        for name in assumed
+        if name in fields and name != "dataset_tokens"
+    }
+    bare = dataclasses.replace(parsed, query=dataclasses.replace(parsed.query, **resets))
+    if parsed.model_from_config:  # its name may hold spaces, and no command reads it
+        bare = dataclasses.replace(bare, model=dataclasses.replace(bare.model, id=STAND_IN))
+    words = command_for(bare).split(" ")
+    carried = stated_given(parsed).tokens_assumed
+    if carried is not None:
+        words.append(f"tok=~{carried}")
+    # Positional words first, then each pair under its canonical key in the grammar's order:
+    # the words a person reads where the bot names their run («dataset=20k tokens=1024»).
+    positional = [word for word in words if "=" not in word]
+    pairs = [word.split("=", 1) for word in words if "=" in word]
+    named = sorted(((key_of(key) or key, value) for key, value in pairs), key=_key_rank)
+    return " ".join(positional + [f"{key}={value}" for key, value in named])
+
+
+def _key_rank(pair: tuple[str, str]) -> int:
+    return _KEY_ORDER.get(pair[0], len(_KEY_ORDER))
 
 
 def apply_followup(previous: ParsedQuery, text: str) -> ParsedQuery | None:
@@ -235,81 +314,165 @@ def apply_followup(previous: ParsedQuery, text: str) -> ParsedQuery | None:
     Raises QueryError when the text's key=value pairs are wrong as /fit would report them
     ("ctx=abc", "cxt=8192": the user was explicit, and is told what is allowed).
     """
-    changes = read_changes(text)
+    changes = _read(text)
     if changes is None:
         return None
-    stated = _stated_keys(previous)
-    if SOLVED in changes.values():
-        # «а какой batch?» after ctx=max: the new question solves for one lever only.
-        stated = {key: value for key, value in stated.items() if value != SOLVED}
-    if CHEAPEST_WORD in changes and "gpu" not in changes:
-        stated.pop("gpu", None)  # «на какой самой дешёвой карте»: the card is the question
-    keys = {**stated, **changes}
-    try:
-        parsed = parse_command(_command(keys))
-    except QueryError as error:
-        if error.code == "unknown_key" and error.value is None:
-            return None  # no key of ours, nor near one: not meant for /fit
-        raise
-    if previous.model_from_config and "model" not in changes:
+    given = _merged(stated_given(previous), changes)
+    _scale(given, previous, changes.ratios)
+    parsed = finish(given)
+    if previous.model_from_config and changes.model is None and changes.size_b is None:
         return with_config_model(parsed, previous.model)  # «а на lora?»: the config's model
-    return parsed  # the offer constraints travel in the command (vram=, loc=, rate=, hpm=)
+    return parsed
 
 
-def read_changes(text: str) -> dict[str, str] | None:
-    """The command keys `text` sets, with their values in the command grammar; None when it
-    sets none, or has words that are no change of a sizing."""
+# A setting a reply may scale -> the LIMITS key its value is checked against.
+_SCALED_LIMITS = {
+    "dataset_examples": "dataset",
+    "ctx": "ctx",
+    "micro_batch": "bs",
+    "gpus": "gpus",
+}
+
+
+def _scale(given: Given, previous: ParsedQuery, ratios: dict[str, float]) -> None:
+    """«данных в два раза больше»: the last sizing's value (stated or assumed) times the
+    factor; a dataset in tokens scales as its tokens."""
+    for name, factor in ratios.items():
+        if (
+            name == "dataset"
+            and previous.query.dataset_tokens
+            and not previous.query.dataset_examples
+        ):
+            name = "dataset_tokens"
+            given.said[Slot.DATASET_TOKENS] = given.said.pop(Slot.DATASET_EXAMPLES, "")
+        elif name == "dataset":
+            name = "dataset_examples"
+        if name == "epochs":
+            given.epochs = check_epochs(previous.query.epochs * factor)
+            continue
+        value = getattr(previous.query, name)
+        if value is None:
+            continue  # no dataset to scale: the reply names what it scales, and nothing else
+        key = _SCALED_LIMITS.get(name, "dataset_tokens")
+        setattr(given, name, check_int(key, round(value * factor)))
+
+
+def _set_fields(given: Given) -> set[str]:
+    fields = set()
+    for name in given.__dataclass_fields__:
+        if name in ("notes", "text_language", "said", "asked_about"):
+            continue
+        value = getattr(given, name)
+        if value is not None and value != [] and value != {}:
+            fields.add(name)
+    return fields
+
+
+def _merged(base: Given, changes: Given) -> Given:
+    """`base` with every slot `changes` sets replaced (and the slots said with it)."""
+    named = _set_fields(changes)
+    named.discard("ratios")  # applied to the last sizing's values (`_scale`)
+    for group in _TOGETHER:
+        if named & group:
+            for name in group - named:
+                setattr(base, name, None)
+    if "method" in named:
+        base.ruled_out = []
+    if "ruled_out" in named:
+        base.method = None
+    if "solve" in named or ("ctx" in named and base.solve == "ctx"):
+        base.solve = None  # one lever a question; a ctx named is no longer solved for
+    if changes.solve is not None and _SOLVED[changes.solve] not in named:
+        setattr(base, _SOLVED[changes.solve], None)
+    if changes.cheapest and not named & {"target_gpu", "target_family"}:
+        base.target_gpu = base.target_family = None  # «на какой самой дешёвой карте»
+    for name in named:
+        setattr(base, name, getattr(changes, name))
+    if changes.dataset_bytes is not None:
+        base.text_language = changes.text_language
+    base.asked_about = list(changes.asked_about)
+    base.notes = list(changes.notes)
+    base.said = {slot: words for slot, words in base.said.items() if _still_set(base, slot)}
+    base.said.update(changes.said)
+    return base
+
+
+# Slots whose Given fields are named otherwise.
+_SLOT_FIELDS: dict[Slot, tuple[str, ...]] = {
+    Slot.MODEL: ("model", "size_b"),
+    Slot.GPU: ("target_gpu", "target_family"),
+    Slot.DATASET_TOKENS: ("dataset_tokens", "dataset_bytes"),
+}
+
+
+def _still_set(given: Given, slot: Slot) -> bool:
+    """Whether `given` still holds what `slot`'s words said (a replaced dataset does not)."""
+    names = _SLOT_FIELDS.get(slot, (slot.value,))
+    return any(getattr(given, name, None) not in (None, []) for name in names)
+
+
+def read_changes(text: str) -> Given | QueryError | None:
+    """What `text` sets, typed, or what is wrong with its key=value pairs ("ctx=abc": a
+    follow-up all the same, answered with the error); None when it sets nothing, or has words
+    that are no change of a sizing."""
+    try:
+        return _read(text)
+    except QueryError as error:
+        return error
+
+
+def _read(text: str) -> Given | None:
+    """`read_changes`, raising QueryError for a key=value pair /fit would refuse."""
     rest = _tidy(text[:MAX_LENGTH])
-    changes: dict[str, str] = {}
+    changes = Given(text_language=language_of(rest))
+    pairs: list[tuple[str, str, str]] = []
     for match in _PAIR.finditer(rest):
-        key = match.group(1).strip(_TRAILING)
-        known = _KEY_OF.get(key.lower())
-        if known is None and not difflib.get_close_matches(key.lower(), _KEY_OF, cutoff=0.6):
-            return None  # "num_workers=4": a setting of the user's code, not of this sizing
-        # A near miss ("cxt=8192") goes on as typed: the grammar names the key it meant.
-        changes[known or key] = match.group(2).rstrip(_TRAILING)
-    rest = _PAIR.sub(" ", rest)
-    words = _read_words(rest)
-    if words is None:
+        raw_key = match.group(1).strip(_TRAILING)
+        key = key_of(raw_key)
+        if key is None:
+            if not difflib.get_close_matches(raw_key.lower(), _known_keys(), cutoff=0.6):
+                return None  # "num_workers=4": a setting of the user's code, not this sizing
+            raise unknown_key(raw_key)  # "cxt=8192": the grammar names the key it meant
+        pairs.append((key, match.group(2).rstrip(_TRAILING), match.group(0)))
+    words = _PAIR.sub(" ", rest)
+    left = read_reply(words, changes)
+    if any(not _is_filler(word) for word in left):
         return None
-    changes = {**words, **changes}  # a pair is exact: it wins over the words' reading
-    return changes or None
+    for key, value, said in pairs:  # a pair is exact: it wins over the words' reading
+        apply_pair(changes, key, value, said)
+    asks = changes.asked_about or any(
+        n.startswith("ask:") and n != CHEAPEST_NOTE for n in changes.notes
+    )
+    named = _set_fields(changes)
+    if not named and not asks:
+        return None  # «550», «?»: nothing that changes the sizing
+    if named <= _RUN_QUESTIONS and not asks:
+        # «а дешевле есть?», «а помесячно?» alone ask about offers for the run as it is: the
+        # market router lists the plans that hold it (bot/routers/market.py, run questions).
+        return None
+    return changes
+
+
+def _known_keys() -> list[str]:
+    from estimator.parsing.command import KEY_SPELLINGS
+
+    return list(KEY_SPELLINGS)
 
 
 def is_new_question(text: str) -> bool:
     """True for a text that names a model and does not open as a follow-up: it asks anew
     («13b lora на 4090»), where «а для 70b?» changes the last sizing's model."""
     changes = read_changes(text)
-    if changes is None or "model" not in changes:
+    if not isinstance(changes, Given) or (changes.model is None and changes.size_b is None):
         return False
     first = next(iter(_words(text)), "")
     return first not in _CUES
 
 
 def _tidy(text: str) -> str:
-    """As the command grammar does: "ctx = 4096" is one pair, "50 000" one number."""
+    """As the command grammar does: "ctx = 4096" is one pair."""
     text = re.sub(r"[\u00a0\u202f\t\r\n]", " ", text)
-    text = re.sub(r"(?<=\d) (?=\d{3}(?![\w.,]))", "", text)
     return re.sub(r"\s*=\s*", "=", text)
-
-
-def _read_words(text: str) -> dict[str, str] | None:
-    """The keys the words set (a free question's readers), None if other words are left."""
-    given = Given(text_language=language_of(text))
-    rest = text
-    found = find_model_in_text(rest)
-    if found is not None:
-        given.model, start, end = found
-        rest = rest[:start] + " " + rest[end:]
-    else:
-        size = compiled(SIZE).search(rest)
-        if size is not None:
-            given.size_b = number_value(size.group(1))
-            rest = rest[: size.start()] + " " + rest[size.end() :]
-    left = read_levers_and_counts(rest, given)
-    if any(not _is_filler(word) for word in left):
-        return None
-    return _given_keys(given)
 
 
 def _is_filler(word: str) -> bool:
@@ -326,98 +489,12 @@ def _words(text: str) -> list[str]:
     return [w for w in (word.strip(_PUNCTUATION).lower() for word in text.split()) if w]
 
 
-def _given_keys(given: Given) -> dict[str, str]:
-    keys: dict[str, str] = {}
-    for name, key in GIVEN_KEYS.items():
-        value = getattr(given, name)
-        if value is None or (name == "ruled_out" and not value):
-            continue
-        if name == "model":
-            keys[key] = value.id
-        elif name == "size_b":
-            keys[key] = f"{value:g}b"
-        elif name == "dataset_tokens":
-            keys[key] = f"{value}tok"
-        elif name == "dataset_bytes":
-            # In the text's language: the command grammar reads Cyrillic as Russian text,
-            # whose bytes per token differ (estimator.parsing.build.BYTES_PER_TOKEN).
-            unit = "гб" if given.text_language == "ru" else "gb"
-            keys[key] = f"{value / 1e9:.12g}{unit}"
-        elif name in ("target_gpu", "target_family"):
-            keys[key] = str(value).replace(" ", "-")
-        elif name == "shortest_tokens":
-            keys[key] = f"{value}-{given.longest_tokens}"
-        elif name == "longest_tokens" and given.shortest_tokens is not None:
-            continue  # the range says it
-        elif name == "solve":
-            keys[str(value)] = SOLVED
-        elif name == "cheapest":
-            if value:
-                keys[key] = CHEAPEST_WORD
-        elif name == "ruled_out":
-            keys[key] = " ".join(f"no-{method.value}" for method in value)
-        elif name == "russia_only":
-            keys[key] = "ru" if value else "any"
-        else:
-            keys[key] = _shown(value)
-    return keys
-
-
-def _shown(value: object) -> str:
-    if hasattr(value, "value"):
-        return str(value.value)
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
-
-
-def _stated_keys(parsed: ParsedQuery) -> dict[str, str]:
-    """command_for's keys of `parsed` without those it assumed."""
-    assumed = {assumption.key for assumption in parsed.assumptions}
-    # A dataset given as text size is assumed only in its token count: it stays.
-    resets = {
-        name: getattr(_DEFAULT, name)
-        for name in assumed
-        if name in _QUERY_FIELDS and name != "dataset_tokens"
-    }
-    bare = dataclasses.replace(parsed, query=dataclasses.replace(parsed.query, **resets))
-    if parsed.model_from_config:  # its name may hold spaces, and no command reads it
-        bare = dataclasses.replace(bare, model=dataclasses.replace(bare.model, id=STAND_IN))
-    words = command_for(bare).split(" ")
-    keys = {"model": words[0]}
-    ruled_out = []
-    for word in words[1:]:
-        if "=" not in word:
-            # Positional: the method as named, or a method ruled out («без qlora»: no-qlora);
-            # command_for leaves an assumed method out.
-            if word.startswith("no-"):
-                ruled_out.append(word)
-            elif word == CHEAPEST_WORD:
-                keys[CHEAPEST_WORD] = CHEAPEST_WORD
-            else:
-                keys["method"] = word
-            continue
-        key, value = word.split("=", 1)
-        keys[_KEY_OF[key]] = value
-    if ruled_out:
-        keys[RULED_OUT] = " ".join(ruled_out)
-    return keys
-
-
-def _command(keys: Mapping[str, str]) -> str:
-    """`<model> [method] key=value ...` from the keys."""
-    parts = [keys["model"]]
-    method = keys.get("method")
-    if method is not None:
-        # A method word positional, as command_for writes it; anything else as a pair, so
-        # that the grammar reports it ("method=banana") instead of skipping a stray word.
-        parts.append(method if method.lower() in COMMAND_METHOD_WORDS else f"method={method}")
-    elif RULED_OUT in keys:
-        parts.append(keys[RULED_OUT])  # a method named now replaces what was ruled out
-    if CHEAPEST_WORD in keys:
-        parts.append(CHEAPEST_WORD)
-    positional = ("model", "method", RULED_OUT, CHEAPEST_WORD)
-    pairs = sorted((key, value) for key, value in keys.items() if key not in positional)
-    pairs.sort(key=lambda pair: _KEY_ORDER.get(pair[0], len(_KEY_ORDER)))
-    parts += [f"{key}={value}" for key, value in pairs]
-    return " ".join(parts)
+__all__ = [
+    "MAX_LENGTH",
+    "Slot",
+    "apply_followup",
+    "is_new_question",
+    "read_changes",
+    "stated_command",
+    "stated_given",
+]

@@ -28,6 +28,8 @@ from estimator.memory import (
     estimate_memory,
     linear_params,
 )
+from estimator.optimizers import Width, state_of
+from estimator.optimizers import bytes_per_param as optimizer_bytes
 from estimator.query import (
     Checkpointing,
     FitQuery,
@@ -44,18 +46,16 @@ from estimator.stacks import profile
 # partition padding and fragmentation (`additional_buffer_factor=1.5`, stage3.py and
 # stage_1_and_2.py @edaa7221).
 BUFFER_FACTOR = 1.5
-# The optimizer moments the CPU optimizer keeps, in fp32 whatever the GPU optimizer would
-# have been: DeepSpeed's offload runs DeepSpeedCPUAdam ("Optimizer states stay fp32 on CPU",
-# docs/_pages/config-json.md @edaa7221) and refuses a client optimizer such as bitsandbytes'
-# 8-bit AdamW unless forced; torch's CPU optimizers keep the parameter's own dtype.
-MOMENTS: dict[Optimizer, int] = {
-    Optimizer.ADAMW: 2,
-    Optimizer.ADAMW_8BIT: 2,
-    Optimizer.PAGED_ADAMW_8BIT: 2,
-    Optimizer.ADAMW_4BIT: 2,
-    Optimizer.SGD: 1,
-    Optimizer.ADAFACTOR: 0,  # factored second moment: rows and columns, negligible
-}
+# The state the CPU optimizer keeps, what estimator.optimizers says each optimizer keeps, in
+# fp32 where the GPU optimizer would have quantised it: DeepSpeed's offload runs
+# DeepSpeedCPUAdam ("Optimizer states stay fp32 on CPU", docs/_pages/config-json.md @edaa7221)
+# and refuses a client optimizer such as bitsandbytes' 8-bit AdamW unless forced; torch's CPU
+# optimizers keep the parameter's own dtype.
+_QUANTISED = frozenset({Width.INT8, Width.INT4})
+# The CPU step's rate below was measured with Adam: its fp32 update reads the parameter, the
+# gradient and two moments and writes the parameter and the moments (3 × 4 + 2 × 8 bytes).
+# Another optimizer's step takes as long as its update's bytes against those.
+ADAM_CPU_UPDATE_BYTES = 3 * 4.0 + 2 * 8.0
 # Parameters one server's CPUs update a second, gradients down and parameters back up over
 # PCIe included. DeepSpeed's ZenFlow post measures the CPU path of a ZeRO-Offload step of
 # Llama-2-7B (6.74B parameters) on 4x A100 at "longer than 4s" (blogs/deepspeed-zenflow/
@@ -69,10 +69,9 @@ CPU_STEP_PARAMS_PER_SECOND = 1.7e9
 # prefetch the next layer: the safe side, and slower servers ("a cloud machine with slower RAM
 # and a wimpy CPU ... many times slower", the fsdp_qlora benchmarks) do exist.
 PCIE_BYTES_PER_SECOND = 32e9
-# The optimizer steps once per micro-batch: transformers' gradient_accumulation_steps defaults
-# to 1 (huggingface/transformers src/transformers/training_args.py @00349ae8). With
-# accumulation over N micro-batches the CPU step comes N times less often.
-MICRO_BATCHES_PER_STEP = 1
+# The optimizer, and so the CPU step, comes once per optimizer step: every `FitQuery.grad_accum`
+# micro-batches, 1 unless the run says otherwise (transformers' gradient_accumulation_steps
+# defaults to 1: huggingface/transformers src/transformers/training_args.py @00349ae8).
 
 
 @dataclass(frozen=True)
@@ -111,12 +110,12 @@ class OffloadCost:
         return self.ram.needed / 1e9
 
 
-def _width(precision: Precision) -> float:
+def trained_width(precision: Precision) -> float:
     """Bytes of a trained tensor's master copy and gradient: fp32 unless pure 16-bit."""
     return 2.0 if precision in (Precision.BF16, Precision.FP16) else 4.0
 
 
-def _base_bytes(query: FitQuery, model: ModelSpec) -> float:
+def base_bytes(query: FitQuery, model: ModelSpec) -> float:
     """The frozen or 16-bit compute copy of the whole model, as the GPU reads it: NF4 for the
     quantised linears of a QLoRA run, 16-bit (or fp32) for the rest."""
     rest = 4.0 if query.precision is Precision.FP32 else 2.0
@@ -136,12 +135,12 @@ def host_ram(query: FitQuery, model: ModelSpec) -> HostRam:
     if query.offload is Offload.NONE:
         return HostRam(0.0, 0.0, 0.0, 0.0, 0.0)
     trainable = estimate_memory(query, model).trainable_params
-    width = _width(query.precision)
+    width = trained_width(query.precision)
     # Pure 16-bit training keeps no separate master: the parameter is its own master copy.
     master = trainable * 4.0 if query.precision is Precision.MIXED else 0.0
     gradients = trainable * width
     moment = 4.0 if query.precision is Precision.MIXED else width
-    optimizer = trainable * moment * MOMENTS[query.optimizer]
+    optimizer = trainable * cpu_state_bytes(query.optimizer, model, moment)
     params = 0.0
     if query.offload is Offload.PARAMS:
         if query.method is Method.FULL:
@@ -149,7 +148,7 @@ def host_ram(query: FitQuery, model: ModelSpec) -> HostRam:
             # 16-bit and fp32 runs compute from the master itself.
             params = trainable * 2.0 if query.precision is Precision.MIXED else trainable * width
         else:
-            params = _base_bytes(query, model) + trainable * width  # base and the adapters
+            params = base_bytes(query, model) + trainable * width  # base and the adapters
     return HostRam(master, gradients, optimizer, params, checkpoint)
 
 
@@ -159,11 +158,23 @@ def _passes(query: FitQuery) -> int:
     return 2 if query.grad_checkpointing is Checkpointing.OFF else 3
 
 
+def cpu_state_bytes(optimizer: Optimizer, model: ModelSpec, moment: float = 4.0) -> float:
+    """Bytes per trained parameter of the state the CPU optimizer keeps, `moment` bytes a value
+    (quantised states kept at that width instead)."""
+    state = state_of(optimizer)
+    if state.width in _QUANTISED:
+        return state.tensors * moment
+    return optimizer_bytes(optimizer, moment, model.hidden, model.intermediate)
+
+
 def step_seconds(query: FitQuery, model: ModelSpec) -> float:
-    """One optimizer step on the server's CPUs (0 without offload)."""
+    """One optimizer step on the server's CPUs (0 without offload): the measured Adam rate,
+    scaled by the bytes this optimizer's fp32 update moves against Adam's."""
     if query.offload is Offload.NONE:
         return 0.0
-    return estimate_memory(query, model).trainable_params / CPU_STEP_PARAMS_PER_SECOND
+    update = 3 * 4.0 + 2 * cpu_state_bytes(query.optimizer, model)
+    trainable = estimate_memory(query, model).trainable_params
+    return trainable / CPU_STEP_PARAMS_PER_SECOND * update / ADAM_CPU_UPDATE_BYTES
 
 
 def stream_seconds(query: FitQuery, model: ModelSpec, gpus: int) -> float:
@@ -173,7 +184,7 @@ def stream_seconds(query: FitQuery, model: ModelSpec, gpus: int) -> float:
     if query.offload is not Offload.PARAMS:
         return 0.0
     sharded = query.shard in (Sharding.ZERO3, Sharding.FSDP) and gpus > 1
-    share = _base_bytes(query, model) / (gpus if sharded else 1)
+    share = base_bytes(query, model) / (gpus if sharded else 1)
     return _passes(query) * share / PCIE_BYTES_PER_SECOND
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from estimator.cost import HOURS_PER_MONTH
 from estimator.i18n import Html, translator
 from estimator.planner import BreakEven, BudgetVerdict, Caveat, Plan
+from estimator.timing import TrainingTime
 
 
 def gib(value: float) -> str:
@@ -22,6 +23,25 @@ def duration(language: str, hours: float) -> str:
     if hours < 48:
         return i18n("fit-hours", hours=f"{hours:.1f}" if hours < 10 else f"{hours:.0f}")
     return i18n("fit-days", days=f"{hours / 24:.1f}")
+
+
+def hours_span(language: str, low: float, high: float) -> str:
+    """A range of hours in one unit where both ends share it («1.2–1.8 ч», «40–55 мин»)."""
+    i18n = translator(language)
+    if high < 1:
+        return i18n("fit-minutes", minutes=f"{max(1, round(low * 60))}–{max(1, round(high * 60))}")
+    if low >= 1 and high < 10:
+        return i18n("fit-hours", hours=f"{low:.1f}–{high:.1f}")
+    if low >= 1 and high < 48:
+        return i18n("fit-hours", hours=f"{low:.0f}–{high:.0f}")
+    if low >= 48:
+        return i18n("fit-days", days=f"{low / 24:.1f}–{high / 24:.1f}")
+    return f"{duration(language, low)} – {duration(language, high)}"
+
+
+def time_span(language: str, time: TrainingTime) -> str:
+    """The run's hours as the range its measured error allows (estimator.speed_accuracy)."""
+    return hours_span(language, time.band.low, time.band.high)
 
 
 def size_text(language: str, value_bytes: float) -> str:
@@ -69,21 +89,23 @@ def plan_line(n: int, plan: Plan, language: str) -> str:
         "where": Html(where(plan, language)),
         "flags": Html(flags(plan, language)),
     }
-    if plan.cost_rub is not None and plan.hours is not None:
+    if plan.cost_rub is not None and plan.time is not None:
         if plan.monthly:
             assert plan.months is not None
             return i18n(
                 "fit-plan-month",
                 total=rubles(plan.cost_rub),
                 months=plan.months,
-                time=duration(language, plan.hours),
+                time=time_span(language, plan.time),
                 **common,
             )
+        rate = quote.rub_per_hour or 0.0
+        band = plan.time.band
         return i18n(
             "fit-plan-hour",
-            rate=rubles(quote.rub_per_hour or 0.0),
-            time=duration(language, plan.hours),
-            total=rubles(plan.cost_rub),
+            rate=rubles(rate),
+            time=time_span(language, plan.time),
+            total=f"{rubles(rate * band.low)}–{rubles(rate * band.high)}",
             **common,
         )
     if plan.monthly:

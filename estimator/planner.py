@@ -34,7 +34,13 @@ from estimator.memory import MemoryParts, memory_parts
 from estimator.offload import host_ram
 from estimator.query import FitQuery, Method, Sharding, Stack
 from estimator.specs import GpuSpec, ModelSpec
-from estimator.timing import CardClass, card_class, tokens_per_second, training_time
+from estimator.timing import (
+    CardClass,
+    TrainingTime,
+    card_class,
+    tokens_per_second,
+    training_time,
+)
 
 # A monthly plan "for hours" when the run uses less than this share of the time it rents:
 # the renter pays for at least twice the hours they need.
@@ -50,6 +56,8 @@ class Caveat(StrEnum):
     STOCK_UNPUBLISHED = "stock_unpublished"  # priced, but the provider publishes no stock
     MONTH_FOR_HOURS = "month_for_hours"  # whole months rented for a run of hours
     RAM_UNPUBLISHED = "ram_unpublished"  # the run offloads to host RAM the offer does not state
+    # Several cards whose form the offer does not name: timed as PCIe, the slower link.
+    LINK_ASSUMED = "link_assumed"
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,7 @@ class Plan:
     headroom_gib: float  # left free at the range's high end (< 0: the range reaches past it)
     verdict: Verdict  # FITS or TIGHT: a plan that does not fit is never made
     hours: float | None  # the run on this count; None without a dataset
+    time: TrainingTime | None  # the run's time on this count: its range and the cards' link
     months: int | None  # monthly billing with a known run: whole months rented
     cost_rub: float | None  # what this run costs at this billing; None without a dataset
     rub_per_million_tokens: float  # the price of throughput: ranks plans without a dataset
@@ -129,6 +138,8 @@ class Sizing:
 
     query: FitQuery
     model: ModelSpec
+    # The person's own measured speed over the model's (estimator.measurement), 1 without one.
+    speed: float = 1.0
 
 
 class _Fitter:
@@ -137,13 +148,14 @@ class _Fitter:
     def __init__(self, sizing: Sizing) -> None:
         self.query = sizing.query
         self.model = sizing.model
+        self.speed = sizing.speed
         # Host RAM the run's CPU offload needs on a server, GB (0 without offload); the same
         # on any card count (estimator.offload).
         self.ram_gb = host_ram(sizing.query, sizing.model).needed / 1e9
         self._parts: dict[tuple[int, Sharding], MemoryParts] = {}
         self._judged: dict[tuple[str, int, Sharding], Judged] = {}
         self._rates: dict[tuple[str, int], float] = {}
-        self._hours: dict[tuple[str, int], float | None] = {}
+        self._times: dict[tuple[str, int], TrainingTime | None] = {}
 
     def shardings(self, count: int) -> tuple[Sharding, ...]:
         """What a run on `count` cards may use, cheapest in communication first: the user's
@@ -180,15 +192,20 @@ class _Fitter:
         key = (gpu.id, count)
         if key not in self._rates:
             query = replace(self.query, gpus=count)
-            self._rates[key] = tokens_per_second(query, self.model, gpu, count) * count * 3600
+            speed = tokens_per_second(query, self.model, gpu, count) * self.speed
+            self._rates[key] = speed * count * 3600
         return self._rates[key]
 
-    def hours(self, gpu: GpuSpec, count: int) -> float | None:
+    def time(self, gpu: GpuSpec, count: int) -> TrainingTime | None:
         key = (gpu.id, count)
-        if key not in self._hours:
-            estimate = training_time(replace(self.query, gpus=count), self.model, gpu, count)
-            self._hours[key] = None if estimate is None else estimate.hours
-        return self._hours[key]
+        if key not in self._times:
+            query = replace(self.query, gpus=count)
+            self._times[key] = training_time(query, self.model, gpu, count, speed=self.speed)
+        return self._times[key]
+
+    def hours(self, gpu: GpuSpec, count: int) -> float | None:
+        estimate = self.time(gpu, count)
+        return None if estimate is None else estimate.hours
 
 
 def job_hours(
@@ -260,6 +277,8 @@ def _caveats(
         found.append(Caveat.STOCK_UNPUBLISHED)
     if ram_gb > 0 and quote.ram_gb is None:
         found.append(Caveat.RAM_UNPUBLISHED)
+    if quote.gpus > 1 and not quote.form_published:
+        found.append(Caveat.LINK_ASSUMED)
     if quote.rub_per_hour is None and hours is not None:
         rented = months_for(hours) * HOURS_PER_MONTH
         if hours < MONTH_USE_SHARE * rented:
@@ -286,7 +305,8 @@ def plan_for(
         return None
     shard, judged = fitted
     verdict = judged.verdict
-    hours = fitter.hours(gpu, quote.gpus)
+    time = fitter.time(gpu, quote.gpus)
+    hours = None if time is None else time.hours
     months: int | None = None
     cost: float | None = None
     if hours is not None:
@@ -305,6 +325,7 @@ def plan_for(
         headroom_gib=gpu.usable_gib - judged.band.high,
         verdict=verdict,
         hours=hours,
+        time=time,
         months=months,
         cost_rub=cost,
         rub_per_million_tokens=per_million,

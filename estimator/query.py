@@ -100,6 +100,15 @@ class Sharding(StrEnum):
     FSDP = "fsdp"  # full sharding: same memory as ZeRO-3
 
 
+class Packing(StrEnum):
+    """How examples fill a micro-batch's rows: it decides the tokens a step computes and how
+    far each token's attention reaches."""
+
+    NONE = "none"  # one example a row (padded to the longest of its micro-batch)
+    PACKED = "packed"  # examples concatenated to ctx; every token attends across them
+    VARLEN = "varlen"  # concatenated to ctx; each token attends only within its own example
+
+
 class Targets(StrEnum):
     QV = "qv"  # q_proj, v_proj (the original LoRA paper, old PEFT default)
     ATTN = "attn"  # q, k, v, o
@@ -176,6 +185,10 @@ class FitQuery:
     # its cap. Memory follows the longest batch, so it is 1.0 unless measured otherwise.
     fill: float = 1.0
     extras: tuple[str, ...] = field(default_factory=tuple)
+    packing: Packing = Packing.NONE
+    # Micro-batches per optimizer step: the step, and DDP's gradient all-reduce, come once
+    # per `grad_accum` micro-batches (transformers' gradient_accumulation_steps, default 1).
+    grad_accum: int = 1
 
 
 DEFAULTS_DOC: dict[str, str] = {
@@ -208,6 +221,9 @@ DEFAULTS_DOC: dict[str, str] = {
     "hpm": "none — hours a month the card is used, for hourly against monthly (hpm=60)",
     "loc": "any — ru: only providers in Russia",
     "rate": "none — the most per server-hour, ₽ (rate=300)",
+    "gpurate": "none — the most per GPU-hour, ₽: a server's price over its cards (gpurate=600)",
+    "mrate": "none — the most per month of rent, ₽ (mrate=200000)",
+    "billing": "both — hour or month: the billing to show",
     "loss": "the stack's own — naive (full logits), chunked, fused (Liger, Cut Cross-Entropy),"
     " adaptive (Unsloth's chunks sized to the VRAM left)",
 }

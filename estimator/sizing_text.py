@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from estimator import speed_accuracy
 from estimator.accuracy import ALL, AccuracyLine, band, band_line, for_stack, overall
 from estimator.answer import FitAnswer
 from estimator.fit import RENTED_CARDS, TIGHT_HEADROOM, GpuFit, Verdict, trains_in_bf16
@@ -26,6 +27,7 @@ from estimator.lever_text import (
     ram_short_line,
     read_line,
 )
+from estimator.measurement import Measurement
 from estimator.models import LLAMA_LADDER
 from estimator.parsing.build import covering_ctx
 from estimator.plan_text import (
@@ -37,6 +39,7 @@ from estimator.plan_text import (
     plan_line,
     rubles,
     size_text,
+    time_span,
     unmet_line,
     usage_line,
 )
@@ -44,6 +47,7 @@ from estimator.planner import Plan, with_hourly
 from estimator.query import METHOD_NAMES, Method, Sharding, Stack
 from estimator.solve_text import head_lines, needs_gpu, needs_gpu_text
 from estimator.stacks import profile
+from estimator.timing import TrainingTime
 
 MESSAGE_LIMIT = 4096
 SHORT_LIMIT = 900
@@ -52,6 +56,12 @@ BEST = 3
 
 def to_plain(message: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", message))
+
+
+def _too_long(message: str) -> bool:
+    """Whether a short answer reaches SHORT_LIMIT as Telegram counts (UTF-16 code units: an
+    emoji is two)."""
+    return len(to_plain(message).encode("utf-16-le")) // 2 >= SHORT_LIMIT
 
 
 def model_label(answer: FitAnswer) -> str:
@@ -72,7 +82,7 @@ def render_short(answer: FitAnswer, language: str) -> str:
     message = _short(answer, language, defaults=defaults, asked=asked)
     # Past a phone screen, the unstated defaults that decide the verdict go to «Подробнее»
     # first, then the last levers asked about (the details compare every one).
-    while len(to_plain(message)) > SHORT_LIMIT:
+    while _too_long(message):
         if defaults:
             defaults = False
         elif asked > 1:
@@ -136,13 +146,15 @@ def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> s
         )
     if answer.budget is not None:
         lines.append(_budget(answer, language))
+    if answer.measured is not None:
+        lines.append(_measured(answer.measured, language))
     parts = ["\n".join(lines), _best(answer, language)]
     if answer.cautions:
         parts.append(i18n("fit-warnings-count", count=len(answer.cautions)))
     elif answer.advice:
         parts.append(i18n("fit-more-advice"))
     message = "\n\n".join(part for part in parts if part)
-    if len(to_plain(message)) > SHORT_LIMIT:
+    if _too_long(message):
         message = "\n\n".join(part for part in parts[:2] if part)
     return message
 
@@ -352,7 +364,7 @@ def _best(answer: FitAnswer, language: str) -> str:
     lines = [i18n("fit-best-cards-title")]
     for n, row in enumerate(cards[:BEST], start=1):
         timing = answer.times.get(row.gpu.id)
-        time_text = i18n("fit-row-time", time=duration(language, timing.hours)) if timing else ""
+        time_text = i18n("fit-row-time", time=time_span(language, timing)) if timing else ""
         card = row.gpu.id if (row.min_gpus or 1) == 1 else f"{row.min_gpus}× {row.gpu.id}"
         shown_time = Html(html.escape(time_text, quote=False))
         if row.verdict is Verdict.TIGHT:
@@ -467,7 +479,7 @@ def _table(answer: FitAnswer, language: str) -> str:
     lines = [i18n("fit-table-title")]
     for row in _shown_rows(answer):
         timing = answer.times.get(row.gpu.id)
-        time_text = i18n("fit-row-time", time=duration(language, timing.hours)) if timing else ""
+        time_text = i18n("fit-row-time", time=time_span(language, timing)) if timing else ""
         mark = "" if trains_in_bf16(row.gpu) else i18n("fit-row-fp16")
         common = {
             "gpu": row.gpu.id,
@@ -635,6 +647,7 @@ def _details(answer: FitAnswer, language: str) -> str:
                 mfu=f"{timing.mfu * 100:.0f}",
             )
         )
+        lines += _time_lines(answer, timing, card.min_gpus or 1, language)
     lines.append(_accuracy(answer, language))
     return "\n".join(lines)
 
@@ -695,6 +708,50 @@ def _metric_line(line: AccuracyLine, metric: str) -> AccuracyLine | None:
     if line.scope == ALL:
         return overall(metric)
     return for_stack(Stack(line.scope), metric)
+
+
+def _time_lines(answer: FitAnswer, timing: TrainingTime, gpus: int, language: str) -> list[str]:
+    """Under «Время на …»: how the cards talk, the range of the hours, and what the time
+    model claims of itself on repositories it was not fitted on (estimator.speed_accuracy)."""
+    i18n = translator(language)
+    lines = []
+    if timing.link is not None:
+        lines.append(i18n("fit-details-link", count=str(gpus), link=timing.link.link.value))
+    query = answer.query
+    claim = speed_accuracy.band_line(query.stack, query.method)
+    everything = speed_accuracy.overall()
+    lines.append(
+        i18n(
+            "fit-details-time-claim",
+            span=time_span(language, timing),
+            rows=everything.rows,
+            repos=everything.repositories,
+            scope=_claim_scope(claim),
+            stack=profile(query.stack).label,
+            method=METHOD_NAMES[query.method],
+            median=_up(claim.median_abs),
+            within=str(math.floor(round(claim.within_25 * 100, 6))),
+            short=_up(claim.under_15),
+        )
+    )
+    return lines
+
+
+def _measured(measured: Measurement, language: str) -> str:
+    """The person's own measurement, which every time in the answer is scaled by."""
+    return translator(language)(
+        "fit-measured",
+        tps=f"{measured.tokens_per_second:,.0f}".replace(",", "\u202f"),
+        count=str(measured.gpus),
+        gpu=measured.gpu_id,
+        ratio=f"{measured.factor:.2f}",
+    )
+
+
+def _claim_scope(line: AccuracyLine) -> str:
+    if line.scope != ALL:
+        return "stack"
+    return "method" if line.metric != ALL else "all"
 
 
 def _up(fraction: float) -> str:

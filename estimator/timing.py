@@ -1,11 +1,23 @@
-"""Training time: tokens × FLOPs per token ÷ the TFLOPS a card really sustains, plus the time
-bitsandbytes spends dequantising weights, which does not shrink with a bigger batch, and with
-CPU offload the optimizer step on the CPU and the parameters streamed over PCIe
-(estimator.offload), paid per micro-batch like the dequantisation.
+"""Training time: what one step does (estimator.step) on what a card and its links can do.
 
-Achieved TFLOPS = the card's dense tensor peak × the share of it fine-tuning reaches on that
-class of card (`CLASS_EFFICIENCY`) × the stack's kernels (`STACK_SPEED`) × multi-GPU scaling.
-`bench/estimator_speed.py` checks the resulting tokens/s against published measurements.
+A micro-batch on one GPU takes
+
+    compute  = matmuls (FLOPs at the card's sustained matmul rate, never below reading the
+               weights at its memory bandwidth) + attention (FLOPs at FlashAttention's share of
+               the peak) + elementwise bytes at the memory bandwidth;
+    comm     = the bytes the cards exchange (estimator.step) at the link's bandwidth
+               (estimator.interconnect), partly hidden behind the compute;
+    host     = kernels launched × the host's time per kernel;
+
+plus, once per optimizer step (every `grad_accum` micro-batches), the optimizer's pass over its
+state at the memory bandwidth, and with CPU offload the streamed weights and the CPU step
+(estimator.offload). Tokens per second per GPU = the micro-batch's tokens / its seconds.
+
+What cannot be read from a datasheet or a stack's code is `Calibration`: the share of the dense
+peak each class of card sustains in training matmuls, the host's time per kernel, the share of
+a link's bandwidth collectives reach and how much of it hides behind compute. They are fitted by
+bench/estimator_speed.py within the brackets its `RANGES` cite, leaving one repository out at a
+time, and the bench scores each repository with the constants fitted without it.
 """
 
 from __future__ import annotations
@@ -13,52 +25,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from estimator.memory import adapted_linear_params, linear_params
-from estimator.offload import MICRO_BATCHES_PER_STEP, step_seconds, stream_seconds
-from estimator.query import Checkpointing, FitQuery, Method, Stack
+from estimator.accuracy import Band
+from estimator.interconnect import Interconnect, Link, geforce, interconnect
+from estimator.query import Checkpointing, FitQuery, Method
 from estimator.specs import GpuSpec, ModelSpec
+from estimator.speed_accuracy import band
+from estimator.step import StepWork, attended, step_work
 
 
 class CardClass(StrEnum):
     HOPPER = "hopper"
     BLACKWELL = "blackwell"
-    AMPERE_DC = "ampere_dc"  # A100, A30, A40, A10, A10G
-    WORKSTATION = "workstation"  # RTX A-series, RTX Ada/Blackwell pro, L40, L40S
+    AMPERE_DC = "ampere_dc"  # A100, A30: GA100 with HBM
+    WORKSTATION = "workstation"  # GA102 with GDDR6: RTX A-series, A40, A10, A10G
+    WORKSTATION_ADA = "workstation_ada"  # L40, L40S, RTX Ada, RTX PRO Blackwell
     GEFORCE = "geforce"
     POWER_LIMITED = "power_limited"  # 60-72 W inference cards: T4, A2, A16, L4
     VOLTA = "volta"
     PASCAL = "pascal"  # no tensor cores at all
 
-
-# Share of the datasheet dense peak (FP32-accumulate column) that fine-tuning sustains on a
-# well-fed batch, by class. Achieved TFLOPS implied by published tokens/s (FLOPs counted as
-# below, recompute included):
-CLASS_EFFICIENCY: dict[CardClass, float] = {
-    # llm-foundry MPT-7B/13B on 8xH100, bf16: 0.44-0.46 / 0.40; fsdp_qlora 70B QLoRA: 0.33.
-    # The bf16 peak (989) needs kernels bf16 fine-tuning rarely keeps fed: H100 ends up
-    # 2-2.5x an A100, not the 3.2x of the datasheets (seed guide: 1.8-2.5x).
-    CardClass.HOPPER: 0.42,
-    # No published fine-tuning throughput yet; taken as Hopper.
-    CardClass.BLACKWELL: 0.42,
-    # llm-foundry MPT-7B/13B on 8xA100: 0.61-0.64; torchtune Llama-3.2-3B: 0.46-0.62;
-    # fsdp_qlora 70B QLoRA on A100 40GB: 0.52.
-    CardClass.AMPERE_DC: 0.58,
-    # fsdp_qlora Llama-2-70B: 8x RTX A5000 0.38, 4x RTX 6000 Ada 0.21 (PCIe); PEFT's
-    # MetaMathQA LoRA on an L40S: ~0.25 of 362. These 300-350 W boards cannot hold their
-    # clocks under sustained tensor load: an L40S trains at ~0.6x an A100 (the MetaMathQA
-    # row against torchtune's A100 rows) despite a higher
-    # datasheet peak.
-    CardClass.WORKSTATION: 0.30,
-    # fsdp_qlora on 2x RTX 4090: 0.58-0.60; on 2x RTX 3090 (280 W): 0.69; torchtune 4090: 0.64.
-    CardClass.GEFORCE: 0.66,
-    # T4 (70 W): its 65 TFLOPS need the 1.59 GHz boost clock, which it cannot hold at 70 W
-    # under tensor load, and it has 320 GB/s of memory: a T4 trains at about a third of a
-    # 3090's speed, not the 0.9x the datasheets suggest.
-    CardClass.POWER_LIMITED: 0.20,
-    CardClass.VOLTA: 0.45,
-    # Pascal has no tensor cores: fp16_tflops holds its FP32 rate, of which GEMMs reach ~half.
-    CardClass.PASCAL: 0.50,
-}
 
 _CLASS_OF_FAMILY: dict[str, CardClass] = {
     "H100": CardClass.HOPPER,
@@ -68,9 +53,9 @@ _CLASS_OF_FAMILY: dict[str, CardClass] = {
     "B300": CardClass.BLACKWELL,
     "A100": CardClass.AMPERE_DC,
     "A30": CardClass.AMPERE_DC,
-    "A40": CardClass.AMPERE_DC,
-    "A10": CardClass.AMPERE_DC,
-    "A10G": CardClass.AMPERE_DC,
+    "A40": CardClass.WORKSTATION,
+    "A10": CardClass.WORKSTATION,
+    "A10G": CardClass.WORKSTATION,
     "T4": CardClass.POWER_LIMITED,
     "A2": CardClass.POWER_LIMITED,
     "A16": CardClass.POWER_LIMITED,
@@ -81,34 +66,96 @@ _CLASS_OF_FAMILY: dict[str, CardClass] = {
     "GTX 1080 Ti": CardClass.PASCAL,
 }
 
-# Kernels relative to an efficient stack at the same batch: transformers runs unfused norms,
-# rotary and loss (and, in practice, padded batches); the HF-based trainers add packing and
-# flash attention; Unsloth fuses norms, rotary, LoRA and the loss (its benchmarks: ~2x HF).
-STACK_SPEED: dict[Stack, float] = {
-    Stack.HF: 0.80,
-    Stack.AXOLOTL: 0.95,
-    Stack.SWIFT: 0.85,
-    Stack.LLAMAFACTORY: 0.85,
-    Stack.LITGPT: 0.85,
-    Stack.TORCHTUNE: 1.00,
-    Stack.UNSLOTH: 1.15,
+
+def card_class(gpu: GpuSpec) -> CardClass:
+    known = _CLASS_OF_FAMILY.get(gpu.family)
+    if known is not None:
+        return known
+    if geforce(gpu):
+        return CardClass.GEFORCE
+    return CardClass.WORKSTATION if gpu.id.startswith("RTX A") else CardClass.WORKSTATION_ADA
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The constants the speed bench fits (bench/estimator_speed.py `RANGES`)."""
+
+    # Share of the datasheet's dense BF16 peak (FP32 accumulate) that training matmuls
+    # sustain, by class of card.
+    ampere_dc: float
+    hopper: float
+    workstation: float
+    workstation_ada: float
+    geforce: float
+    # What LoRA and QLoRA runs sustain of that rate: their frozen-weight backward and the
+    # adapters' small kernels between the big matmuls keep them below a full fine-tune's.
+    adapter_share: float
+    # Share of the peak FlashAttention sustains over forward and backward (on Ampere and Ada;
+    # Hopper gets `HOPPER_ATTENTION_RATIO` of it).
+    attention_share: float
+    host_seconds_per_op: float  # the host's time to issue one kernel of eager PyTorch
+    link_share: float  # of the link's datasheet bandwidth that NCCL's collectives reach
+    overlap: float  # share of the shorter of compute and communication hidden by the other
+
+
+# Classes no published throughput measures (none in tests/fixtures/estimator/throughput.csv):
+# their shares are set from what is known of them, not fitted.
+# Blackwell (B200/B300) is taken as Hopper times the ratio of their measured matmul ceilings:
+# B200 1745 of 2250 TFLOPS (77.6 %) against H100 SXM 794.5 of 989 (80.3 %) (stas00/ml-engineering
+# compute/accelerator/README.md @744d01e, "Maximum Achievable Matmul FLOPS").
+BLACKWELL_OF_HOPPER = 0.776 / 0.803
+UNMEASURED_SHARE: dict[CardClass, float] = {
+    # T4 (70 W): its 65 TFLOPS need the 1.59 GHz boost clock, which it cannot hold at 70 W under
+    # tensor load, and it has 320 GB/s of memory: a T4 trains at about a third of a 3090's
+    # speed, not the 0.9x the datasheets suggest.
+    CardClass.POWER_LIMITED: 0.20,
+    CardClass.VOLTA: 0.45,
+    # Pascal has no tensor cores: fp16_tflops holds its FP32 rate, of which GEMMs reach ~half.
+    CardClass.PASCAL: 0.50,
 }
-# torch.compile fuses the elementwise work between matmuls (torchtune 3B table: 7075 -> 8998
-# tokens/s from compile alone).
-COMPILE_SPEEDUP = 1.25
-# Memory traffic of the work between matmuls (norms, rotary, SwiGLU, residual adds, dtype
-# casts; forward and backward), in bytes per token, layer and hidden unit: about 60 passes
-# over a 16-bit activation of width h when unfused. It costs bandwidth, not FLOPs, so it
-# weighs most on small models (a 3B runs at a lower MFU than a 70B on the same card).
-ELEMENTWISE_BYTES_PER_HIDDEN = 120.0
-# Fused kernels (Unsloth) and torch.compile make about a third of those passes.
-FUSED_ELEMENTWISE_SHARE = 1 / 3
-# Cards inside one server: all-reduce or all-gather overlap most, not all, of the compute.
-MULTI_GPU_EFFICIENCY = 0.92
-# bitsandbytes dequantises every NF4 weight on each pass: read 0.5 B, write and re-read a
-# 16-bit copy (2 + 2 B) - per parameter, per forward, recompute and backward pass.
-DEQUANT_BYTES_PER_PARAM_PASS = 4.5
-BNB_STACKS = frozenset({Stack.HF, Stack.AXOLOTL, Stack.SWIFT, Stack.LLAMAFACTORY, Stack.LITGPT})
+
+# Fitted on the 128 rows of tests/fixtures/estimator/throughput.csv whose work is known, within
+# the brackets the bench cites (`python -m bench.estimator_speed --fit`); the bench scores each
+# repository with the constants fitted on the others. The matmul shares sit below the measured
+# matmul ceilings (A100 86.9 %, H100 80.3 %) by what a training step's smaller and transposed
+# matmuls lose; GeForce boards above their datasheet peak (they boost past their rated clock);
+# Ada/Blackwell workstation boards at under a third of their datasheet peak, which assumes a
+# boost clock their 300-350 W cannot hold under tensor load.
+CALIBRATION = Calibration(
+    ampere_dc=0.791,
+    hopper=0.709,
+    workstation=0.621,
+    workstation_ada=0.297,
+    geforce=1.08,
+    adapter_share=0.918,
+    attention_share=0.426,
+    host_seconds_per_op=1.2e-05,
+    link_share=0.631,
+    overlap=0.5,
+)
+
+# FlashAttention-2 reaches 50-73 % of an A100's peak (Dao, arXiv 2307.08691, abstract) and
+# 35 % of an H100's (Shah et al., FlashAttention-3, arXiv 2407.08608, abstract): on Hopper the
+# same kernels sustain 35 / 61.5 (the middle of 50-73) of the share they reach on Ampere.
+HOPPER_ATTENTION_RATIO = 0.35 / 0.615
+
+
+def matmul_share(gpu: GpuSpec, calibration: Calibration = CALIBRATION) -> float:
+    kind = card_class(gpu)
+    fitted = {
+        CardClass.AMPERE_DC: calibration.ampere_dc,
+        CardClass.HOPPER: calibration.hopper,
+        CardClass.WORKSTATION: calibration.workstation,
+        CardClass.WORKSTATION_ADA: calibration.workstation_ada,
+        CardClass.GEFORCE: calibration.geforce,
+        CardClass.BLACKWELL: calibration.hopper * BLACKWELL_OF_HOPPER,
+    }
+    return fitted.get(kind) or UNMEASURED_SHARE[kind]
+
+
+def _attention_share(gpu: GpuSpec, calibration: Calibration) -> float:
+    hopper = card_class(gpu) is CardClass.HOPPER
+    return calibration.attention_share * (HOPPER_ATTENTION_RATIO if hopper else 1.0)
 
 
 @dataclass(frozen=True)
@@ -116,25 +163,12 @@ class TrainingTime:
     tokens: float
     flops_per_token: float
     hours: float
-    mfu: float  # achieved / peak, dequantisation time included
+    mfu: float  # achieved / peak
     tokens_per_second: float  # per GPU
-
-
-def card_class(gpu: GpuSpec) -> CardClass:
-    known = _CLASS_OF_FAMILY.get(gpu.family)
-    if known is not None:
-        return known
-    workstation = gpu.id.startswith(("RTX A", "L40")) or any(
-        word in gpu.id for word in ("Ada", "PRO")
-    )
-    return CardClass.WORKSTATION if workstation else CardClass.GEFORCE
-
-
-def achieved_tflops(query: FitQuery, gpu: GpuSpec, gpus: int = 1) -> float:
-    tflops = gpu.tflops * CLASS_EFFICIENCY[card_class(gpu)] * STACK_SPEED[query.stack]
-    if query.compiled:
-        tflops *= COMPILE_SPEEDUP
-    return tflops * (MULTI_GPU_EFFICIENCY if gpus > 1 else 1.0)
+    link: Interconnect | None  # how the cards talk; None on one card
+    # Where the true hours lie, from the model's out-of-sample error for the run's stack and
+    # method (estimator.speed_accuracy).
+    band: Band
 
 
 def total_tokens(query: FitQuery) -> float | None:
@@ -147,77 +181,97 @@ def total_tokens(query: FitQuery) -> float | None:
 
 
 def flops_per_token(query: FitQuery, model: ModelSpec) -> float:
-    """6N for full fine-tuning (forward 2N, backward 4N); 4N with frozen weights; +2N to
-    recompute the forward under gradient checkpointing; plus causal attention."""
+    """Model FLOPs (the MFU convention): 6N for full fine-tuning (forward 2N, backward 4N); 4N
+    with frozen weights; +2N to recompute the forward under gradient checkpointing; plus
+    causal attention over the span each token attends to."""
     n = model.active_params
     dense = 6.0 * n if query.method is Method.FULL else 4.0 * n
     if query.grad_checkpointing is not Checkpointing.OFF:
         dense += 2.0 * n
-    avg_len = query.tokens_per_example or query.ctx // 2
-    attention = 6.0 * model.layers * avg_len * model.q_dim  # fwd + bwd, causal half of s²
-    return dense + attention
+    return dense + 6.0 * model.layers * attended(query) * model.q_dim
 
 
-def _dequant_seconds_per_token(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> float:
-    """bitsandbytes' dequantisation is paid per micro-batch, so per token it shrinks only as
-    the micro-batch grows; Unsloth and torchao have their own fused kernels."""
-    if query.method is not Method.QLORA or query.stack not in BNB_STACKS:
-        return 0.0
-    passes = 3 if query.grad_checkpointing is not Checkpointing.OFF else 2
-    quantised = (
-        linear_params(model)
-        if query.stack is not Stack.TORCHTUNE
-        else (adapted_linear_params(model, query.targets))
-    )
-    # Sharded or not, every GPU dequantises every layer it computes with: all of them.
-    seconds = passes * quantised * DEQUANT_BYTES_PER_PARAM_PASS / (gpu.bandwidth_gbs * 1e9)
-    return seconds / micro_batch_tokens(query)
+def micro_batch_seconds(
+    work: StepWork, gpu: GpuSpec, link: Interconnect | None, calibration: Calibration
+) -> float:
+    """One micro-batch on one GPU, with its share of the optimizer step."""
+    bandwidth = gpu.bandwidth_gbs * 1e9
+    peak = gpu.tflops * 1e12
+    rate = peak * matmul_share(gpu, calibration)
+    if work.adapters:
+        rate *= calibration.adapter_share
+    matmuls = max(work.matmul_flops / rate, work.weight_bytes / bandwidth)
+    compute = matmuls + work.attention_flops / (peak * _attention_share(gpu, calibration))
+    compute += work.memory_bytes / bandwidth
+    accum = work.grad_accum
+    comm = 0.0
+    if link is not None:
+        comm = (work.comm_bytes + work.comm_step_bytes / accum) / (
+            link.effective * calibration.link_share
+        )
+    busy = max(compute, comm) + (1 - calibration.overlap) * min(compute, comm)
+    host = work.host_ops * calibration.host_seconds_per_op
+    step = (work.optimizer_bytes / bandwidth + work.offload_step_seconds) / accum
+    return busy + host + step + work.offload_seconds
 
 
-def micro_batch_tokens(query: FitQuery) -> int:
-    """Tokens one GPU takes in one micro-batch: what a per-micro-batch cost is spread over."""
-    return max(1, query.micro_batch * (query.tokens_per_example or query.ctx))
+def _link(gpu: GpuSpec, gpus: int, stated: Link | None) -> Interconnect | None:
+    return interconnect(gpu, gpus, stated) if gpus > 1 else None
 
 
-def _offload_seconds_per_token(query: FitQuery, model: ModelSpec, gpus: int) -> float:
-    """CPU offload: every GPU waits for the optimizer step on the server's CPUs (once per
-    `MICRO_BATCHES_PER_STEP` micro-batches) and, with the parameters offloaded, for their
-    transfer on each pass (estimator.offload)."""
-    per_micro_batch = step_seconds(query, model) / MICRO_BATCHES_PER_STEP
-    per_micro_batch += stream_seconds(query, model, gpus)
-    return per_micro_batch / micro_batch_tokens(query)
+def per_gpu_rate(
+    work: StepWork,
+    single: StepWork | None,
+    gpu: GpuSpec,
+    link: Interconnect | None,
+    calibration: Calibration = CALIBRATION,
+) -> float:
+    """Tokens per second on one GPU of a run whose micro-batch is `work`. A card never trains
+    faster for having company: sharding spreads the optimizer's update over the cards, and where
+    that saves more than the collectives cost the figure would promise more than linear scaling,
+    which no published run shows; the run on one card (`single`) caps it (the safe side)."""
+    rate = work.tokens / micro_batch_seconds(work, gpu, link, calibration)
+    if single is None:
+        return rate
+    return min(rate, single.tokens / micro_batch_seconds(single, gpu, None, calibration))
 
 
-def _elementwise_seconds_per_token(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> float:
-    per_hidden = ELEMENTWISE_BYTES_PER_HIDDEN
-    if query.compiled or query.stack is Stack.UNSLOTH:
-        per_hidden *= FUSED_ELEMENTWISE_SHARE
-    passes = 4 / 3 if query.grad_checkpointing is not Checkpointing.OFF else 1.0  # recompute
-    return passes * per_hidden * model.hidden * model.layers / (gpu.bandwidth_gbs * 1e9)
-
-
-def tokens_per_second(query: FitQuery, model: ModelSpec, gpu: GpuSpec, gpus: int = 1) -> float:
-    """Training throughput per GPU."""
-    compute = flops_per_token(query, model) / (achieved_tflops(query, gpu, gpus) * 1e12)
-    memory = _elementwise_seconds_per_token(query, model, gpu)
-    dequant = _dequant_seconds_per_token(query, model, gpu)
-    return 1.0 / (compute + memory + dequant + _offload_seconds_per_token(query, model, gpus))
+def tokens_per_second(
+    query: FitQuery,
+    model: ModelSpec,
+    gpu: GpuSpec,
+    gpus: int = 1,
+    link: Link | None = None,
+    calibration: Calibration = CALIBRATION,
+) -> float:
+    """Training throughput per GPU; `link` as stated, else read from the card."""
+    work = step_work(query, model, gpus)
+    single = step_work(query, model, 1) if gpus > 1 else None
+    return per_gpu_rate(work, single, gpu, _link(gpu, gpus, link), calibration)
 
 
 def training_time(
-    query: FitQuery, model: ModelSpec, gpu: GpuSpec, gpus: int
+    query: FitQuery,
+    model: ModelSpec,
+    gpu: GpuSpec,
+    gpus: int,
+    link: Link | None = None,
+    speed: float = 1.0,
 ) -> TrainingTime | None:
+    """The run's time on `gpus` cards; `speed` scales the model's throughput by a person's own
+    measurement of their setup (estimator.measurement)."""
     tokens = total_tokens(query)
     if tokens is None or gpu.tflops <= 0:
         return None
-    per_gpu = tokens_per_second(query, model, gpu, gpus)
+    per_gpu = tokens_per_second(query, model, gpu, gpus, link) * speed
     per_token = flops_per_token(query, model)
-    seconds = tokens / (per_gpu * gpus)
-    mfu = per_gpu * per_token / (gpu.tflops * 1e12)
+    hours = tokens / (per_gpu * gpus) / 3600
     return TrainingTime(
         tokens=tokens,
         flops_per_token=per_token,
-        hours=seconds / 3600,
-        mfu=mfu,
+        hours=hours,
+        mfu=per_gpu * per_token / (gpu.tflops * 1e12),
         tokens_per_second=per_gpu,
+        link=_link(gpu, gpus, link),
+        band=band(hours, query.stack, query.method),
     )

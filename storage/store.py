@@ -14,6 +14,7 @@ from storage.admin import AdminQueries
 from storage.conversations import ConversationQueries
 from storage.database import SqliteDatabase
 from storage.history import HistoryQueries
+from storage.measurements import MeasurementQueries
 from storage.migrations import migrate
 from storage.offers import OfferQueries
 from storage.outbox_claims import OutboxClaims
@@ -44,6 +45,7 @@ class Store(
     AdminQueries,
     ConversationQueries,
     UpdateQueries,
+    MeasurementQueries,
 ):
     """Users here; the other tables in their own modules (storage.offers, .history, ...)."""
 

@@ -5,11 +5,12 @@
   `burst + rate * T` messages start, so `rate + burst <= 30` keeps every second under
   Telegram's ~30 messages/s (docs/telegram.md). The tolerance also absorbs the event
   loop waking a waiter a little late, which a burst of exactly 1 would turn into lost rate.
-* Per chat: one alert in flight, and the next one `per_chat_interval` after Telegram
+* Per chat: one message in flight, and the next one `per_chat_interval` after Telegram
   answered the previous message to that chat (Telegram's "about one message per second" in
-  a chat), whatever the latency. Replies do not wait for that gap: Telegram tolerates short
-  bursts in a private chat, and bot.middlewares.throttling already holds a user to one
-  answer per second; but a reply counts, so the next alert to that chat waits after it.
+  a chat), whatever the latency. Replies keep that gap too: a person answered for several
+  messages in a row (bot.middlewares.throttling allows a few), or a backlog of theirs after
+  a restart, would otherwise draw the chat's 429s. `expected_wait` tells a reply how long it
+  will wait, so the chat can show «печатает…» meanwhile (bot.delivery.session).
 * A flood pause (`pause`) holds every message; `hold_chat` holds one chat.
 * Urgent messages (a user's reply) take the next free slot before any alert waiting for it.
 
@@ -62,6 +63,8 @@ class Limiter:
         self._pump_task: asyncio.Future[None] | None = None
         self._in_flight: set[int] = set()
         self._ready_at: dict[int, float] = {}  # chat -> when it may get its next message
+        self._queued: dict[int, int] = {}  # chat -> messages waiting for its turn
+        self._turns: dict[int, asyncio.Lock] = {}  # chat -> its messages' queue
         self._slots = 0
 
     # --- state --------------------------------------------------------------------------
@@ -95,6 +98,18 @@ class Limiter:
         until = self._clock() + seconds
         self._ready_at[chat_id] = max(self._ready_at.get(chat_id, until), until)
 
+    def expected_wait(self, chat_id: int) -> float:
+        """Seconds a message to `chat_id` would wait now, as far as this limiter knows: the
+        chat's gap, the messages queued for it before this one, and the replies queued ahead
+        for the bot's overall rate."""
+        now = self._clock()
+        chat = max(0.0, self._ready_at.get(chat_id, -math.inf) - now)
+        chat += (self._queued.get(chat_id, 0) + (chat_id in self._in_flight)) * (
+            self.per_chat_interval
+        )
+        overall = max(self._wait(), 0.0) + len(self._waiting[True]) / self.rate
+        return max(chat, overall)
+
     def busy_chats(self) -> set[int]:
         """Chats that would wait now: one message in flight, or messaged a moment ago."""
         now = self._clock()
@@ -113,22 +128,43 @@ class Limiter:
             await self._take(urgent)
             yield
             return
-        if not urgent:
-            await self._wait_for_chat(chat_id)
-        self._in_flight.add(chat_id)
+        # One message to a chat at a time, in the order they came (asyncio.Lock is fair): a
+        # person's answers arrive in the order of their messages.
+        turn = self._turns.setdefault(chat_id, asyncio.Lock())
+        self._queued[chat_id] = self._queued.get(chat_id, 0) + 1
+        queued = True
         try:
-            await self._take(urgent)
-            yield
+            async with turn:
+                self._leave_queue(chat_id)
+                queued = False
+                await self._wait_for_chat(chat_id)
+                self._in_flight.add(chat_id)
+                try:
+                    await self._take(urgent)
+                    yield
+                finally:
+                    self._in_flight.discard(chat_id)
+                    self._ready_at[chat_id] = max(
+                        self._ready_at.get(chat_id, -math.inf),
+                        self._clock() + self.per_chat_interval,
+                    )
         finally:
-            self._in_flight.discard(chat_id)
-            self._ready_at[chat_id] = max(
-                self._ready_at.get(chat_id, -math.inf), self._clock() + self.per_chat_interval
-            )
+            if queued:  # cancelled before its turn came
+                self._leave_queue(chat_id)
+            if chat_id not in self._queued and not turn.locked():
+                self._turns.pop(chat_id, None)  # nobody holds or waits for it
             self._maybe_prune()
+
+    def _leave_queue(self, chat_id: int) -> None:
+        left = self._queued[chat_id] - 1
+        if left:
+            self._queued[chat_id] = left
+        else:
+            del self._queued[chat_id]
 
     async def _wait_for_chat(self, chat_id: int) -> None:
         while True:
-            if chat_id in self._in_flight:
+            if chat_id in self._in_flight:  # another replica's claim, or a hold being set
                 await self._sleep(_IN_FLIGHT_POLL_S)
                 continue
             wait = self._ready_at.get(chat_id, -math.inf) - self._clock()

@@ -2,22 +2,25 @@
 
 Every message the bot sends to a user outside the sender (answers to commands, charts, the
 admin's notices) takes an urgent slot of the shared Limiter, so it goes before any waiting
-alert and together they stay under Telegram's ~30 messages/s; a 429 is waited out and the
-call retried, up to a bound. The sender paces its own alerts (and marks its calls with
-`sending_alert`), so they pass straight through.
+alert and together they stay under Telegram's ~30 messages/s, and keeps its chat's one
+message a second; a 429 is waited out and the call retried, up to a bound. A reply that will
+wait longer than `TYPING_AFTER_S` first shows «печатает…» in the chat (sendChatAction, which
+Telegram does not count as a message), so the person sees the answer coming. The sender paces
+its own alerts (and marks its calls with `sending_alert`), so they pass straight through.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from contextvars import ContextVar
 from typing import Any
 
 from aiogram import Bot
 from aiogram.client.session.middlewares.base import BaseRequestMiddleware, NextRequestMiddlewareType
-from aiogram.exceptions import TelegramRetryAfter
-from aiogram.methods import TelegramMethod
+from aiogram.exceptions import TelegramAPIError, TelegramRetryAfter
+from aiogram.methods import SendChatAction, TelegramMethod
 from aiogram.methods.base import TelegramType
 
 from bot.delivery.limiter import Limiter, Sleep
@@ -49,6 +52,10 @@ MESSAGE_METHODS = frozenset(
 # who waited longer has moved on, and the handler should not hold a task for minutes.
 MAX_REPLY_RETRIES = 5
 MAX_REPLY_WAIT_S = 30.0
+# A reply expected to wait longer than this shows «печатает…» first: about the time a person
+# waits before wondering whether the bot heard them. Telegram shows the action for 5 s
+# (Bot API, sendChatAction) or until the message arrives.
+TYPING_AFTER_S = 2.0
 
 
 class SharedLimitMiddleware(BaseRequestMiddleware):
@@ -77,6 +84,13 @@ class SharedLimitMiddleware(BaseRequestMiddleware):
         chat = getattr(method, "chat_id", None)
         chat_id = chat if isinstance(chat, int) else None
         retries = 0
+        if (
+            limited
+            and chat_id is not None
+            and self._limiter.expected_wait(chat_id) > TYPING_AFTER_S
+        ):
+            with contextlib.suppress(TelegramAPIError):
+                await bot(SendChatAction(chat_id=chat_id, action="typing"))
         while True:
             try:
                 if not limited:

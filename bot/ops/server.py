@@ -232,8 +232,11 @@ async def compressed(request: web.Request, handler: Handler) -> web.StreamRespon
     Accept-Encoding; a file is read through the compressor instead of sent whole): the open
     data's JSON and CSV and the Mini App's bundle shrink about tenfold."""
     response = await handler(request)
-    if not response.prepared and response.status not in (204, 304):
-        response.enable_compression()
+    if response.prepared or response.status in (204, 304):
+        return response
+    if isinstance(response, web.Response) and response.body is None:
+        return response  # headers only (a 503 with Retry-After): nothing to compress
+    response.enable_compression()
     return response
 
 

@@ -15,6 +15,7 @@ from bot.routers import (
     history,
     inline,
     market,
+    measurement,
     model_config,
     prices,
     settings,
@@ -35,6 +36,9 @@ def create_routers() -> list[Router]:
         # A pasted or sent config.json: before the routers that read free text, none of
         # which could make sense of JSON.
         model_config.create_router(),
+        # A measured speed («2,1 с/шаг на 4090 при bs 4») names a card and a batch, which the
+        # follow-up and sizing readers would take for a change of the run or a question.
+        measurement.create_router(),
         # Before fit: «а для 70b?» reads as a sizing question of its own there, where it is
         # a change of the last answer. It takes only texts that change a remembered sizing
         # and say nothing else; a new question naming a model goes on to fit.

@@ -30,6 +30,7 @@ from bot.deep_links import LinkKind, share_sheet
 from bot.ports import BotStore
 from bot.quotes import quotes_from
 from bot.replies import show
+from bot.routers.measurement import measured_speed
 from bot.routers.watch import subscribe, subscribe_to, watch_error_text
 from estimator.answer import FitAnswer, build_answer
 from estimator.cost import PriceQuote
@@ -103,8 +104,10 @@ async def live_quotes(store: BotStore) -> list[PriceQuote]:
     return quotes_from(await store.observed_offers())
 
 
-async def build(parsed: ParsedQuery, store: BotStore) -> FitAnswer:
-    return build_answer(parsed, load_gpus(), await live_quotes(store))
+async def build(parsed: ParsedQuery, store: BotStore, user_id: int | None = None) -> FitAnswer:
+    """The answer at live prices; with `user_id`, timed by that user's own measured speed."""
+    measured = await measured_speed(store, user_id)
+    return build_answer(parsed, load_gpus(), await live_quotes(store), measured)
 
 
 # The run a /fit command starts from: what a watch leaves unsaid is at these values.
@@ -244,7 +247,8 @@ async def reply_with_answer(
     if question is not None:
         await message.answer(question[0], reply_markup=question[1])
         return
-    answer = await build(parsed, store)
+    user_id = message.from_user.id if message.from_user else message.chat.id
+    answer = await build(parsed, store, user_id)
     share = await share_link(message.bot, parsed, i18n)
     keyboard = answer_keyboard(parsed, i18n, language, share=share, answer=answer)
     await message.answer(render_short(answer, language), reply_markup=keyboard)
@@ -342,7 +346,7 @@ async def on_details(
         # sized it (the example of a model-less question, another method, an older answer).
         chat = callback.message.chat.id if callback.message else callback.from_user.id
         await conversations.remember(chat, parsed, language)
-    answer = await build(parsed, store)
+    answer = await build(parsed, store, callback.from_user.id)
     full = bool(callback_data.full)
     text = render_details(answer, language) if full else render_short(answer, language)
     share = await share_link(callback.bot, parsed, local)

@@ -10,11 +10,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from estimator import gpus
 from estimator.models import model_for_size
-from estimator.parsing.result import Assumption, ParsedQuery, QueryError
+from estimator.parsing.result import Assumption, ParsedQuery, QueryError, Slot
 from estimator.query import (
     Checkpointing,
     FitQuery,
@@ -52,6 +53,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "vram": (1, 4096),  # GB per card, as sold
     "hpm": (1, 744),  # hours per month: 31 days × 24 h at most
     "rate": (1, 10_000_000),  # roubles per server-hour
+    "mrate": (1, 1_000_000_000),  # roubles per month of rent
 }
 # Methods in the order a ruled-out one falls back: QLoRA is the default, LoRA the same
 # adapters without the 4-bit base, full the last resort.
@@ -97,16 +99,29 @@ class Given:
     hours_per_month: float | None = None
     russia_only: bool | None = None
     max_rub_per_hour: float | None = None
+    max_rub_per_gpu_hour: float | None = None
+    max_rub_per_month: float | None = None
+    billing: str | None = None  # «помесячно»: "month"; «почасово»: "hour"
+    # An average length an earlier answer of the conversation assumed: a follow-up that
+    # changes ctx keeps it, so the same data keeps its token count (estimator.followup).
+    tokens_assumed: int | None = None
+    # A reply that scales a setting («данных в два раза больше»): FitQuery field -> factor,
+    # applied to the last sizing's value (estimator.followup).
+    ratios: dict[str, float] = field(default_factory=dict)
     solve: str | None = None  # ctx=max, bs=max, rank=max: the lever to solve for
     cheapest: bool | None = None  # «на какой самой дешёвой карте»: name the cheapest plan
     # Levers asked about as a question, not set (ParsedQuery.asked_about).
     asked_about: list[str] = field(default_factory=list)
+    # The words that set each slot, as written (ParsedQuery.said).
+    said: dict[Slot, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
 
 # The note of a question that asks for the cheapest card that holds the run (the answer names
 # the planner's first plan; fit_words.command_for writes it back as the word "cheapest").
 CHEAPEST_NOTE = "ask:cheapest"
+# The note of a reply that asks how long the run takes («а по времени?»).
+ASK_TIME_NOTE = "ask:time"
 CHEAPEST_WORD = "cheapest"
 # What a lever's value says to solve for it (ctx=max): the largest that fits the named card.
 MAX_VALUES = frozenset({"max", "maximum", "макс", "максимум"})
@@ -281,7 +296,8 @@ def finish(given: Given) -> ParsedQuery:
         assumed.append(Assumption("dataset_tokens", str(dataset_tokens)))
         notes.append(f"text_tokens:{given.text_language}:{per_token:g}")
     if given.dataset_examples is not None and dataset_tokens is None and tokens is None:
-        tokens = _assume(assumed, "tokens_per_example", max(1, ctx // 2))
+        # Half the context, unless an earlier answer already assumed a length for this data.
+        tokens = _assume(assumed, "tokens_per_example", given.tokens_assumed or max(1, ctx // 2))
     if (given.dataset_examples is not None or dataset_tokens is not None) and (
         given.epochs is None
     ):
@@ -327,6 +343,10 @@ def finish(given: Given) -> ParsedQuery:
         hours_per_month=given.hours_per_month,
         russia_only=bool(given.russia_only),
         max_rub_per_hour=given.max_rub_per_hour,
+        max_rub_per_gpu_hour=given.max_rub_per_gpu_hour,
+        max_rub_per_month=given.max_rub_per_month,
+        billing=given.billing,
+        said=MappingProxyType(dict(given.said)),
         longest_tokens=given.longest_tokens,
         shortest_tokens=given.shortest_tokens if given.longest_tokens else None,
         solve=given.solve,

@@ -30,6 +30,7 @@ from estimator.parsing.build import (
     resolve_gpu,
     set_solve,
 )
+from estimator.parsing.numbers import Unit, number_in, quantities
 from estimator.parsing.patterns import (
     MILLIONS,
     THOUSANDS,
@@ -39,7 +40,7 @@ from estimator.parsing.patterns import (
     number_value,
     size_value,
 )
-from estimator.parsing.result import ParsedQuery, QueryError
+from estimator.parsing.result import ParsedQuery, QueryError, Slot
 from estimator.parsing.text import read_levers_and_counts
 from estimator.parsing.words import (
     ANYWHERE_WORDS,
@@ -139,11 +140,16 @@ NUMBER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "vram": ("24", "48", "80"),
     "hpm": ("60", "200", "720"),
     "rate": ("150", "300", "300₽"),
+    "gpurate": ("300", "600"),
+    "mrate": ("100000", "200000"),
 }
 
 
 def _amount(key: str, raw: str, thousand: int) -> float:
-    value = amount_value(raw, thousand=thousand)
+    """The number a value is, by the one number reader (estimator.parsing.numbers): "4096",
+    "4k", «16к», "1.5k", "50000", "1м", «тысяч5» would not be a value of ours."""
+    found = number_in(raw)
+    value = found.value(thousand) if found is not None and found.unit is None else None
     if value is None:
         raise QueryError(
             "bad_value",
@@ -199,6 +205,20 @@ def _rate(raw: str) -> float:
     return _bounded("rate", raw, _amount("rate", number, 1000))
 
 
+def _rubles(raw: str) -> str:
+    return re.sub(r"(?:₽|руб\w*|rub\w*|р)$", "", raw.strip(), flags=re.I)
+
+
+BILLINGS = ("hour", "month")
+
+
+def _billing(raw: str) -> str:
+    word = VALUE_ALIASES["billing"].get(raw.strip().lower(), raw.strip().lower())
+    if word not in BILLINGS:
+        raise _bad("billing", raw, BILLINGS)
+    return word
+
+
 def _location(raw: str) -> bool:
     word = raw.strip().lower()
     if word in RUSSIA_WORDS:
@@ -231,7 +251,11 @@ _RANGE = re.compile(r"(.+?)\s*[-–—]\s*(.+)")
 
 
 def _set_tokens(given: Given, raw: str) -> None:
-    """tokens=500 (per example) or tokens=1500-3500 (a range: its top is the longest)."""
+    """tokens=500 (per example), tokens=1500-3500 (a range: its top is the longest), or
+    tokens=~500 (about 500: an assumed length, kept with the data through follow-ups)."""
+    if raw.startswith("~"):
+        given.tokens_assumed = check_int("tokens", round(_amount("tokens", raw[1:], 1000)))
+        return
     span = _RANGE.fullmatch(raw.strip())
     if span is None:
         given.tokens_per_example = check_int("tokens", round(_amount("tokens", raw, 1000)))
@@ -296,6 +320,11 @@ _SETTERS: dict[str, Callable[[Given, str], None]] = {
     "hpm": lambda g, v: setattr(g, "hours_per_month", _bounded("hpm", v, _amount("hpm", v, 1000))),
     "loc": lambda g, v: setattr(g, "russia_only", _location(v)),
     "rate": lambda g, v: setattr(g, "max_rub_per_hour", _rate(v)),
+    "gpurate": lambda g, v: setattr(g, "max_rub_per_gpu_hour", _rate(v)),
+    "mrate": lambda g, v: setattr(
+        g, "max_rub_per_month", _bounded("mrate", v, _amount("mrate", _rubles(v), 1000))
+    ),
+    "billing": lambda g, v: setattr(g, "billing", _billing(v)),
     "gc": lambda g, v: setattr(g, "grad_checkpointing", _checkpointing(v)),
     "gpu": _set_gpu,
     "model": lambda g, v: _positional(g, [v]),
@@ -313,10 +342,39 @@ def _allowed_for(key: str) -> tuple[str, ...]:
         return MODEL_EXAMPLES
     if key == "loc":
         return LOCATION_EXAMPLES
+    if key == "billing":
+        return BILLINGS
     return NUMBER_EXAMPLES.get(key, ())
 
 
-def _apply(given: Given, key: str, value: str) -> None:
+# The slot each key sets (dataset= and tokens= are worked out from what they set).
+_KEY_SLOTS: dict[str, Slot] = {
+    "ctx": Slot.CTX, "bs": Slot.MICRO_BATCH, "rank": Slot.LORA_RANK, "targets": Slot.TARGETS,
+    "optim": Slot.OPTIMIZER, "precision": Slot.PRECISION, "gc": Slot.GRAD_CHECKPOINTING,
+    "gpus": Slot.GPUS, "shard": Slot.SHARD, "longest": Slot.LONGEST_TOKENS,
+    "epochs": Slot.EPOCHS, "gpu": Slot.GPU, "stack": Slot.STACK, "offload": Slot.OFFLOAD,
+    "budget": Slot.BUDGET, "loss": Slot.LOSS, "method": Slot.METHOD, "model": Slot.MODEL,
+    "vram": Slot.MIN_VRAM, "hpm": Slot.HOURS_PER_MONTH, "loc": Slot.RUSSIA_ONLY,
+    "rate": Slot.MAX_RUB_PER_HOUR, "gpurate": Slot.MAX_RUB_PER_GPU_HOUR,
+    "mrate": Slot.MAX_RUB_PER_MONTH, "billing": Slot.BILLING,
+}  # fmt: skip
+
+
+def _slot_of(given: Given, key: str, value: str) -> Slot | None:
+    if value.strip().lower() in MAX_VALUES:
+        return Slot.SOLVE
+    if key == "dataset":
+        return Slot.DATASET_EXAMPLES if given.dataset_examples else Slot.DATASET_TOKENS
+    if key == "tokens":
+        if given.tokens_assumed is not None and value.startswith("~"):
+            return None  # an earlier answer's assumption, not something said
+        return Slot.LONGEST_TOKENS if given.shortest_tokens else Slot.TOKENS_PER_EXAMPLE
+    return _KEY_SLOTS.get(key)
+
+
+def apply_pair(given: Given, key: str, value: str, said: str | None = None) -> None:
+    """Set what `key`=`value` says (`key` canonical, as `key_of` gives it); QueryError when
+    the value cannot be used. `said` is the pair as written, kept for the answer."""
     if not value:
         raise QueryError(
             "bad_value", f"{key}= needs a value", key=key, value="", allowed=_allowed_for(key)
@@ -325,6 +383,18 @@ def _apply(given: Given, key: str, value: str) -> None:
         setattr(given, _ENUM_FIELDS[key], _enum_value(key, value))
     else:
         _SETTERS[key](given, value)
+    slot = _slot_of(given, key, value)
+    if slot is not None:
+        given.said[slot] = said or f"{key}={value}"
+
+
+def key_of(raw_key: str) -> str | None:
+    """The canonical key of a spelling ("context" -> "ctx"), or None."""
+    return _KEY_OF.get(raw_key.lower())
+
+
+# Every spelling of every key, for near-miss suggestions.
+KEY_SPELLINGS: tuple[str, ...] = tuple(_KEY_OF)
 
 
 def _set_method(given: Given, method: Method) -> None:
@@ -362,34 +432,50 @@ def _positional(given: Given, words: list[str]) -> None:
         method = COMMAND_METHOD_WORDS.get(word.lower())
         if method is not None and not (n and words[n - 1].lower() in _NEGATIONS):
             _set_method(given, method)
+            given.said.setdefault(Slot.METHOD, word)
         else:
             rest.append(word)  # «без лоры», "no qlora": the free-text reader rules them out
     text = " ".join(rest)
     found = find_model_in_text(text)
     if found is not None:
         given.model, start, end = found
+        given.said.setdefault(Slot.MODEL, text[start:end])
         text = text[:start] + " " + text[end:]
-    for n, word in enumerate(text.split()):
+    words = text.split()
+    for n, word in enumerate(words):
         size = size_value(word)
         if size is not None:
             _set_size(given, size)
+            given.said.setdefault(Slot.MODEL, word)
             continue
         counted = _COUNTED_GPU.fullmatch(word)
         if counted and gpus.find_in_text(counted.group(2)):
             given.gpus = given.gpus or check_int("gpus", int(counted.group(1)))
             _set_gpu(given, counted.group(2))
+            given.said.setdefault(Slot.GPU, counted.group(2))
+            given.said.setdefault(Slot.GPUS, word)
             continue
         mentions = gpus.find_in_text(word)
         if mentions and mentions[0][1] == 0 and mentions[0][2] == len(word):
             _set_gpu(given, word)
+            given.said.setdefault(Slot.GPU, word)
             continue
         number = number_value(word)
-        if number is not None and n < 2 and given.model is None and given.size_b is None:
+        bare = n + 1 == len(words) or _unit_of(f"{word} {words[n + 1]}") is None
+        if number is not None and bare and n < 2 and given.model is None and given.size_b is None:
             # "/fit 70 qlora": a bare number up front is a size in billions; later in a
             # sentence («карта с 48 гигами») it is something else.
             _set_size(given, number)
+            given.said.setdefault(Slot.MODEL, word)
             continue
         given.notes.append(f"ignored:{word}")
+
+
+def _unit_of(words: str) -> Unit | None:
+    """The unit of the number `words` open with: «5000 рублей» counts roubles, not billions
+    of parameters."""
+    found = quantities(words)
+    return found[0].unit if found else None
 
 
 def _read_free_words(given: Given) -> None:
@@ -421,7 +507,7 @@ GPU_EXAMPLES = ("4090", "3090", "a100-80", "a100-40", "h100", "h200", "l40s", "t
 _TRAILING = ",;.!?)»\"'"
 
 
-def _unknown_key(raw_key: str) -> QueryError:
+def unknown_key(raw_key: str) -> QueryError:
     """Names the key and suggests the nearest known spelling ("cxt" -> "ctx")."""
     near = difflib.get_close_matches(raw_key.lower(), list(_KEY_OF), n=1, cutoff=0.5)
     suggestion = _KEY_OF[near[0]] if near else ""
@@ -434,12 +520,54 @@ def _unknown_key(raw_key: str) -> QueryError:
     )
 
 
+def _whole_gpu(text: str) -> bool:
+    mentions = gpus.find_in_text(text)
+    return bool(mentions) and mentions[0][1] == 0 and mentions[0][2] == len(text)
+
+
+def _whole_model(text: str) -> bool:
+    found = find_model_in_text(text)
+    return found is not None and found[1] == 0 and found[2] == len(text)
+
+
+# Keys whose values are names, which people write with spaces: gpu=rtx 4090, model=llama 3 8b.
+_NAME_KEYS: dict[str, Callable[[str], bool]] = {"gpu": _whole_gpu, "model": _whole_model}
+
+
+def _joined_values(tokens: list[str]) -> list[str]:
+    """«gpu=rtx 4090», «gpu=a100 80gb», «model=llama 3 8b»: the words after a name key join
+    its value while the name they make is a whole card or model name, the longest one."""
+    joined: list[str] = []
+    n = 0
+    while n < len(tokens):
+        token = tokens[n]
+        key, _, value = token.partition("=")
+        whole = _NAME_KEYS.get(key_of(key) or "") if value else None
+        if whole is not None:
+            best = 0
+            for more in range(1, 4):
+                following = tokens[n + 1 : n + 1 + more]
+                if len(following) < more or any("=" in word for word in following):
+                    break
+                if whole(" ".join([value, *following]).strip(_TRAILING)):
+                    best = more
+            if best:
+                joined.append(" ".join([token, *tokens[n + 1 : n + 1 + best]]))
+                n += 1 + best
+                continue
+        joined.append(token)
+        n += 1
+    return joined
+
+
 def parse_command(args: str) -> ParsedQuery:
     """Parse the arguments of /fit. Raises QueryError (and nothing else) on bad input."""
     given = Given(text_language="ru" if re.search(r"[а-яё]", args, re.I) else "en")
     positional: list[str] = []
     explicit: dict[str, str] = {}
-    for raw_token in _tidy(args).split(" "):
+    said: dict[str, str] = {}
+    tokens = _joined_values(_tidy(args).split(" "))
+    for raw_token in tokens:
         token = raw_token.strip(_TRAILING)  # "ctx=2048," and "qlora," are what people type
         if not token:
             continue
@@ -447,15 +575,16 @@ def parse_command(args: str) -> ParsedQuery:
             raw_key, value = token.split("=", 1)
             key = _KEY_OF.get(raw_key.lower())
             if key is None:
-                raise _unknown_key(raw_key)
+                raise unknown_key(raw_key)
             if key in explicit:
                 given.notes.append(f"repeated_key:{key}")  # the last one wins
             explicit[key] = value
+            said[key] = token
         else:
             positional.append(token)
     _positional(given, positional)
     for key, value in explicit.items():
-        _apply(given, key, value)
+        apply_pair(given, key, value, said[key])
     _read_free_words(given)
     if given.model is None and given.size_b is None:
         raise _unknown_model(given)  # says which words it could not read as a model

@@ -17,16 +17,16 @@ floor is stored unconverted in `min_vram_gib`; a "48 ГиБ" floor reads the sam
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from estimator.parsing.patterns import AMOUNT, DECIMAL, alternation, amount_value, compiled
+from estimator.parsing.numbers import Unit, quantities
+from estimator.parsing.patterns import DECIMAL, alternation, amount_value, compiled
 from estimator.parsing.words import (
     HOUR_WORDS,
     MONTH_PRICE_WORDS,
-    PER_HOUR_WORDS,
     PER_MONTH_WORDS,
     RATE_CAP_WORDS,
-    RUBLE_WORDS,
     RUSSIA_ONLY_PHRASES,
     TEXT_WORDS,
     VRAM_AT_LEAST_AFTER,
@@ -49,6 +49,8 @@ class Constraints:
     hours_per_month: float | None = None  # how many hours a month the card is used
     russia_only: bool = False  # only offers from providers in Russia
     max_rub_per_hour: float | None = None  # the most per server-hour
+    max_rub_per_gpu_hour: float | None = None  # the most per card-hour («за GPU-час»)
+    max_rub_per_month: float | None = None  # the most per month of rent («в месяц»)
 
     @property
     def stated(self) -> bool:
@@ -57,6 +59,8 @@ class Constraints:
             or self.hours_per_month is not None
             or self.russia_only
             or self.max_rub_per_hour is not None
+            or self.max_rub_per_gpu_hour is not None
+            or self.max_rub_per_month is not None
         )
 
 
@@ -73,22 +77,21 @@ _HOURS = (
     rf"(?<![\w.,])({DECIMAL})\s*{alternation(HOUR_WORDS)}\s*"
     rf"{alternation(PER_MONTH_WORDS, left_boundary=False)}",
 )
-_RATE = (
-    rf"(?:{alternation(RATE_CAP_WORDS)}\s*)?(?<![\w.,])({AMOUNT})\s*"
-    rf"{alternation(RUBLE_WORDS, left_boundary=False)}\s*"
-    rf"{alternation(PER_HOUR_WORDS, left_boundary=False)}",
-)
+# Words before a cap that say it is one: «до 300 ₽/ч», "under 600 rub per GPU-hour".
+_CAP_BEFORE = re.compile(rf"(?:{alternation(RATE_CAP_WORDS)}\s*)$", re.IGNORECASE)
 _RUSSIA = alternation(RUSSIA_ONLY_PHRASES)
 _MONTH_PRICE = alternation(MONTH_PRICE_WORDS)
 
 
-def _take(text: str, patterns: tuple[str, ...]) -> tuple[str | None, str]:
+def _take(
+    text: str, patterns: tuple[str, ...], spans: dict[str, tuple[int, int]], name: str
+) -> tuple[str | None, str]:
     """The value group of the first pattern that matches, and `text` with the match blanked."""
     for pattern in patterns:
         m = compiled(pattern).search(text)
         if m:
-            blanked = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
-            return next(g for g in m.groups() if g is not None), blanked
+            spans[name] = (m.start(), m.end())
+            return next(g for g in m.groups() if g is not None), _blank(text, m.start(), m.end())
     return None, text
 
 
@@ -97,24 +100,63 @@ def _within(value: float | None, bounds: tuple[float, float]) -> float | None:
     return value if value is not None and low <= value <= high else None
 
 
+def _blank(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+_RATE_FIELDS = {
+    "hour": "max_rub_per_hour",
+    "gpu_hour": "max_rub_per_gpu_hour",
+    "month": "max_rub_per_month",
+}
+
+
+def _take_rates(text: str, spans: dict[str, tuple[int, int]]) -> tuple[dict[str, float], str]:
+    """Sums in roubles per hour, per GPU-hour or per month (estimator.parsing.numbers reads
+    the «/ч», "per GPU-hour", «в месяц» after them), and `text` with them blanked."""
+    rates: dict[str, float] = {}
+    for found in quantities(text):
+        if found.unit is not Unit.RUB or found.per is None or found.per in rates:
+            continue
+        value = _within(found.value(), RATE_RANGE)
+        if value is None:
+            continue
+        rates[found.per] = value
+        cap = _CAP_BEFORE.search(text, 0, found.start)
+        start = cap.start() if cap else found.start
+        spans[_RATE_FIELDS[found.per]] = (start, found.end)
+        text = _blank(text, start, found.end)
+    return rates, text
+
+
 def take_constraints(text: str) -> tuple[Constraints, str]:
     """The constraints `text` states, and `text` with what they used blanked (same length)."""
-    raw_rate, text = _take(text, _RATE)
-    rate = _within(amount_value(raw_rate, thousand=1000), RATE_RANGE) if raw_rate else None
-    raw_hours, text = _take(text, _HOURS)
+    found, _spans, text = take_constraints_said(text)
+    return found, text
+
+
+def take_constraints_said(text: str) -> tuple[Constraints, dict[str, tuple[int, int]], str]:
+    """As `take_constraints`, with where each constraint was said: {ParsedQuery field name:
+    (start, end)}."""
+    spans: dict[str, tuple[int, int]] = {}
+    rates, text = _take_rates(text, spans)
+    raw_hours, text = _take(text, _HOURS, spans, "hours_per_month")
     hours = _within(amount_value(raw_hours, thousand=1000), HOURS_RANGE) if raw_hours else None
-    raw_vram, text = _take(text, _VRAM)
+    raw_vram, text = _take(text, _VRAM, spans, "min_vram_gib")
     vram = _within(amount_value(raw_vram, thousand=1000), VRAM_RANGE) if raw_vram else None
     russia = compiled(_RUSSIA).search(text)
     if russia:
-        text = text[: russia.start()] + " " * (russia.end() - russia.start()) + text[russia.end() :]
+        spans["russia_only"] = (russia.start(), russia.end())
+        text = _blank(text, russia.start(), russia.end())
     found = Constraints(
         min_vram_gib=vram,
         hours_per_month=hours,
         russia_only=russia is not None,
-        max_rub_per_hour=rate,
+        max_rub_per_hour=rates.get("hour"),
+        max_rub_per_gpu_hour=rates.get("gpu_hour"),
+        max_rub_per_month=rates.get("month"),
     )
-    return found, text
+    return found, spans, text
 
 
 def read_constraints(text: str) -> Constraints:

@@ -27,6 +27,12 @@ def phrase(text: str) -> str:
 
 def alternation(phrases: Iterable[str], *, left_boundary: bool = True) -> str:
     """One group matching any of the phrases as whole words (longest first)."""
+    return _alternation(tuple(phrases), left_boundary)
+
+
+@functools.cache
+def _alternation(phrases: tuple[str, ...], left_boundary: bool) -> str:
+    # Built once per table: the readers ask for the same alternations on every message.
     ordered = sorted(phrases, key=len, reverse=True)
     body = "|".join(phrase(p) for p in ordered)
     return (r"(?<!\w)" if left_boundary else "") + f"(?:{body})" + r"(?!\w)"

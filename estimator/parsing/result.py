@@ -2,11 +2,56 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
 
 from estimator.parsing.market import Constraints
 from estimator.query import FitQuery
 from estimator.specs import ModelSpec
+
+
+def _nothing_said() -> Mapping[Slot, str]:
+    return MappingProxyType({})
+
+
+class Slot(StrEnum):
+    """A setting a message can give: a FitQuery field, or what ParsedQuery keeps beside it.
+    `ParsedQuery.said` maps each one the text set to the words that set it."""
+
+    MODEL = "model"
+    METHOD = "method"
+    CTX = "ctx"
+    MICRO_BATCH = "micro_batch"
+    LORA_RANK = "lora_rank"
+    TARGETS = "targets"
+    OPTIMIZER = "optimizer"
+    PRECISION = "precision"
+    GRAD_CHECKPOINTING = "grad_checkpointing"
+    GPUS = "gpus"
+    SHARD = "shard"
+    DATASET_EXAMPLES = "dataset_examples"
+    TOKENS_PER_EXAMPLE = "tokens_per_example"
+    LONGEST_TOKENS = "longest_tokens"
+    SHORTEST_TOKENS = "shortest_tokens"
+    DATASET_TOKENS = "dataset_tokens"  # also a dataset given as text size («2 гб текста»)
+    EPOCHS = "epochs"
+    GPU = "gpu"  # the card (target_gpu or target_family)
+    STACK = "stack"
+    OFFLOAD = "offload"
+    LOSS = "loss"
+    BUDGET = "budget_rub"
+    MIN_VRAM = "min_vram_gib"
+    HOURS_PER_MONTH = "hours_per_month"
+    RUSSIA_ONLY = "russia_only"
+    MAX_RUB_PER_HOUR = "max_rub_per_hour"
+    MAX_RUB_PER_GPU_HOUR = "max_rub_per_gpu_hour"
+    MAX_RUB_PER_MONTH = "max_rub_per_month"
+    BILLING = "billing"
+    SOLVE = "solve"
+    CHEAPEST = "cheapest"
+    RULED_OUT = "ruled_out"
 
 
 @dataclass(frozen=True)
@@ -50,6 +95,15 @@ class ParsedQuery:
     # The model was read from the user's config.json (estimator.config_query), not the catalog:
     # no /fit command can name it, so follow-ups and buttons carry it by other means.
     model_from_config: bool = False
+    # A cap per GPU-hour («до 600 ₽ за GPU-час», "under 600 rub per GPU-hour"): the price of
+    # a server divided by its cards; and a cap per month of rent («до 200 000 ₽ в месяц»).
+    max_rub_per_gpu_hour: float | None = None
+    max_rub_per_month: float | None = None
+    # The billing asked for («а помесячно?», "per month"): "hour" or "month"; None: both.
+    billing: str | None = None
+    # The words that set each slot, as written («50к» for the budget, «8к контексте» for ctx):
+    # the answer's header shows what was read. Slots the text did not set are absent.
+    said: Mapping[Slot, str] = field(default_factory=_nothing_said, compare=False)
     # Levers the person asked about in question form («нужен ли offload?», "do we need
     # DeepSpeed?", «стоит ли 8-битный оптимизатор?»), as FitQuery field names ("offload",
     # "shard", "optimizer", ...). A question is not an instruction: the query keeps the
@@ -63,6 +117,7 @@ class ParsedQuery:
             hours_per_month=self.hours_per_month,
             russia_only=self.russia_only,
             max_rub_per_hour=self.max_rub_per_hour,
+            max_rub_per_gpu_hour=self.max_rub_per_gpu_hour,
         )
 
     def assumed(self, key: str) -> str | None:

@@ -114,59 +114,24 @@ MODEL_NOISE_WORDS: frozenset[str] = frozenset(
 
 # A bare size after a number: "7b", "7б", "13 млрд", "13 миллиардов", "70 billion".
 SIZE_UNITS: tuple[str, ...] = ("b", "bn", "б", "млрд", "миллиард*", "billion*")
-# Words that may follow a size and mean "parameters".
-PARAMS_WORDS: tuple[str, ...] = ("параметр*", "params", "parameters", "parameter")
 
 # --- numbers -----------------------------------------------------------------------------
 THOUSAND_UNITS: tuple[str, ...] = ("k", "к", "тыс", "тысяч*", "тысяча", "тысячи", "thousand*")
 MILLION_UNITS: tuple[str, ...] = ("m", "м", "млн", "миллион*", "million*", "mln")
 
-# Counts spelled out: "на двух 4090", "четыре A100", "two H100".
+# Counts said as idioms before a card: "a single A100", "dual 4090", "quad A100", «пара
+# 4090». Numerals in any case form («двух», «четырьмя», "two") are read by lemma
+# (NUMBER_LEMMAS, estimator.parsing.numbers).
 NUMBER_WORDS: dict[str, int] = {
-    "один": 1,
-    "одна": 1,
-    "одну": 1,
-    "одной": 1,
-    "одном": 1,
-    "одного": 1,
-    "one": 1,
     "single": 1,
     "a single": 1,
-    "два": 2,
-    "две": 2,
-    "двух": 2,
-    "двумя": 2,
+    "dual": 2,
+    "pair of": 2,
+    "a pair of": 2,
     "пара": 2,
     "паре": 2,
     "паре из": 2,
-    "two": 2,
-    "a pair of": 2,
-    "pair of": 2,
-    "dual": 2,
-    "три": 3,
-    "трёх": 3,
-    "трех": 3,
-    "тремя": 3,
-    "three": 3,
-    "четыре": 4,
-    "четырёх": 4,
-    "четырех": 4,
-    "четырьмя": 4,
-    "four": 4,
     "quad": 4,
-    "пять": 5,
-    "пяти": 5,
-    "five": 5,
-    "шесть": 6,
-    "шести": 6,
-    "six": 6,
-    "восемь": 8,
-    "восьми": 8,
-    "восьмью": 8,
-    "eight": 8,
-    "шестнадцать": 16,
-    "шестнадцати": 16,
-    "sixteen": 16,
 }
 
 # --- what is being trained ------------------------------------------------------------------
@@ -344,26 +309,6 @@ CTX_WORDS: tuple[str, ...] = (
     "макс длин*",
     "длин*",
 )
-# The longest example, a fact about the data rather than a setting: «средняя 700, максимум
-# 2к». Memory follows the longest batch, so an unset ctx is raised to hold it (build.py).
-LONGEST_WORDS: tuple[str, ...] = (
-    "максимум",
-    "максимально",
-    "самый длинный пример",
-    "самые длинные примеры",
-    "самый длинный",
-    "самые длинные",
-    "самого длинного",
-    "длиннейш*",
-    "longest sample*",
-    "longest example*",
-    "longest",
-    "max",
-    "maximum",
-)
-# Between two numbers of a range: «от 1 500 до 3 500 токенов», "1500-3500 tokens".
-RANGE_WORDS: tuple[str, ...] = ("до", "to")
-TOKEN_WORDS: tuple[str, ...] = ("токен*", "tokens", "token", "tok")
 BATCH_WORDS: tuple[str, ...] = (
     "micro batch size",
     "micro-batch size",
@@ -395,6 +340,17 @@ CHEAPEST_PHRASES: tuple[str, ...] = (
     "сам* дешев* gpu",
     "сам* дешёв* вариант*",
     "сам* дешев* вариант*",
+    "дешевле есть",
+    "есть дешевле",
+    "есть подешевле",
+    "подешевле",
+    "что-нибудь дешевле",
+    "что нибудь дешевле",
+    "anything cheaper",
+    "something cheaper",
+    "cheaper option*",
+    "cheaper card*",
+    "cheaper gpu*",
     "cheapest card*",
     "cheapest gpu*",
     "cheapest option*",
@@ -431,60 +387,6 @@ SOLVE_WORDS: tuple[str, ...] = (
     "how large",
     "how big",
 )
-EPOCH_WORDS: tuple[str, ...] = ("epochs", "epoch", "эпох*", "эпоха")
-DATASET_WORDS: tuple[str, ...] = (
-    "dataset",
-    "датасет*",
-    "дата сет*",
-    "набор* данных",
-    "выборк*",
-)
-EXAMPLE_WORDS: tuple[str, ...] = (
-    "examples",
-    "example",
-    "samples",
-    "sample",
-    "rows",
-    "пример*",
-    "сэмпл*",
-    "семпл*",
-    "запис*",
-    "диалог*",
-    "строк*",
-    "пар",
-    "пары",
-    "парами",
-    "pairs",
-    "пар вопрос ответ",
-    "пар вопрос-ответ",
-    "qa pairs",
-    "question answer pairs",
-)
-# "по 500 токенов" / "500 tokens per example" / "в среднем 500 токенов": tokens per example.
-PER_EXAMPLE_BEFORE: tuple[str, ...] = (
-    "по",
-    "в среднем",
-    "средн* длин*",
-    "средн*",
-    "average length",
-    "average",
-    "avg length",
-    "avg",
-    "mean length",
-    "on average",
-)
-PER_EXAMPLE_AFTER: tuple[str, ...] = (
-    "per example",
-    "per sample",
-    "each",
-    "на пример",
-    "на каждый пример",
-    "в примере",
-    "в каждом примере",
-    "на сэмпл",
-    "на запись",
-    "в среднем",
-)
 # Little words between a keyword and its number: "контекст в 8k", "batch of 8", "датасет из
 # 10k", "dataset of about 20k", "контекстом примерно 4096".
 FILLER_WORDS: tuple[str, ...] = (
@@ -504,7 +406,6 @@ FILLER_WORDS: tuple[str, ...] = (
     "примерно",
     "порядка",
 )
-GPU_COUNT_WORDS: tuple[str, ...] = ("gpus", "gpu", "cards", "карт*", "видеокарт*", "гпу", "гпу-шк*")
 
 OPTIMIZER_PHRASES: dict[Optimizer, tuple[str, ...]] = {
     Optimizer.PAGED_ADAMW_8BIT: ("paged adam*", "paged_adam*", "paged optim*", "пейджд adam*"),
@@ -738,22 +639,6 @@ TEXT_WORDS: tuple[str, ...] = (
     "raw text",
 )
 
-# Money: a sum with a rouble sign or word is a budget («уложусь в 5000 ₽?», "within 5k rub").
-RUBLE_WORDS: tuple[str, ...] = ("₽", "руб*", "р", "rub", "rubles", "roubles")
-BUDGET_WORDS: tuple[str, ...] = (
-    "уложусь в",
-    "уложиться в",
-    "уложимся в",
-    "бюджет*",
-    "budget",
-    "within",
-    "не дороже",
-    "не больше",
-    "до",
-    "за",
-    "under",
-    "for",
-)
 
 # --- what the offers must be (the planner applies these) -----------------------------------
 # Memory per card: «карта с 48 гигами», «48gb+», «не меньше 48 ГБ», "at least 48 GB".
@@ -862,22 +747,6 @@ RUSSIA_ONLY_PHRASES: tuple[str, ...] = (
     "russian cloud*",
     "inside russia",
 )
-# A price per server-hour: «до 300 ₽/ч», "under 300 rub/h". (A sum with no hour is a budget.)
-PER_HOUR_WORDS: tuple[str, ...] = (
-    "/ч",
-    "/час",
-    "в час",
-    "за час",
-    "в ч",
-    "/h",
-    "/hr",
-    "/hour",
-    "per hour",
-    "an hour",
-    "a hour",
-    "per hr",
-    "hourly",
-)
 RATE_CAP_WORDS: tuple[str, ...] = (
     "до",
     "не дороже",
@@ -927,6 +796,9 @@ COMMAND_KEYS: dict[str, tuple[str, ...]] = {
     "hpm": ("hpm", "hours_per_month", "hours", "часов"),
     "loc": ("loc", "location", "region", "country", "где"),
     "rate": ("rate", "max_rate", "rub_per_hour", "ставка"),
+    "gpurate": ("gpurate", "gpu_rate", "rub_per_gpu_hour", "rate_per_gpu"),
+    "mrate": ("mrate", "month_rate", "rub_per_month", "monthly_rate"),
+    "billing": ("billing", "оплата", "тариф"),
 }
 
 # key=value: extra spellings of a value, mapped to the enum value.
@@ -992,6 +864,16 @@ VALUE_ALIASES: dict[str, dict[str, str]] = {
         "plain": "naive",
         "chunk": "chunked",
     },
+    "billing": {
+        "hourly": "hour",
+        "h": "hour",
+        "почасовая": "hour",
+        "час": "hour",
+        "monthly": "month",
+        "помесячная": "month",
+        "месяц": "month",
+        "mo": "month",
+    },
     "offload": {
         "optim": "optimizer",
         "opt": "optimizer",
@@ -1014,3 +896,259 @@ TRUE_WORDS: frozenset[str] = frozenset({"on", "yes", "true", "1", "да", "вк�
 FALSE_WORDS: frozenset[str] = frozenset(
     {"off", "no", "false", "0", "нет", "выкл", "выключено", "n"}
 )
+
+# --- numbers and units, by lemma (estimator.parsing.numbers) -------------------------------
+# Numerals by their dictionary form: pymorphy3 gives «два» for «двух» and «двумя», «пять»
+# for «пяти», «полтора» for «полутора».
+NUMBER_LEMMAS: dict[str, float] = {
+    "ноль": 0, "один": 1, "два": 2, "три": 3, "четыре": 4, "пять": 5, "шесть": 6, "семь": 7,
+    "восемь": 8, "девять": 9, "десять": 10, "одиннадцать": 11, "двенадцать": 12,
+    "тринадцать": 13, "четырнадцать": 14, "пятнадцать": 15, "шестнадцать": 16,
+    "семнадцать": 17, "восемнадцать": 18, "девятнадцать": 19, "двадцать": 20, "тридцать": 30,
+    "сорок": 40, "пятьдесят": 50, "шестьдесят": 60, "семьдесят": 70, "восемьдесят": 80,
+    "девяносто": 90, "сто": 100, "двести": 200, "триста": 300, "четыреста": 400,
+    "пятьсот": 500, "шестьсот": 600, "семьсот": 700, "восемьсот": 800, "девятьсот": 900,
+    "полтора": 1.5, "полторы": 1.5, "двое": 2, "трое": 3, "четверо": 4, "пятеро": 5,
+    "шестеро": 6, "восьмеро": 8,
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "half": 0.5,
+}  # fmt: skip
+# «пара» counts only in these forms: after a number «пар» is a unit («10к пар вопрос-ответ»).
+PAIR_FORMS: frozenset[str] = frozenset({"пара", "пару", "паре", "парой", "couple"})
+HUNDRED_WORDS: frozenset[str] = frozenset({"hundred"})
+THOUSAND_WORDS: frozenset[str] = frozenset({"k", "к", "тыс", "тысяча", "тыща", "thousand"})
+MILLION_WORDS: frozenset[str] = frozenset({"m", "м", "млн", "миллион", "million", "mln", "mio"})
+BILLION_WORDS: frozenset[str] = frozenset({"млрд", "миллиард", "billion", "bn", "b", "б"})
+# «в два раза больше», «вдвое», "twice": a ratio.
+RATIO_WORDS: dict[str, float] = {
+    "вдвое": 2, "втрое": 3, "вчетверо": 4, "впятеро": 5, "вдесятеро": 10, "twice": 2,
+    "double": 2, "triple": 3,
+}  # fmt: skip
+# What a number counts, by the lemma of the word after it.
+UNIT_LEMMAS: dict[str, frozenset[str]] = {
+    "rub": frozenset({"руб", "рубль", "р", "rub", "ruble", "rouble", "rur", "рублей"}),
+    "usd": frozenset({"usd", "dollar", "доллар", "бакс"}),
+    "tokens": frozenset({"токен", "token", "tok", "ток"}),
+    "examples": frozenset(
+        {
+            "пример", "сэмпл", "семпл", "сэмплов", "запись", "строка", "диалог", "пара",
+            "документ", "текст", "вопрос", "инструкция", "example", "sample", "row", "record",
+            "pair", "dialog", "dialogue", "conversation", "document", "instruction", "text",
+            "line",
+        }
+    ),
+    "epochs": frozenset({"эпоха", "эпох", "epoch", "эп"}),
+    "hours": frozenset({"час", "ч", "h", "hr", "hour"}),
+    "gpus": frozenset({"карта", "видеокарта", "карточка", "гпу", "gpu", "card", "видюха"}),
+    "params": frozenset({"параметр", "param", "parameter", "парам"}),
+    "percent": frozenset({"процент", "percent", "pct"}),
+    "times": frozenset({"раз", "times"}),
+}  # fmt: skip
+UNIT_SYMBOLS: dict[str, str] = {"₽": "rub", "%": "percent", "$": "usd"}
+# Bytes per unit of a size: a dataset's text («2 гб текста») or a card's memory («48 гб»).
+BYTE_UNITS: dict[str, float] = {
+    "kb": 1e3, "кб": 1e3, "mb": 1e6, "мб": 1e6, "gb": 1e9, "гб": 1e9, "gib": 1e9, "гиб": 1e9,
+    "гиг": 1e9, "гига": 1e9, "гигов": 1e9, "гигабайт": 1e9, "гигабайта": 1e9,
+    "гигабайтов": 1e9, "gigabyte": 1e9, "gigabytes": 1e9, "tb": 1e12, "тб": 1e12,
+    "терабайт": 1e12, "g": 1e9,
+}  # fmt: skip
+
+# --- which slot a number fills, by the words around it (estimator.parsing.slots) -----------
+# Lemmas, as estimator.parsing.lemmas gives them. Little words between a cue and its number
+# («бюджет у меня тысяч 5», «контекстом примерно в 8k», "batch size of 8") are skipped.
+CUE_FILLERS: frozenset[str] = frozenset(
+    {
+        "=", ":", "~", "≈", "-", "—", "–", "(", "of", "is", "are", "about", "around", "approx",
+        "approximately", "roughly", "some", "like", "at", "to", "the", "a", "my", "our",
+        "size", "в", "на", "из", "у", "я", "мы", "мой", "наш", "есть", "около", "примерно",
+        "порядка", "где", "то", "-то", "где-то", "размер", "размером", "при", "с", "со",
+        "всего", "будет", "было", "был", "быть", "это", "it", "be", "и", "and", "бы",
+    }
+)  # fmt: skip
+CTX_CUES: frozenset[str] = frozenset(
+    {
+        "контекст", "ctx", "context", "длина", "length", "seq", "sequence", "seqlen", "cutoff",
+        "window", "окно", "max_seq_len", "max_seq_length", "max_length", "cutoff_len",
+        "sequence_len", "seq_len", "последовательность",
+    }
+)  # fmt: skip
+AVERAGE_CUES: frozenset[str] = frozenset(
+    {
+        "средний",
+        "среднее",
+        "average",
+        "averaging",
+        "avg",
+        "mean",
+        "typical",
+        "typically",
+        "обычно",
+    }
+)
+LONGEST_CUES: frozenset[str] = frozenset(
+    {
+        "максимум", "максимально", "макс", "max", "maximum", "longest", "длинный",
+        "длиннейший", "бывать", "иногда", "sometimes", "peak", "up",
+    }
+)  # fmt: skip
+DATASET_CUES: frozenset[str] = frozenset(
+    {
+        "датасет",
+        "dataset",
+        "выборка",
+        "набор",
+        "корпус",
+        "corpus",
+        "data",
+        "данные",
+        "ds",
+    }
+)
+# A count of examples with the unit said first, as a rough count is: «примеров тысяч 20».
+EXAMPLES_FIRST_CUES: frozenset[str] = frozenset(
+    {"пример", "сэмпл", "семпл", "строка", "диалог", "запись"}
+)
+BUDGET_CUES: frozenset[str] = frozenset(
+    {
+        "бюджет", "budget", "уложиться", "уложусь", "уложимся", "within", "за", "потратить",
+        "spend", "afford", "pay", "заплатить", "for",
+    }
+)  # fmt: skip
+BATCH_CUES: frozenset[str] = frozenset(
+    {"батч", "batch", "bs", "mbs", "микробатч", "microbatch", "micro_batch", "бс", "батча"}
+)
+RANK_CUES: frozenset[str] = frozenset({"ранг", "ранк", "rank", "r", "lora_r", "lora_rank"})
+EPOCH_CUES: frozenset[str] = frozenset({"эпоха", "эпох", "epoch", "ep"})
+GPUS_CUES: frozenset[str] = frozenset({"gpus", "gpu", "карта", "n_gpus", "ngpus", "gpu_count"})
+# After a number: «8k context», «4к контексте», "500 tokens per example", «по 500 на пример».
+PER_EXAMPLE_AFTER_CUES: tuple[tuple[str, ...], ...] = (
+    ("per", "example"), ("per", "sample"), ("each",), ("на", "пример"), ("в", "пример"),
+    ("на", "каждый"), ("в", "каждый"), ("в", "средний"), ("на", "сэмпл"), ("на", "запись"),
+    ("per", "row"), ("per", "record"), ("on", "average"),
+)  # fmt: skip
+# «2 гб текста», "500 MB of text": a size of text is a dataset.
+TEXT_CUES: frozenset[str] = frozenset({"текст", "text", "данные", "data", "корпус", "corpus"})
+# The language of a text size: Russian text takes more bytes a token.
+RUSSIAN_TEXT_CUES: frozenset[str] = frozenset({"русский", "russian"})
+ENGLISH_TEXT_CUES: frozenset[str] = frozenset({"английский", "english"})
+# Between the two ends of a range: «от 1 500 до 3 500», "1500-3500", "between 1k and 3k".
+RANGE_SEPARATORS: frozenset[str] = frozenset({"-", "–", "—", "до", "to", "and", "…", "..", "по"})
+RANGE_OPENERS: frozenset[str] = frozenset({"от", "from", "between", "с"})
+# A count said next to «на»: «а на двух?», «на восьми» (the card count, the card unnamed).
+ON_WORDS: frozenset[str] = frozenset({"на", "on"})
+
+# The billing asked for: «а помесячно?», «почасовая», "monthly".
+BILLING_PHRASES: dict[str, tuple[str, ...]] = {
+    "month": (
+        "помесячн*", "по месяцам", "месячн* аренд*", "аренд* на месяц", "в месяц", "monthly",
+        "per month", "by the month", "a month",
+    ),
+    "hour": ("почасов*", "по часам", "hourly", "by the hour"),
+}  # fmt: skip
+
+# --- a question is not an instruction (estimator.parsing.questions) ---------------------
+# A lever named without a value («нужен ли offload?», "do we need DeepSpeed?"), by the
+# FitQuery field it is: asked about, never set.
+LEVER_NAMES: dict[str, tuple[str, ...]] = {
+    "offload": (
+        "cpu offload*", "offload*", "оффлоад*", "офлоад*", "оффлод*", "офлод*", "выгрузк* на cpu",
+        "выгрузк* в озу", "выгрузк* в ram", "выгрузк*",
+    ),
+    "shard": ("deepspeed", "deep speed", "дипспид*", "zero", "fsdp", "шардинг*", "sharding"),
+    "optimizer": (
+        "8 bit optim*", "8 бит* оптимизатор*", "8 битн* оптимизатор*", "восьмибитн* оптимизатор*",
+        "8 bit adam*", "8bit adam*", "paged adam*", "adafactor", "адафактор*",
+    ),
+    "grad_checkpointing": (
+        "gradient checkpointing", "activation checkpointing", "checkpointing",
+        "чекпоинтинг*", "чекпойнтинг*", "пересчёт* активаций", "пересчет* активаций",
+    ),
+    "attention": (
+        "flash attention*", "flash attn", "flash-attn", "flashattention*", "флеш атеншн*",
+    ),
+}  # fmt: skip
+# Words that make a lever next to them a question: «нужен ли», «стоит ли», «имеет смысл»,
+# "do we need", "is it worth", «поможет ли»; by lemma.
+NEED_WORDS: frozenset[str] = frozenset(
+    {
+        "нужный", "нужно", "надо", "необходимый", "необходимо", "стоить", "смысл", "помочь",
+        "требоваться", "обязательный", "обязательно", "понадобиться", "need", "needed",
+        "necessary", "worth", "should", "help", "required", "require", "recommend",
+        "recommended", "mandatory",
+    }
+)  # fmt: skip
+# Words that may stand between the question word and the lever: «нужен ли мне», "do we need
+# to enable", «стоит ли включать» (Russian infinitives are skipped by their grammar).
+QUESTION_SKIPS: frozenset[str] = frozenset(
+    {
+        "ли", "мне", "нам", "вам", "тебе", "я", "мы", "бы", "вообще", "тут", "здесь", "ещё",
+        "еще", "же", "с", "со", "тогда", "реально", "really", "actually", "we", "i", "you",
+        "us", "me", "to", "the", "a", "an", "any", "some", "use", "using", "enable",
+        "enabling", "turn", "on", "add", "adding", "try", "apply", "with", "switch", "go",
+        "it", "is", "then", "here", "also", "still", "-", "—", "–",
+    }
+)  # fmt: skip
+# A clause opening with these asks about a change, not about a lever: «а если с X?».
+HYPOTHETICAL_OPENERS: tuple[tuple[str, ...], ...] = (
+    ("а", "если"), ("если",), ("what", "if"), ("what", "about"), ("how", "about"),
+)  # fmt: skip
+# English auxiliaries that open a question: "do we need", "should I use".
+QUESTION_OPENERS: frozenset[str] = frozenset(
+    {"do", "does", "did", "should", "would", "will", "is", "are", "can", "could", "must"}
+)
+# «с offload или без?», "with or without offload", «offload или нет?».
+EITHER_WAY_AFTER: tuple[tuple[str, ...], ...] = (
+    ("или", "без"), ("или", "нет"), ("or", "not"), ("or", "without"),
+)  # fmt: skip
+EITHER_WAY_BEFORE: tuple[tuple[str, ...], ...] = (
+    ("with", "or", "without"), ("с", "или", "без"),
+)  # fmt: skip
+# Typos of a method («клорой», "qlroa") are matched against these spellings (rapidfuzz).
+METHOD_SPELLINGS: dict[str, Method] = {
+    "qlora": Method.QLORA, "кулора": Method.QLORA, "кьюлора": Method.QLORA,
+    "lora": Method.LORA, "лора": Method.LORA,
+}  # fmt: skip
+
+# A reply that asks how long the run takes: «а по времени?», "how long?".
+ASK_TIME_PHRASES: tuple[str, ...] = (
+    "сколько по времени",
+    "по времени",
+    "сколько времени",
+    "how long",
+    "how much time",
+    "time wise",
+    "timewise",
+)
+
+# «а если данных в два раза больше?», "twice the batch": a reply that scales a setting. The
+# comparative says which way (a factor or its inverse); the noun says which setting.
+MORE_WORDS: frozenset[str] = frozenset(
+    {"больше", "больший", "много", "длиннее", "длинный", "more", "larger", "bigger", "longer"}
+)
+LESS_WORDS: frozenset[str] = frozenset(
+    {"меньше", "маленький", "мало", "короче", "короткий", "less", "fewer", "smaller", "shorter"}
+)
+# The noun of a scaled setting, by lemma -> the FitQuery field it scales.
+SCALED_NOUNS: dict[str, str] = {
+    "данные": "dataset",
+    "датасет": "dataset",
+    "выборка": "dataset",
+    "пример": "dataset",
+    "data": "dataset",
+    "dataset": "dataset",
+    "example": "dataset",
+    "sample": "dataset",
+    "контекст": "ctx",
+    "context": "ctx",
+    "ctx": "ctx",
+    "батч": "micro_batch",
+    "batch": "micro_batch",
+    "карта": "gpus",
+    "видеокарта": "gpus",
+    "gpu": "gpus",
+    "эпоха": "epochs",
+    "epoch": "epochs",
+}

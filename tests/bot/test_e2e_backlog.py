@@ -86,3 +86,21 @@ async def test_a_second_message_soon_after_the_first_on_a_cold_bot_is_answered(
         telegram.push_message(700_100, "/help", user_id=700_100, date=sent + 1)  # 1.5 s later
         await telegram.wait_until(lambda: len(telegram.texts(700_100)) >= 2 or None, timeout=60)
     assert answered(telegram, 700_100) == ["/start", "/help"]
+
+
+async def test_a_reply_that_must_wait_shows_typing_first(telegram: FakeTelegram, db_path: Path):
+    user = 700_200
+    written = int(time.time()) - 60
+    for step in range(5):  # five messages 2 s apart, kept while the bot was down
+        telegram.push_message(user, "/help", user_id=user, date=written + step * GAP_S)
+    async with running_app(telegram, db_path, throttle_interval=1.0, send_chat_interval_s=1.0):
+        await telegram.wait_until(lambda: len(telegram.texts(user)) >= 5 or None, timeout=60)
+    # Every one answered, a second apart in the chat, and the chat showed «печатает…» for
+    # the answers that waited their turn.
+    actions = [
+        call
+        for call in telegram.calls_of("sendChatAction")
+        if call.params.get("chat_id") == str(user)
+    ]
+    assert actions
+    assert {call.params.get("action") for call in actions} == {"typing"}

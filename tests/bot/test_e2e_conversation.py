@@ -108,7 +108,6 @@ async def test_a_full_fine_tune_follow_up_changes_the_last_run(
     assert full.startswith("13B · full · ctx 8192")
 
 
-@pytest.mark.xfail(strict=True, reason="READ-A: the reader reads these short follow-ups")
 @pytest.mark.parametrize(
     ("reply", "expected"),
     [

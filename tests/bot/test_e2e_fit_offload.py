@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.bot.conftest import running_app
 from tests.bot.test_e2e_fit import PHONE, press, reply_to
 from tests.bot.test_e2e_plans import h100, seed
@@ -48,11 +46,6 @@ async def test_no_server_with_the_ram_is_said(telegram: FakeTelegram, db_path: P
     assert "RTX A4000" not in text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="waits on the free-text reader: it still reads the question as "
-    "offload=params instead of filling ParsedQuery.asked_about",
-)
 async def test_the_offload_question_is_answered_without_switching_it_on(
     telegram: FakeTelegram, db_path: Path
 ) -> None:

@@ -54,10 +54,12 @@ def h100(sku: str, count: int, rub: float, **extra: object) -> Offer:
 
 
 def hours_in(line: str) -> float:
-    found = re.search(r"~([\d.,]+) (ч|мин|сут)", line)  # Russian: a decimal comma
+    """The middle of the line's range of hours («~1,8–2,9 ч»)."""
+    found = re.search(r"~([\d.,]+)(?:–([\d.,]+))? (ч|мин|сут)", line)  # a decimal comma
     assert found, line
-    value = float(found.group(1).replace(",", "."))
-    return {"ч": value, "мин": value / 60, "сут": value * 24}[found.group(2)]
+    low = float(found.group(1).replace(",", "."))
+    high = float((found.group(2) or found.group(1)).replace(",", "."))
+    return {"ч": 1, "мин": 1 / 60, "сут": 24}[found.group(3)] * (low + high) / 2
 
 
 async def test_an_eight_card_server_is_timed_on_eight_cards(telegram: FakeTelegram, db_path: Path):
@@ -66,7 +68,7 @@ async def test_an_eight_card_server_is_timed_on_eight_cards(telegram: FakeTelegr
         text = await reply_to(telegram, "/fit 13b full dataset=20k tokens=1024")
     four = next(line for line in text.splitlines() if "A100 80GB SXM ×4" in line)
     eight = next(line for line in text.splitlines() if "A100 80GB SXM ×8" in line)
-    # Twice the cards at 92 % scaling each: about half the time, for about the same money.
+    # Twice the cards over NVLink: a little more than half the time, for about the same money.
     assert hours_in(eight) < 0.6 * hours_in(four)
 
 

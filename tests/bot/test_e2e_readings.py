@@ -145,7 +145,6 @@ async def test_an_unknown_card_is_named_never_swapped(
     assert "Пик" not in answer  # not sized as some other card, nor without it
 
 
-@pytest.mark.xfail(strict=True, reason="READ-A: the /fit grammar reads a card of two words")
 async def test_a_card_of_two_words_after_gpu_is_read(telegram: FakeTelegram, db_path: Path):
     answer = await answer_alone(telegram, db_path, "/fit 13b qlora gpu=rtx 4090")
     assert "RTX 4090: помещается" in answer

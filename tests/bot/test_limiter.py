@@ -134,6 +134,26 @@ async def test_replies_go_before_waiting_alerts(vt: VirtualTime):
     assert order[0] == "alert0"
 
 
+async def test_replies_to_one_chat_keep_its_gap_in_the_order_they_came(vt: VirtualTime):
+    shared = limiter(vt, rate=1000)
+    sent: list[tuple[str, float]] = []
+
+    async def reply(name: str) -> None:
+        async with shared.slot(7, urgent=True):
+            sent.append((name, vt.now))
+
+    replies = []
+    for n in range(4):
+        replies.append(asyncio.ensure_future(reply(f"r{n}")))
+        await asyncio.sleep(0)  # each comes to the limiter after the one before
+    # The last of them will wait for the three before it, a gap each.
+    assert shared.expected_wait(7) == pytest.approx(3.0, abs=0.05)
+    await vt.run(*replies)
+    assert [name for name, _ in sent] == ["r0", "r1", "r2", "r3"]
+    assert [at for _, at in sent] == pytest.approx([0.0, 1.0, 2.0, 3.0], abs=0.01)
+    assert shared.expected_wait(8) < 0.01  # another chat waits only for the overall rate
+
+
 async def test_a_pause_holds_every_chat_and_a_hold_one(vt: VirtualTime):
     shared = limiter(vt, rate=1000)
     starts: dict[int, float] = {}

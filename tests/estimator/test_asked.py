@@ -51,7 +51,8 @@ def test_asking_about_offload_sizes_the_run_without_it_and_compares() -> None:
         assert other.step_seconds > 30
         assert other.tokens_per_second is not None
         assert comparison.current.tokens_per_second is not None
-        assert other.tokens_per_second < comparison.current.tokens_per_second / 5
+        # A 40-second CPU step against a micro-batch of a second or so on the GPUs.
+        assert other.tokens_per_second < comparison.current.tokens_per_second / 3
     assert comparison.pick.setting == "offload=optimizer"  # the lighter way that fits
 
 

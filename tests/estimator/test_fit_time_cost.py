@@ -11,7 +11,16 @@ from estimator.fit import RENTED_CARDS, Verdict, fewest_gpus, fit_table, grade, 
 from estimator.gpus import get, load_gpus
 from estimator.memory import estimate_memory
 from estimator.models import get_model
-from estimator.query import Checkpointing, FitQuery, Method, Optimizer, Precision, Stack
+from estimator.query import (
+    Checkpointing,
+    FitQuery,
+    Method,
+    Optimizer,
+    Packing,
+    Precision,
+    Stack,
+    Targets,
+)
 from estimator.timing import flops_per_token, tokens_per_second, training_time
 
 
@@ -84,8 +93,13 @@ def test_training_time_scales_with_data_and_gpu_speed():
     expected = on_a100.tokens * on_a100.flops_per_token / (312e12 * on_a100.mfu) / 3600
     assert on_a100.hours == pytest.approx(expected, rel=0.01)
     assert on_a100.hours == pytest.approx(on_a100.tokens / on_a100.tokens_per_second / 3600)
-    # bf16 training: an H100 is 2-2.5x an A100 (seed guide: 1.8-2.5x), not the datasheets' 3.2x.
-    assert 2.0 <= on_a100.hours / on_h100.hours <= 2.5
+    # One 512-token example a micro-batch is mostly the host launching kernels, which an H100
+    # does no faster; on a well-fed batch an H100 is 2-2.5x an A100 (seed guide: 1.8-2.5x), not
+    # the datasheets' 3.2x.
+    assert 1.2 <= on_a100.hours / on_h100.hours < 2.0
+    fed = replace(query, micro_batch=4, ctx=4096, tokens_per_example=None, packing=Packing.PACKED)
+    a100, h100 = (tokens_per_second(fed, model, get(gpu)) for gpu in ("A100 80GB SXM", "H100 SXM"))
+    assert 2.0 <= h100 / a100 <= 2.5
     doubled = training_time(replace(query, epochs=2), model, get("A100 80GB SXM"), 1)
     assert doubled is not None
     assert doubled.hours == pytest.approx(2 * on_a100.hours)
@@ -114,7 +128,10 @@ def test_bitsandbytes_dequantisation_weighs_most_on_small_batches():
         replace(lora, micro_batch=16), model, gpu
     )
     assert small < 0.8 < big < 1.0  # litgpt's A10G runs: QLoRA at 0.69-0.72x LoRA
-    torchao = replace(qlora, stack=Stack.TORCHTUNE)
-    assert tokens_per_second(torchao, model, gpu) == pytest.approx(
-        tokens_per_second(replace(torchao, method=Method.LORA), model, gpu)
+    # torchao's NF4 dequantises only the linears torchtune adapts, and on every pass too.
+    torchao = replace(qlora, stack=Stack.TORCHTUNE, targets=Targets.QV)
+    bnb = replace(torchao, stack=Stack.HF)
+    assert tokens_per_second(bnb, model, gpu) < tokens_per_second(torchao, model, gpu)
+    assert tokens_per_second(torchao, model, gpu) < tokens_per_second(
+        replace(torchao, method=Method.LORA), model, gpu
     )

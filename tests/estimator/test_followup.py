@@ -10,8 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from estimator.fit_words import understand
-from estimator.followup import GIVEN_KEYS, apply_followup, is_new_question, stated_command
-from estimator.parsing.build import Given
+from estimator.followup import apply_followup, is_new_question, stated_command
 from estimator.parsing.language import reply_language
 from estimator.parsing.result import ParsedQuery, QueryError
 from estimator.query import Method, Sharding
@@ -152,11 +151,18 @@ def test_a_question_of_time_sets_the_dataset(text: str, examples: int, epochs: f
     "text", ["а с контекстом 8к", "ctx=8192", "with 8k context", "а если контекст 8192?"]
 )
 def test_context(text: str):
+    previous = sizing("13b qlora ctx=4096 dataset=20k")
     adjusted = after(text, "13b qlora ctx=4096 dataset=20k")
     assert adjusted.query.ctx == 8192
-    # The assumed tokens per example follow the new context; the dataset stays.
-    assert adjusted.query.tokens_per_example == 4096
+    # The data is the same data: the length its examples were assumed to have stays (still
+    # said as assumed), so its token count, time and cost do not move with ctx.
+    assert adjusted.query.tokens_per_example == previous.query.tokens_per_example == 2048
+    assert adjusted.assumed("tokens_per_example") == "2048"
     assert adjusted.query.dataset_examples == 20_000
+    # ... and through the stored form, to the next reply.
+    again = apply_followup(sizing(stated_command(adjusted)), "а с контекстом 16к")
+    assert again is not None
+    assert (again.query.ctx, again.query.tokens_per_example) == (16384, 2048)
 
 
 def test_stated_tokens_per_example_stay_when_the_context_changes():
@@ -270,13 +276,8 @@ def test_the_stated_command_reads_back_as_the_same_sizing(command: str):
 
 def test_assumed_values_are_left_out_of_the_stated_command():
     assert stated_command(sizing("70b full gpus=8")) == "70b full gpus=8"  # not shard=zero3
-    assert stated_command(sizing("13b dataset=20k")) == "13b dataset=20k"  # no qlora, tok=
-
-
-def test_every_reading_of_the_free_text_has_its_command_key():
-    # A lever asked about in question form is not a setting: it is answered, never carried.
-    said = set(Given.__dataclass_fields__) - {"notes", "text_language", "asked_about"}
-    assert said == set(GIVEN_KEYS)
+    # No qlora; the assumed length of the examples as an assumption (tok=~), not a setting.
+    assert stated_command(sizing("13b dataset=20k")) == "13b dataset=20k tokens=~1024"
 
 
 # -- every reply the bot suggests works as one -----------------------------------------------
@@ -369,11 +370,16 @@ def command(stated: dict[str, str]) -> str:
 @given(previous_and_change())
 def test_a_follow_up_changes_only_what_it_names(case: tuple[dict[str, str], str, str, str]):
     stated, key, value, reply = case
-    adjusted = apply_followup(sizing(command(stated)), reply)
+    previous = sizing(command(stated))
+    adjusted = apply_followup(previous, reply)
     assert adjusted is not None, reply
     # The same as asking afresh with that one key changed: what was stated stays, and the
-    # assumptions are worked out for the new run.
-    assert adjusted == sizing(command({**stated, key: value}))
+    # assumptions are worked out for the new run; the length the dataset's examples were
+    # assumed to have stays with the data unless the reply names a new dataset.
+    afresh = command({**stated, key: value})
+    if "dataset" in stated and key != "dataset":
+        afresh += f" tok=~{previous.query.tokens_per_example}"
+    assert adjusted == sizing(afresh)
 
 
 WORDS = st.sampled_from(

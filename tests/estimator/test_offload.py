@@ -21,7 +21,8 @@ from estimator.offload import (
 from estimator.parse import parse_command
 from estimator.planner import Caveat, Sizing, plan_runs
 from estimator.query import FitQuery, Method, Offload, Precision, Sharding
-from estimator.timing import micro_batch_tokens, training_time
+from estimator.step import micro_batch_tokens, step_work
+from estimator.timing import training_time
 
 LLAMA_70B = get_model("Llama-3.3-70B")
 
@@ -80,7 +81,7 @@ def test_the_cpu_step_updates_every_trainable_parameter_at_the_measured_rate() -
     assert 35 < seconds < 50  # ~0.2 s on the GPU (DeepSpeed #6834): the cost people feel
 
 
-def test_training_time_adds_the_cpu_step_of_every_micro_batch() -> None:
+def test_training_time_trades_the_gpu_step_for_the_cpu_step_of_every_optimizer_step() -> None:
     parsed = parse_command("8b full dataset=2000 tokens=1024")
     gpu = catalog.get("H100 SXM")
     plain = training_time(parsed.query, parsed.model, gpu, 1)
@@ -88,9 +89,15 @@ def test_training_time_adds_the_cpu_step_of_every_micro_batch() -> None:
     slow = training_time(offloaded, parsed.model, gpu, 1)
     assert plain is not None
     assert slow is not None
-    micro_batches = plain.tokens / micro_batch_tokens(parsed.query)
-    added = micro_batches * step_seconds(offloaded, parsed.model)
+    steps = plain.tokens / micro_batch_tokens(parsed.query)
+    gpu_step = step_work(parsed.query, parsed.model).optimizer_bytes / (gpu.bandwidth_gbs * 1e9)
+    added = steps * (step_seconds(offloaded, parsed.model) - gpu_step)
     assert (slow.hours - plain.hours) * 3600 == pytest.approx(added, rel=1e-6)
+    # Accumulating 8 micro-batches a step makes the CPU step 8 times rarer.
+    accumulated = replace(offloaded, grad_accum=8)
+    rarer = training_time(accumulated, parsed.model, gpu, 1)
+    assert rarer is not None
+    assert rarer.hours < slow.hours / 4
 
 
 @pytest.mark.parametrize(

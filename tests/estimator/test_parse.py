@@ -482,7 +482,8 @@ def test_every_documented_key_is_accepted() -> None:
         "precision": "bf16", "gc": "on", "gpus": "2", "shard": "ddp", "dataset": "100",
         "tokens": "100", "epochs": "1", "gpu": "4090", "stack": "hf", "method": "lora",
         "offload": "optimizer", "budget": "5000", "loss": "fused", "longest": "3000",
-        "vram": "48", "hpm": "60", "loc": "ru", "rate": "300",
+        "vram": "48", "hpm": "60", "loc": "ru", "rate": "300", "gpurate": "600",
+        "mrate": "200000", "billing": "month",
     }  # fmt: skip
     for key in DEFAULTS_DOC:
         parsed = parse_command(f"8b {key}={values[key]}")

@@ -44,8 +44,9 @@ def test_eight_cards_take_less_time_than_four_and_each_plan_is_timed_on_its_own_
     assert (four.gpus, eight.gpus) == (4, 8)
     assert four.hours is not None
     assert eight.hours is not None
-    # Data parallel over twice the cards: about half the time (92 % scaling on both).
-    assert eight.hours == pytest.approx(four.hours / 2, rel=0.01)
+    # ZeRO-3 over twice the cards on NVLink: a little more than half the time, since each card
+    # still gathers the whole model every micro-batch.
+    assert four.hours / 2 < eight.hours < four.hours / 2 * 1.1
     assert eight.cost_rub == pytest.approx(2012.8 * eight.hours)
 
 

@@ -19,7 +19,8 @@ from estimator.i18n import Translator, translators
 from estimator.models import load_models
 from estimator.parse import ParsedQuery, QueryError, parse_question
 from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS, VALUE_ALIASES
-from estimator.sizing_text import render
+from estimator.sizing_text import render_details, render_short
+from estimator.solve_text import needs_gpu, needs_gpu_text
 from monitor.users import Language
 from tests.fuzz import assert_telegram_html, fuzz
 
@@ -168,10 +169,15 @@ QUOTES = st.lists(
 
 
 def check_answer(parsed: ParsedQuery, quotes: list[PriceQuote] | None = None) -> None:
-    """The sizing answer the bot sends, in both languages, and its keyboard."""
+    """The sizing answer the bot sends, in both languages, and its keyboard: the short answer
+    and its «Подробнее», each one message (the button swaps one for the other)."""
     answer = build_answer(parsed, load_gpus(), quotes or [])
     for language in LANGUAGES:
-        assert_telegram_html(render(answer, language))
+        if needs_gpu(answer):
+            assert_telegram_html(needs_gpu_text(answer, language))
+            continue
+        assert_telegram_html(render_short(answer, language))
+        assert_telegram_html(render_details(answer, language))
         watch_keyboard(parsed, TRANSLATORS[language])
 
 

@@ -107,6 +107,18 @@ fit-details-model = Model: { $model } — { $params }B parameters, { $layers } {
     }, h={ $hidden }, heads { $heads }/{ $kv_heads }, vocab { $vocab }
 fit-details-setup = Setup: { $precision }, { $optimizer }, gc={ $gc }, rank { $rank } on { $targets }, stack={ $stack }, { $trainable } trainable parameters
 fit-details-time = Time on { $gpu }: { $tokens } tokens × { $flops } FLOP/token; { $tps } tokens/s per GPU (MFU { $mfu }%)
+# How the cards of the run talk, read from the card (estimator/interconnect.py).
+fit-details-link = Link between the { $count } cards: { $link ->
+    [nvlink] NVLink
+    [pcie] PCIe with peer-to-peer
+   *[pcie_host] PCIe without peer-to-peer, through the server's RAM (GeForce)
+} — from the card
+# The time model's own claim, from estimator/data/speed_accuracy.csv (bench/estimator_speed.py).
+fit-details-time-claim = Time: ~{ $span }, from the 10th to the 90th percentile of the time model's error. It was checked against { $rows } published throughput measurements from { $repos } repositories, each with constants fitted without it; { $scope ->
+    [stack] for { $stack }, { $method }
+    [method] for { $method } (fewer than three repositories measured { $stack })
+   *[all] over every stack and method
+}: median error of the hours { $median }%, within 25% for { $within }%, more than 15% too few hours for { $short }% of the measurements.
 fit-details-method = GiB = 2³⁰ bytes (as nvidia-smi shows). Checked on { $rows } published measurements from { $repos } repositories, each with the constants fitted without it. { $scope ->
     [stack] For { $stack }
    *[all] Across stacks ({ $stack }: { $own ->
@@ -156,6 +168,7 @@ caveat-short-no_unsloth = Unsloth won't run
 caveat-short-abroad = outside Russia
 caveat-short-stock_unpublished = stock not published
 caveat-short-month_for_hours = a month of rent for hours of work
+caveat-short-link_assumed = card form not published: timed as PCIe
 fit-unmet = Nothing matches ({ $what }); without that, offers would fit — drop it to see them.
 unmet-russia_only = Russia only
 unmet-min_vram = card memory

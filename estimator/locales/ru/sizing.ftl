@@ -110,6 +110,18 @@ fit-details-model = Модель: { $model } — { $params } млрд парам
     }, h={ $hidden }, головы { $heads }/{ $kv_heads }, словарь { $vocab }
 fit-details-setup = Настройки: { $precision }, { $optimizer }, gc={ $gc }, rank { $rank } на { $targets }, stack={ $stack }, обучаемых параметров { $trainable }
 fit-details-time = Время на { $gpu }: { $tokens } токенов × { $flops } ФЛОП/токен; { $tps } токенов/с на GPU (MFU { $mfu }%)
+# How the cards of the run talk, read from the card (estimator/interconnect.py).
+fit-details-link = Связь между { $count } картами: { $link ->
+    [nvlink] NVLink
+    [pcie] PCIe с прямым обменом (P2P)
+   *[pcie_host] PCIe без P2P — через ОЗУ сервера (GeForce)
+} — по модели карты
+# The time model's own claim, from estimator/data/speed_accuracy.csv (bench/estimator_speed.py).
+fit-details-time-claim = Время: ~{ $span } — от 10-го до 90-го процентиля ошибки модели времени. Она проверена на { $rows } опубликованных замерах скорости из { $repos } репозиториев, каждый — с константами, подобранными без него; { $scope ->
+    [stack] для { $stack }, { $method }
+    [method] для { $method } (своих замеров { $stack } меньше чем из трёх репозиториев)
+   *[all] по всем стекам и методам
+}: медианная ошибка часов { $median }%, в пределах 25% — { $within }%, часов меньше настоящего больше чем на 15% — у { $short }% замеров.
 fit-details-method = ГиБ = 2³⁰ байт (как в nvidia-smi). Оценка проверена на { $rows } опубликованных замерах из { $repos } репозиториев, каждый — с константами, подобранными без него. { $scope ->
     [stack] Для { $stack }
    *[all] По всем стекам ({ $stack }: { $own ->
@@ -160,6 +172,7 @@ caveat-short-no_unsloth = Unsloth не запустится
 caveat-short-abroad = не в РФ
 caveat-short-stock_unpublished = наличие не публикуется
 caveat-short-month_for_hours = месяц аренды ради часов работы
+caveat-short-link_assumed = форма карт не указана — считаю PCIe
 fit-unmet = Под условия ({ $what }) ничего нет; без них подошло бы — уберите условие, чтобы увидеть.
 unmet-russia_only = только РФ
 unmet-min_vram = память карты

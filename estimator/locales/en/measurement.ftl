@@ -1,0 +1,6 @@
+# A person's own measured speed (bot/routers/measurement.py, estimator/measurement.py).
+speed-no-run = Read your measurement: { $words } on { $gpu }. To set it against the model I need the run you measured: ask about it first (e.g. <code>/fit 8b qlora ctx=2048 bs=4</code>) and send the measurement again, or say it all in one message: "llama 8b qlora ctx 2048, 2.1 s/step on a 4090 at bs 4".
+speed-implausible = Read: { $words } on { $count }× { $gpu } for { $model } (bs { $bs }, { $tokens } tokens a row), which is { $tps } tokens/s per card, while the model gives { $predicted }: more than { $most }× apart. Most likely the batch, the sample length or the unit differs (s/step or steps/s, tokens in all or per card). Not stored; send it with the batch and the run.
+speed-saved = ⏱ Stored your measurement: { $words } on { $count }× { $gpu } for { $model } (bs { $bs }, { $tokens } tokens a row), { $tps } tokens/s per card; the model gives { $predicted }. From now on your runs' times on any card scale from it: ×{ $ratio } the model's speed.
+# The short answer's line when the times are scaled by the person's measurement.
+fit-measured = ⏱ Times from your own measurement: { $tps } tokens/s on { $count }× { $gpu } (×{ $ratio } the model)

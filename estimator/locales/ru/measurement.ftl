@@ -1,0 +1,6 @@
+# A person's own measured speed (bot/routers/measurement.py, estimator/measurement.py).
+speed-no-run = Прочитал замер: { $words } на { $gpu }. Чтобы сравнить его с моделью, нужен запуск, который вы мерили: сначала спросите о нём (например, <code>/fit 8b qlora ctx=2048 bs=4</code>), потом пришлите замер ещё раз — или напишите всё одним сообщением: «llama 8b qlora ctx 2048, 2,1 с/шаг на 4090 при bs 4».
+speed-implausible = Прочитал: { $words } на { $count }× { $gpu } для { $model } (bs { $bs }, { $tokens } токенов в строке) — это { $tps } токенов/с на карту, а модель даёт { $predicted }: расхождение больше чем в { $most } раз. Скорее всего, не совпали bs, длина примера или единицы (с/шаг или шаг/с, токены всего или на карту). Не запомнил; пришлите замер с bs и запуском.
+speed-saved = ⏱ Запомнил ваш замер: { $words } на { $count }× { $gpu } для { $model } (bs { $bs }, { $tokens } токенов в строке) — { $tps } токенов/с на карту; модель даёт { $predicted }. Дальше считаю время ваших запусков на любых картах от этого замера: ×{ $ratio } к скорости модели.
+# The short answer's line when the times are scaled by the person's measurement.
+fit-measured = ⏱ Время — по вашему замеру: { $tps } токенов/с на { $count }× { $gpu } (×{ $ratio } к модели)

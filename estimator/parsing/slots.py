@@ -1,0 +1,482 @@
+"""Which setting each number of a question fills: its unit first, then the words before it.
+
+    «уложусь в 50к?»                      -> budget 50 000 ₽ (never a context of 51 200)
+    «бюджет у меня тысяч 5 рублей»         -> budget 5 000 ₽
+    «средняя длина 1500 токенов но бывают и по 6000» -> 1500 a example, the longest 6000
+    «датасет 1 млрд токенов»               -> a dataset of 1e9 tokens
+    «а если 20000?»                        -> nothing: noted as unread (`unread:20000`)
+
+The numbers come from estimator.parsing.numbers with their units. The rules, in order:
+
+1. A unit decides the kind: ₽ / руб is money, примеров / строк / samples the dataset's size,
+   эпохи epochs, карт / GPUs the card count, гб of text the dataset as text size. Tokens are a
+   length unless there are millions of them or the dataset is named (then the dataset's
+   size); a length is the average with «средняя» / «по» / "per example", the longest with
+   «максимум» / «бывают и по» / «до», else the context.
+2. With no unit, the word before it decides (little words skipped: «бюджет у меня тысяч 5»):
+   контекст / ctx / длина -> ctx, батч / bs -> batch, ранг / r -> rank, датасет -> examples,
+   бюджет / уложусь в / за -> money, максимум -> the longest example; a count spelled out
+   after «на» («на двух») is the card count.
+3. A bare "8k" (a power of two thousands) is a context length, as trainers write it.
+4. Anything else could fill more than one slot, so it fills none: it is noted `unread:<as
+   written>` for the answer to name.
+
+Each slot set records the words that set it (`Given.said`), for the answer's header.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from estimator.parsing.build import LIMITS, Given, check_epochs, check_int
+from estimator.parsing.lemmas import lemmas
+from estimator.parsing.numbers import Quantity, Token, Unit, quantities_of, tokenize
+from estimator.parsing.result import QueryError, Slot
+from estimator.parsing.words import (
+    AVERAGE_CUES,
+    BATCH_CUES,
+    BUDGET_CUES,
+    CTX_CUES,
+    CUE_FILLERS,
+    DATASET_CUES,
+    ENGLISH_TEXT_CUES,
+    EPOCH_CUES,
+    EXAMPLES_FIRST_CUES,
+    GPUS_CUES,
+    LESS_WORDS,
+    LONGEST_CUES,
+    MORE_WORDS,
+    ON_WORDS,
+    PER_EXAMPLE_AFTER_CUES,
+    RANGE_OPENERS,
+    RANGE_SEPARATORS,
+    RANK_CUES,
+    RUSSIAN_TEXT_CUES,
+    SCALED_NOUNS,
+    TEXT_CUES,
+)
+
+_CLAUSE_END = frozenset({",", ";", ".", "!", "?", "\n"})
+# The slot whose words a scaled setting keeps (estimator.followup moves a dataset counted in
+# tokens to its own slot).
+_SCALED_SLOTS = {
+    "dataset": Slot.DATASET_EXAMPLES,
+    "ctx": Slot.CTX,
+    "micro_batch": Slot.MICRO_BATCH,
+    "gpus": Slot.GPUS,
+    "epochs": Slot.EPOCHS,
+}
+_MAX_FIELDS = frozenset({"max", "maximum", "максимальный", "макс"})
+# The most cards a bare «на N» in a reply is read as: 64, eight servers of eight.
+_MAX_BARE_COUNT = 64
+# A context said in thousands is in binary thousands: "4k" is 4096, as trainers mean it.
+_BINARY = 1024
+
+
+@dataclass
+class _Context:
+    """The words around a quantity: the nearest content words before it (nearest first, with
+    their token index) and the folded words after it."""
+
+    before: list[tuple[int, frozenset[str]]]
+    each: bool  # «по» right before it: «по 500 токенов»
+    upto: bool  # «до» right before it
+    after: list[str]
+
+    def near(self, cues: frozenset[str], depth: int = 1) -> int | None:
+        """The token index of the cue among the `depth` nearest words, or None."""
+        for index, forms in self.before[:depth]:
+            if forms & cues:
+                return index
+        return None
+
+
+def _forms(token: Token) -> frozenset[str]:
+    if token.kind == "word":
+        return lemmas(token.text)
+    return frozenset({token.text})
+
+
+def _context(tokens: list[Token], found: Quantity) -> _Context:
+    before: list[tuple[int, frozenset[str]]] = []
+    each = upto = False
+    k = found.first - 1
+    if k >= 0 and tokens[k].folded == "по":
+        each, k = True, k - 1
+    elif k >= 0 and tokens[k].folded in {"до", "up"}:
+        upto = True
+    while k >= 0 and len(before) < 3:
+        token = tokens[k]
+        if token.text in _CLAUSE_END or token.kind == "num":
+            break
+        forms = _forms(token)
+        filler = token.folded in CUE_FILLERS or (token.kind == "word" and forms & CUE_FILLERS)
+        if not filler and token.folded not in {"по", "и", "но", "а", "but"}:
+            before.append((k, forms))
+        k -= 1
+    after: list[str] = []
+    k = found.last
+    while k < len(tokens) and len(after) < 3 and tokens[k].text not in _CLAUSE_END:
+        after.append(tokens[k].folded)
+        k += 1
+    return _Context(before, each, upto, after)
+
+
+def _after_has(context: _Context, cues: frozenset[str], depth: int = 2) -> int:
+    """How many tokens after the quantity a cue word ends at (0: none among the first
+    `depth`)."""
+    for n, word in enumerate(context.after[:depth]):
+        if word in cues or lemmas(word) & cues:
+            return n + 1
+    return 0
+
+
+def _after_phrase(context: _Context) -> int:
+    """Tokens taken by a per-example phrase after it ("per example", «на каждый пример»)."""
+    words = [lemmas(w) | {w} for w in context.after]
+    for phrase in PER_EXAMPLE_AFTER_CUES:
+        if len(words) >= len(phrase) and all(p in words[n] for n, p in enumerate(phrase)):
+            return len(phrase)
+    return 0
+
+
+def _is_binary_k(found: Quantity) -> bool:
+    """ "8k", «16к»: a power of two thousands, as context lengths are written."""
+    whole = found.mantissa
+    return (
+        found.scale == 1
+        and not found.from_words
+        and whole == int(whole)
+        and 1 <= whole <= 1024
+        and int(whole) & (int(whole) - 1) == 0
+    )
+
+
+class _Slots:
+    """Fills `given` from the quantities of `rest`; blanks what it used."""
+
+    def __init__(self, text: str, rest: str, given: Given, *, followup: bool) -> None:
+        self.text = text
+        self.rest = rest
+        self.given = given
+        self.followup = followup
+        self.tokens = tokenize(rest)
+        self.used: list[tuple[int, int]] = []
+
+    def said(self, slot: Slot, start: int, end: int) -> None:
+        self.given.said.setdefault(slot, " ".join(self.text[start:end].split()))
+        self.used.append((start, end))
+
+    def run(self) -> list[tuple[int, int]]:
+        found = quantities_of(self.tokens)
+        taken = self._ranges(found)
+        previous: Quantity | None = None
+        for n, quantity in enumerate(found):
+            if n in taken:
+                continue
+            self._one(quantity, previous)
+            previous = quantity
+        return self.used
+
+    # -- ranges ------------------------------------------------------------------------
+
+    def _ranges(self, found: list[Quantity]) -> set[int]:
+        """«от 1 500 до 3 500 токенов», "1500-3500 tokens", "between 1k and 3k": a range of
+        lengths is the shortest and the longest example; of anything else, its top."""
+        taken: set[int] = set()
+        for n in range(len(found) - 1):
+            low, high = found[n], found[n + 1]
+            between = self.tokens[low.last : high.first]
+            if len(between) != 1 or between[0].folded not in RANGE_SEPARATORS:
+                continue
+            if between[0].folded == "and" and not self._opened(low, {"between"}):
+                continue
+            if between[0].folded == "по" and not self._opened(low, {"с"}):
+                continue
+            if low.unit is not None and low.unit is not high.unit:
+                continue
+            unit = high.unit
+            if unit is None and between[0].folded == "до" and self._opened(low, RANGE_OPENERS):
+                unit = Unit.TOKENS if self._tokens_nearby(low) else None
+            if unit is None:
+                continue
+            scale = high.scale if low.scale == 0 and low.mantissa < high.mantissa else low.scale
+            bottom, top = low.mantissa * 1000**scale, high.value()
+            if not 0 < bottom <= top:
+                continue
+            opener = self._opened(low, RANGE_OPENERS)
+            start = self.tokens[low.first - 1].start if opener else low.start
+            taken |= {n, n + 1}
+            if unit is Unit.TOKENS:
+                if self._set_int(Slot.SHORTEST_TOKENS, "tokens", "shortest_tokens", bottom):
+                    self._set_int(Slot.LONGEST_TOKENS, "tokens", "longest_tokens", top)
+                    self.said(Slot.LONGEST_TOKENS, start, high.end)
+            else:
+                self._one(high, None)
+                self.used.append((start, low.end))
+        return taken
+
+    def _opened(self, low: Quantity, words: frozenset[str] | set[str]) -> bool:
+        return low.first > 0 and self.tokens[low.first - 1].folded in words
+
+    def _tokens_nearby(self, low: Quantity) -> bool:
+        """«примеры от 1500 до 3500»: lengths, said without the word «токенов»."""
+        window = self.tokens[max(0, low.first - 4) : low.first]
+        return any(lemmas(t.text) & {"пример", "длина", "example", "length"} for t in window)
+
+    # -- one quantity ------------------------------------------------------------------
+
+    def _one(self, found: Quantity, previous: Quantity | None) -> None:
+        context = _context(self.tokens, found)
+        unit = found.unit
+        if unit is Unit.RUB and found.per is None:
+            self._money(found, context.near(BUDGET_CUES, 3))
+        elif unit is Unit.TOKENS:
+            self._tokens(found, context)
+        elif unit is Unit.EXAMPLES:
+            self._examples(found, context.near(DATASET_CUES, 2))
+        elif unit is Unit.BYTES:
+            self._text_size(found, context)
+        elif unit is Unit.EPOCHS:
+            self._epochs(found, None)
+        elif unit is Unit.GPUS:
+            self._gpus(found, None)
+        elif unit is Unit.TIMES and _after_has(context, GPUS_CUES):
+            self._gpus(found, None, extra=_after_has(context, GPUS_CUES))
+        elif unit is Unit.TIMES and self.followup:
+            self._ratio(found)
+        elif unit is None:
+            self._bare(found, context, previous)
+        else:
+            self._unread(found)
+
+    def _bare(self, found: Quantity, context: _Context, previous: Quantity | None) -> None:
+        if context.each and previous is not None and previous.unit is Unit.EXAMPLES:
+            # «20к примеров по 500»: the length of each of them
+            self._length(Slot.TOKENS_PER_EXAMPLE, found, found.first - 1)
+            return
+        ctx_cue = context.near(CTX_CUES)
+        if ctx_cue is not None:
+            if context.near(AVERAGE_CUES, 2) is not None:
+                self._length(Slot.TOKENS_PER_EXAMPLE, found, context.near(AVERAGE_CUES, 2))
+            else:
+                self._ctx(found, ctx_cue)
+            return
+        for cues, read in (
+            (BATCH_CUES, self._batch),
+            (RANK_CUES, self._rank),
+            (EPOCH_CUES, self._epochs),
+            (GPUS_CUES, self._gpus),
+            (DATASET_CUES, self._examples),
+            (EXAMPLES_FIRST_CUES, self._examples),
+            (BUDGET_CUES, self._money),
+        ):
+            cue = context.near(cues)
+            if cue is not None:
+                read(found, cue)
+                return
+        longest = context.near(LONGEST_CUES, 2)
+        if longest is not None or (context.upto and self._lengths_said(previous)):
+            self._length(Slot.LONGEST_TOKENS, found, longest)
+            return
+        average = context.near(AVERAGE_CUES, 2)
+        if average is not None:
+            self._length(Slot.TOKENS_PER_EXAMPLE, found, average)
+            return
+        if _after_has(context, CTX_CUES):
+            self._ctx(found, None, extra=_after_has(context, CTX_CUES))
+            return
+        per_example = _after_phrase(context)
+        if per_example:
+            self._length(Slot.TOKENS_PER_EXAMPLE, found, None, extra=per_example)
+            return
+        on = found.first > 0 and self.tokens[found.first - 1].folded in ON_WORDS
+        # «на двух»; in a reply also «на 4?» (the card stays), but not «на 500?», which is
+        # more cards than anyone rents and may be money.
+        counted = found.from_words or (self.followup and found.value() <= _MAX_BARE_COUNT)
+        if on and counted and found.scale == 0:
+            self._gpus(found, found.first - 1)
+            return
+        if _is_binary_k(found):
+            self._ctx(found, None)
+            return
+        self._unread(found)
+
+    def _lengths_said(self, previous: Quantity | None) -> bool:
+        return previous is not None and previous.unit is Unit.TOKENS
+
+    def _tokens(self, found: Quantity, context: _Context) -> None:
+        if found.scale >= 2 or found.value() >= 1_000_000 or context.near(DATASET_CUES, 3):
+            self._dataset_tokens(found, context.near(DATASET_CUES, 3))
+            return
+        ctx_cue = context.near(CTX_CUES)
+        average = context.near(AVERAGE_CUES, 3)
+        if average is not None:
+            self._length(Slot.TOKENS_PER_EXAMPLE, found, average)
+        elif ctx_cue is not None and context.near(_MAX_FIELDS, 2) is not None:
+            self._ctx(found, ctx_cue)  # "max length 4096 tokens" is the setting
+        elif (longest := context.near(LONGEST_CUES, 3)) is not None:
+            self._length(Slot.LONGEST_TOKENS, found, longest)
+        elif context.each or _after_phrase(context):
+            start = found.first - 1 if context.each else None
+            self._length(Slot.TOKENS_PER_EXAMPLE, found, start, extra=_after_phrase(context))
+        elif ctx_cue is not None:
+            self._ctx(found, ctx_cue)
+        elif _after_has(context, CTX_CUES):
+            self._ctx(found, None, extra=_after_has(context, CTX_CUES))
+        elif context.upto:
+            self._length(Slot.LONGEST_TOKENS, found, found.first - 1)
+        else:
+            self._ctx(found, None)  # «8 тысяч токенов»: a length with nothing else said
+
+    # -- setting a slot ------------------------------------------------------------------
+
+    def _span(self, found: Quantity, cue: int | None, extra: int = 0) -> tuple[int, int]:
+        start = self.tokens[cue].start if cue is not None else found.start
+        last = min(found.last + extra, len(self.tokens)) - 1
+        return start, max(found.end, self.tokens[last].end)
+
+    def _set_int(self, slot: Slot, key: str, name: str, value: float) -> bool:
+        if getattr(self.given, name) is not None:
+            self.given.notes.append(f"repeated:{slot.value}")
+            return False
+        try:
+            setattr(self.given, name, check_int(key, round(value)))
+        except QueryError:
+            self.given.notes.append(f"out_of_range:{key}")
+            return False
+        return True
+
+    def _int_slot(
+        self, slot: Slot, key: str, name: str, value: float, span: tuple[int, int]
+    ) -> None:
+        if self._set_int(slot, key, name, value):
+            self.said(slot, *span)
+        else:
+            self.used.append(span)
+
+    def _ctx(self, found: Quantity, cue: int | None, extra: int = 0) -> None:
+        span = self._span(found, cue, extra)
+        self._int_slot(Slot.CTX, "ctx", "ctx", found.value(_BINARY), span)
+
+    def _length(self, slot: Slot, found: Quantity, cue: int | None, extra: int = 0) -> None:
+        name = "longest_tokens" if slot is Slot.LONGEST_TOKENS else "tokens_per_example"
+        thousand = _BINARY if slot is Slot.LONGEST_TOKENS else 1000
+        span = self._span(found, cue, extra)
+        self._int_slot(slot, "tokens", name, found.value(thousand), span)
+
+    def _batch(self, found: Quantity, cue: int | None) -> None:
+        self._whole(Slot.MICRO_BATCH, "bs", "micro_batch", found, cue)
+
+    def _rank(self, found: Quantity, cue: int | None) -> None:
+        self._whole(Slot.LORA_RANK, "rank", "lora_rank", found, cue)
+
+    def _gpus(self, found: Quantity, cue: int | None, extra: int = 0) -> None:
+        if self.given.gpus is not None:
+            self.given.notes.append(f"repeated:{Slot.GPUS.value}")
+            self.used.append(self._span(found, cue, extra))
+            return
+        span = self._span(found, cue, extra)
+        self._int_slot(Slot.GPUS, "gpus", "gpus", found.value(), span)
+
+    def _whole(self, slot: Slot, key: str, name: str, found: Quantity, cue: int | None) -> None:
+        if found.value() != int(found.value()):
+            self._unread(found)
+            return
+        self._int_slot(slot, key, name, found.value(), self._span(found, cue))
+
+    def _epochs(self, found: Quantity, cue: int | None) -> None:
+        span = self._span(found, cue)
+        if self.given.epochs is not None:
+            self.given.notes.append(f"repeated:{Slot.EPOCHS.value}")
+            self.used.append(span)
+            return
+        try:
+            self.given.epochs = check_epochs(found.value())
+        except QueryError:
+            self.given.notes.append("out_of_range:epochs")
+            self.used.append(span)
+            return
+        self.said(Slot.EPOCHS, *span)
+
+    def _examples(self, found: Quantity, cue: int | None) -> None:
+        span = self._span(found, cue)
+        self._int_slot(Slot.DATASET_EXAMPLES, "dataset", "dataset_examples", found.value(), span)
+
+    def _dataset_tokens(self, found: Quantity, cue: int | None) -> None:
+        span = self._span(found, cue)
+        name = "dataset_tokens"
+        self._int_slot(Slot.DATASET_TOKENS, "dataset_tokens", name, found.value(), span)
+
+    def _money(self, found: Quantity, cue: int | None) -> None:
+        span = self._span(found, cue)
+        value = found.value()
+        low, high = LIMITS["budget"]
+        if self.given.budget_rub is not None:
+            self.given.notes.append(f"repeated:{Slot.BUDGET.value}")
+            self.used.append(span)
+        elif low <= value <= high:
+            self.given.budget_rub = value
+            self.said(Slot.BUDGET, *span)
+        else:
+            self.given.notes.append("out_of_range:budget")
+            self.used.append(span)
+
+    def _text_size(self, found: Quantity, context: _Context) -> None:
+        """«2 гб текста», «датасет 500 мб»: the dataset as text; a bare «2 гб» is memory or
+        data, so it is left unread."""
+        text_words = _after_has(context, TEXT_CUES, 3)
+        dataset = context.near(DATASET_CUES, 3)
+        if not text_words and dataset is None:
+            self._unread(found)
+            return
+        after = [lemmas(w) | {w} for w in context.after[: text_words + 1]]
+        before = [forms for _, forms in context.before]
+        said = set().union(*after, *before) if after or before else set()
+        if said & RUSSIAN_TEXT_CUES:
+            self.given.text_language = "ru"
+        elif said & ENGLISH_TEXT_CUES:
+            self.given.text_language = "en"
+        span = self._span(found, dataset, text_words)
+        if self.given.dataset_bytes is None and found.value() > 0:
+            self.given.dataset_bytes = found.value() * found.byte_factor
+            self.said(Slot.DATASET_TOKENS, *span)
+        else:
+            self.used.append(span)
+
+    def _ratio(self, found: Quantity) -> None:
+        """«датасет в два раза больше», "twice the batch": a factor on the last sizing's
+        setting, read from the clause's comparative and noun."""
+        start, end = found.first, found.last
+        while start > 0 and self.tokens[start - 1].text not in _CLAUSE_END:
+            start -= 1
+        while end < len(self.tokens) and self.tokens[end].text not in _CLAUSE_END:
+            end += 1
+        factor: float | None = None
+        scaled: str | None = None
+        for token in self.tokens[start:end]:
+            forms = _forms(token) | {token.folded}
+            if forms & MORE_WORDS:
+                factor = found.mantissa
+            elif forms & LESS_WORDS:
+                factor = 1 / found.mantissa if found.mantissa else None
+            scaled = scaled or next((SCALED_NOUNS[f] for f in forms if f in SCALED_NOUNS), None)
+        if factor is None and self.tokens[found.first].kind == "word":
+            factor = found.mantissa  # "twice the batch", «вдвое»: more, unless said less
+        if factor is None or scaled is None or found.mantissa <= 0:
+            self._unread(found)
+            return
+        self.given.ratios[scaled] = factor
+        first, last = self.tokens[start], self.tokens[end - 1]
+        self.said(_SCALED_SLOTS[scaled], first.start, last.end)
+
+    def _unread(self, found: Quantity) -> None:
+        self.given.notes.append(f"unread:{' '.join(self.text[found.start : found.end].split())}")
+
+
+def read_slots(text: str, rest: str, given: Given, *, followup: bool = False) -> str:
+    """Fill `given` from the numbers of `rest` (`text` with what other readers used blanked,
+    the same length); returns `rest` with what was used blanked too. Unread numbers stay."""
+    for start, end in _Slots(text, rest, given, followup=followup).run():
+        rest = rest[:start] + " " * (end - start) + rest[end:]
+    return rest
