@@ -152,6 +152,8 @@ async def build_application(
     the start (bot.topology).
     """
     store, lock = await open_store(settings)
+    # Every reader of offers, the open data included, applies the one freshness rule.
+    store.expire_stale_after(settings.stale_after)
     topology = topology_of(store, settings, election=election)
     limiter = create_limiter(settings)
     try:
@@ -278,6 +280,7 @@ def attach_monitor(application: Application) -> None:
         application.store,
         LiveMatcher(application.store),
         interval_override_s=application.settings.refresh_seconds,
+        stale_after=application.settings.stale_after,
         # PostgreSQL restarting or gone: one line per failed refresh, not a traceback.
         database_errors=UNWRITABLE_ERRORS,
         # A replica past its leader lease fetches nothing (storage.leader).

@@ -11,6 +11,7 @@ import os
 import re
 import socket
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import unquote, urlsplit
@@ -27,6 +28,7 @@ from pydantic_settings import NoDecode, SettingsConfigDict
 from yarl import URL
 
 from bot.delivery.limiter import CHAT_GAP_S
+from monitor.freshness import DEFAULT_STALE_AFTER_S
 from monitor.providers import PROVIDERS
 from monitor.redaction import hide_userinfo
 from monitor.users import Language, is_known_timezone
@@ -114,6 +116,12 @@ class Settings(ScraperSettings):
     # would come before a bad setting is reported). Tests of faults set it small: they prove
     # the retry, not the wait.
     scrape_backoff_s: float = Field(default=0.5, gt=0, le=60)
+    # How long an offer whose part (or provider) has stopped answering still counts as
+    # rentable, from when its part last answered (monitor/freshness.py, one hour by default:
+    # 4–6 missed refreshes). Past it the offer is still listed, marked stale, but plans,
+    # /watch's matches and the in-stock filters leave it out, and its return is news again.
+    # 0: a stale offer never counts. At most a week.
+    stale_after_s: int = Field(default=DEFAULT_STALE_AFTER_S, ge=0, le=7 * 86400)
     # Start the /history chart workers (bot/chart_pool.py: up to two processes, ~75 MiB each
     # once matplotlib is loaded) at start-up, so the first chart waits only for its drawing.
     # False starts them at the first /history instead: a small host keeps the memory until
@@ -163,6 +171,10 @@ class Settings(ScraperSettings):
         if isinstance(value, str) and not value.strip():
             return None
         return value
+
+    @property
+    def stale_after(self) -> timedelta:
+        return timedelta(seconds=self.stale_after_s)
 
     @model_validator(mode="after")
     def _lease_outlasts_renewals(self) -> Settings:

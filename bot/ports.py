@@ -20,9 +20,9 @@ from collections.abc import Collection
 from datetime import datetime
 from typing import Protocol
 
+from monitor.freshness import ObservedOffer
 from monitor.health import ProviderHealth
 from monitor.history import HistoryPoint
-from monitor.offers import Offer
 from monitor.sizing_memory import RememberedSizing
 from monitor.speed_measurements import StoredSpeed
 from monitor.subscriptions import Subscription, SubscriptionCounts, WatchFilter
@@ -45,8 +45,9 @@ class BotStore(Protocol):
 
     async def unblock(self, chat_id: int, /) -> int: ...
 
-    # --- offers and providers (storage.offers): /prices, /watch, /fit and market answers
-    async def current_offers(self) -> list[Offer]: ...
+    # --- offers and providers (storage.offers): /prices, /watch, /fit and market answers,
+    # each offer with its freshness (monitor.freshness)
+    async def observed_offers(self) -> list[ObservedOffer]: ...
 
     async def provider_health(self) -> list[ProviderHealth]: ...
 

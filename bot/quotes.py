@@ -6,8 +6,9 @@ from collections.abc import Iterable
 
 from estimator.cost import PriceQuote
 from estimator.gpus import resolve_for_sizing
+from monitor.freshness import ObservedOffer
 from monitor.locations import country_of
-from monitor.offers import Billing, Offer, StockState, billing_of, rentable
+from monitor.offers import Billing, Offer, StockState, billing_of
 from monitor.providers import PROVIDERS
 
 
@@ -17,27 +18,34 @@ def sizing_gpu(offer: Offer) -> str | None:
     return offer.gpu if offer.gpu_known else resolve_for_sizing(offer.gpu_raw)
 
 
-def quotes_from(offers: Iterable[Offer]) -> list[PriceQuote]:
-    return [
-        PriceQuote(
-            gpu_id=gpu_id,
-            gpus=offer.gpu_count,
-            provider=PROVIDERS.name(offer.provider),
-            # An hourly offer's month is just 720 of its hours, not a monthly plan: only
-            # offers billed by the month count as monthly rent (hourly-vs-monthly answers).
-            rub_per_hour=offer.price.rub_per_hour if offer.price.hourly else None,
-            rub_per_month=None if offer.price.hourly else offer.price.rub_per_month,
-            label=offer.sku,
-            url=offer.url,
-            in_stock=rentable(offer.stock),
-            stock_published=offer.stock is not StockState.UNKNOWN,
-            location=offer.location,
-            country=country_of(offer.provider, offer.location),
-            ram_gb=offer.ram_gb,
-            form_published=offer.gpu_known,
-        )
-        for offer in offers
+def quotes_from(observed: Iterable[ObservedOffer]) -> list[PriceQuote]:
+    """Every offer a plan may use, rentable while its data counts (monitor.freshness: a stale
+    offer past GPURADAR_STALE_AFTER_S is no plan); a stale one carries its data's time."""
+    quotes = []
+    for item in observed:
+        offer = item.offer
+        gpu_id = sizing_gpu(offer)
         # A preemptible server can be stopped mid-run: never a plan for a training job.
-        if billing_of(offer.price) is not Billing.PREEMPTIBLE
-        and (gpu_id := sizing_gpu(offer)) is not None
-    ]
+        if gpu_id is None or billing_of(offer.price) is Billing.PREEMPTIBLE:
+            continue
+        quotes.append(
+            PriceQuote(
+                gpu_id=gpu_id,
+                gpus=offer.gpu_count,
+                provider=PROVIDERS.name(offer.provider),
+                # An hourly offer's month is just 720 of its hours, not a monthly plan: only
+                # offers billed by the month count as monthly rent (hourly-vs-monthly answers).
+                rub_per_hour=offer.price.rub_per_hour if offer.price.hourly else None,
+                rub_per_month=None if offer.price.hourly else offer.price.rub_per_month,
+                label=offer.sku,
+                url=offer.url,
+                in_stock=item.rentable,
+                stock_published=offer.stock is not StockState.UNKNOWN,
+                location=offer.location,
+                country=country_of(offer.provider, offer.location),
+                ram_gb=offer.ram_gb,
+                form_published=offer.gpu_known,
+                stale_since=item.observed_at if item.stale is not None else None,
+            )
+        )
+    return quotes

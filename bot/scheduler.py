@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from monitor.freshness import DEFAULT_STALE_AFTER
 from monitor.pipeline import Matcher, OfferSource, PipelineOutcome, PipelineStore, refresh
 
 logger = logging.getLogger(__name__)
@@ -33,6 +34,7 @@ async def refresh_job(
     on_outcome: OutcomeCallback | None = None,
     database_errors: tuple[type[BaseException], ...] = (),
     leading: Callable[[], bool] | None = None,
+    stale_after: timedelta = DEFAULT_STALE_AFTER,
 ) -> PipelineOutcome | None:
     """One scheduled refresh; `on_outcome` (metrics) sees every outcome, good or failed.
 
@@ -51,7 +53,7 @@ async def refresh_job(
         logger.info("%s: refresh skipped: this replica's leader lease ran out", source.name)
         return None
     try:
-        outcome = await refresh(source, store, matcher)
+        outcome = await refresh(source, store, matcher, stale_after=stale_after)
     except asyncio.CancelledError:
         logger.info("%s: refresh stopped by shutdown", source.name)
         return None
@@ -95,6 +97,7 @@ def create_scheduler(
     on_outcome: OutcomeCallback | None = None,
     database_errors: tuple[type[BaseException], ...] = (),
     leading: Callable[[], bool] | None = None,
+    stale_after: timedelta = DEFAULT_STALE_AFTER,
 ) -> AsyncIOScheduler:
     scheduler = AsyncIOScheduler(
         timezone=UTC,
@@ -110,7 +113,7 @@ def create_scheduler(
             # Spread the providers so they are not all hit at the same second.
             jitter=max(1, interval // 10),
             id=job_id(source.name),
-            args=[source, store, matcher, on_outcome, database_errors, leading],
+            args=[source, store, matcher, on_outcome, database_errors, leading, stale_after],
             next_run_time=datetime.now(UTC),
             replace_existing=True,
         )

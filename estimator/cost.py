@@ -7,6 +7,7 @@ Prices come from the caller (the monitor's offers); the estimator itself knows n
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 # A month of rent is 720 hours: Selectel and HOSTKEY price dedicated servers per 30 days, and
 # the monitor converts between hourly and monthly prices at the same 720 (monitor.offers).
@@ -28,7 +29,8 @@ class PriceQuote:
     rub_per_month: float | None  # None: no monthly plan
     label: str = ""  # the provider's name for it (tariff, server config)
     url: str = ""
-    in_stock: bool = True  # rentable now: in stock, or priced with stock not published
+    # Rentable now: in stock, or priced with stock not published, and its data still counts.
+    in_stock: bool = True
     stock_published: bool = True  # False: the provider lists no stock for it
     location: str = ""  # the provider's data centre or pool
     country: str = "RU"  # ISO 3166 code of the location ("" when unknown)
@@ -38,3 +40,6 @@ class PriceQuote:
     # Whether the offer names the card's form (SXM or PCIe, hence NVLink or not); when it does
     # not, the card is sized as its PCIe form (bot/quotes.py) and the interconnect is assumed.
     form_published: bool = True
+    # When the quote's data is from, if its source has not confirmed it since (the monitor
+    # marks it stale); None: confirmed by the latest read. Answers that show it say so.
+    stale_since: datetime | None = None

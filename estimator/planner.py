@@ -58,6 +58,9 @@ class Caveat(StrEnum):
     RAM_UNPUBLISHED = "ram_unpublished"  # the run offloads to host RAM the offer does not state
     # Several cards whose form the offer does not name: timed as PCIe, the slower link.
     LINK_ASSUMED = "link_assumed"
+    # The offer's source has not answered since its price and stock were read (the monitor's
+    # stale mark, PriceQuote.stale_since); past a while it is no plan at all.
+    STALE = "stale"
 
 
 @dataclass(frozen=True)
@@ -279,6 +282,8 @@ def _caveats(
         found.append(Caveat.RAM_UNPUBLISHED)
     if quote.gpus > 1 and not quote.form_published:
         found.append(Caveat.LINK_ASSUMED)
+    if quote.stale_since is not None:
+        found.append(Caveat.STALE)
     if quote.rub_per_hour is None and hours is not None:
         rented = months_for(hours) * HOURS_PER_MONTH
         if hours < MONTH_USE_SHARE * rented:

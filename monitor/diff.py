@@ -10,6 +10,13 @@ Tracked state is more than the last snapshot: an offer that went missing stays t
 count of the consecutive good snapshots it has been missing from, until that count reaches
 `removal_after`. Only then is it REMOVED and forgotten. That is what stops flapping: an offer
 that skips one snapshot and comes back is compared with how it was last seen, not treated as new.
+
+Each tracked offer also remembers when a good scrape of its part last saw it (`seen_at`): the
+offers of an accepted part are seen now, a held part's keep their time. An offer whose data
+had *expired* meanwhile (stale too long: monitor.freshness) stopped counting as rentable, so
+its return is news again: APPEARED in stock, NEW_OFFER otherwise, as for an offer never seen
+(an arrival, to a watch, when its stock is unpublished: monitor.match_rules); its price still
+compares with the last one seen.
 """
 
 from __future__ import annotations
@@ -30,12 +37,14 @@ _KIND_ORDER = {kind: index for index, kind in enumerate(EventKind)}
 
 @dataclass(frozen=True)
 class Tracked:
-    """An offer as last seen, how many good snapshots in a row it has been missing from, and
-    the part of the provider's scrape it belongs to."""
+    """An offer as last seen, how many good snapshots in a row it has been missing from, the
+    part of the provider's scrape it belongs to, and when a good scrape of that part last saw
+    it (None: in the snapshot being stored, which stamps its own time)."""
 
     offer: Offer
     missing_runs: int = 0
     part: str = WHOLE
+    seen_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +61,7 @@ def diff(
     removal_after: int = 2,
     price_epsilon: float = 0.005,
     accepted: Collection[str] | None = None,
+    expired: Collection[OfferKey] = frozenset(),
 ) -> DiffResult:
     """Events from `previous` (tracked state, any providers) to the good scrape `new`.
 
@@ -61,6 +71,9 @@ def diff(
     `accepted` names the parts whose news goes through (default: every part that parsed). A
     tracked offer of any other part (failed, held as suspect) is carried as it is: it neither
     counts as missing nor makes an event.
+
+    `expired` names tracked offers whose data had expired (monitor.freshness.expired_keys):
+    seen again, their stock is news as an untracked offer's would be.
     """
     if removal_after < 1:
         raise ValueError(f"removal_after must be at least 1, got {removal_after}")
@@ -73,15 +86,19 @@ def diff(
     tracked: dict[OfferKey, Tracked] = {}
     for key, (offer, part) in current.items():
         old = before.get(key)
-        events.extend(_changes(old.offer if old else None, offer, new.fetched_at, price_epsilon))
-        tracked[key] = Tracked(offer, 0, part)
+        events.extend(
+            _changes(
+                old.offer if old else None, offer, new.fetched_at, price_epsilon, key in expired
+            )
+        )
+        tracked[key] = Tracked(offer, 0, part, new.fetched_at)
     for key, old in before.items():
         if key in current:
             continue
         if old.part not in parts:
             tracked[key] = old  # its part said nothing this time: keep it as last seen
             continue
-        missing = Tracked(old.offer, old.missing_runs + 1, old.part)
+        missing = Tracked(old.offer, old.missing_runs + 1, old.part, old.seen_at)
         if missing.missing_runs >= removal_after:
             events.append(Event(EventKind.REMOVED, old.offer, new.fetched_at))
         else:
@@ -107,17 +124,21 @@ def _index(new: ScrapeResult, parts: Collection[str]) -> dict[OfferKey, tuple[Of
 
 
 def _changes(
-    old: Offer | None, offer: Offer, at: datetime, price_epsilon: float
+    old: Offer | None, offer: Offer, at: datetime, price_epsilon: float, expired: bool = False
 ) -> Iterator[Event]:
-    """The events for one offer of the new snapshot, given how it was last seen (if at all)."""
-    if old is None:
-        # Absent means not tracked at all: a brand-new key, or one removed earlier.
+    """The events for one offer of the new snapshot, given how it was last seen (if at all)
+    and whether that sighting had expired."""
+    if old is None or expired:
+        # Absent means not tracked at all: a brand-new key, or one removed earlier. Expired
+        # means tracked, but no longer counted: its stock is as new as an untracked one's.
         in_stock = offer.stock is StockState.IN_STOCK
         yield Event(EventKind.APPEARED if in_stock else EventKind.NEW_OFFER, offer, at)
-        return
-    stock_kind = _stock_change(old.stock, offer.stock)
-    if stock_kind is not None:
-        yield Event(stock_kind, offer, at, old_stock=old.stock)
+        if old is None:
+            return
+    else:
+        stock_kind = _stock_change(old.stock, offer.stock)
+        if stock_kind is not None:
+            yield Event(stock_kind, offer, at, old_stock=old.stock)
     price_kind = _price_change(old.price.rub_per_hour, offer.price.rub_per_hour, price_epsilon)
     if price_kind is not None:
         yield Event(

@@ -19,6 +19,7 @@ from estimator import gpus
 from estimator.planner import months_for
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
+from monitor.freshness import ObservedOffer
 from monitor.offers import HOURS_PER_MONTH, Offer, StockState, rentable
 from monitor.subscriptions import AlertKind, Subscription, WatchFilter, is_active
 
@@ -165,11 +166,12 @@ def job_cost(watch: WatchFilter, view: EventView, *, before: bool = False) -> fl
     return months_for(hours) * server_hour * HOURS_PER_MONTH
 
 
-def offer_matches(watch: WatchFilter, offer: Offer) -> bool:
-    """Does the offer, as it is now, meet the filter: rentable, and every condition on GPU,
-    price, count, memory, provider and location? What matches already is not news: /watch
-    shows it at once, and only a later change of it (or another offer) makes an alert."""
-    return rentable(offer.stock) and offer_meets(watch, offer)
+def offer_matches(watch: WatchFilter, item: ObservedOffer) -> bool:
+    """Does the offer, as it is now, meet the filter: rentable while its data counts
+    (monitor.freshness), and every condition on GPU, price, count, memory, provider and
+    location? What matches already is not news: /watch shows it at once, and only a later
+    change of it (or another offer, or its return once its data expired) makes an alert."""
+    return item.rentable and offer_meets(watch, item.offer)
 
 
 def offer_meets(watch: WatchFilter, offer: Offer) -> bool:

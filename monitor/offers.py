@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from enum import StrEnum
 
 HOURS_PER_MONTH = 720
@@ -91,15 +90,6 @@ class Offer:
     @property
     def rub_per_gpu_hour(self) -> float:
         return self.price.rub_per_hour / max(1, self.gpu_count)
-
-
-@dataclass(frozen=True)
-class ObservedOffer:
-    """An offer as last seen: the scrape that saw it may be older than the provider's latest,
-    when the part it came from is failing and its last good offers are kept."""
-
-    offer: Offer
-    observed_at: datetime
 
 
 class Billing(StrEnum):

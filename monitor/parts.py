@@ -23,7 +23,7 @@ every offer in it as new).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -98,8 +98,10 @@ def settle(
     *,
     removal_after: int = 2,
     confirm_after: int = CONFIRM_AFTER,
+    expired: Collection[OfferKey] = frozenset(),
 ) -> Settlement:
-    """Judge every part of `result` against the provider's tracked offers in `previous`."""
+    """Judge every part of `result` against the provider's tracked offers in `previous`;
+    `expired` (monitor.freshness.expired_keys) goes to diff."""
     if confirm_after < 1:
         raise ValueError(f"confirm_after must be at least 1, got {confirm_after}")
     mine = {key: t for key, t in previous.items() if key[0] == result.provider}
@@ -120,7 +122,7 @@ def settle(
         if name not in result.parts
     ]
     accepted = {status.part for status in statuses if not status.held}
-    changes = diff(mine, result, removal_after=removal_after, accepted=accepted)
+    changes = diff(mine, result, removal_after=removal_after, accepted=accepted, expired=expired)
     baseline = {name for name in accepted if _is_baseline(name, result, mine, by_part)}
     part_of = result.part_of()
     events = tuple(e for e in changes.events if part_of.get(e.offer.key) not in baseline)

@@ -22,11 +22,12 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from monitor.alerts import Alert
 from monitor.events import Event
+from monitor.freshness import DEFAULT_STALE_AFTER, expired_keys
 from monitor.parts import PartStatus, settle
 from monitor.plan import Failed, Healthy, RefreshPlan, RefreshState
 from monitor.queueing import queue
@@ -83,9 +84,12 @@ async def refresh(
     matcher: Matcher,
     *,
     removal_after: int = 2,
+    stale_after: timedelta = DEFAULT_STALE_AFTER,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
     monotonic: Callable[[], float] = time.monotonic,
 ) -> PipelineOutcome:
+    """One refresh of `source`. `stale_after` (GPURADAR_STALE_AFTER_S) is how long a stale
+    offer counts as rentable (monitor.freshness): one that expired and is seen again is news."""
     started = monotonic()
     try:
         result = await source.fetch()
@@ -97,7 +101,9 @@ async def refresh(
         # The same one line, with the traceback the bug needs.
         logger.exception("%s: scrape failed: %s: %s", source.name, failure.kind, failure.detail)
     else:
-        return await _apply(result, store, matcher, removal_after, now(), monotonic() - started)
+        return await _apply(
+            result, store, matcher, removal_after, stale_after, now(), monotonic() - started
+        )
     duration = monotonic() - started
     await store.commit(source.name, RefreshPlan(Failed(failure, duration, now())))
     return PipelineOutcome(source.name, False, duration_s=duration, error=failure)
@@ -108,6 +114,7 @@ async def _apply(
     store: PipelineStore,
     matcher: Matcher,
     removal_after: int,
+    stale_after: timedelta,
     moment: datetime,
     duration: float,
 ) -> PipelineOutcome:
@@ -117,8 +124,12 @@ async def _apply(
     await matcher.prepare()
     state = await store.load(provider, moment)
     # Per part: held parts keep their last good offers; a part's first good scrape (and so
-    # a provider's first snapshot) is a baseline, not news.
-    settled = settle(state.tracked, result, state.part_runs, removal_after=removal_after)
+    # a provider's first snapshot) is a baseline, not news; an offer whose data expired while
+    # its part was failing is news again when seen (monitor.freshness).
+    expired = expired_keys(state.tracked, state.health, result.fetched_at, stale_after)
+    settled = settle(
+        state.tracked, result, state.part_runs, removal_after=removal_after, expired=expired
+    )
     _log_held(provider, settled.statuses)
     if settled.failing:
         error = settled.error

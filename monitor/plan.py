@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from monitor.diff import OfferKey, Tracked
+from monitor.health import ProviderHealth
 from monitor.offers import Offer
 from monitor.parts import PartRuns, PartStatus
 from monitor.queueing import CooldownKey, Hold, Queued
@@ -32,6 +33,9 @@ class RefreshState:
     # The last alert of each cooldown key of this provider whose cooldown is still running.
     last_alerts: Mapping[CooldownKey, datetime]
     holds: Mapping[int, Hold]  # chat id -> why its alerts may not go now (other chats: none)
+    # The provider's health as its previous scrape left it (None: never scraped): which of
+    # its offers were stale until now (monitor.freshness).
+    health: ProviderHealth | None = None
 
 
 @dataclass(frozen=True)

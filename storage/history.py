@@ -111,7 +111,10 @@ async def read_tracked(connection: Connection, provider: str) -> dict[OfferKey, 
         " ORDER BY sku, location",
         (provider,),
     )
-    tracked = (Tracked(_offer(row), row["missing_runs"], row["part"]) for row in rows)
+    tracked = (
+        Tracked(_offer(row), row["missing_runs"], row["part"], moment_of(row["fetched_at"]))
+        for row in rows
+    )
     return {entry.offer.key: entry for entry in tracked}
 
 
@@ -123,19 +126,25 @@ async def write_tracked(
 ) -> None:
     """Replace the provider's offers rows with `tracked`, inside the caller's transaction.
 
-    Every row gets `fetched_at` (the snapshot's time), missing ones included: the column says
-    which snapshot the row belongs to, and missing_runs says whether the offer was in it.
+    The `fetched_at` column is each offer's `observed_at`: when a good scrape of its part last
+    saw it (`Tracked.seen_at`, which monitor.diff stamps; `fetched_at`, the snapshot's time,
+    for an entry not stamped yet). A held part's offers keep their older time, so a failing
+    part's rows never look as fresh as the scrape that could not read them.
     """
     for key, entry in tracked.items():
         if key != entry.offer.key or key[0] != provider:
             raise ValueError(f"tracked entry {key} does not belong to {provider}")
-    fetched = moment_value(connection.dialect, fetched_at)
+    dialect = connection.dialect
     await connection.execute("DELETE FROM offers WHERE provider = ?", (provider,))
     await connection.executemany(
         f"INSERT INTO offers ({_COLUMNS}, missing_runs, part)"  # noqa: S608 - fixed columns
         f" VALUES ({', '.join('?' * 25)})",
         [
-            (*_row(entry.offer, fetched), entry.missing_runs, entry.part)
+            (
+                *_row(entry.offer, moment_value(dialect, entry.seen_at or fetched_at)),
+                entry.missing_runs,
+                entry.part,
+            )
             for entry in tracked.values()
         ],
     )

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
+from monitor.freshness import DEFAULT_STALE_AFTER, ObservedOffer, observe
 from monitor.health import PartHealth, ProviderHealth
-from monitor.offers import ObservedOffer, Offer, Price, StockState, Vat
+from monitor.offers import Offer, Price, StockState, Vat
 from monitor.scrape import ScrapeError
 from storage.parts import read_part_health
 from storage.sql import (
@@ -20,6 +21,8 @@ from storage.sql import (
     optional_moment,
 )
 
+# `fetched_at` is the row's observed_at: when a good scrape of its part last saw the offer
+# (storage.history.write_tracked), older than the provider's last scrape while its part fails.
 _COLUMNS = (
     "provider, sku, location, gpu, gpu_raw, gpu_known, gpu_count, vram_gb, price_hour,"
     " price_month, price_source, price_period, converted, vat, stock, stock_count, vcpu,"
@@ -29,6 +32,18 @@ _COLUMNS = (
 
 class OfferQueries:
     _db: Database
+    # How long a stale offer counts as rentable (monitor.freshness; GPURADAR_STALE_AFTER_S).
+    _stale_after: timedelta = DEFAULT_STALE_AFTER
+
+    def expire_stale_after(self, after: timedelta) -> None:
+        """Set how long a stale offer still counts as rentable in `observed_offers`."""
+        if after < timedelta(0):
+            raise ValueError(f"stale_after must not be negative, got {after}")
+        self._stale_after = after
+
+    @property
+    def stale_after(self) -> timedelta:
+        return self._stale_after
 
     async def record_failure(
         self, provider: str, error: ScrapeError, at: datetime, duration_s: float
@@ -41,15 +56,31 @@ class OfferQueries:
         """The last good snapshot of every provider (optionally only these GPU ids)."""
         return [_offer(row) for row in await self._listed_rows(gpus)]
 
-    async def observed_offers(self) -> list[ObservedOffer]:
-        """current_offers(), each with when the scrape that saw it ran."""
+    async def observed_offers(self, now: datetime | None = None) -> list[ObservedOffer]:
+        """current_offers(), each with when its part last succeeded, whether the provider's
+        latest scrape confirmed it, and whether it still counts as rentable at `now`
+        (monitor.freshness: the rule /prices, plans, watches and the open data share)."""
+        # Health first: a refresh committing in between can only make a just-recovered
+        # part's offers look stale for this one read, never a failing part's look fresh.
+        health = {item.provider: item for item in await self.provider_health()}
         rows = await self._listed_rows(None)
-        return [ObservedOffer(_offer(row), moment_of(row["fetched_at"])) for row in rows]
+        moment = now or datetime.now(UTC)
+        return [
+            observe(
+                _offer(row),
+                moment_of(row["fetched_at"]),
+                row["part"],
+                health.get(row["provider"]),
+                moment,
+                self._stale_after,
+            )
+            for row in rows
+        ]
 
     async def _listed_rows(self, gpus: Iterable[str] | None) -> list[Row]:
         dialect = self._db.dialect
         # Offers missing from the latest snapshot are kept (to diff against) but not shown.
-        query = f"SELECT {_COLUMNS} FROM offers WHERE missing_runs = 0"  # noqa: S608
+        query = f"SELECT {_COLUMNS}, part FROM offers WHERE missing_runs = 0"  # noqa: S608
         params: tuple[object, ...] = ()
         if gpus is not None:
             query += f" AND gpu {in_list(dialect, element='text')}"
@@ -75,6 +106,15 @@ class OfferQueries:
             rows = await connection.fetchall("SELECT * FROM provider_health ORDER BY provider")
             parts = await read_part_health(connection)
         return [_health(row, parts.get(row["provider"], ())) for row in rows]
+
+
+async def read_provider_health(connection: Connection, provider: str) -> ProviderHealth | None:
+    """One provider's health and parts, on a connection the caller holds (a refresh's load)."""
+    row = await connection.fetchone("SELECT * FROM provider_health WHERE provider = ?", (provider,))
+    if row is None:
+        return None
+    parts = await read_part_health(connection, provider)
+    return _health(row, parts.get(provider, ()))
 
 
 async def record_failure(

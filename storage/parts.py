@@ -69,10 +69,18 @@ def _row(provider: str, status: PartStatus, when: object) -> tuple[object, ...]:
     )
 
 
-async def read_part_health(connection: Connection) -> dict[str, tuple[PartHealth, ...]]:
-    """Every provider's parts, by provider, in part order."""
+async def read_part_health(
+    connection: Connection, provider: str | None = None
+) -> dict[str, tuple[PartHealth, ...]]:
+    """Every provider's parts (or one `provider`'s), by provider, in part order."""
     found: dict[str, list[PartHealth]] = {}
-    for row in await connection.fetchall("SELECT * FROM provider_parts ORDER BY provider, part"):
+    if provider is None:
+        rows = await connection.fetchall("SELECT * FROM provider_parts ORDER BY provider, part")
+    else:
+        rows = await connection.fetchall(
+            "SELECT * FROM provider_parts WHERE provider = ? ORDER BY part", (provider,)
+        )
+    for row in rows:
         found.setdefault(row["provider"], []).append(
             PartHealth(
                 part=row["part"],

@@ -13,7 +13,7 @@ from monitor.plan import Healthy, RefreshPlan, RefreshState
 from monitor.queueing import Hold
 from monitor.users import QuietHours
 from storage.history import read_tracked, record_change_points, write_tracked
-from storage.offers import mark_healthy, record_failure
+from storage.offers import mark_healthy, read_provider_health, record_failure
 from storage.outbox_insert import insert_alerts, prepare_alerts
 from storage.parts import read_part_runs, write_part_statuses
 from storage.sql import Connection, Database, moment_of, moment_value, scalar
@@ -33,7 +33,8 @@ class RefreshQueries:
         self._fence = fence
 
     async def load(self, provider: str, now: datetime) -> RefreshState:
-        """The provider's snapshot, part runs and live cooldowns, and every held chat."""
+        """The provider's snapshot, part runs, health and live cooldowns, and every held
+        chat."""
         moment = moment_value(self._db.dialect, now, "microseconds")
         async with self._db.access() as connection:
             # The revision first: a refresh that commits while these reads run leaves this
@@ -41,6 +42,7 @@ class RefreshQueries:
             revision = await _revision(connection, provider)
             tracked = await read_tracked(connection, provider)
             runs = await read_part_runs(connection, provider)
+            health = await read_provider_health(connection, provider)
             cooling = await _cooling(connection, provider, moment)
             holds = await _holds(connection, moment)
         # Turned into values once the connection is free: 20k cooling rows after a big refresh.
@@ -48,7 +50,7 @@ class RefreshQueries:
             (sub, provider, sku, location, kind): moment_of(at)
             for sub, sku, location, kind, at in cooling
         }
-        return RefreshState(revision, tracked, runs, last_alerts, holds)
+        return RefreshState(revision, tracked, runs, last_alerts, holds, health)
 
     async def commit(self, provider: str, plan: RefreshPlan) -> int | None:
         """Write the plan in one transaction; the new outbox rows, or None if superseded: by

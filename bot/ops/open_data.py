@@ -7,8 +7,10 @@
     GET /api/v1/openapi.json  the description of the three
 
 Every answer is read from the database, so a follower serves the same as the leader. Each row
-says when it was observed and where it came from; `stock_count` null means the provider does
-not publish a count, which is not the same as 0. Answers carry a strong ETag (a hash of the
+says when it was observed (the last scrape in which its part succeeded), whether its
+provider's latest scrape confirmed it (`stale`, with why) and whether it still counts as
+rentable (monitor.freshness), and where it came from; `stock_count` null means the provider
+does not publish a count, which is not the same as 0. Answers carry a strong ETag (a hash of the
 body): a client that sends it back in If-None-Match gets 304 and no body. Each client (by
 address) has a token bucket; past it, 429 with Retry-After.
 """
@@ -31,9 +33,10 @@ from aiohttp import web
 from bot.fields import FieldError, read_card_filter, read_memory, read_price
 from bot.ops.openapi import OPENAPI
 from bot.routers.prices import gpu_filter
+from monitor.freshness import ObservedOffer
 from monitor.health import ProviderHealth, is_fresh
 from monitor.history import HistoryPoint
-from monitor.offers import Billing, ObservedOffer, StockState, billing_of
+from monitor.offers import Billing, billing_of
 from monitor.price_query import PriceQuery
 from monitor.providers import PROVIDERS
 from monitor.subscriptions import WatchFilter
@@ -87,6 +90,10 @@ OFFER_FIELDS = (
     "url",
     "source_url",
     "observed_at",
+    "stale",
+    "stale_reason",
+    "error_class",
+    "rentable",
 )
 
 
@@ -95,9 +102,12 @@ Network: TypeAlias = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 class OpenDataStore(Protocol):
+    @property
+    def stale_after(self) -> timedelta: ...
+
     async def data_version(self) -> str: ...
 
-    async def observed_offers(self) -> list[ObservedOffer]: ...
+    async def observed_offers(self, now: datetime | None = None) -> list[ObservedOffer]: ...
 
     async def provider_health(self) -> list[ProviderHealth]: ...
 
@@ -212,19 +222,24 @@ class OpenData:
 
     async def _offer_table(self, request: web.Request, *, as_csv: bool) -> tuple[bytes, str]:
         query, in_stock = _offer_query(request.query)
-        observed = await self._store.observed_offers()
+        observed = await self._store.observed_offers(self._now())
         rows = [
             _offer_row(item)
             for item in sorted(observed, key=_offer_order)
-            if query.accepts(item.offer)
-            and (not in_stock or item.offer.stock is StockState.IN_STOCK)
+            # In stock while its data counts: a stale offer past stale_after is not.
+            if query.accepts(item.offer) and (not in_stock or item.in_stock)
         ]
         if as_csv:
             return _csv(rows), "text/csv; charset=utf-8"
         # The newest observation, not the clock: the body (and its ETag) stays the same
         # between scrapes, and it says how old the freshest row is.
         newest = max((item.observed_at for item in observed), default=None)
-        body = {"offers": rows, "count": len(rows), "generated_at": _iso(newest)}
+        body = {
+            "offers": rows,
+            "count": len(rows),
+            "generated_at": _iso(newest),
+            "stale_after_s": round(self._store.stale_after.total_seconds()),
+        }
         return _json(body), "application/json"
 
     async def _history(self, request: web.Request) -> tuple[bytes, str]:
@@ -406,6 +421,10 @@ def _offer_row(item: ObservedOffer) -> dict[str, Any]:
         if offer.provider in PROVIDERS
         else None,
         "observed_at": item.observed_at.isoformat(),
+        "stale": item.stale is not None,
+        "stale_reason": None if item.stale is None else item.stale.state.value,
+        "error_class": None if item.stale is None else item.stale.error_class,
+        "rentable": item.rentable,
     }
 
 

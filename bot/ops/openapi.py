@@ -49,7 +49,34 @@ _OFFER = _row(
         "stock_count": {**_nullable(_INTEGER), "description": "null: not published"},
         "url": {**_STRING, "description": "the provider's page for the offer"},
         "source_url": {**_STRING, "description": "where gpuradar read it (API or site)"},
-        "observed_at": {**_WHEN, "description": "when the scrape that saw it ran"},
+        "observed_at": {
+            **_WHEN,
+            "description": "the last scrape in which this offer's part of its provider "
+            "succeeded: older than the provider's last scrape while that part fails",
+        },
+        "stale": {
+            "type": "boolean",
+            "description": "the provider's latest scrape did not confirm this offer: its "
+            "part (or the whole scrape) failed, was empty or is held as suspect; the offer "
+            "is as it was at observed_at",
+        },
+        "stale_reason": {
+            **_nullable({"type": "string", "enum": ["failed", "empty", "suspect"]}),
+            "description": "why it is stale (null when it is not): failed (an error), empty "
+            "(no GPU offers came back), suspect (more than half the part's offers vanished "
+            "at once; held until seen 3 times)",
+        },
+        "error_class": {
+            **_nullable(_STRING),
+            "description": "the error the offer's part (or the whole scrape) met, e.g. "
+            "HttpStatusError; null when it is not stale or is held as suspect",
+        },
+        "rentable": {
+            "type": "boolean",
+            "description": "counts as rentable now: stock in_stock or unknown, and not stale "
+            "for longer than stale_after_s since observed_at (past that, plans, watches and "
+            "in_stock=true leave it out)",
+        },
     }
 )
 _POINT = _row(
@@ -95,7 +122,11 @@ _OFFER_PARAMETERS = [
     _query("provider", "a provider id or name"),
     _query("location", "a location word"),
     _query("billing", "hourly, monthly or preemptible"),
-    _query("in_stock", "true: only offers in stock", {"type": "boolean"}),
+    _query(
+        "in_stock",
+        "true: only offers in stock, leaving out stale ones older than stale_after_s",
+        {"type": "boolean"},
+    ),
     _query("format", "json (default) or csv; or Accept: text/csv"),
 ]
 _ERRORS = {
@@ -121,7 +152,9 @@ OPENAPI: dict[str, Any] = {
         "description": (
             "GPU offers, prices and stock of Russian clouds (Selectel, HOSTKEY, immers.cloud) "
             "as gpuradar last read them. Prices in ₽. Stock is what the provider published "
-            "at observed_at, not a reservation."
+            "at observed_at, not a reservation. An offer whose source stopped answering stays "
+            "listed, marked stale; stale for longer than stale_after_s "
+            "(GPURADAR_STALE_AFTER_S, an hour by default), it no longer counts as rentable."
         ),
     },
     "paths": {
@@ -138,6 +171,11 @@ OPENAPI: dict[str, Any] = {
                             "generated_at": {
                                 **_nullable(_WHEN),
                                 "description": "the newest observed_at of any offer",
+                            },
+                            "stale_after_s": {
+                                **_INTEGER,
+                                "description": "how long after observed_at a stale offer "
+                                "stops counting as rentable (GPURADAR_STALE_AFTER_S)",
                             },
                         }
                     ),

@@ -101,7 +101,7 @@ def create_router() -> Router:
 
 
 async def live_quotes(store: BotStore) -> list[PriceQuote]:
-    return quotes_from(await store.current_offers())
+    return quotes_from(await store.observed_offers())
 
 
 async def build(parsed: ParsedQuery, store: BotStore, user_id: int | None = None) -> FitAnswer:

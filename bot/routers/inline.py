@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from datetime import UTC, datetime
 
 from aiogram import Bot, Router
 from aiogram.types import (
@@ -24,17 +25,16 @@ from aiogram.types import (
 from bot.middlewares.user import initial_language
 from bot.ports import BotStore
 from bot.routers.fit import build
-from bot.views.prices import gpu_header, money, offer_card, stock_text
+from bot.views.prices import gpu_header, money, offer_card, ranked, stale_text, stock_text
 from estimator.fit_words import understand
 from estimator.i18n import Translator
 from estimator.parse import ParsedQuery, QueryError
 from estimator.query import METHOD_NAMES
 from estimator.sizing_text import model_label, render_short, to_plain
-from monitor.offer_ranking import rank_offers
-from monitor.offers import Offer, rentable
+from monitor.freshness import ObservedOffer
 from monitor.price_query import parse_price_query
 from monitor.providers import PROVIDERS
-from monitor.users import Language
+from monitor.users import DEFAULT_TIMEZONE, Language
 
 # Telegram shows the first results in a strip above the keyboard; a phone sees about five.
 # Ten is plenty and far under answerInlineQuery's 50.
@@ -60,7 +60,7 @@ async def on_inline_query(
     translators: Mapping[Language, Translator],
     default_language: Language,
 ) -> None:
-    i18n = await _translator(inline_query, store, translators, default_language)
+    i18n, timezone = await _reader(inline_query, store, translators, default_language)
     text = inline_query.query.strip()
     me = await bot.me()
     back = InlineKeyboardMarkup(
@@ -68,28 +68,30 @@ async def on_inline_query(
             [InlineKeyboardButton(text=i18n("inline-open-bot"), url=f"https://t.me/{me.username}")]
         ]
     )
-    results: list[InlineQueryResultUnion] = [*await _results(text, store, i18n, back)]
+    results: list[InlineQueryResultUnion] = [*await _results(text, store, i18n, back, timezone)]
     # Personal: the language, and so the text, is the user's own.
     await inline_query.answer(results, cache_time=CACHE_S, is_personal=True)
 
 
-async def _translator(
+async def _reader(
     inline_query: InlineQuery,
     store: BotStore,
     translators: Mapping[Language, Translator],
     default_language: Language,
-) -> Translator:
-    """The user's chosen language if they have used the bot, else their Telegram one. An
-    inline query names no chat, so the user middleware does not run for it."""
+) -> tuple[Translator, str]:
+    """The user's chosen language and time zone if they have used the bot, else their
+    Telegram language and the market's zone. An inline query names no chat, so the user
+    middleware does not run for it."""
     sender = inline_query.from_user
     known = await store.get_user(sender.id)
     if known is not None:
-        return translators[known.language]
-    return translators[initial_language(sender.language_code, default_language)]
+        return translators[known.language], known.timezone
+    language = initial_language(sender.language_code, default_language)
+    return translators[language], DEFAULT_TIMEZONE
 
 
 async def _results(
-    text: str, store: BotStore, i18n: Translator, back: InlineKeyboardMarkup
+    text: str, store: BotStore, i18n: Translator, back: InlineKeyboardMarkup, timezone: str
 ) -> list[InlineQueryResultArticle]:
     if not text:
         return [_hint(i18n, i18n("inline-hint-title"), i18n("inline-hint-description"))]
@@ -107,13 +109,18 @@ async def _results(
     except QueryError as error:
         reason = (sizing_error or error).reason
         return [_hint(i18n, i18n("inline-error-title"), reason)]
-    offers = [offer for offer in await store.current_offers() if query.accepts(offer)]
+    offers = [item for item in await store.observed_offers() if query.accepts(item.offer)]
     if not offers:
         title = i18n("inline-no-offers-title")
         return [_hint(i18n, title, to_plain(i18n("inline-no-offers-description", query=text)))]
-    # Offers one can rent first, then the /prices order; the cheapest rentable leads.
-    ranked = sorted(rank_offers(offers), key=lambda offer: not rentable(offer.stock))
-    return [_offer_result(i18n, offer, back) for offer in ranked[:MAX_OFFERS]]
+    # Offers one can rent first (while their data counts: monitor.freshness), then the
+    # /prices order; the cheapest rentable leads.
+    order = sorted(ranked(offers), key=lambda item: not item.rentable)
+    now = datetime.now(UTC)
+    return [
+        _offer_result(i18n, item, back, stale_text(i18n, item, now, timezone))
+        for item in order[:MAX_OFFERS]
+    ]
 
 
 async def _sizing(
@@ -134,8 +141,10 @@ async def _sizing(
 
 
 def _offer_result(
-    i18n: Translator, offer: Offer, back: InlineKeyboardMarkup
+    i18n: Translator, item: ObservedOffer, back: InlineKeyboardMarkup, stale: str
 ) -> InlineQueryResultArticle:
+    """One offer, ready to send; a stale one says so in the list and in the message."""
+    offer = item.offer
     title = i18n(
         "inline-offer-title",
         gpu=offer.gpu,
@@ -148,7 +157,9 @@ def _offer_result(
         location=offer.location,
         stock=to_plain(stock_text(i18n, offer)),
     )
-    text = f"{gpu_header(i18n, offer)}\n{offer_card(i18n, offer, None)}"
+    if stale:
+        description = f"{description} · {stale}"
+    text = f"{gpu_header(i18n, offer)}\n{offer_card(i18n, offer, stale)}"
     return InlineQueryResultArticle(
         id=_result_id("offer", "|".join(offer.key)),
         title=to_plain(title),

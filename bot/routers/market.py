@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Literal
 
 from aiogram import F, Router
@@ -17,6 +18,7 @@ from aiogram.types import Message
 from bot.conversation import Conversations
 from bot.ports import BotStore
 from bot.quotes import quotes_from
+from bot.views.prices import clock_time
 from estimator.answer import FitAnswer, build_answer
 from estimator.cost import HOURS_PER_MONTH, PriceQuote
 from estimator.fit_words import command_for
@@ -41,7 +43,7 @@ from estimator.planner import (
 from estimator.query import FitQuery, Method
 from estimator.specs import GpuSpec
 from estimator.timing import tokens_per_second
-from monitor.users import User
+from monitor.users import DEFAULT_TIMEZONE, User
 
 MAX_TEXT = 300
 SHOWN = 3
@@ -77,7 +79,7 @@ async def on_text(
     text = (message.text or "")[:MAX_TEXT]
     language = reply_language(text, user.language)  # «?», «550»: the user's setting
     i18n = translators.get(language) or next(iter(translators.values()))
-    quotes = quotes_from(await store.current_offers())
+    quotes = quotes_from(await store.observed_offers())
     wish = read_constraints(text)
     kind = run_question(text, wish)
     remembered = await conversations.last(message.chat.id) if kind is not None else None
@@ -86,7 +88,7 @@ async def on_text(
         answer = build_answer(remembered[0], load_gpus(), quotes)
         await message.answer(answer_for_run(kind, remembered[0], answer, i18n))
         return
-    await message.answer(answer_question(text, i18n, quotes, wish))
+    await message.answer(answer_question(text, i18n, quotes, wish, timezone=user.timezone))
 
 
 RunQuestion = Literal["cheaper", "month"]
@@ -133,27 +135,33 @@ NO_WISH = StatedConstraints()
 
 
 def answer_question(
-    text: str, i18n: Translator, quotes: Sequence[PriceQuote], wish: StatedConstraints = NO_WISH
+    text: str,
+    i18n: Translator,
+    quotes: Sequence[PriceQuote],
+    wish: StatedConstraints = NO_WISH,
+    *,
+    timezone: str = DEFAULT_TIMEZONE,
 ) -> str:
+    """`timezone`: the reader's, for the time a stale offer's data is from."""
     families = _families(text)
     first = families[0] if families else None
     if len(families) >= 2 and (_FASTER.search(text) or " или " in text or " or " in text):
         return _faster(families[0], families[1], i18n, quotes)
     month = asks_month_price(text) and not _BY_HOUR.search(text)
     if month and first and _STOCK.search(text):
-        return _in_stock(first, i18n, quotes, wish, month=True)
+        return _in_stock(first, i18n, quotes, wish, month=True, timezone=timezone)
     if month and (first or _CHEAPER.search(text) or wish.min_vram_gib is not None):
-        return _cheapest(first, i18n, quotes, wish, month=True)
+        return _cheapest(first, i18n, quotes, wish, month=True, timezone=timezone)
     if _HOURLY.search(text):
         return _hourly_or_monthly(first, i18n, quotes, wish)
     if first and _STOCK.search(text):
-        return _in_stock(first, i18n, quotes, wish)
+        return _in_stock(first, i18n, quotes, wish, timezone=timezone)
     if (
         _CHEAPER.search(text)
         or wish.min_vram_gib is not None
         or (families and _STOCK.search(text) is None and "?" in text)
     ):
-        return _cheapest(first, i18n, quotes, wish)
+        return _cheapest(first, i18n, quotes, wish, timezone=timezone)
     return _suggest(text, families, i18n)
 
 
@@ -259,10 +267,13 @@ def _constraints(
     )
 
 
-def _quote_line(quote: PriceQuote, i18n: Translator, *, month: bool = False) -> str:
+def _quote_line(
+    quote: PriceQuote, i18n: Translator, *, month: bool = False, timezone: str = DEFAULT_TIMEZONE
+) -> str:
     """A server's own price: its count and its whole rate, never a share of it. For a month
     question the month: a plan's own, an hourly rate × 720 h said to be round the clock, and
-    per card first on a server of several (the server's whole month beside it)."""
+    per card first on a server of several (the server's whole month beside it). A stale
+    quote ends with when its data is from (monitor.freshness), on the reader's clock."""
     common = {"gpu": quote.gpu_id, "count": str(quote.gpus), "provider": quote.provider}
     where = (
         i18n("market-offer-abroad", country=quote.country)
@@ -270,7 +281,11 @@ def _quote_line(quote: PriceQuote, i18n: Translator, *, month: bool = False) -> 
         else ""
     )
     unpublished = "" if quote.stock_published else i18n("market-offer-unpublished")
-    extra = {"where": where, "stock": unpublished}
+    stale = ""
+    if quote.stale_since is not None:
+        when = clock_time(quote.stale_since, datetime.now(UTC), timezone)
+        stale = " · " + i18n("offer-stale", time=when)
+    extra = {"where": where, "stock": Html(unpublished + stale)}
     if month:
         kind = "hour" if quote.rub_per_hour is not None else "month"
         extra["hours"] = str(HOURS_PER_MONTH)
@@ -300,6 +315,7 @@ def _cheapest(
     wish: StatedConstraints,
     *,
     month: bool = False,
+    timezone: str = DEFAULT_TIMEZONE,
 ) -> str:
     if not quotes:
         return i18n("market-no-prices")
@@ -317,7 +333,8 @@ def _cheapest(
         hint = i18n("market-cheapest-hint", gpu=family.lower())
     if not pool:
         return i18n("market-none-now", gpu=family or "GPU", query=(family or "h100").lower())
-    return "\n".join([title, *(_quote_line(q, i18n, month=month) for q in pool[:SHOWN]), hint])
+    lines = [_quote_line(q, i18n, month=month, timezone=timezone) for q in pool[:SHOWN]]
+    return "\n".join([title, *lines, hint])
 
 
 def _in_stock(
@@ -327,6 +344,7 @@ def _in_stock(
     wish: StatedConstraints,
     *,
     month: bool = False,
+    timezone: str = DEFAULT_TIMEZONE,
 ) -> str:
     """Offers the provider says are available, apart from those whose stock is not published."""
     if not quotes:
@@ -344,7 +362,9 @@ def _in_stock(
         lines.append(i18n("market-stock-none-published", gpu=family))
     if unpublished:
         lines.append(i18n("market-stock-unpublished", count=unpublished))
-    lines += [_quote_line(q, i18n, month=month) for q in (published or pool)[:SHOWN]]
+    lines += [
+        _quote_line(q, i18n, month=month, timezone=timezone) for q in (published or pool)[:SHOWN]
+    ]
     lines.append(i18n("market-stock-hint", gpu=family.lower()))
     return "\n".join(lines)
 

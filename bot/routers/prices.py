@@ -27,8 +27,8 @@ from bot.views.prices import filter_text, prices_keyboard, prices_text
 from estimator.gpus import family_members, family_of, resolve_for_sizing
 from estimator.i18n import Translator
 from estimator.parse import QueryError
-from monitor.offers import StockState
 from monitor.price_query import PriceQuery, parse_price_query
+from monitor.users import DEFAULT_TIMEZONE, User
 
 # A GPU name or family plus a few filters; longer arguments are refused, not silently cut.
 MAX_FILTER = 80
@@ -60,11 +60,13 @@ async def render_page(
     query: PriceQuery,
     in_stock_only: bool = False,
     table: InlineKeyboardButton | None = None,
+    timezone: str = DEFAULT_TIMEZONE,
 ) -> tuple[str, InlineKeyboardMarkup | None]:
-    """A page of offers; `table` (the Mini App's «📊 Таблица») goes below the page buttons."""
-    offers = [offer for offer in await store.current_offers() if query.accepts(offer)]
-    if in_stock_only:
-        offers = [o for o in offers if o.stock is StockState.IN_STOCK]
+    """A page of offers; `table` (the Mini App's «📊 Таблица») goes below the page buttons.
+    Stale offers are marked with their data's time on the reader's clock (`timezone`)."""
+    offers = [item for item in await store.observed_offers() if query.accepts(item.offer)]
+    if in_stock_only:  # in stock while its data counts (monitor.freshness)
+        offers = [item for item in offers if item.in_stock]
     health = await store.provider_health()
     canonical = query.canonical()
     if in_stock_only:
@@ -82,6 +84,7 @@ async def render_page(
         datetime.now(UTC),
         title=title,
         filters=filter_text(query, i18n.language),
+        timezone=timezone,
     )
     return text, with_button(prices_keyboard(len(offers), page, canonical, in_stock_only), table)
 
@@ -92,6 +95,7 @@ async def on_prices(
     i18n: Translator,
     store: BotStore,
     settings: Settings,
+    user: User,
 ) -> None:
     wanted = (command.args or "").strip()
     if len(wanted) > MAX_FILTER:
@@ -105,7 +109,7 @@ async def on_prices(
         return
     in_stock_only = command.command.lower() == "stock"
     table = table_button(i18n, settings.public_url, message.chat.type)
-    text, keyboard = await render_page(store, i18n, 0, query, in_stock_only, table)
+    text, keyboard = await render_page(store, i18n, 0, query, in_stock_only, table, user.timezone)
     await message.answer(text, reply_markup=keyboard, link_preview_options=NO_PREVIEW)
 
 
@@ -115,6 +119,7 @@ async def on_page(
     i18n: Translator,
     store: BotStore,
     settings: Settings,
+    user: User | None = None,  # a press with no chat (an inline message's) has no user row
 ) -> None:
     await callback.answer()
     chat_type = callback.message.chat.type if callback.message is not None else ""
@@ -124,6 +129,12 @@ async def on_page(
     except QueryError:  # forged or from an older version: show everything rather than fail
         query = PriceQuery()
     text, keyboard = await render_page(
-        store, i18n, callback_data.page, query, bool(callback_data.stock), table
+        store,
+        i18n,
+        callback_data.page,
+        query,
+        bool(callback_data.stock),
+        table,
+        user.timezone if user is not None else DEFAULT_TIMEZONE,
     )
     await show(callback, text, keyboard, preview=False)

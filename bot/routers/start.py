@@ -94,7 +94,7 @@ async def on_menu(
     if item is MenuItem.SETTINGS:
         await show(callback, *await settings_view(store, i18n, user))
     elif item is MenuItem.PRICES:
-        text, keyboard = await render_page(store, i18n, 0, PriceQuery())
+        text, keyboard = await render_page(store, i18n, 0, PriceQuery(), timezone=user.timezone)
         await show(callback, text, keyboard)
     elif item is MenuItem.SUBSCRIPTIONS and callback.message is not None:
         text, keyboard = await subs_view(store, i18n, callback.message.chat.id, user.timezone)

@@ -17,7 +17,7 @@ from bot.fields import FieldError, read_amount, read_price
 from bot.ports import BotStore
 from bot.replies import show
 from bot.views.price_caps import cap_choices
-from bot.views.prices import money, offer_brief, provider_ages
+from bot.views.prices import freshness_text, money, offer_brief
 from estimator.i18n import Html, Translator
 from estimator.parse import QueryError
 from monitor.match_rules import offer_matches, offer_meets
@@ -103,26 +103,31 @@ async def subscribe_to(store: BotStore, i18n: Translator, chat_id: int, watch: W
         subscription = await store.add_subscription(chat_id, watch)
     except SubscriptionLimitError:
         return i18n("watch-limit", limit=MAX_SUBSCRIPTIONS)
-    return await created_text(store, i18n, subscription.filter)
+    user = await store.get_user(chat_id)
+    timezone = user.timezone if user is not None else DEFAULT_TIMEZONE
+    return await created_text(store, i18n, subscription.filter, timezone)
 
 
-async def created_text(store: BotStore, i18n: Translator, watch: WatchFilter) -> str:
+async def created_text(
+    store: BotStore, i18n: Translator, watch: WatchFilter, timezone: str = DEFAULT_TIMEZONE
+) -> str:
     """The new watch, what already matches it (the best few), and what will count as new.
 
     What matches now is shown at once because it will not make an alert: an alert is a
-    change, and an offer that is already there has not changed.
+    change, and an offer that is already there has not changed. An offer whose data expired
+    (monitor.freshness) does not match now: its return will be news.
     """
     now = datetime.now(UTC)
     offers = sorted(
-        (offer for offer in await store.current_offers() if offer_matches(watch, offer)),
-        key=lambda offer: (offer.rub_per_gpu_hour, offer.provider, offer.sku),
+        (item for item in await store.observed_offers() if offer_matches(watch, item)),
+        key=lambda item: (item.offer.rub_per_gpu_hour, item.offer.provider, item.offer.sku),
     )
-    ages = provider_ages(await store.provider_health(), now)
     lines = [i18n("watch-created", summary=describe(watch, i18n.language)), ""]
     if offers:
         lines.append(i18n("watch-matches-now", count=len(offers)))
-        for number, offer in enumerate(offers[:SHOWN_MATCHES], start=1):
-            lines.append(f"{number}. {offer_brief(i18n, offer, ages.get(offer.provider))}")
+        for number, item in enumerate(offers[:SHOWN_MATCHES], start=1):
+            freshness = freshness_text(i18n, item, now, timezone)
+            lines.append(f"{number}. {offer_brief(i18n, item.offer, freshness)}")
         if len(offers) > SHOWN_MATCHES:
             lines.append(i18n("watch-matches-more", count=len(offers) - SHOWN_MATCHES))
     else:
@@ -314,9 +319,9 @@ async def edit_view(
     """The cap now, the steps (as high as what the watch follows costs now), «Назад»."""
     uncapped = with_max_price(sub.filter, None)
     prices = [
-        offer.rub_per_gpu_hour
-        for offer in await store.current_offers()
-        if offer_meets(uncapped, offer)
+        item.offer.rub_per_gpu_hour
+        for item in await store.observed_offers()
+        if offer_meets(uncapped, item.offer)
     ]
     cap = sub.filter.max_rub_per_gpu_hour
     label = short_label(sub.filter)  # a message, not a toast: the Translator escapes it

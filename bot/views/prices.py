@@ -4,8 +4,9 @@
 Each GPU gets a header with its memory; under it, one two-line card per offer, cheapest per
 GPU-hour first: the count, both prices with the billing kind (the one it is billed by in
 bold), then the provider and location, stock, vCPU, RAM and NVLink where known, and how
-fresh the provider's data is. Pages of PAGE_SIZE offers; a GPU cut by a page break gets
-its header again on the next page.
+fresh the offer's data is: its age, or, when its provider's latest scrape did not confirm
+it (monitor.freshness), «⚠️ данные от 14:05, источник не отвечает» in the user's time zone.
+Pages of PAGE_SIZE offers; a GPU cut by a page break gets its header again on the next page.
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ from bot.button_data import PricesCallback
 from bot.views.provider_health import troubled_parts_text
 from estimator.i18n import Html, Translator, translator
 from estimator.plan_text import rubles
+from monitor.freshness import ObservedOffer
 from monitor.health import ProviderHealth
 from monitor.offer_ranking import card_facts, group_key, has_nvlink, rank_offers
 from monitor.offers import Offer, StockState, billing_of
 from monitor.price_query import PriceQuery
 from monitor.providers import PROVIDERS
+from monitor.users import DEFAULT_TIMEZONE, zone
 from monitor.watch_describe import filter_parts
 
 PAGE_SIZE = 8
@@ -69,13 +72,37 @@ def age_text(i18n: Translator, minutes: int) -> str:
     return i18n("prices-age-days", days=round(minutes / 1440))
 
 
-def provider_ages(health: Sequence[ProviderHealth], now: datetime) -> dict[str, int]:
-    """Minutes since each provider's last good scrape (what the offers on show date from)."""
-    return {
-        item.provider: max(0, int((now - item.last_success_at).total_seconds() // 60))
-        for item in health
-        if item.last_success_at is not None
-    }
+def age_minutes(item: ObservedOffer, now: datetime) -> int:
+    """Minutes since the offer's part last answered (what its data dates from)."""
+    return max(0, int((now - item.observed_at).total_seconds() // 60))
+
+
+def clock_time(moment: datetime, now: datetime, timezone: str) -> str:
+    """14:05 on the reader's clock; 12.05 14:05 when it was another day there."""
+    local, today = moment.astimezone(zone(timezone)), now.astimezone(zone(timezone))
+    return local.strftime("%H:%M" if local.date() == today.date() else "%d.%m %H:%M")
+
+
+def stale_text(i18n: Translator, item: ObservedOffer, now: datetime, timezone: str) -> str:
+    """«⚠️ данные от 14:05, источник не отвечает» (and that it no longer counts as available,
+    once expired); empty for an offer its provider's latest scrape confirmed."""
+    if item.stale is None:
+        return ""
+    key = "offer-stale-expired" if item.expired else "offer-stale"
+    return i18n(key, time=clock_time(item.observed_at, now, timezone))
+
+
+def freshness_text(
+    i18n: Translator, item: ObservedOffer, now: datetime, timezone: str = DEFAULT_TIMEZONE
+) -> str:
+    """How fresh an offer's data is: the stale mark, or its age."""
+    return stale_text(i18n, item, now, timezone) or age_text(i18n, age_minutes(item, now))
+
+
+def ranked(items: Sequence[ObservedOffer]) -> list[ObservedOffer]:
+    """monitor.offer_ranking's order (the one /prices shows) of observed offers."""
+    by_key = {item.offer.key: item for item in items}
+    return [by_key[offer.key] for offer in rank_offers([item.offer for item in items])]
 
 
 def price_text(i18n: Translator, offer: Offer) -> str:
@@ -119,8 +146,9 @@ def specs_text(i18n: Translator, offer: Offer) -> list[str]:
     return parts
 
 
-def offer_card(i18n: Translator, offer: Offer, age: int | None) -> str:
-    """The offer's two lines under its GPU's header."""
+def offer_card(i18n: Translator, offer: Offer, freshness: str = "") -> str:
+    """The offer's two lines under its GPU's header; `freshness` (`freshness_text`) ends
+    the second."""
     first = i18n(
         "prices-card-price",
         icon=STOCK_ICONS[offer.stock],
@@ -132,8 +160,8 @@ def offer_card(i18n: Translator, offer: Offer, age: int | None) -> str:
         stock_text(i18n, offer),
         *specs_text(i18n, offer),
     ]
-    if age is not None:
-        details.append(age_text(i18n, age))
+    if freshness:
+        details.append(freshness)
     return first + "\n" + "    " + " · ".join(details)
 
 
@@ -144,7 +172,7 @@ def gpu_header(i18n: Translator, offer: Offer) -> str:
     return i18n("prices-gpu-vram", gpu=offer.gpu, vram=money(vram))
 
 
-def offer_brief(i18n: Translator, offer: Offer, age: int | None) -> str:
+def offer_brief(i18n: Translator, offer: Offer, freshness: str = "") -> str:
     """One line with the GPU named: what /watch shows as already matching."""
     parts = [
         i18n("prices-brief", gpu=offer.gpu, count=offer.gpu_count),
@@ -152,8 +180,8 @@ def offer_brief(i18n: Translator, offer: Offer, age: int | None) -> str:
         stock_text(i18n, offer),
         i18n("prices-card-where", provider=provider_link(offer), location=offer.location),
     ]
-    if age is not None:
-        parts.append(age_text(i18n, age))
+    if freshness:
+        parts.append(freshness)
     return " · ".join(parts)
 
 
@@ -177,19 +205,19 @@ def health_line(i18n: Translator, health: ProviderHealth, now: datetime) -> str:
 
 def prices_text(
     i18n: Translator,
-    offers: list[Offer],
+    offers: list[ObservedOffer],
     health: list[ProviderHealth],
     page: int,
     now: datetime,
     *,
     title: str,
     filters: str = "",
+    timezone: str = DEFAULT_TIMEZONE,
 ) -> str:
-    ordered = rank_offers(offers)
+    ordered = ranked(offers)
     pages = page_count(len(ordered))
     page = min(max(0, page), pages - 1)
     chunk = ordered[page * PAGE_SIZE : (page + 1) * PAGE_SIZE]
-    ages = provider_ages(health, now)
     lines = [title]
     if filters:
         lines.append(i18n("prices-filter", filters=filters))
@@ -199,14 +227,14 @@ def prices_text(
     elif not ordered:
         lines.append(i18n("prices-empty-filtered") if filters else i18n("prices-empty"))
     previous: tuple[str, float | None] | None = None
-    for offer in chunk:
-        key = group_key(offer)
+    for item in chunk:
+        key = group_key(item.offer)
         if key != previous:
             if previous is not None:
                 lines.append("")
-            lines.append(gpu_header(i18n, offer))
+            lines.append(gpu_header(i18n, item.offer))
             previous = key
-        lines.append(offer_card(i18n, offer, ages.get(offer.provider)))
+        lines.append(offer_card(i18n, item.offer, freshness_text(i18n, item, now, timezone)))
     if pages > 1:
         footer = i18n(
             "prices-footer", page=page + 1, pages=pages, shown=len(chunk), total=len(ordered)

@@ -36,6 +36,16 @@ export function dateTime(iso) {
   return `${dayMonth(iso)} ${hh}:${mi}`;
 }
 
+// 14:05 on the reader's clock; 12.05 14:05 when it was another day.
+export function clock(iso, now = Date.now()) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '—';
+  const today = new Date(now);
+  const sameDay = date.toDateString() === today.toDateString();
+  const time = `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
+  return sameDay ? time : `${dayMonth(iso)} ${time}`;
+}
+
 export function ago(iso, now = Date.now()) {
   const at = Date.parse(iso);
   if (Number.isNaN(at)) return '—';

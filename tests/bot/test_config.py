@@ -6,6 +6,7 @@ import pytest
 from bot import topology
 from bot.config import ConfigError, load_settings, resolve_mode
 from bot.delivery.limiter import CHAT_GAP_S
+from monitor.freshness import DEFAULT_STALE_AFTER
 from storage.leader import ELECTION_INTERVAL_S
 
 TOKEN = "123456:AAH-secret_Token"
@@ -82,6 +83,14 @@ def test_the_waits_tests_shorten_default_to_what_production_needs():
     assert settings.claim_lease_s == 15.0
     assert settings.election_interval_s == ELECTION_INTERVAL_S == 5.0
     assert topology.replica_claims(settings.claim_lease_s).lease == timedelta(seconds=15)
+    assert settings.stale_after == DEFAULT_STALE_AFTER == timedelta(hours=1)
+
+
+def test_stale_after_is_read_in_seconds(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("GPURADAR_STALE_AFTER_S", "0")  # a stale offer never counts
+    assert load_settings().stale_after == timedelta(0)
+    monkeypatch.setenv("GPURADAR_STALE_AFTER_S", "7200")
+    assert load_settings().stale_after == timedelta(hours=2)
 
 
 @pytest.mark.parametrize(
@@ -93,6 +102,9 @@ def test_the_waits_tests_shorten_default_to_what_production_needs():
         ("GPURADAR_CLAIM_LEASE_S", "601"),
         ("GPURADAR_ELECTION_INTERVAL_S", "0"),
         ("GPURADAR_ELECTION_INTERVAL_S", "61"),
+        ("GPURADAR_STALE_AFTER_S", "-1"),
+        ("GPURADAR_STALE_AFTER_S", "604801"),
+        ("GPURADAR_STALE_AFTER_S", "an hour"),
     ],
 )
 def test_the_waits_out_of_bounds_are_one_line_naming_the_setting(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 
 import pytest
 
@@ -164,6 +165,22 @@ def test_constraints_keep_what_the_user_said():
     assert a100[0].rub_per_hour == 1006.4
     a6000 = cheapest_offers(quotes, Constraints(gpu_ids=frozenset({"RTX A6000"})))
     assert sum(not quote.stock_published for quote in a6000) == 1
+
+
+def test_a_quote_whose_source_stopped_answering_is_flagged_and_an_expired_one_is_no_plan():
+    sizing = _sizing("7b qlora")
+    seen = datetime(2026, 12, 1, 11, 5, tzinfo=UTC)
+    quotes = [
+        PriceQuote("RTX 4090", 1, "selectel", 60.0, None, stale_since=seen),
+        PriceQuote("RTX 4090", 1, "immers", 55.0, None, in_stock=False, stale_since=seen),
+        PriceQuote("RTX 4090", 1, "hostkey", 70.0, None),
+    ]
+    caveats = {plan.quote.provider: plan.caveats for plan in plan_runs(sizing, quotes)}
+    assert set(caveats) == {"selectel", "hostkey"}  # the expired one rents nothing
+    assert Caveat.STALE in caveats["selectel"]
+    assert Caveat.STALE not in caveats["hostkey"]
+    short = render_short(build_answer(_parsed("7b qlora"), load_gpus(), quotes), "ru")
+    assert "источник не отвечает, цена и наличие из прошлого ответа" in short
 
 
 def test_unpublished_stock_and_foreign_servers_are_flagged():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import string
+from datetime import UTC, datetime
 from typing import cast
 
 import pytest
@@ -17,8 +18,8 @@ from estimator.i18n import translators
 from estimator.models import load_models
 from estimator.parse import QueryError
 from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS
-from monitor.health import ProviderHealth
-from monitor.offers import Offer
+from monitor.freshness import ObservedOffer, Stale
+from monitor.parts import PartState
 from monitor.subscriptions import AlertKind, Subscription, WatchFilter
 from monitor.users import Language
 from monitor.watch_describe import describe
@@ -43,14 +44,23 @@ class FakeStore:
     async def subscriptions_of(self, chat_id: int) -> list[Subscription]:
         return []  # none yet: a duplicate is never what the fuzzed text meets
 
-    async def current_offers(self) -> list[Offer]:
+    async def observed_offers(self) -> list[ObservedOffer]:
+        seen = datetime(2025, 5, 1, 11, 5, tzinfo=UTC)
         return [
-            make_offer("h100", 2400.0, provider="selectel", gpu="H100 SXM", gpu_count=8),
-            make_offer("<b>&", 95.5, provider="immers", location="<i>&amp;"),
+            ObservedOffer(
+                make_offer("h100", 2400.0, provider="selectel", gpu="H100 SXM", gpu_count=8),
+                seen,
+            ),
+            # A stale one is listed with its mark (its part failed), still rentable.
+            ObservedOffer(
+                make_offer("<b>&", 95.5, provider="immers", location="<i>&amp;"),
+                seen,
+                Stale(PartState.FAILED, "HttpStatusError"),
+            ),
         ]
 
-    async def provider_health(self) -> list[ProviderHealth]:
-        return []
+    async def get_user(self, chat_id: int) -> None:
+        return None  # not stored: the market's time zone
 
 
 STORE = cast(Store, FakeStore())

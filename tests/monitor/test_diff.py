@@ -29,8 +29,10 @@ def scrape(*offers: Offer, minutes: int = 10, provider: str = "acme") -> ScrapeR
     return ScrapeResult(provider, offers, T0 + timedelta(minutes=minutes))
 
 
-def tracked(*offers: Offer, missing_runs: int = 0) -> dict[OfferKey, Tracked]:
-    return {offer.key: Tracked(offer, missing_runs) for offer in offers}
+def tracked(
+    *offers: Offer, missing_runs: int = 0, seen_at: datetime | None = None
+) -> dict[OfferKey, Tracked]:
+    return {offer.key: Tracked(offer, missing_runs, seen_at=seen_at) for offer in offers}
 
 
 def kinds(result: DiffResult) -> list[tuple[str, EventKind]]:
@@ -172,7 +174,7 @@ def test_no_flapping_when_back_with_the_same_stock(stock: StockState):
     )
     assert gone.events == ()
     assert back.events == ()
-    assert back.tracked[offer.key] == Tracked(offer, 0)
+    assert back.tracked[offer.key] == Tracked(offer, 0, seen_at=T0 + timedelta(minutes=20))
 
 
 @pytest.mark.parametrize("before", [OUT, PRE])
@@ -182,6 +184,39 @@ def test_back_in_stock_after_a_gap_is_appeared_when_last_seen_not_in_stock(befor
     )
     assert kinds(result) == [("a", EventKind.APPEARED)]
     assert result.events[0].old_stock is before
+
+
+@pytest.mark.parametrize(
+    ("stock", "kind"),
+    [(IN, EventKind.APPEARED), (UNK, EventKind.NEW_OFFER), (OUT, EventKind.NEW_OFFER)],
+)
+def test_an_offer_whose_data_expired_is_news_when_seen_again(stock: StockState, kind: EventKind):
+    """Its part failed for longer than stale_after: it stopped counting as rentable, so its
+    return is news as an untracked offer's would be, even unchanged."""
+    offer = make_offer("a", 100, stock)
+    before = tracked(offer, seen_at=T0)
+    assert diff(before, scrape(offer)).events == ()  # not expired: nothing changed
+    result = diff(before, scrape(offer), expired={offer.key})
+    assert kinds(result) == [("a", kind)]
+    assert result.events[0].old_stock is None
+    assert result.tracked[offer.key].seen_at == T0 + timedelta(minutes=10)
+
+
+def test_an_expired_offers_price_still_compares_with_the_last_one_seen():
+    before = tracked(make_offer("a", 100), seen_at=T0)
+    result = diff(before, scrape(make_offer("a", 80)), expired={("acme", "a", "MSK-1")})
+    assert kinds(result) == [("a", EventKind.APPEARED), ("a", EventKind.PRICE_DROP)]
+    assert result.events[1].old_price_hour == 100
+
+
+def test_a_held_parts_offers_keep_when_they_were_seen():
+    held = Tracked(make_offer("a", 100), 0, "cloud", T0)
+    ours = make_offer("b", 100)
+    result = diff({held.offer.key: held}, scrape(ours), accepted={""})
+    assert result.tracked == {
+        held.offer.key: held,
+        ours.key: Tracked(ours, seen_at=T0 + timedelta(minutes=10)),
+    }
 
 
 def test_back_after_a_gap_is_compared_with_the_last_seen_price():
@@ -232,7 +267,7 @@ def test_other_providers_are_untouched_and_not_returned():
     ours = make_offer("a", 100)
     result = diff(tracked(theirs, ours), scrape(ours))
     assert result.events == ()
-    assert result.tracked == {ours.key: Tracked(ours)}
+    assert result.tracked == {ours.key: Tracked(ours, seen_at=T0 + timedelta(minutes=10))}
 
 
 def test_offers_of_another_provider_in_the_scrape_are_rejected():
@@ -316,7 +351,7 @@ def test_property_rescraping_the_same_snapshot_gives_no_events(
     }
     result = diff(previous, scrape(*offers, minutes=30))
     assert result.events == ()
-    assert result.tracked == tracked(*offers)
+    assert result.tracked == tracked(*offers, seen_at=T0 + timedelta(minutes=30))
 
 
 @given(offers=_offers)
@@ -327,4 +362,7 @@ def test_property_a_snapshot_against_itself_twice_gives_no_events(offers: list[O
     second = diff(first.tracked, replace(snapshot, fetched_at=T0 + timedelta(hours=1)))
     third = diff(second.tracked, replace(snapshot, fetched_at=T0 + timedelta(hours=2)))
     assert second.events == third.events == ()
-    assert second.tracked == third.tracked == first.tracked
+    later = {
+        key: replace(entry, seen_at=T0 + timedelta(hours=2)) for key, entry in first.tracked.items()
+    }
+    assert third.tracked == later  # the same offers, each seen by the latest scrape

@@ -209,10 +209,32 @@ async def test_price_series_is_every_change_point_in_time_order(store: Store):
 async def test_write_and_load_tracked_round_trip_with_missing_runs(store: Store):
     here = make_offer("a", 100)
     missing = replace(make_offer("b", 200, OUT, monthly=True), vcpu=16, ram_gb=64.0, title="b")
-    tracked = {here.key: Tracked(here), missing.key: Tracked(missing, 1)}
+    earlier = NOW - timedelta(hours=1)
+    tracked = {here.key: Tracked(here), missing.key: Tracked(missing, 1, seen_at=earlier)}
     await track(store, "acme", tracked)
-    assert await store.load_tracked("acme") == tracked
+    # Each row keeps when it was last seen; one not stamped yet is the snapshot's own.
+    assert await store.load_tracked("acme") == {
+        here.key: Tracked(here, seen_at=NOW),
+        missing.key: Tracked(missing, 1, seen_at=earlier),
+    }
     assert await store.load_tracked("other") == {}
+
+
+async def test_a_held_parts_offers_keep_when_their_part_last_answered(store: Store):
+    """A later snapshot in which the cloud part failed carries its offers as they were: they
+    are listed with the time their part last succeeded, not the new scrape's."""
+    server, cloud = make_offer("server", 100), make_offer("cloud", 50)
+    first = {
+        server.key: Tracked(server, part="server", seen_at=NOW),
+        cloud.key: Tracked(cloud, part="cloud", seen_at=NOW),
+    }
+    await track(store, "acme", first)
+    later = NOW + timedelta(minutes=10)
+    kept = await store.load_tracked("acme")
+    second = {**kept, server.key: Tracked(server, part="server", seen_at=later)}
+    await track(store, "acme", second, later)
+    observed = {item.offer.sku: item.observed_at for item in await store.observed_offers()}
+    assert observed == {"server": later, "cloud": NOW}
 
 
 async def test_write_tracked_replaces_only_that_provider(store: Store):
@@ -221,7 +243,7 @@ async def test_write_tracked_replaces_only_that_provider(store: Store):
     await track(store, "acme", {ours.key: Tracked(ours, 1)})
     await track(store, "acme", {})
     assert await store.load_tracked("acme") == {}
-    assert await store.load_tracked("other") == {theirs.key: Tracked(theirs)}
+    assert await store.load_tracked("other") == {theirs.key: Tracked(theirs, seen_at=NOW)}
 
 
 async def test_write_tracked_rejects_entries_of_another_provider(store: Store):

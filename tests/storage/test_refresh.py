@@ -12,6 +12,7 @@ import pytest
 from monitor.alerts import Alert
 from monitor.diff import Tracked
 from monitor.events import Event, EventKind
+from monitor.freshness import Stale
 from monitor.parts import PartRuns, PartState, PartStatus
 from monitor.plan import Failed, Healthy, RefreshPlan
 from monitor.queueing import Hold, Queued
@@ -97,6 +98,46 @@ async def test_a_failed_fetch_counts_without_moving_the_revision(store: Store):
     assert [key[1] for key in state.tracked] == ["a"]
     (health,) = await store.provider_health()
     assert (health.consecutive_failures, health.last_error_class) == (1, "NetworkError")
+
+
+async def test_a_failed_parts_rows_keep_their_time_and_read_as_stale(store: Store):
+    """On both backends: a commit in which the cloud part failed keeps its offer's time, the
+    next load sees that part failed, and readers see the offer stale, then expired."""
+    server, cloud = make_offer("server", 300.0), make_offer("cloud", 50.0)
+    statuses = (
+        PartStatus("server", PartState.OK, 1, 0, PartRuns()),
+        PartStatus("cloud", PartState.OK, 1, 0, PartRuns()),
+    )
+    first = {
+        server.key: Tracked(server, 0, "server", T0),
+        cloud.key: Tracked(cloud, 0, "cloud", T0),
+    }
+    await store.commit(
+        "acme",
+        RefreshPlan(Healthy(2, 1.0, T0), 0, T0, statuses, first, (server, cloud)),
+    )
+    later = T0 + HOUR / 6
+    error = NetworkError("acme", "refused")
+    held = (
+        statuses[0],
+        PartStatus("cloud", PartState.FAILED, 0, 1, PartRuns(failures=1), error),
+    )
+    second = {**first, server.key: Tracked(server, 0, "server", later)}
+    await store.commit("acme", RefreshPlan(Healthy(2, 1.0, later), 1, later, held, second))
+    state = await store.load("acme", later)
+    assert state.tracked[cloud.key].seen_at == T0
+    assert state.health is not None
+    assert not state.health.failing
+    assert [p.part for p in state.health.troubled_parts] == ["cloud"]
+    observed = {item.offer.sku: item for item in await store.observed_offers(later)}
+    assert (observed["cloud"].observed_at, observed["cloud"].stale) == (
+        T0,
+        Stale(PartState.FAILED, "NetworkError"),
+    )
+    assert (observed["server"].observed_at, observed["server"].stale) == (later, None)
+    store.expire_stale_after(HOUR / 2)
+    expired = {item.offer.sku: item.expired for item in await store.observed_offers(T0 + HOUR)}
+    assert expired == {"server": False, "cloud": True}
 
 
 async def test_load_reads_only_cooldowns_still_running_and_of_this_provider(store: Store):

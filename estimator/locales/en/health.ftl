@@ -12,3 +12,9 @@ admin-provider-part = { "   " }part <code>{ $part }</code>: { $state }, showing 
 admin-part-state-failed = error <code>{ $error_class }</code> ({ $failures } in a row)
 admin-part-state-empty = empty answer ({ $failures } in a row)
 admin-part-state-suspect = sudden drop, seen { $runs } of 3 times
+
+## An offer its provider's latest poll did not confirm (its part, or the whole poll, failed):
+## the time is when its part last answered, on the user's clock
+
+offer-stale = ⚠️ data from { $time }, the source is not answering
+offer-stale-expired = ⚠️ data from { $time }, the source is not answering — left out of stock and plans

@@ -169,6 +169,7 @@ caveat-short-abroad = outside Russia
 caveat-short-stock_unpublished = stock not published
 caveat-short-month_for_hours = a month of rent for hours of work
 caveat-short-link_assumed = card form not published: timed as PCIe
+caveat-short-stale = source not answering: price and stock as last read
 fit-unmet = Nothing matches ({ $what }); without that, offers would fit — drop it to see them.
 unmet-russia_only = Russia only
 unmet-min_vram = card memory

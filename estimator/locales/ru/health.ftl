@@ -17,3 +17,9 @@ admin-provider-part = { "   " }часть <code>{ $part }</code>: { $state }, п
 admin-part-state-failed = ошибка <code>{ $error_class }</code> ({ $failures } подряд)
 admin-part-state-empty = пустой ответ ({ $failures } подряд)
 admin-part-state-suspect = резкий спад, увиден { $runs } из 3 раз
+
+## Предложение, которое последний опрос провайдера не подтвердил (его часть или весь опрос
+## не удались): время — когда его часть ответила в последний раз, по часам пользователя
+
+offer-stale = ⚠️ данные от { $time }, источник не отвечает
+offer-stale-expired = ⚠️ данные от { $time }, источник не отвечает — в наличии и подборах не учитываю

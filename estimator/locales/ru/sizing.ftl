@@ -173,6 +173,7 @@ caveat-short-abroad = не в РФ
 caveat-short-stock_unpublished = наличие не публикуется
 caveat-short-month_for_hours = месяц аренды ради часов работы
 caveat-short-link_assumed = форма карт не указана — считаю PCIe
+caveat-short-stale = источник не отвечает, цена и наличие из прошлого ответа
 fit-unmet = Под условия ({ $what }) ничего нет; без них подошло бы — уберите условие, чтобы увидеть.
 unmet-russia_only = только РФ
 unmet-min_vram = память карты

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { hasText, t } from '../i18n.js';
-import { ago, number, rub, safeUrl } from '../format.js';
+import { ago, clock, number, rub, safeUrl } from '../format.js';
 import { errorText, Loading } from '../ui.jsx';
 import { distinctOptions, EMPTY_FILTERS, filterParams, sortOffers } from './offers.js';
 
@@ -24,12 +24,28 @@ function stockText(offer) {
   }
 }
 
+// Stock the chat counts as rentable (monitor.offers.RENTABLE_STOCK).
+const RENTABLE_STOCK = ['in_stock', 'unknown'];
+
+// How fresh a row's data is: its age, or, when its provider's latest scrape did not confirm
+// it (`stale`), «данные от 14:05, источник не отвечает», and that it no longer counts once
+// the API says so (`rentable` false on rentable stock: stale past stale_after_s).
+function freshness(offer, now) {
+  if (!offer.stale) return ago(offer.observed_at, now);
+  const expired = offer.rentable === false && RENTABLE_STOCK.includes(offer.stock);
+  return t(expired ? 'app-stale-expired' : 'app-stale', { time: clock(offer.observed_at, now) });
+}
+
 function OfferRow({ offer, now }) {
   const url = safeUrl(offer.url);
   const name = offer.provider_name || offer.provider;
+  const note = freshness(offer, now);
   return (
     <tr
-      class={`offer stock-${offer.stock}`}
+      class={`offer stock-${offer.stock}${offer.stale ? ' stale' : ''}`}
+      data-stale={offer.stale ? 'true' : 'false'}
+      data-stock={offer.stock}
+      title={offer.stale && offer.error_class ? offer.error_class : undefined}
       data-provider={offer.provider}
       data-sku={offer.sku}
       data-location={offer.location}
@@ -40,6 +56,12 @@ function OfferRow({ offer, now }) {
       <td class="gpu">
         <b>{offer.gpu}</b>
         {offer.gpu_count > 1 && <span> ×{offer.gpu_count}</span>}
+        {/* Seen on a phone too, where the freshness column is scrolled off: the note itself. */}
+        {offer.stale && (
+          <span class="stale-mark" title={note} aria-label={note}>
+            {' ⚠️'}
+          </span>
+        )}
       </td>
       <td class="num">{offer.vram_gb != null ? number(offer.vram_gb) : '—'}</td>
       <td class="num price" title={offer.converted ? t('app-converted') : undefined}>
@@ -62,7 +84,7 @@ function OfferRow({ offer, now }) {
         <div class="sub">{offer.location}</div>
       </td>
       <td class={`stock ${offer.stock}`}>{stockText(offer)}</td>
-      <td class="sub fresh">{ago(offer.observed_at, now)}</td>
+      <td class="sub fresh">{note}</td>
     </tr>
   );
 }

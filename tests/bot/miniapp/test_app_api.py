@@ -254,7 +254,7 @@ async def test_the_calculator_answers_what_fit_answers_for_the_same_run(
     assert answer["command"] == "13b qlora ctx=4096 bs=2 gpu=RTX-4090"
     parsed = understand(answer["command"])
     assert parsed is not None
-    expected = build_answer(parsed, load_gpus(), quotes_from(await store.current_offers()))
+    expected = build_answer(parsed, load_gpus(), quotes_from(await store.observed_offers()))
     assert answer["text"] == to_plain(render_short(expected, "ru"))
 
 

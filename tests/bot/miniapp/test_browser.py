@@ -27,10 +27,11 @@ from bot.miniapp.init_data import MAX_AGE
 from bot.runtime import Application
 from estimator.sizing_text import to_plain
 from tests.bot.conftest import CHAT, TOKEN, running_app
+from tests.bot.test_e2e_alerts import refresh
 from tests.bot.test_e2e_watch import reply, seed_history
 from tests.browser import SCREENSHOTS, chromium, require_browser
 from tests.fakes.init_data import signed_init_data
-from tests.fakes.providers import FakeProviders, all_sites
+from tests.fakes.providers import FakeProviders, Mode, all_sites
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
 
@@ -52,8 +53,11 @@ async def browse(step: Callable[..., T], *args: Any) -> T:
 
 
 @asynccontextmanager
-async def served_app(telegram: FakeTelegram, db_path: Path) -> AsyncIterator[Application]:
-    """The bot with its Mini App on, after its first scrape of every fake site."""
+async def served_sites(
+    telegram: FakeTelegram, db_path: Path
+) -> AsyncIterator[tuple[Application, FakeProviders]]:
+    """The bot with its Mini App on, after its first scrape of every fake site, and the
+    sites (a test may make one fail)."""
     await seed_history(db_path)
     async with (
         FakeProviders(all_sites()) as sites,
@@ -71,6 +75,12 @@ async def served_app(telegram: FakeTelegram, db_path: Path) -> AsyncIterator[App
             return len(health) == 3 and all(h.last_success_at is not None for h in health)
 
         await eventually(scraped)
+        yield application, sites
+
+
+@asynccontextmanager
+async def served_app(telegram: FakeTelegram, db_path: Path) -> AsyncIterator[Application]:
+    async with served_sites(telegram, db_path) as (application, _):
         yield application
 
 
@@ -185,6 +195,53 @@ async def test_the_table_lists_every_offer_filters_by_memory_and_sorts_by_price(
     expected = {(o.provider, o.sku, o.location) for o in offers if (o.vram_gb or 0) >= 48}
     assert {offer_key(row) for row in large} == expected
     assert {offer_key(row) for row in api_large["offers"]} == expected
+    assert seen["shot"].stat().st_size > 0
+
+
+def stale_steps(driver: WebDriver, url: str, count: int) -> dict[str, Any]:
+    """Every row, each with whether it is marked stale, its freshness cell and its colour."""
+    open_page(driver, url, "#offers tr.offer")
+    wait_rows(driver, "#offers tr.offer", lambda found: len(found) == count)
+    cells: list[dict[str, Any]] = driver.execute_script(
+        """return [...document.querySelectorAll('#offers tr.offer')].map(r => ({
+            ...r.dataset,
+            dimmed: r.classList.contains('stale'),
+            fresh: r.querySelector('td.fresh').textContent,
+            colour: getComputedStyle(r.querySelector('td.gpu')).color}));"""
+    )
+    return {"rows": cells, "shot": screenshot(driver, "table-stale")}
+
+
+async def test_a_failing_parts_rows_are_marked_stale_within_one_refresh(
+    telegram: FakeTelegram, db_path: Path, browser: WebDriver
+):
+    """Selectel's cloud prices answer 500 for one refresh: the table marks exactly the rows
+    the API calls stale, dimmed, with the time their part last answered."""
+    async with served_sites(telegram, db_path) as (application, sites):
+        sites["selectel"].path_modes["/prices/vpc"] = Mode.ERROR_500
+        await refresh(application)
+        listed = await api(application, "/api/v1/offers")
+        url = app_url(application, "table", init_data())
+        seen = await browse(stale_steps, browser, url, listed["count"])
+    stale = {offer_key(row) for row in listed["offers"] if row["stale"]}
+    assert stale
+    assert {key[0] for key in stale} == {"selectel"}
+    marked = [row for row in seen["rows"] if row["stale"] == "true"]
+    assert {offer_key(row) for row in marked} == stale
+    assert all(row["dimmed"] for row in marked)
+    # The cloud part's rows say when it last answered, on the browser's clock (the machine's).
+    cloud = [row for row in listed["offers"] if row["stale"] and row["sku"].startswith("cloud:")]
+    assert cloud
+    times = {datetime.fromisoformat(row["observed_at"]).astimezone() for row in cloud}
+    (when,) = {moment.strftime("%H:%M") for moment in times}
+    shown = {row["fresh"] for row in marked if row["sku"].startswith("cloud:")}
+    assert shown == {f"данные от {when}, источник не отвечает"}
+    fresh = [row for row in seen["rows"] if row["stale"] == "false"]
+    assert fresh
+    assert not any("источник не отвечает" in row["fresh"] for row in fresh)
+    # Dimmed: a stale row's text is another colour than a fresh row in stock.
+    in_stock = next(row for row in fresh if row["stock"] == "in_stock")
+    assert {row["colour"] for row in marked} != {in_stock["colour"]}
     assert seen["shot"].stat().st_size > 0
 
 

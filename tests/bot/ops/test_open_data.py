@@ -29,11 +29,12 @@ from bot.ops.open_data import (
     OpenData,
     client_address,
 )
+from monitor.freshness import ObservedOffer
 from monitor.health import ProviderHealth
 from monitor.history import HistoryPoint
-from monitor.offers import ObservedOffer, StockState
+from monitor.offers import StockState
 from monitor.providers import PROVIDERS
-from monitor.scrape import NetworkError, ScrapeResult
+from monitor.scrape import HttpStatusError, NetworkError, ScrapeResult
 from storage import Store
 from tests.bot.conftest import running_app
 from tests.factories import make_offer, store_snapshot
@@ -209,9 +210,13 @@ class CountingStore:
     async def data_version(self) -> str:
         return await self.store.data_version()
 
-    async def observed_offers(self) -> list[ObservedOffer]:
+    @property
+    def stale_after(self) -> timedelta:
+        return self.store.stale_after
+
+    async def observed_offers(self, now: datetime | None = None) -> list[ObservedOffer]:
         self.reads += 1
-        return await self.store.observed_offers()
+        return await self.store.observed_offers(now)
 
     async def provider_health(self) -> list[ProviderHealth]:
         return await self.store.provider_health()
@@ -372,6 +377,52 @@ async def test_the_csv_reads_back_into_the_same_rows_as_the_json(api: TestServer
     rows = await offers(api)
     assert len(rows) == 4
     assert read_back == rows
+
+
+async def test_a_failing_providers_rows_are_stale_and_leave_in_stock_once_expired(
+    api: TestServer, store: Store
+):
+    """HOSTKEY's scrape fails: its rows stay listed as they were read an hour and five
+    minutes ago, marked stale with the error; past stale_after they no longer count as in
+    stock. The answers still validate, JSON and CSV alike."""
+    assert [row["sku"] for row in await offers(api, "?provider=hostkey&in_stock=true")] == ["odd"]
+    await store.record_failure("hostkey", HttpStatusError("hostkey", "HTTP 500", 500), NOW, 1.0)
+    _, _, body = await fetch(api, "/api/v1/offers")
+    answer = json.loads(body)
+    assert answer["stale_after_s"] == 3600
+    rows = {row["sku"]: row for row in answer["offers"]}
+    odd = rows["odd"]
+    assert (odd["stale"], odd["stale_reason"], odd["error_class"]) == (
+        True,
+        "failed",
+        "HttpStatusError",
+    )
+    assert odd["observed_at"] == (T0 - timedelta(hours=1)).isoformat()
+    assert not odd["rentable"]  # stale for 65 minutes, past the hour
+    h100 = rows["h100-8"]
+    assert (h100["stale"], h100["stale_reason"], h100["error_class"], h100["rentable"]) == (
+        False,
+        None,
+        None,
+        True,
+    )
+    assert await offers(api, "?provider=hostkey&in_stock=true") == []
+    document = json.loads((await fetch(api, "/api/v1/openapi.json"))[2])
+    schema = answer_schema(document, "/api/v1/offers")
+    Draft202012Validator(schema).validate(answer)
+    fields = schema["properties"]["offers"]["items"]["properties"]
+    table = csv.DictReader(io.StringIO((await fetch(api, "/api/v1/offers.csv"))[2].decode()))
+    read_back = [{k: from_csv(v, fields[k]) for k, v in row.items()} for row in table]
+    assert read_back == answer["offers"]
+
+
+async def test_a_stale_row_within_stale_after_still_counts_as_in_stock(
+    api: TestServer, store: Store
+):
+    store.expire_stale_after(timedelta(hours=2))  # as GPURADAR_STALE_AFTER_S=7200 sets it
+    await store.record_failure("hostkey", HttpStatusError("hostkey", "HTTP 500", 500), NOW, 1.0)
+    rows = await offers(api, "?provider=hostkey&in_stock=true")
+    assert [(row["sku"], row["stale"], row["rentable"]) for row in rows] == [("odd", True, True)]
 
 
 async def test_a_client_past_its_burst_gets_429_until_the_bucket_refills(
