@@ -176,9 +176,14 @@ def usage_line(point: BreakEven, language: str, *, per_month: bool) -> str | Non
 def budget_line(verdict: BudgetVerdict, language: str) -> str:
     i18n = translator(language)
     budget = rubles(verdict.budget_rub)
-    chosen = verdict.run or verdict.cheapest
+    chosen = verdict.run or verdict.likely or verdict.cheapest
     if chosen is not None and chosen.cost_rub is not None and chosen.hours is not None:
-        key = "fit-budget-yes" if verdict.run is not None else "fit-budget-no"
+        if verdict.run is not None:
+            key = "fit-budget-yes"
+        elif verdict.likely is not None:
+            key = "fit-budget-likely"
+        else:
+            key = "fit-budget-no"
         return i18n(
             key,
             budget=budget,
@@ -186,6 +191,7 @@ def budget_line(verdict: BudgetVerdict, language: str) -> str:
             count=str(chosen.gpus),
             provider=chosen.quote.provider,
             total=rubles(chosen.cost_rub),
+            high=rubles(chosen.cost_high_rub or chosen.cost_rub),
             time=duration(language, chosen.hours),
         )
     if verdict.rate is not None and verdict.hours_for_budget is not None:

@@ -105,6 +105,18 @@ class Plan:
         """The hourly rate, or a month's price over 720 hours for a monthly plan."""
         return hourly_equivalent(self.quote)
 
+    @property
+    def cost_high_rub(self) -> float | None:
+        """What the run costs at the high end of its time's range: the hours the model's
+        measured error allows (estimator.speed_accuracy), at this plan's billing."""
+        if self.cost_rub is None or self.time is None:
+            return None
+        high = self.time.band.high
+        if self.monthly:
+            assert self.quote.rub_per_month is not None
+            return months_for(high) * self.quote.rub_per_month
+        return (self.quote.rub_per_hour or 0.0) * high
+
 
 def hourly_equivalent(quote: PriceQuote) -> float:
     if quote.rub_per_hour is not None:
@@ -490,22 +502,31 @@ def break_even_for(
 @dataclass(frozen=True)
 class BudgetVerdict:
     budget_rub: float
-    run: Plan | None  # the cheapest plan whose run costs no more than the budget
+    # The first plan whose run costs no more than the budget even at its time's high end.
+    run: Plan | None
+    # Else the first whose run likely fits: its estimate is within the budget, its high end not.
+    likely: Plan | None
     cheapest: Plan | None  # the cheapest plan at all, when none is within the budget
     rate: Plan | None  # without a run length: the cheapest hourly plan
     hours_for_budget: float | None  # how many hours of that plan the budget buys
 
 
 def within_budget(budget_rub: float, plans: Sequence[Plan]) -> BudgetVerdict:
+    """Whether the run fits `budget_rub`, on the safe side: «укладываетесь» only when even
+    the high end of its hours does (an under-estimate costs a person their budget), «скорее
+    всего» when only its estimate does."""
     costed = [plan for plan in plans if plan.cost_rub is not None]
     if costed:
         cheapest = min(costed, key=lambda plan: plan.cost_rub or 0.0)
-        fitting = [plan for plan in costed if (plan.cost_rub or 0.0) <= budget_rub]
-        return BudgetVerdict(budget_rub, fitting[0] if fitting else None, cheapest, None, None)
+        sure = [plan for plan in costed if (plan.cost_high_rub or 0.0) <= budget_rub]
+        likely = [plan for plan in costed if (plan.cost_rub or 0.0) <= budget_rub]
+        if sure:
+            return BudgetVerdict(budget_rub, sure[0], None, cheapest, None, None)
+        return BudgetVerdict(budget_rub, None, likely[0] if likely else None, cheapest, None, None)
     hourly = [plan for plan in plans if not plan.monthly]
     rate = min(hourly, key=lambda plan: plan.server_rub_per_hour, default=None)
     hours = budget_rub / rate.server_rub_per_hour if rate is not None else None
-    return BudgetVerdict(budget_rub, None, None, rate, hours)
+    return BudgetVerdict(budget_rub, None, None, None, rate, hours)
 
 
 # --- market questions ----------------------------------------------------------------------

@@ -223,10 +223,18 @@ def test_unsloth_is_never_promised_on_pascal():
 def test_a_budget_uses_the_plans_own_cost():
     sizing = _sizing("8b lora dataset=20000 tokens=1024")
     plans = plan_runs(sizing, [PriceQuote("RTX 4090", 1, "immers", 60.0, None)])
-    cost = plans[0].cost_rub
+    cost, high = plans[0].cost_rub, plans[0].cost_high_rub
     assert cost is not None
-    assert within_budget(math.ceil(cost), plans).run == plans[0]
+    assert high is not None
+    assert high > cost  # the time's range reaches above its estimate
+    # Within the budget even at the high end of the hours: it fits.
+    assert within_budget(math.ceil(high), plans).run == plans[0]
+    # Only the estimate is within it: «скорее всего», never a plain yes.
+    between = within_budget(math.ceil(cost), plans)
+    assert between.run is None
+    assert between.likely == plans[0]
     assert within_budget(cost / 2, plans).run is None
+    assert within_budget(cost / 2, plans).likely is None
     assert within_budget(cost / 2, plans).cheapest == plans[0]
 
 

@@ -52,6 +52,7 @@ fit-warnings-count = ⚠️ { $count } { $count ->
        *[other] warnings
     } and advice — under “Details”.
 fit-budget-yes = 💰 Within { $budget } ₽: { $gpu } ×{ $count } at { $provider } — ≈{ $total } ₽ for ~{ $time }.
+fit-budget-likely = 💰 { $budget } ₽ is probably enough: { $gpu } ×{ $count } at { $provider } — ≈{ $total } ₽ for ~{ $time }, but up to { $high } ₽ if training runs slower than estimated.
 fit-budget-no = 💰 Not within { $budget } ₽: the cheapest is { $gpu } ×{ $count } at { $provider } — ≈{ $total } ₽.
 fit-budget-hours = 💰 { $budget } ₽ buys ~{ $hours } h of { $gpu } ×{ $count } ({ $rate } ₽/h at { $provider }); give the dataset size and I will say how many hours it needs.
 fit-budget-none = 💰 Budget { $budget } ₽: no fitting offer is in stock right now.

@@ -54,6 +54,7 @@ fit-warnings-count = ⚠️ { $count } { $count ->
        *[many] предупреждений
     } и советы — в «Подробнее».
 fit-budget-yes = 💰 В { $budget } ₽ укладываетесь: { $gpu } ×{ $count } у { $provider } — ≈{ $total } ₽ за ~{ $time }.
+fit-budget-likely = 💰 В { $budget } ₽ скорее всего уложитесь: { $gpu } ×{ $count } у { $provider } — ≈{ $total } ₽ за ~{ $time }, но если обучение пойдёт медленнее расчёта — до { $high } ₽.
 fit-budget-no = 💰 В { $budget } ₽ не уложиться: дешевле всего { $gpu } ×{ $count } у { $provider } — ≈{ $total } ₽.
 fit-budget-hours = 💰 На { $budget } ₽ — ~{ $hours } ч на { $gpu } ×{ $count } ({ $rate } ₽/ч у { $provider }); сколько нужно часов, скажу по размеру датасета.
 fit-budget-none = 💰 Бюджет { $budget } ₽: подходящих предложений в наличии сейчас нет.
