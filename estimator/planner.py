@@ -409,16 +409,29 @@ def distinct(plans: Sequence[Plan]) -> list[Plan]:
     return kept
 
 
-def with_hourly(plans: Sequence[Plan], shown: int) -> list[Plan]:
-    """The best `shown` distinct plans, with the best hourly one in them whenever one exists:
-    a job of hours is never offered only as months of rent."""
+def shown_plans(plans: Sequence[Plan], shown: int, asked: GpuSpec | None = None) -> list[Plan]:
+    """The plans an answer lists, the one rule every answer uses: the best `shown` distinct
+    plans, in which, whenever the market has them,
+    - the card the person asked about (`asked`: the card itself, else its family, «h100»
+      naming the PCIe row while an SXM is on offer) keeps a line: its best plan, by the hour
+      if it has one, since its time and cost is what was asked;
+    - an hourly plan stands: a job of hours is never offered only as months of rent.
+    What they need takes the last places; the best plans keep the first."""
     plans = distinct(plans)
     top = list(plans[:shown])
-    if top and all(plan.monthly for plan in top):
+    needed: list[Plan] = []
+    if asked is not None and not any(plan.gpu.family == asked.family for plan in top):
+        on_card = [plan for plan in plans if plan.gpu.id == asked.id] or [
+            plan for plan in plans if plan.gpu.family == asked.family
+        ]
+        if on_card:
+            needed.append(next((plan for plan in on_card if not plan.monthly), on_card[0]))
+    if not any(not plan.monthly for plan in [*top, *needed]):
         hourly = next((plan for plan in plans if not plan.monthly), None)
         if hourly is not None:
-            top = [*top[: shown - 1], hourly]
-    return top
+            needed.append(hourly)
+    needed = needed[:shown]
+    return [*top[: shown - len(needed)], *needed]
 
 
 # --- hourly against monthly ----------------------------------------------------------------

@@ -43,7 +43,7 @@ from estimator.plan_text import (
     unmet_line,
     usage_line,
 )
-from estimator.planner import Plan, with_hourly
+from estimator.planner import Plan, shown_plans
 from estimator.query import METHOD_NAMES, Method, Sharding, Stack
 from estimator.solve_text import head_lines, needs_gpu, needs_gpu_text
 from estimator.stacks import profile
@@ -348,7 +348,8 @@ def _best(answer: FitAnswer, language: str) -> str:
     cards that hold the run and why there is no price."""
     i18n = translator(language)
     if answer.plans:
-        shown = _with_asked_card(answer, with_hourly(answer.plans, BEST))
+        target = answer.target.gpu if answer.target is not None else None
+        shown = shown_plans(answer.plans, BEST, target)
         lines = [i18n("fit-best-title")]
         lines += [plan_line(n, plan, language) for n, plan in enumerate(shown, start=1)]
         missing = no_hourly_line(answer.plans, language)
@@ -394,23 +395,6 @@ def _no_plan_note(answer: FitAnswer, language: str) -> str:
     if ram is not None:
         return ram
     return translator(language)("fit-prices-none-fit" if answer.prices_known else "fit-prices-none")
-
-
-def _with_asked_card(answer: FitAnswer, shown: list[Plan]) -> list[Plan]:
-    """The card the user asked about keeps a line of its own (its time and cost: what was
-    asked) when cheaper cards took every place: its best plan, by the hour if it has one,
-    in the last place."""
-    target = answer.target
-    if target is None or any(plan.gpu.family == target.gpu.family for plan in shown):
-        return shown
-    # The card itself first, else its family («h100»: the PCIe row graded, an SXM on offer).
-    on_target = [plan for plan in answer.plans if plan.gpu.id == target.gpu.id] or [
-        plan for plan in answer.plans if plan.gpu.family == target.gpu.family
-    ]
-    if not on_target:
-        return shown
-    asked = next((plan for plan in on_target if not plan.monthly), on_target[0])
-    return [*shown[: BEST - 1], asked]
 
 
 def _fitting_cards(answer: FitAnswer) -> list[GpuFit]:
@@ -527,7 +511,8 @@ def _prices(answer: FitAnswer, language: str) -> str:
     i18n = translator(language)
     if answer.plans:
         lines = [i18n("fit-prices-title")]
-        shown = with_hourly(answer.plans, 5)
+        target = answer.target.gpu if answer.target is not None else None
+        shown = shown_plans(answer.plans, 5, target)
         lines += [plan_line(n, plan, language) for n, plan in enumerate(shown, start=1)]
         return "\n".join(lines)
     return _no_plan_note(answer, language)

@@ -22,7 +22,7 @@ from estimator.planner import (
     cheapest_offers,
     months_for,
     plan_runs,
-    with_hourly,
+    shown_plans,
     within_budget,
 )
 from estimator.query import FitQuery, Method, Stack
@@ -99,7 +99,7 @@ def test_the_best_few_always_include_an_hourly_plan_when_there_is_one():
         PriceQuote("RTX A6000", 1, "hostkey", None, 30_000.0),
         PriceQuote("H100 SXM", 1, "selectel", 400.0, None),
     ]
-    shown = with_hourly(plan_runs(sizing, quotes), 3)
+    shown = shown_plans(plan_runs(sizing, quotes), 3)
     assert len(shown) == 3
     assert any(not plan.monthly for plan in shown)
 
@@ -272,7 +272,7 @@ def test_two_pools_at_one_price_are_one_option():
         PriceQuote("RTX 4090", 1, "Selectel", 67.2, None, location="ru-7b"),
         PriceQuote("RTX 4090", 1, "immers.cloud", 82.8, None),
     ]
-    shown = with_hourly(plan_runs(sizing, quotes), 3)
+    shown = shown_plans(plan_runs(sizing, quotes), 3)
     assert [(p.quote.provider, p.quote.rub_per_hour) for p in shown] == [
         ("Selectel", 67.2),
         ("immers.cloud", 82.8),

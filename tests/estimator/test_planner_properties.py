@@ -32,7 +32,7 @@ from estimator.fit import RENTED_CARDS, Verdict, grade
 from estimator.fit_words import understand
 from estimator.gpus import get, load_gpus
 from estimator.memory import estimate_memory
-from estimator.planner import Sizing, break_evens, plan_runs
+from estimator.planner import Sizing, break_evens, distinct, plan_runs, shown_plans
 from estimator.query import METHOD_NAMES
 from estimator.sizing_text import SHORT_LIMIT, render_short, to_plain
 
@@ -139,6 +139,35 @@ def test_every_plan_is_true(command: str, market: list[PriceQuote]) -> None:
         for (fewer, slower), (more, faster) in itertools.pairwise(runs):
             if more > fewer:
                 assert faster <= slower
+
+
+@PROPERTY
+@given(
+    command=commands(),
+    market=markets(),
+    asked=st.none() | st.sampled_from(CARDS),
+    shown=st.integers(1, 5),
+)
+def test_the_plans_shown_keep_an_hourly_one_and_the_asked_card(
+    command: str, market: list[PriceQuote], asked: str | None, shown: int
+) -> None:
+    parsed = understand(command)
+    assert parsed is not None
+    plans = plan_runs(Sizing(parsed.query, parsed.model), market)
+    card = get(asked) if asked is not None else None
+    listed = shown_plans(plans, shown, card)
+    assert len(listed) == min(shown, len(distinct(plans)))
+    assert all(plan in plans for plan in listed)
+    assert len({id(plan) for plan in listed}) == len(listed)
+    # An hourly plan whenever one exists (and there is room for more than the asked card).
+    if any(not plan.monthly for plan in plans) and (shown > 1 or card is None):
+        assert any(not plan.monthly for plan in listed)
+    # The asked card's family keeps a line whenever it has a plan.
+    if card is not None and any(plan.gpu.family == card.family for plan in plans):
+        assert any(plan.gpu.family == card.family for plan in listed)
+    # The best plan leads unless both needs took every place.
+    if listed and shown > 2:
+        assert listed[0] == distinct(plans)[0]
 
 
 @PROPERTY
