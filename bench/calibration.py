@@ -24,6 +24,7 @@ from estimator.query import (
     Offload,
     Optimizer,
     Precision,
+    Quant,
     Sharding,
     Stack,
     Targets,
@@ -96,6 +97,7 @@ def interpret(
     framework = _framework(text)
     method = Method(row["method"].strip().lower())
     notes: list[str] = []
+    autocast = _autocast(row["precision"], text)
     query = FitQuery(
         model=row["model"],
         method=method,
@@ -108,15 +110,25 @@ def interpret(
         optimizer=_optimizer(row["optimizer"]),
         precision=_precision(row["precision"], method, framework),
         grad_checkpointing=_checkpointing(row["grad_checkpointing"]),
-        loss=_loss(framework, text, row)
+        loss=_loss(framework, text, row, autocast)
         or (previous.query.loss if inherits and previous else None),
+        # NeMo Automodel's train_ft holds `out = model(**batch)` through `.backward()`
+        # (nemo_automodel/recipes/llm/train_ft.py _forward_backward_step @b4733bdc18).
+        holds_logits=framework == "nemo",
         compiled=("compile" in text and "no compile" not in text and "baseline" not in text)
         or bool(inherits and previous and previous.query.compiled),
-        train_embeddings="head" in row["lora_rank"].lower(),
+        # PEFT modules_to_save trains whole copies of the embedding and the head; otherwise a
+        # "head" among the targets is a LoRA on lm_head.
+        train_embeddings="modules_to_save" in row["lora_rank"].lower(),
+        head_adapter="head" in row["lora_rank"].lower()
+        and "modules_to_save" not in row["lora_rank"].lower(),
         optimizer_in_backward="backward" in text or "optimizer_in_bwd" in text,
         # Without accumulation each step's gradients are freed before the next forward.
         holds_gradients=not re.search(r"no grad-accum|gradient_accumulation_steps:? 1\b", text),
         double_quant=method is not Method.QLORA or "double quant" in text or framework != "litgpt",
+        autocast=autocast,
+        reduce_bucket=_reduce_bucket(text),
+        quant=Quant.GPTQ if "gptq" in row["precision"].lower() else Quant.NF4,
         stack=_STACKS.get(framework, Stack.HF),
         attention=_attention(text),
     )
@@ -147,6 +159,7 @@ _STACKS = {
     # Answer.AI's fsdp_qlora: transformers models with bitsandbytes and PEFT adapters, loaded
     # by its own code without PEFT's k-bit preparation: what the axolotl profile describes.
     "fsdp_qlora": Stack.AXOLOTL,
+    "axolotl": Stack.AXOLOTL,
 }
 
 
@@ -194,6 +207,8 @@ def _framework(text: str) -> str:
         ("litgpt", "litgpt"),
         ("fsdp_qlora", "fsdp_qlora"),
         ("unsloth", "unsloth"),
+        ("axolotl", "axolotl"),
+        ("nemo automodel", "nemo"),
         ("llamafactory", "llamafactory"),
         ("llama-factory", "llamafactory"),
         ("ms-swift", "swift"),  # ModelScope's trainer; it drives PEFT itself, so it precedes "peft"
@@ -265,6 +280,30 @@ def _precision(raw: str, method: Method, framework: str) -> Precision:
     return Precision.MIXED if method is not Method.FULL else Precision.BF16
 
 
+def _autocast(precision: str, text: str) -> bool | None:
+    """Whether the trainer ran its forward under torch autocast: not when the row says the
+    16-bit model was trained without the flag that turns it on ("torch_dtype bfloat16 without
+    --bf16"), nor under DeepSpeed, whose engine casts the whole model to its 16-bit dtype
+    instead (deepspeed runtime/engine.py `self.module.half()` / `.bfloat16()`; accelerate
+    turns native AMP on only when the distributed type is not DeepSpeed, and the HF Trainer
+    leaves "half precision" to DeepSpeed)."""
+    stated = precision.lower()
+    if re.search(r"without --?(bf16|fp16)\b", stated):
+        return False
+    if "deepspeed" in text and re.search(r"\bzero-?[123]\b|ds_config", text):
+        return False
+    if re.search(r"--bf16|--fp16|\bamp\b|autocast|mixed", stated):
+        return True
+    return None  # what the precision implies
+
+
+def _reduce_bucket(text: str) -> int | None:
+    """A DeepSpeed config's reduce_bucket_size where the row gives it ("reduce_bucket_size
+    2e8"); None: HF's "auto"."""
+    match = re.search(r"reduce_bucket_size:? (\d+(?:\.\d+)?e\d+|\d+)", text)
+    return int(float(match.group(1))) if match else None
+
+
 def _checkpointing(raw: str) -> Checkpointing:
     value = raw.lower()
     if "unsloth" in value or "offload" in value:
@@ -292,7 +331,7 @@ def _attention(text: str) -> Attention | None:
     return None
 
 
-def _loss(framework: str, text: str, row: dict[str, str]) -> Loss | None:
+def _loss(framework: str, text: str, row: dict[str, str], autocast: bool | None) -> Loss | None:
     """The loss only where the row says; otherwise the stack's own default."""
     # "cce" as a word of its own (`use_cce`, "CCE loss"), not inside "accelerate".
     if re.search(r"(?<![a-z])cce(?![a-z])", text) or "fused linear cross-entropy" in text:
@@ -303,6 +342,10 @@ def _loss(framework: str, text: str, row: dict[str, str]) -> Loss | None:
         return Loss.CHUNKED
     if "no fp32 upcast" in text:
         return Loss.DIRECT  # cross-entropy straight on the model's logits
+    if autocast is False and "crossentropyloss" in text and "upcast" not in text:
+        # The model's own code runs nn.CrossEntropyLoss on its logits and nothing casts them:
+        # without autocast (which would run cross_entropy in fp32), the loss keeps their dtype.
+        return Loss.DIRECT
     if framework == "torchtune" and ("baseline" in text or "no chunk" in text):
         return Loss.NAIVE  # the levers table's rows before "+chunked cross-entropy"
     release = re.search(r"\bunsloth (20\d\d)\.(\d{1,2})(?:\.(\d+))?\b", text)
@@ -322,8 +365,12 @@ def _parallelism(query: FitQuery, row: dict[str, str], text: str) -> FitQuery:
     shard = Sharding.DDP
     if "ddp" in text:
         shard = Sharding.DDP
-    elif "fsdp" in text or "zero-3" in text or "zero3" in text:
+    elif "fsdp" in text:
         shard = Sharding.FSDP
+    elif "zero-3" in text or "zero3" in text:
+        # DeepSpeed's own sharding: its partitions keep the parameters' dtype, where
+        # accelerate's FSDP path upcasts a LoRA layer's flat parameters to fp32.
+        shard = Sharding.ZERO3
     elif "zero-2" in text or "zero2" in text:
         shard = Sharding.ZERO2
     offload = bool(re.search(r"(?<!without )cpu (param )?offload|offload of params", text))

@@ -141,12 +141,14 @@ class Band:
     high: float
 
 
-def band(estimate: float, stack: Stack, must_fit: float | None = None) -> Band:
+def band(estimate: float, stack: Stack, must_fit: float | None = None, floor: float = 0.0) -> Band:
     """The range around `estimate` (GiB). `must_fit`, when smaller, is the part that cannot
-    leave the card (paged optimizer state can): the low end is banded from it."""
+    leave the card (paged optimizer state can): the low end is banded from it. `floor` is what
+    the card holds for certain (the stored weights: exact bytes, no model of ours in them): the
+    measured errors widen what is modelled, never below that."""
     line = band_line(stack)
     low_base = estimate if must_fit is None else must_fit
     # Never narrower than the estimate itself on either side.
-    low = low_base / (1 + max(line.p90, 0.0))
+    low = max(low_base / (1 + max(line.p90, 0.0)), min(floor, low_base))
     high = estimate / (1 + min(line.p10, 0.0))
     return Band(low=low, high=high)

@@ -160,7 +160,7 @@ def build_answer(
         model_from_size=parsed.model_from_size,
         assumptions=parsed.assumptions,
         memory=memory,
-        band=band(memory.peak, query.stack, memory.must_fit),
+        band=band(memory.peak, query.stack, memory.must_fit, floor=memory.weights),
         table=table,
         target=target,
         smallest=smallest,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from estimator.memory import lora_params
+from estimator.memory import base_width, lora_params, saved_module_params
 from estimator.optimizers import bytes_per_param
 from estimator.query import FitQuery, Method, Precision
 from estimator.specs import ModelSpec
@@ -35,5 +35,7 @@ def checkpoint_size(query: FitQuery, model: ModelSpec) -> CheckpointSize:
         resume = model.total_params * (2 + master + state)
         return CheckpointSize(None, model_bytes, round(resume))
     width = 4 if query.precision is Precision.FP32 else profile(query.stack).adapter_bytes
-    adapter = lora_params(model, query.lora_rank, query.targets, query.train_embeddings)
-    return CheckpointSize(adapter * width, model_bytes, None)
+    adapter = lora_params(model, query.lora_rank, query.targets, query.head_adapter)
+    # PEFT saves the modules_to_save copies whole, in the dtype they trained in.
+    saved = saved_module_params(query, model) * base_width(query)
+    return CheckpointSize(round(adapter * width + saved), model_bytes, None)

@@ -78,7 +78,7 @@ def judge(query: FitQuery, parts: MemoryParts, usable_gib: float) -> Judged:
     """The run (its `parts`, from `memory_parts`) on a card of `usable_gib`: the figure an
     answer prints for that card, its range, and the verdict on the range."""
     memory = estimate_from_parts(parts, CALIBRATION, usable_gib)
-    span = band(memory.peak, query.stack, memory.must_fit)
+    span = band(memory.peak, query.stack, memory.must_fit, floor=memory.weights)
     return Judged(memory, span, grade(span, usable_gib))
 
 

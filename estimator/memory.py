@@ -36,6 +36,7 @@ from estimator.query import (
     Offload,
     Optimizer,
     Precision,
+    Quant,
     Sharding,
     Targets,
 )
@@ -57,22 +58,34 @@ class Calibration:
     allocator_slack: float
 
 
-# Fitted on all 158 scored rows of tests/fixtures/estimator/vram_calibration.csv within the
+# Fitted on all 223 scored rows of tests/fixtures/estimator/vram_calibration.csv within the
 # brackets of docs/estimator.md (`bench.estimator_accuracy.RANGES`), each row scored on what
 # an answer prints for its run on its card; the fits that leave one repository out are
 # printed by the bench beside the error on that repository. The counted tensors explain the
-# data with no extra factor; the context (0.73 GiB = 0.78 GB) sits inside the 0.5-1.5 GB
-# bracket (the HF "Model training anatomy" doc measured 1343 MiB on a V100), the slack
-# (2.2 %) near its bracket's low end.
-CALIBRATION = Calibration(activation_factor=0.987, cuda_context_gib=0.728, allocator_slack=0.022)
+# data with fewer autograd extras than counted (0.90); the context (0.84 GiB = 0.91 GB)
+# sits inside the 0.5-1.5 GB bracket (the HF "Model training anatomy" doc measured 1343 MiB
+# on a V100), the slack (3.5 %) inside its 1-12 % bracket.
+CALIBRATION = Calibration(activation_factor=0.899, cuda_context_gib=0.843, allocator_slack=0.035)
 
 # NF4 storage: 4 bits + one fp32 absmax per 64 weights; double quantisation stores the absmax
 # in 8 bits plus one fp32 per 256 blocks (QLoRA paper, arXiv 2305.14314).
 NF4_BYTES = 0.5 + 4 / 64
 NF4_DQ_BYTES = 0.5 + 1 / 64 + 4 / (64 * 256)
+# GPTQ int4 storage (AutoGPTQ/AutoGPTQ auto_gptq/nn_modules/qlinear/qlinear_cuda.py
+# @058fd80a72, QuantLinear's buffers): `qweight` packs eight 4-bit weights in an int32, and per
+# group of GPTQ_GROUP input rows each output column has an fp16 `scale` and a 4-bit zero point
+# packed in `qzeros` (the g_idx row map, 4 bytes per input row, is under 0.2 % of it).
+GPTQ_GROUP = 128
+GPTQ_BYTES = 0.5 + (2 + 0.5) / GPTQ_GROUP
 # Eager attention saves, per layer and head, the fp32 softmax output and the 16-bit
 # probabilities the value matmul reads: 4 + 2 bytes per score (transformers eager_attention).
 EAGER_SCORE_BYTES = 6.0
+# The backward of one layer's eager attention holds more per score than it saved: the value
+# matmul's backward makes the probabilities' 16-bit gradient, the `.to()` cast's backward an
+# fp32 copy of it, and softmax's backward reads that beside its saved fp32 output before the
+# 16-bit score gradient is written: 4 + 4 + 2 bytes at once against the 6 saved, one layer at
+# a time (torch autograd: ToCopyBackward0, SoftmaxBackward0 -> _softmax_backward_data).
+EAGER_BACKWARD_EXTRA_BYTES = 4.0
 # Cross-entropy straight on the logits, in their own dtype: the logits, the copy the shifted
 # `logits[:, :-1].reshape(...)` makes and log_softmax's saved output, then in backward the
 # saved output, its gradient and the input gradient: three logits-sized tensors at either
@@ -346,7 +359,7 @@ def _adapter_optimizer_bytes(query: FitQuery, model: ModelSpec, width: float) ->
     paging = state_of(optimizer).paged
     total = paged = 0.0
     for rows, cols, count in lora_matrices(
-        model, query.lora_rank, query.targets, query.train_embeddings
+        model, query.lora_rank, query.targets, query.head_adapter
     ):
         state = rows * cols * count * bytes_per_param(optimizer, width, rows, cols)
         total += state
@@ -373,35 +386,70 @@ def _optimizer_step_bytes(query: FitQuery, stack: StackProfile, trainable: int) 
     return trainable * _state_bytes(query.precision)
 
 
+def autocast_on(query: FitQuery) -> bool:
+    """Whether the run's forward is under torch autocast: as stated, else under mixed
+    precision only."""
+    if query.autocast is not None:
+        return query.autocast
+    return query.precision is Precision.MIXED
+
+
 def _lora_flat_params_upcast(query: FitQuery, stack: StackProfile) -> bool:
     """A LoRA run sharded by FSDP through accelerate under mixed precision: its layers' flat
-    parameters are upcast to fp32 (`StackProfile.accelerate_fsdp`). Quantised (QLoRA)
-    storage is left out: it is not a float that could be upcast."""
+    parameters are upcast to fp32 (`StackProfile.accelerate_fsdp`). accelerate does it only
+    `if self.mixed_precision != "no"` (accelerator.py prepare_model @16cb6eb80d), so a model
+    loaded in 16 bits and trained without --bf16/--fp16 (`FitQuery.autocast` off) keeps its
+    16-bit flat parameters. Quantised (QLoRA) storage is left out: it is not a float that
+    could be upcast."""
     return (
         query.method is Method.LORA
         and query.shard is Sharding.FSDP
         and query.gpus > 1
         and query.precision is Precision.MIXED
+        and autocast_on(query)
         and stack.accelerate_fsdp
     )
 
 
+def _casts_frozen_weights(query: FitQuery) -> bool:
+    """A LoRA run whose frozen weights are stored in fp32 (Lightning's bf16-mixed) and computed
+    under autocast."""
+    return query.method is Method.LORA and query.precision is Precision.FP32 and autocast_on(query)
+
+
 def _kbit_upcast(query: FitQuery, stack: StackProfile) -> bool:
     # TRL's SFTTrainer skips prepare_model_for_kbit_training for sharded QLoRA (FSDP/ZeRO-3
-    # with bnb_4bit_quant_storage), so sharded runs keep 16-bit embeddings and norms.
+    # with bnb_4bit_quant_storage), so sharded runs keep 16-bit embeddings and norms. PEFT's
+    # preparation itself skips the fp32 cast for a GPTQ model (peft/utils/other.py
+    # prepare_model_for_kbit_training: `if not is_gptq_quantized ...: # cast all non INT8
+    # parameters to fp32`).
     sharded = query.gpus > 1 and query.shard in (Sharding.ZERO3, Sharding.FSDP)
-    return query.method is Method.QLORA and stack.kbit_upcast and not sharded
+    return (
+        query.method is Method.QLORA
+        and query.quant is Quant.NF4
+        and stack.kbit_upcast
+        and not sharded
+    )
+
+
+def quantised_linears(query: FitQuery, model: ModelSpec) -> tuple[int, float]:
+    """A QLoRA run's quantised linears: (parameters, bytes each). Every linear of the blocks
+    but where the stack quantises only those it adapts (torchtune); a GPTQ checkpoint has
+    every block linear quantised."""
+    gptq = query.quant is Quant.GPTQ
+    if gptq or profile(query.stack).quantizes_all_linears:
+        quantised = linear_params(model)
+    else:
+        quantised = adapted_linear_params(model, query.targets)
+    if gptq:
+        return quantised, GPTQ_BYTES
+    return quantised, NF4_DQ_BYTES if query.double_quant else NF4_BYTES
 
 
 def _weight_bytes(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
     params = model.total_params
     if query.method is Method.QLORA:
-        quantised = (
-            linear_params(model)
-            if stack.quantizes_all_linears
-            else adapted_linear_params(model, query.targets)
-        )
-        per = NF4_DQ_BYTES if query.double_quant else NF4_BYTES
+        quantised, per = quantised_linears(query, model)
         # Embeddings, lm_head, norms (and torchtune's unadapted linears) stay unquantised:
         # 16-bit, or fp32 after PEFT's k-bit preparation.
         rest = 4.0 if _kbit_upcast(query, stack) or query.precision is Precision.FP32 else 2.0
@@ -427,6 +475,52 @@ def _root_bytes(query: FitQuery, model: ModelSpec, stack: StackProfile, weights:
     return params * width
 
 
+def saved_module_params(query: FitQuery, model: ModelSpec) -> int:
+    """Parameters of a LoRA run's modules_to_save copies: one of embed_tokens and one of
+    lm_head (two copies even where the model ties them: PEFT wraps each module it is named)."""
+    if query.method is Method.FULL or not query.train_embeddings:
+        return 0
+    return 2 * model.vocab * model.hidden
+
+
+def base_width(query: FitQuery) -> float:
+    """Bytes of one unquantised base weight: its 16 bits, or 4 in an fp32 run."""
+    return 4.0 if query.precision is Precision.FP32 else 2.0
+
+
+@dataclass(frozen=True)
+class _Copies:
+    """Bytes of a LoRA run's modules_to_save copies, before any sharding."""
+
+    weights: float = 0.0
+    gradients: float = 0.0
+    optimizer: float = 0.0
+    paged: float = 0.0
+    temporaries: float = 0.0
+
+
+def _saved_module_bytes(query: FitQuery, model: ModelSpec, stack: StackProfile) -> _Copies:
+    """PEFT's modules_to_save (`ModulesToSaveWrapper`, peft/utils/other.py) keeps the original
+    module and trains a deep copy of it: the copy's weight in the base model's dtype (PEFT's
+    autocast_adapter_dtype upcasts only LoRA layers), its gradient and its optimizer state in
+    that dtype, the foreach step's temporary. The copies sit in the root of a sharded model,
+    whole on every card through backward; their gradients and state are split like the rest.
+    Offloaded, only the copy stays."""
+    params = saved_module_params(query, model)
+    if params == 0:
+        return _Copies()
+    width = base_width(query)
+    weights = params * width
+    if query.offload is not Offload.NONE:
+        return _Copies(weights=weights)
+    per = bytes_per_param(query.optimizer, width, model.vocab, model.hidden, targeted=False)
+    state = params * per
+    paged = state if state_of(query.optimizer).paged else 0.0
+    foreach = query.optimizer is Optimizer.ADAMW and stack.adamw_foreach
+    temporaries = params * width if foreach and not _update_in_backward(query) else 0.0
+    return _Copies(weights, params * width, state, paged, temporaries)
+
+
 def _adapter_width(query: FitQuery, stack: StackProfile) -> float:
     """Bytes of one stored copy of a LoRA parameter (its weight, or its gradient)."""
     return 4.0 if query.precision is Precision.FP32 else float(stack.adapter_bytes)
@@ -450,10 +544,10 @@ def _layer_bytes_per_token(query: FitQuery, model: ModelSpec, stack: StackProfil
     h, q, kv = model.hidden, model.q_dim, model.kv_dim
     inter = model.intermediate * (model.active_experts if model.experts > 1 else 1)
     inter += model.shared_expert_intermediate
-    act = 4.0 if query.precision is Precision.FP32 else 2.0
+    act = base_width(query)
     residual = _residual_bytes(query, stack)
     full = query.method is Method.FULL
-    bnb = query.method is Method.QLORA and stack.bnb_saves_inputs
+    bnb = query.method is Method.QLORA and query.quant is Quant.NF4 and stack.bnb_saves_inputs
     targets = query.targets
     gated = model.mlp is MlpKind.GATED
 
@@ -511,9 +605,30 @@ def _hf_model_code(query: FitQuery) -> bool:
 
 
 def _layer_activations(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
+    """What the blocks hold at the peak: every tensor they saved, and the working memory of
+    the one layer whose backward is running beyond it."""
+    saved = _saved_activations(query, model, stack)
+    if _attention(query, model) is not Attention.EAGER:
+        return saved
+    seq = query.ctx * query.fill
+    return saved + query.micro_batch * model.heads * seq * seq * EAGER_BACKWARD_EXTRA_BYTES
+
+
+def _saved_activations(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
     seq = query.ctx * query.fill
     tokens = query.micro_batch * seq
     one_layer = tokens * _layer_bytes_per_token(query, model, stack)
+    if _casts_frozen_weights(query):
+        # Under autocast every frozen fp32 linear is cast to 16 bits for its matmul, and the
+        # matmul saves that copy for its input's gradient (autocast caches only casts of
+        # leaves that require grad): a layer keeps its linears in 16 bits until its backward.
+        one_layer += 2.0 * linear_params(model) / max(1, model.layers)
+    if query.method is Method.QLORA and query.quant is Quant.GPTQ:
+        # auto-gptq's QuantLinear dequantises its whole weight to fp16 for a batch of 128
+        # tokens or more and multiplies by it (`out = torch.matmul(x, weights)`, qlinear_cuda.py
+        # @058fd80a72); autograd saves that fp16 weight for the input's gradient: a layer keeps
+        # its linears' weights in 16 bits until its backward.
+        one_layer += 2.0 * linear_params(model) / max(1, model.layers)
     if _attention(query, model) is Attention.EAGER:
         one_layer += query.micro_batch * model.heads * seq * seq * EAGER_SCORE_BYTES
     checkpoint = tokens * model.hidden * _residual_bytes(query, stack)  # one layer's input
@@ -530,7 +645,7 @@ def _layer_activations(query: FitQuery, model: ModelSpec, stack: StackProfile) -
         # forward order (q, k, v, o, then gate, up, down): q, v, gate and down for a gated MLP,
         # q, v and fc1 for a plain one; the block's input is kept as the checkpoint, and one
         # block is recomputed at a time in backward.
-        act = 4.0 if query.precision is Precision.FP32 else 2.0
+        act = base_width(query)
         inter = model.intermediate * (model.active_experts if model.experts > 1 else 1)
         mlp_saved = inter + model.hidden if model.mlp is MlpKind.GATED else inter
         saved = act * (model.q_dim + model.kv_dim + model.q_dim + mlp_saved)
@@ -563,8 +678,13 @@ def _logits(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
         # only the log-sum-exp: the bf16 chunks are all that stays (torchtune 3B table:
         # +compile then +chunked CE took 51.0 to 42.9 GiB).
         per = min(per, 2.0)
-    if query.train_embeddings and query.method is not Method.FULL:
+    if query.head_adapter and query.method is not Method.FULL:
         per += HEAD_ADAPTER_LOGIT_BYTES
+    if query.holds_logits and loss is Loss.NAIVE and _hf_model_code(query):
+        # transformers' loss reaches 12 bytes with the 16-bit logits already freed (nothing
+        # saves them: the fp32 copy is cast from them, log_softmax saves its output); a loop
+        # that still holds the model's output keeps them beside it.
+        per += head_bytes
     logits = tokens * model.vocab * per
     softcaps = _hf_model_code(query) or query.stack.value == "litgpt"
     if model.logit_softcap and softcaps and loss not in (Loss.FUSED, Loss.ADAPTIVE):
@@ -574,7 +694,7 @@ def _logits(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
         # backward: one more logits-sized tensor in lm_head's dtype beside the ones the loss
         # keeps. A fused loss (Unsloth's, Liger's Gemma-2 patch) caps inside its kernel.
         logits += tokens * model.vocab * head_bytes
-    if upcast:
+    if upcast or _casts_frozen_weights(query):
         # An fp32 lm_head under bf16 autocast is cast to bf16 for every call: one transient
         # 16-bit copy of the head at the loss.
         logits += 2.0 * model.vocab * model.hidden
@@ -606,6 +726,17 @@ def _adaptive_loss(query: FitQuery, model: ModelSpec, stack: StackProfile) -> tu
 # --- sharding -------------------------------------------------------------------------------
 
 
+def _zero2_bucket_bytes(query: FitQuery, model: ModelSpec) -> float:
+    """DeepSpeed ZeRO-1/2 allocates, for every backward, `ipg_buffer`: one 16-bit buffer of
+    reduce_bucket_size elements the gradients are copied into for their reduction, two with
+    overlap_comm (deepspeed/runtime/zero/stage_1_and_2.py `backward`: "Use double buffers to
+    avoid data access conflict when overlap_comm is enabled"), on one GPU too. The configs
+    people run set overlap_comm and contiguous_gradients true (HF's, Qwen's, ms-swift's, and
+    LLaMA-Factory's ds_z2_config); HF's "auto" bucket is hidden x hidden."""
+    elements = query.reduce_bucket or model.hidden * model.hidden
+    return 2 * elements * 2.0
+
+
 def _splits(query: FitQuery) -> tuple[int, int, int]:
     """How many ways (weights, gradients, optimizer state) are split across the GPUs."""
     n = max(1, query.gpus)
@@ -634,7 +765,7 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
         state = _full_optimizer_bytes(query, model, _state_bytes(query.precision))
         optimizer, paged = state.total, state.paged
     else:
-        trainable = lora_params(model, query.lora_rank, query.targets, query.train_embeddings)
+        trainable = lora_params(model, query.lora_rank, query.targets, query.head_adapter)
         width = _adapter_width(query, stack)
         state = _adapter_optimizer_bytes(query, model, width)
         adapter_gradients = trainable * width
@@ -729,14 +860,28 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
     if not query.holds_gradients:
         gradients = 0.0  # freed by the last step; backward rebuilds them (step_gradients)
 
+    if query.shard is Sharding.ZERO2:
+        buffers += _zero2_bucket_bytes(query, model)
     if query.gpus > 1:
-        buffers = NCCL_BUFFERS_GIB * GIB
+        buffers += NCCL_BUFFERS_GIB * GIB
         if query.shard is Sharding.DDP:
             # DDP copies every gradient into its all-reduce buckets (gradient_as_bucket_view
             # is off by default: "the saved memory size will be equal to the total gradients
             # size", torch DDP docs).
             grad_width = _state_bytes(query.precision) if full else stack.adapter_bytes
             buffers += trainable * grad_width
+
+    copies = _saved_module_bytes(query, model, stack)
+    weights += copies.weights
+    step_weights += copies.weights
+    gradients += copies.gradients / g_split if query.holds_gradients else 0.0
+    step_gradients += copies.gradients / g_split
+    optimizer += copies.optimizer / o_split
+    paged += copies.paged / o_split
+    temporaries += copies.temporaries / o_split
+    if query.gpus > 1 and query.shard is Sharding.DDP:
+        buffers += copies.gradients
+    trainable += saved_module_params(query, model)
 
     loss_whole, loss_per_target = _adaptive_loss(query, model, stack)
     return MemoryParts(

@@ -21,13 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from estimator.memory import (
-    NF4_BYTES,
-    NF4_DQ_BYTES,
-    adapted_linear_params,
-    estimate_memory,
-    linear_params,
-)
+from estimator.memory import base_width, estimate_memory, quantised_linears
 from estimator.optimizers import Width, state_of
 from estimator.optimizers import bytes_per_param as optimizer_bytes
 from estimator.query import (
@@ -40,7 +34,6 @@ from estimator.query import (
     Sharding,
 )
 from estimator.specs import ModelSpec
-from estimator.stacks import profile
 
 # DeepSpeed's margin over the bytes of the offloaded states: its pinned transfer buffers,
 # partition padding and fragmentation (`additional_buffer_factor=1.5`, stage3.py and
@@ -118,14 +111,10 @@ def trained_width(precision: Precision) -> float:
 def base_bytes(query: FitQuery, model: ModelSpec) -> float:
     """The frozen or 16-bit compute copy of the whole model, as the GPU reads it: NF4 for the
     quantised linears of a QLoRA run, 16-bit (or fp32) for the rest."""
-    rest = 4.0 if query.precision is Precision.FP32 else 2.0
+    rest = base_width(query)
     if query.method is not Method.QLORA:
         return model.total_params * rest
-    if profile(query.stack).quantizes_all_linears:
-        quantised = linear_params(model)
-    else:  # torchtune quantises only the linears it adapts
-        quantised = adapted_linear_params(model, query.targets)
-    per = NF4_DQ_BYTES if query.double_quant else NF4_BYTES
+    quantised, per = quantised_linears(query, model)
     return quantised * per + (model.total_params - quantised) * rest
 
 

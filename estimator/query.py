@@ -116,6 +116,16 @@ class Targets(StrEnum):
     MLP = "mlp"  # gate, up, down only
 
 
+class Quant(StrEnum):
+    """How a QLoRA run's frozen linears are stored."""
+
+    NF4 = "nf4"  # bitsandbytes NF4 (the QLoRA paper; PEFT, Unsloth, torchao's NF4 alike)
+    # A GPTQ int4 checkpoint (auto-gptq through transformers' GPTQConfig): packed int4 with
+    # an fp16 scale and a packed zero point per group of input rows; PEFT's k-bit preparation
+    # leaves its other weights in their 16 bits.
+    GPTQ = "gptq"
+
+
 class Attention(StrEnum):
     FLASH = "flash"  # FlashAttention / SDPA: no s x s score matrices kept
     EAGER = "eager"
@@ -173,14 +183,29 @@ class FitQuery:
     # None: what the stack (and, for attention, the model) does by default.
     attention: Attention | None = None
     loss: Loss | None = None
-    train_embeddings: bool = False  # LoRA/full: also train embed_tokens + lm_head
+    head_adapter: bool = False  # LoRA on lm_head too (torchtune apply_lora_to_output, litgpt)
+    # LoRA: embed_tokens and lm_head trained whole beside the adapters (PEFT modules_to_save:
+    # a trainable copy of each, in the base model's dtype, with its gradient and state).
+    train_embeddings: bool = False
     optimizer_in_backward: bool = False  # torchtune: the full gradient never exists at once
     # Gradients live through the next forward pass (gradient accumulation: the sizing
     # default). False: each step frees them (zero_grad set_to_none) and backward rebuilds
     # them, so they peak at the optimizer step, with the activations gone.
     holds_gradients: bool = True
     compiled: bool = False  # torch.compile fuses elementwise ops and saves fewer tensors
+    # The training loop keeps the model's output, its logits, referenced through backward
+    # (NeMo Automodel's train_ft calls `.backward()` with `out` in scope); HF Trainer's
+    # compute_loss returns the loss alone, and the logits are freed before backward.
+    holds_logits: bool = False
+    # The forward runs under torch autocast (HF --bf16/--fp16, accelerate mixed_precision,
+    # Lightning's bf16-mixed). False: a model trained in its own dtype ("torch_dtype bfloat16
+    # without --bf16", DeepSpeed's 16-bit engine). None: what the precision implies, on for
+    # MIXED only (`estimator.memory.autocast_on`).
+    autocast: bool | None = None
     double_quant: bool = True  # QLoRA: quantise the NF4 block scales too (bnb default in PEFT)
+    quant: Quant = Quant.NF4  # QLoRA: how the frozen linears are stored
+    # DeepSpeed ZeRO-2's reduce_bucket_size, elements; None: HF's "auto" (hidden x hidden).
+    reduce_bucket: int | None = None
     # Share of `ctx` that real batches fill: unpacked instruction data is mostly shorter than
     # its cap. Memory follows the longest batch, so it is 1.0 unless measured otherwise.
     fill: float = 1.0

@@ -9,7 +9,7 @@ import csv
 
 import pytest
 
-from bench.calibration import DEFAULT_CSV, Bound, read_rows
+from bench.calibration import DEFAULT_CSV, GB_PER_GIB, Bound, CalibrationRow, read_rows
 from bench.estimator_accuracy import (
     TARGET_MEDIAN,
     TARGET_WITHIN_25,
@@ -33,6 +33,7 @@ from estimator.query import (
     Method,
     Offload,
     Precision,
+    Quant,
     Sharding,
     Stack,
     Targets,
@@ -104,6 +105,73 @@ def test_rows_state_attention_checkpointing_and_loss_as_their_code_did():
     assert ult_lora.query.targets is Targets.ALL
     assert ult_qlora.query.precision is Precision.FP32  # torch_dtype fp32 beside the NF4
     assert rows[0].query.attention is None  # not stated: the stack's and model's default
+
+
+def test_rows_of_issue_29_sources_are_read_by_general_rules():
+    def rows_of(source: str) -> list[CalibrationRow]:
+        return [row for row in ROWS if row.source == f"github.com/{source}"]
+
+    axolotl = rows_of("axolotl-ai-cloud/axolotl")
+    assert axolotl
+    assert all(row.query.stack is Stack.AXOLOTL for row in axolotl)
+    offloaded = [row for row in axolotl if row.query.gpus == 2]
+    assert [row.query.offload for row in offloaded] == [Offload.PARAMS]  # fsdp cpu offload
+    qwen = rows_of("QwenLM/Qwen")
+    assert all(row.query.attention is Attention.FLASH for row in qwen)
+    # "LoRA (emb)": PEFT's modules_to_save trains whole copies of the embedding and the head;
+    # a "head" among torchtune's and litgpt's targets is a LoRA on lm_head instead.
+    emb = [row for row in qwen if row.query.train_embeddings]
+    assert emb
+    assert not any(row.query.head_adapter for row in qwen)
+    heads = [row for row in ROWS if row.query.head_adapter]
+    assert heads
+    assert {row.query.stack for row in heads} == {Stack.TORCHTUNE, Stack.LITGPT}
+    assert not any(row.query.train_embeddings for row in heads)
+    full_7b = [row for row in qwen if row.model_name == "Qwen1-7B" and row.query.gpus == 2]
+    # decimal GB: 162.0G over two cards is 81.0 GB each, 75.4 GiB
+    assert max(row.measured_gib for row in full_7b) == pytest.approx(81.0 / GB_PER_GIB)
+    assert {row.query.shard for row in full_7b} == {Sharding.ZERO3}  # DeepSpeed zero-3
+    # Q-LoRA on GPTQ Int4 checkpoints under DeepSpeed's fp16 engine (no autocast), whose
+    # remote-code loss is a plain CrossEntropyLoss on the fp16 logits; LoRA runs with --bf16.
+    int4 = [row for row in qwen if row.model_name.endswith("Int4")]
+    assert int4
+    assert {(row.query.quant, row.query.autocast, row.query.loss) for row in int4} == {
+        (Quant.GPTQ, False, Loss.DIRECT)
+    }
+    assert {row.query.reduce_bucket for row in int4} == {200_000_000}  # ds_config_zero2.json
+    single_lora = [row for row in qwen if row.query.method is Method.LORA and row.query.gpus == 1]
+    assert single_lora
+    assert all(row.query.autocast and row.query.loss is None for row in single_lora)
+    fms = rows_of("foundation-model-stack/fms-acceleration")
+    assert {row.query.shard for row in fms} == {Sharding.FSDP}
+    # "torch_dtype bfloat16 without --bf16": accelerate's mixed precision is off, but the
+    # QLoRA scenarios pass --bf16.
+    assert {row.query.autocast for row in fms if row.query.method is not Method.QLORA} == {False}
+    assert {row.query.autocast for row in fms if row.query.method is Method.QLORA} == {True}
+    assert not any(row.query.holds_gradients for row in fms)  # gradient_accumulation_steps 1
+    failed = [row for row in fms if row.bound is Bound.LOWER]
+    assert failed
+    assert all(row.metric is Metric.NVIDIA_SMI for row in failed)
+    # litgpt's bf16-mixed: fp32 weights under autocast; "fp32 (unknown)": what fp32 implies.
+    litgpt_mixed = [row for row in ROWS if row.query.precision is Precision.FP32]
+    assert {row.query.autocast for row in litgpt_mixed if row.framework == "litgpt"} == {True}
+    assert {row.query.autocast for row in rows_of("huggingface/peft") if row.index < 20} <= {
+        None,
+        False,
+    }
+    nemo = rows_of("NVIDIA-NeMo/Automodel")
+    assert all(row.query.holds_logits for row in nemo)  # `out` in scope through backward
+    assert not any(row.query.holds_logits for row in ROWS if row not in nemo)
+    assert [row.query.loss for row in nemo] == [None, None, None, Loss.FUSED]
+    assert [row.query.grad_checkpointing for row in nemo][1:3] == [
+        Checkpointing.OFF,
+        Checkpointing.ON,
+    ]
+    (xtuner,) = rows_of("InternLM/xtuner")
+    assert (xtuner.query.loss, xtuner.query.holds_gradients) == (Loss.CHUNKED, False)
+    assert [row.excluded for row in rows_of("THUDM/GLM-4")] == [None, "suspect"]
+    upper = rows_of("lm-sys/FastChat") + rows_of("meta-llama/llama-recipes")
+    assert all(row.bound is Bound.UPPER for row in upper)
 
 
 def test_every_row_states_its_metric():

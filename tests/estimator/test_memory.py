@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 from estimator.memory import (
     CALIBRATION,
     DIRECT_LOSS_COPIES,
+    EAGER_BACKWARD_EXTRA_BYTES,
     EAGER_SCORE_BYTES,
+    GPTQ_BYTES,
     NCCL_BUFFERS_GIB,
     NF4_DQ_BYTES,
     adapted_linear_params,
@@ -30,6 +32,7 @@ from estimator.query import (
     Offload,
     Optimizer,
     Precision,
+    Quant,
     Sharding,
     Stack,
     Targets,
@@ -110,6 +113,118 @@ def test_kbit_upcast_costs_twice_the_embeddings_with_a_big_untied_vocabulary():
     assert estimate_memory(hf, QWEN25_7B).peak > 1.3 * estimate_memory(axolotl, QWEN25_7B).peak
 
 
+def test_a_gptq_checkpoint_keeps_its_16_bit_rest_and_saves_each_layers_dequantised_weight():
+    """PEFT's k-bit preparation leaves a GPTQ model's embeddings and norms in 16 bits, and
+    auto-gptq's matmul on the dequantised fp16 weight saves that weight for backward."""
+    nf4 = FitQuery(model=QWEN25_7B.id, method=Method.QLORA, ctx=1024)
+    gptq = replace(nf4, quant=Quant.GPTQ)
+    linear = linear_params(QWEN25_7B)
+    rest = QWEN25_7B.total_params - linear
+    weights = estimate_memory(gptq, QWEN25_7B).weights
+    assert weights == pytest.approx((linear * GPTQ_BYTES + rest * 2) / GIB)
+    assert 0.51 < GPTQ_BYTES < 0.53  # int4 + an fp16 scale and a 4-bit zero per 128 rows
+    # Without checkpointing every layer keeps its linears' dequantised fp16 weights: beside
+    # an NF4 run of the same 16-bit stream (axolotl: no fp32 upcast), exactly that much more.
+    off = replace(gptq, grad_checkpointing=Checkpointing.OFF, stack=Stack.AXOLOTL)
+    nf4_off = replace(off, quant=Quant.NF4)
+    extra = (
+        memory_parts(off, QWEN25_7B).layer_activations
+        - memory_parts(nf4_off, QWEN25_7B).layer_activations
+    )
+    assert extra == pytest.approx(2.0 * linear)
+
+
+def test_modules_to_save_trains_whole_copies_of_the_embedding_and_the_head():
+    """PEFT's modules_to_save keeps each original module and trains a 16-bit copy of it: the
+    copy, its gradient and two AdamW moments in its dtype (8 bytes a parameter), and the
+    foreach step's temporary."""
+    lora = FitQuery(model=QWEN25_7B.id, method=Method.LORA, ctx=512, optimizer=Optimizer.ADAMW)
+    saved = replace(lora, train_embeddings=True)
+    copies = 2 * QWEN25_7B.vocab * QWEN25_7B.hidden
+    plain, wide = memory_parts(lora, QWEN25_7B), memory_parts(saved, QWEN25_7B)
+    assert wide.trainable_params - plain.trainable_params == copies
+    assert wide.weights - plain.weights == pytest.approx(copies * 2)
+    assert wide.gradients - plain.gradients == pytest.approx(copies * 2)
+    assert wide.optimizer - plain.optimizer == pytest.approx(copies * 4)
+    assert wide.step_temporaries - plain.step_temporaries == pytest.approx(copies * 2)
+    # No LoRA on lm_head: the logits are the same.
+    assert memory_parts(saved, QWEN25_7B).logits == memory_parts(lora, QWEN25_7B).logits
+    head = replace(lora, head_adapter=True)
+    assert memory_parts(head, QWEN25_7B).logits > memory_parts(lora, QWEN25_7B).logits
+
+
+def test_eager_attention_backward_holds_more_than_it_saved_for_one_layer():
+    """The running layer's eager backward holds its saved fp32 softmax and 16-bit probabilities
+    plus the probabilities' gradient, its fp32 cast and the scores' gradient; once, whatever
+    the depth."""
+    eager = FitQuery(model=LLAMA2_7B.id, method=Method.LORA, ctx=2048, attention=Attention.EAGER)
+    flash = replace(eager, attention=Attention.FLASH)
+    scores = LLAMA2_7B.heads * 2048 * 2048
+    gap_on = (
+        memory_parts(eager, LLAMA2_7B).layer_activations
+        - memory_parts(flash, LLAMA2_7B).layer_activations
+    )
+    assert gap_on == pytest.approx(scores * (EAGER_SCORE_BYTES + EAGER_BACKWARD_EXTRA_BYTES))
+    off = replace(eager, grad_checkpointing=Checkpointing.OFF)
+    gap_off = (
+        memory_parts(off, LLAMA2_7B).layer_activations
+        - memory_parts(replace(off, attention=Attention.FLASH), LLAMA2_7B).layer_activations
+    )
+    layers = LLAMA2_7B.layers
+    assert gap_off == pytest.approx(
+        scores * (layers * EAGER_SCORE_BYTES + EAGER_BACKWARD_EXTRA_BYTES)
+    )
+
+
+def test_zero2_holds_two_gradient_buckets_and_a_held_output_keeps_its_logits():
+    lora = FitQuery(model=LLAMA2_7B.id, method=Method.LORA, ctx=1024)
+    zero2 = replace(lora, shard=Sharding.ZERO2)
+    h = LLAMA2_7B.hidden
+    # HF's "auto" bucket is hidden x hidden: two 16-bit buffers with overlap_comm, one GPU too.
+    extra = memory_parts(zero2, LLAMA2_7B).buffers - memory_parts(lora, LLAMA2_7B).buffers
+    assert extra == pytest.approx(2 * h * h * 2)
+    stated = replace(zero2, reduce_bucket=200_000_000)
+    assert memory_parts(stated, LLAMA2_7B).buffers == pytest.approx(2 * 2e8 * 2)
+    # transformers' loss with the model's output still held: its 16-bit logits stay too.
+    held = replace(lora, holds_logits=True)
+    gap = memory_parts(held, LLAMA2_7B).logits - memory_parts(lora, LLAMA2_7B).logits
+    assert gap == pytest.approx(1024 * LLAMA2_7B.vocab * 2)
+
+
+def test_fp32_frozen_weights_under_autocast_keep_a_16_bit_copy_per_layer_for_backward():
+    """Lightning's bf16-mixed stores a LoRA run's frozen weights in fp32: each linear's
+    autocast cast is saved by its matmul, so without checkpointing the layers hold a 16-bit
+    copy of every linear, and the head's cast sits at the loss. fp32 alone casts nothing."""
+    fp32 = FitQuery(
+        model=LLAMA2_7B.id,
+        method=Method.LORA,
+        ctx=512,
+        precision=Precision.FP32,
+        grad_checkpointing=Checkpointing.OFF,
+        stack=Stack.LITGPT,
+    )
+    mixed = replace(fp32, autocast=True)
+    gap = (
+        memory_parts(mixed, LLAMA2_7B).layer_activations
+        - memory_parts(fp32, LLAMA2_7B).layer_activations
+    )
+    assert gap == pytest.approx(2.0 * linear_params(LLAMA2_7B))
+    head = memory_parts(mixed, LLAMA2_7B).logits - memory_parts(fp32, LLAMA2_7B).logits
+    assert head == pytest.approx(2.0 * LLAMA2_7B.vocab * LLAMA2_7B.hidden)
+
+
+def test_accelerate_upcasts_fsdp_lora_flat_params_only_under_mixed_precision():
+    """accelerate's prepare_model casts a LoRA layer's 16-bit flat parameter to fp32 only
+    `if self.mixed_precision != "no"`: a model trained in bf16 without --bf16 keeps it."""
+    amp = FitQuery(
+        model=LLAMA2_7B.id, method=Method.LORA, gpus=2, shard=Sharding.FSDP, targets=Targets.ATTN
+    )
+    plain = replace(amp, autocast=False)
+    extra = estimate_memory(amp, LLAMA2_7B).weights - estimate_memory(plain, LLAMA2_7B).weights
+    blocks = LLAMA2_7B.total_params - LLAMA2_7B.embedding_params
+    assert extra == pytest.approx(blocks * 2 / 2 / GIB, rel=0.02)  # +2 bytes a shard parameter
+
+
 def test_torchtune_quantises_only_the_adapted_linears():
     query = FitQuery(
         model=LLAMA31_8B.id, method=Method.QLORA, targets=Targets.QV, stack=Stack.TORCHTUNE
@@ -170,9 +285,11 @@ def test_batch_times_ctx_terms_are_apart_from_the_eager_ctx_squared_term():
     eager, eager_b4 = (replace(q, attention=Attention.EAGER) for q in (flash, flash_b4))
     long = memory_parts(eager, LLAMA2_7B).layer_activations
     short = memory_parts(eager_b4, LLAMA2_7B).layer_activations
-    # One layer's scores are kept at a time (gc on): b x heads x s² x bytes.
-    scores_long = 1 * 32 * 8192 * 8192 * EAGER_SCORE_BYTES
-    scores_short = 4 * 32 * 2048 * 2048 * EAGER_SCORE_BYTES
+    # One layer's scores are kept at a time (gc on), and its backward's working memory beside
+    # them: b x heads x s² x bytes.
+    per_score = EAGER_SCORE_BYTES + EAGER_BACKWARD_EXTRA_BYTES
+    scores_long = 1 * 32 * 8192 * 8192 * per_score
+    scores_short = 4 * 32 * 2048 * 2048 * per_score
     assert long - short == pytest.approx(scores_long - scores_short)
 
 

@@ -41,7 +41,12 @@ CALIBRATION_MODELS: dict[str, float] = {
     "gemma-2-2b": 2.61, "gemma-2-9b": 9.24, "gemma-2b": 2.51, "gemma-3-27b-it": 27.43,
     "phi-1.5": 1.42, "phi-2": 2.78, "stablelm-base-alpha-3b": 3.64, "LLaMA-1-7B": 6.74,
     "Yi-6B-Chat": 6.06, "Yi-34B-Chat": 34.39, "gemma-7b": 8.54, "Gemma-7B": 8.54,
-    "Qwen2-7B": 7.62,
+    "Qwen2-7B": 7.62, "Qwen1-1.8B": 1.84, "Qwen1-1.8B-Chat": 1.84, "Qwen1-1.8B-Chat-Int4": 1.84,
+    "Qwen1-7B": 7.72, "Qwen1-7B-Chat": 7.72, "Qwen1-7B-Chat-Int4": 7.72, "Qwen1-14B": 14.17,
+    "Qwen1-14B-Chat": 14.17, "Qwen1-14B-Chat-Int4": 14.17, "Qwen1-72B-Chat": 72.29,
+    "Qwen1-72B-Chat-Int4": 72.29, "Mixtral-8x7B-Instruct-v0.1": 46.7,
+    "Devstral-Small-2505": 23.57, "Magistral-Small-2506": 23.57, "Magistral-Small-2507": 23.57,
+    "Llama-3.2-1B": 1.24, "Qwen3-8B": 8.19, "Qwen2.5-7B-Instruct": 7.62, "Llama-3-70B": 70.55,
 }  # fmt: skip
 # The calibration row counts the -it checkpoint's vision tower, which the catalog leaves out.
 VISION_TOWER = {"gemma-3-27b-it"}
@@ -182,6 +187,11 @@ LOOSE_NAMES = [
     ("llama 1 7b", "LLaMA-1-7B"),
     ("llama 3 1b", "Llama-3.2-1B"),  # "3" is a prefix of 3.2
     ("qwen 7b", "Qwen2.5-7B"),  # the newest generation with a 7B (Qwen3 has an 8B)
+    ("qwen1 7b", "Qwen1-7B"),  # Qwen 1.0 needs its generation named
+    ("Qwen1-14B-Chat-Int4", "Qwen1-14B"),
+    ("qwen 72b", "Qwen2.5-72B"),
+    ("devstral small 2505", "Mistral-Small-24B"),  # a text-only fine-tune of Mistral Small 3.1
+    ("Magistral-Small-2507", "Mistral-Small-24B"),
     ("qwen 8b", "Qwen3-8B"),
     ("qwen coder 7b", "Qwen2.5-Coder-7B"),
     ("qwen3 30b a3b", "Qwen3-30B-A3B"),

@@ -33,7 +33,7 @@ from estimator.fit_words import understand
 from estimator.gpus import get, load_gpus
 from estimator.memory import estimate_memory
 from estimator.planner import Sizing, break_evens, distinct, plan_runs, shown_plans
-from estimator.query import METHOD_NAMES
+from estimator.query import METHOD_NAMES, Sharding
 from estimator.sizing_text import SHORT_LIMIT, render_short, to_plain
 
 PROVIDERS = ("Selectel", "immers.cloud", "HOSTKEY")
@@ -106,8 +106,10 @@ def test_every_plan_is_true(command: str, market: list[PriceQuote]) -> None:
     by_card: dict[str, list[tuple[int, float]]] = {}
     for plan in plans:
         quote = plan.quote
-        # It fits on its own count, with its own sharding.
-        query = replace(parsed.query, gpus=plan.gpus, shard=plan.shard or parsed.query.shard)
+        # It fits on its own count, with its own sharding: on one card, the run's own when it
+        # asked for one card, else plain (a set's ZeRO-3 or FSDP shards nothing on one card).
+        alone = parsed.query.shard if parsed.query.gpus == 1 else Sharding.DDP
+        query = replace(parsed.query, gpus=plan.gpus, shard=plan.shard or alone)
         usable = get(quote.gpu_id).usable_gib
         memory = estimate_memory(query, parsed.model, card_gib=usable)
         assert memory.peak == plan.peak_gib

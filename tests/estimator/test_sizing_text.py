@@ -77,7 +77,9 @@ def test_the_verdict_is_on_nvidia_smi_and_the_details_show_all_three_figures(lan
     assert shown(memory.peak) in short
     details = parse_telegram_html(render_details(answer, language))
     figures = shown(memory.allocated), shown(memory.reserved), shown(memory.peak)
-    line = next(line for line in details.splitlines() if "allocated" in line)
+    # The figures line (a caution may also say "allocated"): it names all three metrics.
+    unit = "ГиБ" if language == "ru" else "GiB"
+    line = next(line for line in details.splitlines() if "allocated" in line and unit in line)
     assert "reserved" in line
     assert "nvidia-smi" in line
     positions = [line.index(figure) for figure in figures]
@@ -109,14 +111,18 @@ def short_ru(question: str) -> str:
 def test_a_ddp_set_too_small_says_fsdp_is_what_more_cards_need():
     """Under DDP every card holds the whole model: the count that fits is FSDP's, and the
     answer says so with the settings to ask for it, not «мало — нужно 3 шт.»."""
-    two = short_ru("mixtral 8x7b qlora ctx=8192 gpu=4090 gpus=2")
+    run = "mixtral 8x7b qlora ctx=8192 gpu=4090"
+    two = short_ru(f"{run} gpus=2")
     assert "каждая карта держит всю модель" in two
-    # The count that fits with room: three cards would hold it only «впритык».
-    assert "gpus=4 shard=fsdp" in two
-    assert "⚠️" in short_ru("mixtral 8x7b qlora ctx=8192 gpu=4090 gpus=3 shard=fsdp")
-    four = short_ru("mixtral 8x7b qlora ctx=8192 gpu=4090 gpus=4")
-    assert "с FSDP поместится: shard=fsdp" in four
-    sharded = short_ru("mixtral 8x7b qlora ctx=8192 gpu=4090 gpus=4 shard=fsdp")
+    # The count that fits with room: one card fewer would hold it only «впритык».
+    advised = re.search(r"gpus=(\d+) shard=fsdp", two)
+    assert advised is not None
+    count = int(advised.group(1))
+    assert count > 2
+    assert "⚠️" in short_ru(f"{run} gpus={count - 1} shard=fsdp").splitlines()[1]
+    enough = short_ru(f"{run} gpus={count}")
+    assert "с FSDP поместится: shard=fsdp" in enough
+    sharded = short_ru(f"{run} gpus={count} shard=fsdp")
     assert "✅" in sharded.splitlines()[1]  # the advice, followed, holds with room
 
 

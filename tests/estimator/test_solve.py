@@ -285,19 +285,20 @@ def test_a_reverse_follow_up_changes_the_last_sizing() -> None:
 
 
 def test_the_short_answer_says_the_value_and_the_next_step_in_both_languages() -> None:
-    # At ctx 4k a second sample is over a 3090 outright: no tight value, the next step's miss.
-    answer = build_answer(understand("8b qlora bs=max ctx=4k gpu=3090"), GPUS)  # type: ignore[arg-type]
+    # At ctx 32k a second sample of a 1B LoRA (its 128k-entry vocabulary's logits) is over an
+    # H100 outright: no tight value, the next step's miss.
+    answer = build_answer(understand("1b lora bs=max ctx=32k gpu=h100"), GPUS)  # type: ignore[arg-type]
     solved = answer.solved
     assert solved is not None
     assert solved.value is not None
     assert solved.next_value is not None
     assert solved.tight_value is None
     ru = to_plain(render_short(answer, "ru")).splitlines()
-    assert ru[0].startswith(f"📐 Максимальный micro-batch на 1× RTX 3090: {solved.value}")
+    assert ru[0].startswith(f"📐 Максимальный micro-batch на 1× H100 PCIe: {solved.value}")
     assert f"следующий шаг ({solved.next_value}) не влезет на " in ru[0]
     assert f"bs {solved.value}" in ru[1]  # then the normal answer, sized at the solved value
     en = to_plain(render_short(answer, "en")).splitlines()
-    assert en[0].startswith(f"📐 Max micro-batch on 1× RTX 3090: {solved.value}")
+    assert en[0].startswith(f"📐 Max micro-batch on 1× H100 PCIe: {solved.value}")
     assert f"the next step ({solved.next_value}) would not fit by " in en[0]
 
 
