@@ -24,7 +24,8 @@ from estimator.parsing.build import LIMITS, check_size, resolve_gpu
 from estimator.parsing.patterns import amount_value, size_value
 from estimator.parsing.words import TEXT_SIZE_UNITS
 from estimator.specs import ModelSpec
-from monitor.watch_words import Gpu, gpu_in_words
+from monitor.cards import CardFilter
+from monitor.watch_words import gpu_in_words
 
 # «600 ₽», «600 руб/ч», "600 rub per GPU-hour": the unit after a price, as the watch grammar
 # writes it (monitor/watch_words.py).
@@ -106,7 +107,7 @@ def read_count(raw: object, field: str, low: int, high: int, *, thousand: int = 
     return int(value)
 
 
-def read_card_filter(raw: object, field: str = "gpu") -> Gpu:
+def read_card_filter(raw: object, field: str = "gpu") -> CardFilter:
     """A card or family to list offers of: «rtx 4090», «a100 80gb» (the A100s with 80 GB),
     «h100» (every H100). A name the catalog lacks is refused, with its near miss."""
     text = _text(field, raw)

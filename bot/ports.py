@@ -16,10 +16,10 @@ Positional-only parameters, so that the Store's own names satisfy it.
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from datetime import datetime
 from typing import Protocol
 
+from monitor.cards import CardFilter
 from monitor.freshness import ObservedOffer
 from monitor.health import ProviderHealth
 from monitor.history import HistoryPoint
@@ -51,9 +51,7 @@ class BotStore(Protocol):
 
     async def provider_health(self) -> list[ProviderHealth]: ...
 
-    async def price_series(
-        self, gpu_ids: Collection[str], since: datetime, /
-    ) -> list[HistoryPoint]: ...
+    async def price_series(self, cards: CardFilter, since: datetime, /) -> list[HistoryPoint]: ...
 
     # --- subscriptions (storage.subscriptions): /watch, /subs, the alert buttons
     async def add_subscription(self, chat_id: int, watch: WatchFilter, /) -> Subscription: ...

@@ -5,17 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from estimator.cost import PriceQuote
-from estimator.gpus import resolve_for_sizing
 from monitor.freshness import ObservedOffer
 from monitor.locations import country_of
-from monitor.offers import Billing, Offer, StockState, billing_of
+from monitor.offers import Billing, StockState, billing_of
 from monitor.providers import PROVIDERS
-
-
-def sizing_gpu(offer: Offer) -> str | None:
-    """The catalog card to size an offer against. An offer whose form factor is not published
-    ("A100 80GB": PCIe or SXM) is sized as the slower variant; memory is the same."""
-    return offer.gpu if offer.gpu_known else resolve_for_sizing(offer.gpu_raw)
 
 
 def quotes_from(observed: Iterable[ObservedOffer]) -> list[PriceQuote]:
@@ -24,7 +17,9 @@ def quotes_from(observed: Iterable[ObservedOffer]) -> list[PriceQuote]:
     quotes = []
     for item in observed:
         offer = item.offer
-        gpu_id = sizing_gpu(offer)
+        # The card stored with the offer (monitor.cards): one whose form factor is not
+        # published ("A100 80GB": PCIe or SXM) is sized as the slower board.
+        gpu_id = offer.card.sizing_id
         # A preemptible server can be stopped mid-run: never a plan for a training job.
         if gpu_id is None or billing_of(offer.price) is Billing.PREEMPTIBLE:
             continue
@@ -44,7 +39,7 @@ def quotes_from(observed: Iterable[ObservedOffer]) -> list[PriceQuote]:
                 location=offer.location,
                 country=country_of(offer.provider, offer.location),
                 ram_gb=offer.ram_gb,
-                form_published=offer.gpu_known,
+                form_published=offer.card.form_published,
                 stale_since=item.observed_at if item.stale is not None else None,
             )
         )

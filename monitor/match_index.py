@@ -19,8 +19,9 @@ from datetime import datetime
 from typing import NamedTuple
 
 from monitor.alerts import Alert
+from monitor.cards import VRAM_SLACK_GB
 from monitor.events import Event
-from monitor.match_rules import VRAM_SLACK_GB, EventView, accepts, event_view
+from monitor.match_rules import EventView, accepts, event_view
 from monitor.subscriptions import AlertKind, Subscription, WatchFilter
 
 _ANY = ""  # bucket value for subscriptions that name no GPU

@@ -10,48 +10,17 @@ Cooldown is not checked here: it depends on what was sent, which only the outbox
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from estimator import gpus
 from estimator.planner import months_for
 from monitor.alerts import Alert
+from monitor.cards import VRAM_SLACK_GB, Card, card_meets
 from monitor.events import Event, EventKind
 from monitor.freshness import ObservedOffer
 from monitor.offers import HOURS_PER_MONTH, Offer, StockState, rentable
 from monitor.subscriptions import AlertKind, Subscription, WatchFilter, is_active
-
-# Offers list memory as the vendor rounds it ("79.6 GB" for an 80GB card); never lose a
-# real 80GB card to rounding.
-VRAM_SLACK_GB = 0.5
-
-
-@dataclass(frozen=True, slots=True)
-class OfferGpu:
-    """What the catalog says about an offer's GPU.
-
-    `id` is set only when the offer names a catalog row; a raw name ("A100 80GB") still has a
-    family and, when its candidates agree on memory, a sizing id (the slowest candidate).
-    """
-
-    id: str | None
-    family: str | None
-    sizing_id: str | None
-    vram_gb: float | None  # per GPU
-
-
-@functools.lru_cache(maxsize=4096)
-def offer_gpu(name: str, vram_gb: float | None) -> OfferGpu:
-    try:
-        spec = gpus.get(name)
-    except KeyError:
-        sizing = gpus.resolve_for_sizing(name, vram_gb=vram_gb)
-        if vram_gb is None and sizing is not None:
-            vram_gb = gpus.get(sizing).vram_gb
-        return OfferGpu(None, gpus.family_of(name), sizing, vram_gb)
-    return OfferGpu(spec.id, spec.family, spec.id, spec.vram_gb if vram_gb is None else vram_gb)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +28,7 @@ class EventView:
     """One event, read once for all subscriptions."""
 
     event: Event
-    gpu: OfferGpu
+    gpu: Card  # the offer's, as stored with it (monitor.cards)
     arrival: bool  # the offer became rentable (IN_STOCK, BELOW_TARGET)
     drop: bool  # the price fell on a rentable offer (PRICE_DROP, BELOW_TARGET)
     price: float  # ₽ per GPU-hour now
@@ -82,7 +51,7 @@ def event_view(event: Event) -> EventView | None:
     old = event.old_price_hour
     return EventView(
         event=event,
-        gpu=offer_gpu(offer.gpu, offer.vram_gb),
+        gpu=offer.card,
         arrival=arrival,
         drop=drop,
         price=hourly / cards,
@@ -120,9 +89,7 @@ def _meets(watch: WatchFilter, view: EventView) -> bool:
     offer, gpu = view.event.offer, view.gpu
     if watch.max_rub_per_gpu_hour is not None and view.price > watch.max_rub_per_gpu_hour:
         return False
-    if watch.gpu is not None and watch.gpu != gpu.id:
-        return False
-    if watch.family is not None and watch.family != gpu.family:
+    if not card_meets(gpu, watch.gpu, watch.family, watch.min_vram_gb):
         return False
     if watch.providers and offer.provider not in watch.providers:
         return False
@@ -132,15 +99,12 @@ def _meets(watch: WatchFilter, view: EventView) -> bool:
         need = watch.fit_need.get(gpu.sizing_id) if gpu.sizing_id is not None else None
         if need is None or offer.gpu_count < need:
             return False
-    if watch.min_vram_gb is not None or watch.min_total_vram_gb is not None:
+    if watch.min_total_vram_gb is not None:
         # Unknown memory never passes a memory filter: an alert must never be false.
         if gpu.vram_gb is None:
             return False
-        # Written as the index's lookup is (floor ≤ memory + slack), to agree to the last bit.
-        if watch.min_vram_gb is not None and watch.min_vram_gb > gpu.vram_gb + VRAM_SLACK_GB:
-            return False
         total = gpu.vram_gb * offer.gpu_count
-        if watch.min_total_vram_gb is not None and total < watch.min_total_vram_gb - VRAM_SLACK_GB:
+        if total < watch.min_total_vram_gb - VRAM_SLACK_GB:
             return False
     if watch.max_job_rub is not None:
         cost = job_cost(watch, view)

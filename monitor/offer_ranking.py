@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from estimator import gpus
-from monitor.match_rules import offer_gpu
 from monitor.offers import Offer
 
 LARGE_GB = 40
@@ -31,7 +30,7 @@ class CardFacts:
 
 
 def card_facts(offer: Offer) -> CardFacts:
-    known = offer_gpu(offer.gpu, offer.vram_gb)
+    known = offer.card
     vram = offer.vram_gb or known.vram_gb
     if known.sizing_id is None:
         return CardFacts(vram, UNCATALOGUED_TIER, 0.0, "")

@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from monitor.cards import Card, card_of
+
 HOURS_PER_MONTH = 720
+
+# An offer made without its card (a scraper, a test) has it read by Offer.__post_init__.
+_TO_READ = Card("", "", "", None)
 
 
 class StockState(StrEnum):
@@ -81,6 +86,14 @@ class Offer:
     disk_gb: float | None = None
     title: str = ""  # the provider's description of the configuration
     note: str = ""  # a machine code for the UI, e.g. "cpu_ram_extra"
+    # The card it is (monitor.cards), read from the catalogue once, when the offer is made
+    # from a provider's page, and stored with it: an offer read back from storage carries the
+    # card decided when it was scraped. Every reader takes it from here.
+    card: Card = _TO_READ
+
+    def __post_init__(self) -> None:
+        if self.card is _TO_READ:
+            object.__setattr__(self, "card", card_of(self.gpu, self.vram_gb))
 
     @property
     def key(self) -> tuple[str, str, str]:

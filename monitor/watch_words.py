@@ -30,6 +30,7 @@ from estimator.parse import ParsedQuery, QueryError
 from estimator.parsing.patterns import amount_value, size_value
 from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS
 from estimator.planner import Sizing, job_hours
+from monitor.cards import CardFilter
 from monitor.providers import PROVIDERS
 from monitor.subscriptions import AlertKind, WatchFilter, default_kinds
 
@@ -237,18 +238,11 @@ def _kinds(raw: str) -> frozenset[AlertKind]:
     return frozenset(kinds)
 
 
-@dataclass(frozen=True)
-class Gpu:
-    gpu: str | None = None
-    family: str | None = None
-    min_vram_gb: float | None = None  # what the name itself says ("a100 80gb")
-
-
-def _resolve_gpu(name: str) -> Gpu:
+def _resolve_gpu(name: str) -> CardFilter:
     """An exact card, else a family narrowed by the memory size the name states."""
     exact = gpus.resolve(name)
     if exact is not None:
-        return Gpu(gpu=exact)
+        return CardFilter(gpu=exact)
     family = gpus.family_of(name)
     if family is None:
         raise QueryError("unknown_gpu", f"unknown GPU {name!r}", value=name, key="gpu")
@@ -258,10 +252,10 @@ def _resolve_gpu(name: str) -> Gpu:
     # "a100 sxm" (40 and 80GB) cannot be said with these fields and widens to the family, and
     # so does a bare "h100": every H100 board, the NVL's 94 GB included.
     vram = float(stated) if stated is not None and len(every) > 1 else None
-    return Gpu(family=family, min_vram_gb=vram)
+    return CardFilter(family=family, min_vram_gb=vram)
 
 
-def gpu_in_words(words: list[str]) -> tuple[Gpu | None, list[str]]:
+def gpu_in_words(words: list[str]) -> tuple[CardFilter | None, list[str]]:
     """The GPU the positional words name, and the words left over."""
     text = " ".join(words)
     model = find_model_in_text(text)

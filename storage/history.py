@@ -9,17 +9,18 @@ for each offer still tracked, the point that was in effect at T (see `_POINTS_SI
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Final
 
+from monitor.cards import VRAM_SLACK_GB, CardFilter
 from monitor.diff import OfferKey, Tracked
 from monitor.history import HistoryPoint, PointState, changed_offers
 from monitor.offers import RENTABLE_STOCK, Offer, StockState
 
 # One stored row layout for offers lives in storage.offers; reusing it keeps the two writers
 # of the offers table from drifting apart.
-from storage.offers import _COLUMNS, _offer, _row
+from storage.offers import _COLUMNS, COLUMN_COUNT, _offer, _row, card_values
 from storage.sql import Connection, Database, Dialect, Row, moment_of, moment_value
 
 # Readers that show offers to users as on sale now must add this condition: the offers table
@@ -35,14 +36,17 @@ _RENTABLE_VALUES = ", ".join(f"'{stock.value}'" for stock in sorted(RENTABLE_STO
 
 _POINT_COLUMNS = "provider, sku, location, gpu, gpu_count, at, price_hour, stock, stock_count"
 
-# Change points of some GPUs since a moment, plus the point that was in effect at that moment
+# What a history row records beside the point it is read back as: the offer's card.
+_HISTORY_COLUMNS = f"{_POINT_COLUMNS}, card_id, card_family, card_sizing, card_vram_gb"
+
+# Change points of some cards since a moment, plus the point that was in effect at that moment
 # for each offer still tracked (in the offers table with the same GPU): a price that has not
 # changed for 40 days is still a price "in the last 30 days". Offers no longer tracked are not
 # carried in, because history does not record when they went away.
-# Bound values: the GPU ids (the {marks}), then `since` twice.
+# Bound values: the card condition's (storage.history._card_condition), then `since` twice.
 _POINTS_SINCE = """
 WITH scoped AS (
-    SELECT id, {columns} FROM offer_history WHERE gpu IN ({marks})
+    SELECT id, {columns} FROM offer_history WHERE {cards}
 ),
 carried AS (
     SELECT id FROM (
@@ -71,15 +75,13 @@ class HistoryQueries:
         async with self._db.access() as connection:
             return await read_tracked(connection, provider)
 
-    async def lowest_price(self, gpu_ids: Collection[str], since: datetime) -> HistoryPoint | None:
-        """The cheapest ₽ per GPU-hour offered for these GPUs since `since`.
+    async def lowest_price(self, cards: CardFilter, since: datetime) -> HistoryPoint | None:
+        """The cheapest ₽ per GPU-hour offered for these cards since `since`.
 
         Only points that were rentable count (in stock, or priced with unknown stock). Ties go
         to the most recent point.
         """
-        if not gpu_ids:
-            return None
-        query, params = _points_since(self._db.dialect, gpu_ids, since)
+        query, params = _points_since(self._db.dialect, cards, since)
         query += (
             f"SELECT {_POINT_COLUMNS} FROM points"  # noqa: S608 - fixed columns
             f" WHERE stock IN ({_RENTABLE_VALUES})"
@@ -89,15 +91,13 @@ class HistoryQueries:
             row = await connection.fetchone(query, params)
         return None if row is None else _point(row)
 
-    async def price_series(self, gpu_ids: Collection[str], since: datetime) -> list[HistoryPoint]:
-        """Every change point of these GPUs since `since`, oldest first, for a chart.
+    async def price_series(self, cards: CardFilter, since: datetime) -> list[HistoryPoint]:
+        """Every change point of these cards since `since`, oldest first, for a chart.
 
         Each tracked offer's series starts with the point in effect at `since` (which may be
         older), so a line can be drawn from the left edge of the chart.
         """
-        if not gpu_ids:
-            return []
-        query, params = _points_since(self._db.dialect, gpu_ids, since)
+        query, params = _points_since(self._db.dialect, cards, since)
         query += f"SELECT {_POINT_COLUMNS} FROM points ORDER BY at, provider, sku, location, id"  # noqa: S608
         async with self._db.access() as connection:
             rows = await connection.fetchall(query, params)
@@ -138,7 +138,7 @@ async def write_tracked(
     await connection.execute("DELETE FROM offers WHERE provider = ?", (provider,))
     await connection.executemany(
         f"INSERT INTO offers ({_COLUMNS}, missing_runs, part)"  # noqa: S608 - fixed columns
-        f" VALUES ({', '.join('?' * 25)})",
+        f" VALUES ({', '.join('?' * (COLUMN_COUNT + 2))})",
         [
             (
                 *_row(entry.offer, moment_value(dialect, entry.seen_at or fetched_at)),
@@ -163,7 +163,8 @@ async def record_change_points(
     changed = changed_offers(by_key.values(), latest)
     when = moment_value(connection.dialect, at)
     await connection.executemany(
-        f"INSERT INTO offer_history ({_POINT_COLUMNS}) VALUES ({', '.join('?' * 9)})",  # noqa: S608
+        f"INSERT INTO offer_history ({_HISTORY_COLUMNS})"  # noqa: S608 - fixed columns
+        f" VALUES ({', '.join('?' * (_HISTORY_COLUMNS.count(',') + 1))})",
         [_history_row(offer, when) for offer in changed],
     )
     return len(changed)
@@ -202,16 +203,33 @@ def _history_row(offer: Offer, when: object) -> tuple[object, ...]:
         offer.price.rub_per_hour,
         offer.stock.value,
         offer.stock_count,
+        *card_values(offer.card),
     )
 
 
-def _points_since(
-    dialect: Dialect, gpu_ids: Collection[str], since: datetime
-) -> tuple[str, list[object]]:
-    wanted = sorted(set(gpu_ids))
-    marks = ", ".join("?" * len(wanted))
+def _card_condition(cards: CardFilter) -> tuple[str, list[object]]:
+    """CardFilter.accepts (monitor.cards.card_meets) as SQL on a row's stored card: the same
+    three conditions, the memory floor written the same way (floor ≤ memory + slack; a NULL
+    memory fails it, as unknown memory fails it there)."""
+    terms: list[str] = []
+    params: list[object] = []
+    if cards.gpu is not None:
+        terms.append("card_id = ?")
+        params.append(cards.gpu)
+    if cards.family is not None:
+        terms.append("card_family = ?")
+        params.append(cards.family)
+    if cards.min_vram_gb is not None:
+        terms.append("? <= card_vram_gb + ?")
+        params += [cards.min_vram_gb, VRAM_SLACK_GB]
+    return " AND ".join(terms) or "TRUE", params
+
+
+def _points_since(dialect: Dialect, cards: CardFilter, since: datetime) -> tuple[str, list[object]]:
+    condition, params = _card_condition(cards)
     moment = moment_value(dialect, since)
-    return _POINTS_SINCE.format(columns=_POINT_COLUMNS, marks=marks), [*wanted, moment, moment]
+    query = _POINTS_SINCE.format(columns=_POINT_COLUMNS, cards=condition)
+    return query, [*params, moment, moment]
 
 
 def _point(row: Row) -> HistoryPoint:

@@ -17,18 +17,19 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, replace
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import get_args
 
 import asyncpg
 
+from storage.cards import fill_cards
 from storage.database import SqliteDatabase
 from storage.leader import MIGRATION_LOCK_KEY
 from storage.postgres import PgDatabase
-from storage.sql import Dialect, scalar
+from storage.sql import Connection, Dialect, scalar
 
 DIALECTS: tuple[Dialect, ...] = get_args(Dialect)
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)(?:\.(sqlite|postgresql))?\.sql$")
@@ -42,6 +43,12 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 """
 
 
+# A step in Python that a version's SQL cannot do (reading the GPU catalogue), run after that
+# version's SQL in the same transaction.
+DataStep = Callable[[Connection], Awaitable[None]]
+DATA_STEPS: Mapping[int, DataStep] = {21: fill_cards}
+
+
 class MigrationError(Exception):
     """A migration could not be applied; the database is left at the previous version."""
 
@@ -51,6 +58,7 @@ class Migration:
     version: int
     name: str  # "0005_outbox": the file name without the dialect and .sql
     scripts: Mapping[Dialect, str]  # what each backend runs
+    data_step: DataStep | None = None  # run after the script, in its transaction
 
     @classmethod
     def shared(cls, version: int, name: str, sql: str) -> Migration:
@@ -63,7 +71,8 @@ class Migration:
 
 def bundled_migrations() -> list[Migration]:
     """The migrations shipped in `storage/schema`, checked for gaps, duplicates and halves."""
-    return read_migrations(resources.files("storage").joinpath("schema"))
+    found = read_migrations(resources.files("storage").joinpath("schema"))
+    return [replace(m, data_step=DATA_STEPS.get(m.version)) for m in found]
 
 
 def read_migrations(folder: Traversable) -> list[Migration]:
@@ -136,6 +145,9 @@ async def _migrate_sqlite(database: SqliteDatabase, migrations: list[Migration])
     current = int(str(await database.pragma("user_version")))
     _check_not_newer(current, len(migrations))
     for migration in migrations[current:]:
+        if migration.data_step is not None:
+            await _migrate_sqlite_with_step(database, migration, migration.data_step)
+            continue
         script = (
             "BEGIN IMMEDIATE;\n"
             f"{migration.script('sqlite')}\n;\n"
@@ -146,6 +158,33 @@ async def _migrate_sqlite(database: SqliteDatabase, migrations: list[Migration])
             await database.run_script(script)
         except sqlite3.Error as error:
             raise MigrationError(f"migration {migration.name} failed: {error}") from error
+
+
+async def _migrate_sqlite_with_step(
+    database: SqliteDatabase, migration: Migration, step: DataStep
+) -> None:
+    """One version whose SQL is followed by a step in Python: statement by statement in one
+    transaction with the step and the version's bump (user_version is transactional)."""
+    try:
+        async with database.transaction() as connection:
+            for statement in _statements(migration.script("sqlite")):
+                await connection.execute(statement)
+            await step(connection)
+            await connection.execute(f"PRAGMA user_version = {migration.version}")
+    except sqlite3.Error as error:
+        raise MigrationError(f"migration {migration.name} failed: {error}") from error
+
+
+def _statements(script: str) -> list[str]:
+    """A script's statements, each whole (sqlite3.complete_statement), comments kept."""
+    statements: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending)
+            pending = ""
+    return statements
 
 
 async def _migrate_postgresql(database: PgDatabase, migrations: list[Migration]) -> None:
@@ -161,6 +200,8 @@ async def _migrate_postgresql(database: PgDatabase, migrations: list[Migration])
             for migration in migrations[current:]:
                 try:
                     await connection.script(migration.script("postgresql"))
+                    if migration.data_step is not None:
+                        await migration.data_step(connection)
                 except asyncpg.PostgresError as error:
                     raise MigrationError(f"migration {migration.name} failed: {error}") from error
                 await connection.execute(

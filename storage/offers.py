@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
+from monitor.cards import Card
 from monitor.freshness import DEFAULT_STALE_AFTER, ObservedOffer, observe
 from monitor.health import PartHealth, ProviderHealth
 from monitor.offers import Offer, Price, StockState, Vat
@@ -26,8 +27,11 @@ from storage.sql import (
 _COLUMNS = (
     "provider, sku, location, gpu, gpu_raw, gpu_known, gpu_count, vram_gb, price_hour,"
     " price_month, price_source, price_period, converted, vat, stock, stock_count, vcpu,"
-    " ram_gb, disk_gb, url, title, note, fetched_at"
+    " ram_gb, disk_gb, url, title, note, fetched_at, card_id, card_family, card_sizing,"
+    " card_vram_gb"
 )
+# How many values a row of _COLUMNS binds (storage.history writes them).
+COLUMN_COUNT = _COLUMNS.count(",") + 1
 
 
 class OfferQueries:
@@ -184,6 +188,7 @@ def _row(offer: Offer, fetched: object) -> tuple[object, ...]:
         offer.title,
         offer.note,
         fetched,
+        *card_values(offer.card),
     )
 
 
@@ -213,7 +218,19 @@ def _offer(row: Row) -> Offer:
         disk_gb=row["disk_gb"],
         title=row["title"],
         note=row["note"],
+        card=card_from(row),
     )
+
+
+def card_values(card: Card) -> tuple[object, ...]:
+    """A card as the card_* columns of offers and offer_history keep it."""
+    return (card.id, card.family, card.sizing_id, card.vram_gb)
+
+
+def card_from(row: Row) -> Card:
+    """The card a row keeps: decided when the offer was scraped (storage.cards fills in the
+    rows stored before cards were kept)."""
+    return Card(row["card_id"], row["card_family"], row["card_sizing"], row["card_vram_gb"])
 
 
 def _health(row: Row, parts: tuple[PartHealth, ...]) -> ProviderHealth:

@@ -8,6 +8,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from monitor.cards import Card
 from monitor.events import Event, EventKind
 from monitor.offers import Offer, Price, StockState, Vat
 from storage.sql import Dialect, moment_value
@@ -66,6 +67,8 @@ def _offer_from_dict(raw: dict[str, Any]) -> Offer:
     values["price"] = Price(**{k: v for k, v in raw["price"].items() if k in _PRICE_FIELDS})
     values["stock"] = StockState(raw["stock"])
     values["vat"] = Vat(raw.get("vat", Vat.UNKNOWN.value))
+    if "card" in raw:  # a payload from before cards were stored reads its card anew
+        values["card"] = Card(**raw["card"])
     return Offer(**values)
 
 

@@ -32,7 +32,7 @@ from aiohttp import web
 
 from bot.fields import FieldError, read_card_filter, read_memory, read_price
 from bot.ops.openapi import OPENAPI
-from bot.routers.prices import gpu_filter
+from monitor.cards import CardFilter
 from monitor.freshness import ObservedOffer
 from monitor.health import ProviderHealth, is_fresh
 from monitor.history import HistoryPoint
@@ -111,9 +111,9 @@ class OpenDataStore(Protocol):
 
     async def provider_health(self) -> list[ProviderHealth]: ...
 
-    async def price_series(self, gpu_ids: set[str], since: datetime) -> list[HistoryPoint]: ...
+    async def price_series(self, cards: CardFilter, since: datetime) -> list[HistoryPoint]: ...
 
-    async def lowest_price(self, gpu_ids: set[str], since: datetime) -> HistoryPoint | None: ...
+    async def lowest_price(self, cards: CardFilter, since: datetime) -> HistoryPoint | None: ...
 
 
 class BadParameterError(ValueError):
@@ -246,18 +246,20 @@ class OpenData:
         params = request.query
         _only(params, ("gpu", "days"))
         gpu = params.get("gpu", "").strip()
-        selection = gpu_filter(gpu) if gpu else None
-        if selection is None:
+        try:
+            cards = read_card_filter(gpu) if gpu else None
+        except FieldError:
+            cards = None
+        if cards is None:
             raise BadParameterError("gpu: name a GPU or a family, e.g. gpu=h100")
         days = _integer(params.get("days", "30"), "days", 1, MAX_DAYS)
-        label, ids = selection
         # To the minute: the same question within a minute has the same answer (and ETag).
         since = self._now().replace(second=0, microsecond=0) - timedelta(days=days)
-        points = await self._store.price_series(ids, since)
-        low = await self._store.lowest_price(ids, since)
+        points = await self._store.price_series(cards, since)
+        low = await self._store.lowest_price(cards, since)
         body = {
-            "gpu": label,
-            "gpu_ids": sorted(ids),
+            "gpu": cards.label,
+            "gpu_ids": sorted(cards.catalogue_ids()),
             "since": since.isoformat(),
             "points": [_point_row(point) for point in points],
             "low": None if low is None else _point_row(low),

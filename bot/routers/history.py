@@ -13,10 +13,11 @@ from aiogram.types import BufferedInputFile, Message
 
 from bot.chart_pool import ChartBusyError, ChartPool
 from bot.config import Settings
+from bot.fields import FieldError, read_card_filter
 from bot.history_chart import ChartSpec, ChartTexts, build_series, lowest
 from bot.miniapp.links import table_button, with_button
 from bot.ports import BotStore
-from bot.routers.prices import MAX_FILTER, gpu_filter
+from bot.routers.prices import MAX_FILTER
 from estimator.i18n import Translator
 from estimator.plan_text import rubles
 from monitor.history import HistoryPoint
@@ -47,18 +48,23 @@ async def on_history(
     if len(wanted) > MAX_FILTER:
         await message.answer(i18n("args-too-long", limit=MAX_FILTER))
         return
-    selection = gpu_filter(wanted) if wanted else None
-    if selection is None:
-        key = "history-usage" if not wanted else "history-unknown-gpu"
-        await message.answer(i18n(key, gpu=wanted))
+    if not wanted:
+        await message.answer(i18n("history-usage", gpu=wanted))
+        return
+    try:
+        # The card words /prices and /watch read, matched on each offer's stored card: the
+        # history of «a100» is every A100 /prices lists, whatever its provider calls it.
+        cards = read_card_filter(wanted)
+    except FieldError:
+        await message.answer(i18n("history-unknown-gpu", gpu=wanted))
         return
     # "Sending a photo…" at once: the chart takes a moment. Sent alongside the reading and
     # drawing, and awaited before any reply, so it never shows after the chart.
     action = asyncio.create_task(_upload_photo_action(bot, message.chat.id))
-    label, ids = selection
+    label = cards.label
     until = datetime.now(UTC)
     since = until - WINDOW
-    points = await store.price_series(ids, since)
+    points = await store.price_series(cards, since)
     spec = chart_spec(i18n, label, points, since, until, user.timezone)
     if not spec.series:
         await action

@@ -24,7 +24,6 @@ from bot.miniapp.links import table_button, with_button
 from bot.ports import BotStore
 from bot.replies import show
 from bot.views.prices import filter_text, prices_keyboard, prices_text
-from estimator.gpus import family_members, family_of, resolve_for_sizing
 from estimator.i18n import Translator
 from estimator.parse import QueryError
 from monitor.price_query import PriceQuery, parse_price_query
@@ -40,17 +39,6 @@ def create_router() -> Router:
     router.message.register(on_prices, Command("prices", "stock"))
     router.callback_query.register(on_page, PricesCallback.filter())
     return router
-
-
-def gpu_filter(text: str) -> tuple[str, set[str]] | None:
-    """The label and canonical ids a user's GPU words mean: one card or a whole family."""
-    gpu_id = resolve_for_sizing(text)
-    family = family_of(text)
-    if family is not None and (gpu_id is None or family.lower() == text.strip().lower()):
-        return family, {gpu.id for gpu in family_members(family)}
-    if gpu_id is not None:
-        return gpu_id, {gpu_id}
-    return None
 
 
 async def render_page(

@@ -38,9 +38,16 @@ def offer(
 ) -> Offer:
     """An offer priced `rub` per GPU-hour in total for all its cards."""
     base = make_offer(
-        sku, rub * count, stock, provider=provider, gpu=gpu, gpu_count=count, location=location
+        sku,
+        rub * count,
+        stock,
+        provider=provider,
+        gpu=gpu,
+        gpu_count=count,
+        location=location,
+        vram_gb=vram,
     )
-    base = replace(base, gpu_known=known, vram_gb=vram)
+    base = replace(base, gpu_known=known)
     if monthly:
         base = replace(base, price=Price.per_month(rub * count * 720, "RUB/month"))
     return base

@@ -7,8 +7,8 @@ from datetime import timedelta
 
 import pytest
 
+from monitor.cards import card_of
 from monitor.events import Event, EventKind
-from monitor.match_rules import offer_gpu
 from monitor.subscriptions import AlertKind
 from tests.monitor.subscription_cases import (
     ALL_KINDS,
@@ -42,7 +42,7 @@ def test_exact_gpu_matches_only_that_card():
 
 def test_raw_name_offer_has_family_and_sizing_but_no_exact_id():
     raw = offer("A100 80GB", known=False)
-    assert offer_gpu("A100 80GB", None).sizing_id == "A100 80GB PCIe"
+    assert card_of("A100 80GB", None).sizing_id == "A100 80GB PCIe"
     assert hits(sub(family="A100"), appeared(raw))
     assert hits(sub(family="A100", min_vram_gb=80), appeared(raw))  # memory from the catalog
     # It may be the SXM or the PCIe board: an exact subscription must not guess.

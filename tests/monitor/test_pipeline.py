@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 
 import pytest
 
+from monitor.cards import card_of
 from monitor.matcher import LiveMatcher
-from monitor.offers import Offer, StockState
+from monitor.offers import StockState
 from monitor.pipeline import refresh
 from monitor.plan import RefreshState
 from monitor.scrape import HttpStatusError, LayoutError, ScrapeError, ScrapeResult
@@ -95,7 +97,7 @@ async def test_failed_scrape_keeps_the_last_good_snapshot(
 
 async def test_offers_can_be_filtered_by_gpu(store: Store):
     source = ScriptedSource()
-    other = Offer(**{**offer("t", 30.0).__dict__, "gpu": "T4", "sku": "t4"})
+    other = replace(offer("t", 30.0), gpu="T4", sku="t4", card=card_of("T4", None))
     source.next = ScrapeResult("acme", (offer("a", 80.0), other), T0)
     await refresh(source, store, LiveMatcher(store))
     assert [o.sku for o in await store.current_offers({"T4"})] == ["t4"]

@@ -10,6 +10,7 @@ import asyncpg
 import pytest
 
 from monitor.alerts import Alert
+from monitor.cards import CardFilter
 from monitor.diff import Tracked
 from monitor.events import Event, EventKind
 from monitor.freshness import Stale
@@ -67,7 +68,7 @@ async def test_a_commit_writes_everything_and_the_next_load_reads_it_back(store:
     (health,) = await store.provider_health()
     assert (health.offer_count, health.last_success_at, health.consecutive_failures) == (2, T0, 0)
     assert [row.event.offer.sku for row in await store.outbox_rows()] == ["a"]
-    assert len(await store.price_series({"RTX 4090"}, T0)) == 2  # the change points
+    assert len(await store.price_series(CardFilter(gpu="RTX 4090"), T0)) == 2  # the change points
 
 
 async def test_a_commit_from_a_superseded_load_writes_nothing(store: Store):

@@ -29,6 +29,7 @@ from bot.ops.open_data import (
     OpenData,
     client_address,
 )
+from monitor.cards import CardFilter
 from monitor.freshness import ObservedOffer
 from monitor.health import ProviderHealth
 from monitor.history import HistoryPoint
@@ -49,9 +50,11 @@ IN, OUT, UNK = StockState.IN_STOCK, StockState.OUT_OF_STOCK, StockState.UNKNOWN
 @pytest.fixture
 async def store(tmp_path: Path) -> AsyncIterator[Store]:
     store = await Store.open(tmp_path / "open-data.sqlite3")
-    h100 = make_offer("h100-8", 8 * 400.0, IN, provider="selectel", gpu="H100 SXM", gpu_count=8)
-    h100 = replace(h100, vram_gb=80, stock_count=3)
-    l40s = replace(make_offer("l40s", 150.0, OUT, provider="selectel", gpu="L40S"), vram_gb=48)
+    h100 = make_offer(
+        "h100-8", 8 * 400.0, IN, provider="selectel", gpu="H100 SXM", gpu_count=8, vram_gb=80
+    )
+    h100 = replace(h100, stock_count=3)
+    l40s = make_offer("l40s", 150.0, OUT, provider="selectel", gpu="L40S", vram_gb=48)
     l40s = replace(l40s, stock_count=0)  # published as none
     await store_snapshot(store, ScrapeResult("selectel", (h100, l40s), T0))
     monthly = make_offer("4090-m", 60.0, UNK, provider="hostkey", monthly=True)  # not published
@@ -221,11 +224,11 @@ class CountingStore:
     async def provider_health(self) -> list[ProviderHealth]:
         return await self.store.provider_health()
 
-    async def price_series(self, gpu_ids: set[str], since: datetime) -> list[HistoryPoint]:
-        return await self.store.price_series(gpu_ids, since)
+    async def price_series(self, cards: CardFilter, since: datetime) -> list[HistoryPoint]:
+        return await self.store.price_series(cards, since)
 
-    async def lowest_price(self, gpu_ids: set[str], since: datetime) -> HistoryPoint | None:
-        return await self.store.lowest_price(gpu_ids, since)
+    async def lowest_price(self, cards: CardFilter, since: datetime) -> HistoryPoint | None:
+        return await self.store.lowest_price(cards, since)
 
 
 async def test_answers_are_made_once_per_data_version_and_minute(store: Store):
