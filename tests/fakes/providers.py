@@ -20,6 +20,10 @@ from typing import Any
 
 from aiohttp import web
 
+from monitor.scrape import ScrapeResult
+from scrapers.__main__ import live
+from scrapers.config import ScraperSettings
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SLOW_SECONDS = 60.0  # longer than any client timeout used in tests
 
@@ -170,3 +174,10 @@ def all_sites() -> dict[str, Routes]:
     from tests.fakes.sites import hostkey, immers, selectel
 
     return {"selectel": selectel.routes(), "hostkey": hostkey.routes(), "immers": immers.routes()}
+
+
+async def scrape_fixtures() -> list[ScrapeResult]:
+    """Every provider's offers as the real scrapers read the fake sites (the fixtures)."""
+    async with FakeProviders(all_sites()) as sites:
+        outcomes = await live(ScraperSettings(**sites.urls()), None)
+    return [outcome for outcome in outcomes if isinstance(outcome, ScrapeResult)]
