@@ -36,7 +36,8 @@ async def test_the_cheapest_a100_and_the_a100_history_are_every_a100(
     # by /prices, and now in the answer too, as the cheapest A100 by the hour.
     assert "198" in prices
     hourly = [line for line in cheapest.splitlines() if "₽/ч" in line]
-    assert "198" in hourly[0] and "Selectel" in hourly[0], cheapest
+    assert "198" in hourly[0], cheapest
+    assert "Selectel" in hourly[0], cheapest
     # Eight A100 offers have 40 GB or more (the ninth, Selectel's «A100 SXM», states no
     # memory): the chart draws them all, where the catalogue's names alone gave two.
     assert photo.ok, photo.description
