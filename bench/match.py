@@ -50,7 +50,7 @@ from monitor.pipeline import refresh
 from monitor.plan import RefreshState
 from monitor.providers import PROVIDERS as REGISTRY
 from monitor.scrape import ScrapeResult
-from monitor.subscriptions import AlertKind, Subscription, WatchFilter
+from monitor.subscriptions import AlertKind, Subscription, WatchEdit, WatchFilter
 from monitor.watch_words import parse_watch
 from storage import Store
 from storage.migrations import migrate
@@ -459,7 +459,7 @@ async def subscription_changes(
     """Median ms of `prepare()` after one change, and of the rebuild it replaced."""
     replayed = []
     for sub in subs[:: len(subs) // 20][:20]:
-        await store.set_paused(sub.chat_id, sub.id, True)  # the write: not counted
+        await store.edit_watch(sub.chat_id, sub.id, WatchEdit(paused=True))  # not counted
         started = time.perf_counter()
         await matcher.prepare()
         replayed.append((time.perf_counter() - started) * 1000)

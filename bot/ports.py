@@ -25,7 +25,7 @@ from monitor.health import ProviderHealth
 from monitor.history import HistoryPoint
 from monitor.sizing_memory import RememberedSizing
 from monitor.speed_measurements import StoredSpeed
-from monitor.subscriptions import Subscription, SubscriptionCounts, WatchFilter
+from monitor.subscriptions import Subscription, SubscriptionCounts, WatchEdit, WatchFilter
 from monitor.users import Language, QuietHours, User
 
 
@@ -60,14 +60,12 @@ class BotStore(Protocol):
 
     async def get_subscription(self, sub_id: int, /) -> Subscription | None: ...
 
-    async def set_paused(self, chat_id: int, sub_id: int, paused: bool, /) -> bool: ...
-
     async def mute(self, chat_id: int, sub_id: int, until: datetime, /) -> bool: ...
 
-    async def delete_subscription(self, chat_id: int, sub_id: int, /) -> bool: ...
+    async def delete_watch(self, chat_id: int, sub_id: int, reason: str = ..., /) -> bool: ...
 
-    async def update_max_price(
-        self, chat_id: int, sub_id: int, value: float | None, /
+    async def edit_watch(
+        self, chat_id: int, sub_id: int, edit: WatchEdit, /
     ) -> Subscription | None: ...
 
     # --- the outbox (storage.outbox_marks): what a delete, a mute or a snooze does to it

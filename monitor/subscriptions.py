@@ -107,6 +107,20 @@ def with_max_price(watch: WatchFilter, value: float | None) -> WatchFilter:
 
 
 @dataclass(frozen=True)
+class WatchEdit:
+    """A user's change to one of their watches, made at once: pause or resume it, and/or set
+    or clear its price cap (/subs' buttons, the Mini App's PATCH)."""
+
+    paused: bool | None = None  # None: left as it is
+    cap_changed: bool = False
+    cap: float | None = None  # the new cap when cap_changed; None clears it
+
+    @classmethod
+    def new_cap(cls, cap: float | None) -> WatchEdit:
+        return cls(cap_changed=True, cap=cap)
+
+
+@dataclass(frozen=True)
 class Subscription:
     id: int
     chat_id: int

@@ -76,14 +76,22 @@ class OutboxMarks:
                 (outbox_moment(dialect, due_at), chat_id, *fenced),
             )
 
-    async def drop_subscription(self, chat_id: int, subscription_id: int, reason: str) -> int:
-        """Drop a subscription's pending rows (it was muted or deleted from an alert)."""
+    async def delete_watch(self, chat_id: int, sub_id: int, reason: str = "deleted") -> bool:
+        """Delete a chat's watch (False: not the chat's) with the alerts queued for it, which
+        would arrive after the user deleted it: one transaction (/subs, the Mini App, an
+        alert's «unsubscribe» all delete so)."""
         async with self._db.transaction() as connection:
-            return await connection.execute(
-                "UPDATE outbox SET status = 'dropped', last_error = ?"
-                " WHERE chat_id = ? AND subscription_id = ? AND status = 'pending'",
-                (reason[:500], chat_id, subscription_id),
+            deleted = await connection.execute(
+                "DELETE FROM subscriptions WHERE id = ? AND chat_id = ?", (sub_id, chat_id)
             )
+            if deleted:
+                await drop_subscription_rows(connection, chat_id, sub_id, reason)
+        return deleted > 0
+
+    async def drop_subscription(self, chat_id: int, subscription_id: int, reason: str) -> int:
+        """Drop a subscription's pending rows (it was muted from an alert)."""
+        async with self._db.transaction() as connection:
+            return await drop_subscription_rows(connection, chat_id, subscription_id, reason)
 
     async def defer_chat(self, chat_id: int, until: datetime) -> int:
         """Snooze a chat: nothing is due before `until`, including alerts queued meanwhile.
@@ -198,6 +206,17 @@ async def update_pending(
             f" WHERE status = 'pending' AND id {in_list(dialect)}{fence}",
             (*values, list_value(dialect, ids), *fenced),
         )
+
+
+async def drop_subscription_rows(
+    connection: Connection, chat_id: int, subscription_id: int, reason: str
+) -> int:
+    """Drop a subscription's pending rows, inside the caller's transaction."""
+    return await connection.execute(
+        "UPDATE outbox SET status = 'dropped', last_error = ?"
+        " WHERE chat_id = ? AND subscription_id = ? AND status = 'pending'",
+        (reason[:500], chat_id, subscription_id),
+    )
 
 
 async def drop_pending(connection: Connection, chat_id: int, reason: str) -> int:

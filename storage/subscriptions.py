@@ -15,6 +15,7 @@ from typing import Any
 from monitor.subscriptions import (
     AlertKind,
     Subscription,
+    WatchEdit,
     WatchFilter,
     check_room,
     cooldown_for,
@@ -185,18 +186,6 @@ class SubscriptionQueries:
                 (keep,),
             )
 
-    async def delete_subscription(self, chat_id: int, sub_id: int) -> bool:
-        return await self._change("DELETE FROM subscriptions", chat_id, sub_id, ())
-
-    async def set_paused(self, chat_id: int, sub_id: int, paused: bool) -> bool:
-        """The user's own pause or resume; it is never undone by an unblock."""
-        return await self._change(
-            "UPDATE subscriptions SET paused = ?, paused_by_block = 0",
-            chat_id,
-            sub_id,
-            (int(paused),),
-        )
-
     async def mute(self, chat_id: int, sub_id: int, until: datetime | None) -> bool:
         """Silence one subscription until `until` (None lifts a mute)."""
         value = None if until is None else moment_value(self._db.dialect, until)
@@ -204,10 +193,10 @@ class SubscriptionQueries:
             "UPDATE subscriptions SET muted_until = ?", chat_id, sub_id, (value,)
         )
 
-    async def update_max_price(
-        self, chat_id: int, sub_id: int, value: float | None
-    ) -> Subscription | None:
-        """Set or clear the price cap; None when the subscription is not this user's."""
+    async def edit_watch(self, chat_id: int, sub_id: int, edit: WatchEdit) -> Subscription | None:
+        """Pause or resume a chat's watch and/or set its price cap, in one transaction; the
+        watch as it now is, or None when it is not this chat's. A user's own pause or resume
+        is never undone by an unblock (it clears the block's mark)."""
         async with self._db.transaction() as connection:
             # Read, change, write: on PostgreSQL the row is locked so that two replicas'
             # edits cannot both start from the old filter (SQLite's one writer orders them).
@@ -219,12 +208,16 @@ class SubscriptionQueries:
             if row is None:
                 return None
             sub = _from_row(row)
-            updated = replace(sub, filter=with_max_price(sub.filter, value))
+            if edit.cap_changed:
+                sub = replace(sub, filter=with_max_price(sub.filter, edit.cap))
+            paused = sub.paused if edit.paused is None else edit.paused
+            sub = replace(sub, paused=paused)
             await connection.execute(
-                "UPDATE subscriptions SET filter = ? WHERE id = ?",
-                (filter_to_json(updated.filter), sub_id),
+                "UPDATE subscriptions SET filter = ?, paused = ?,"
+                " paused_by_block = CASE WHEN ? THEN 0 ELSE paused_by_block END WHERE id = ?",
+                (filter_to_json(sub.filter), int(paused), edit.paused is not None, sub_id),
             )
-        return updated
+        return sub
 
     async def _select(self, where: str, params: tuple[object, ...]) -> list[Subscription]:
         async with self._db.access() as connection:

@@ -76,10 +76,9 @@ async def on_alert_button(
         await callback.answer(i18n("alert-muted", label=label, until=until_text))
         return
 
-    if not await _done(store.delete_subscription(chat_id, sub)):
+    if not await _done(store.delete_watch(chat_id, sub, "unsubscribed")):
         await callback.answer(i18n("alert-stale"), show_alert=True)
         return
-    await store.drop_subscription(chat_id, sub, "unsubscribed")
     await callback.answer(i18n("alert-unsubscribed", label=label))
 
 

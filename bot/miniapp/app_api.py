@@ -36,14 +36,13 @@ from bot.miniapp.texts import app_texts
 from bot.ops.open_data import ClientBuckets, too_many_requests
 from bot.ports import BotStore
 from bot.routers.fit import build, error_text
-from bot.routers.watch import delete_watch
 from estimator.fit_words import command_for
 from estimator.i18n import Translator
 from estimator.parse import ParsedQuery, QueryError
 from estimator.parsing.build import LIMITS, Given, finish
 from estimator.query import Method
 from estimator.sizing_text import render_short, to_plain
-from monitor.subscriptions import Subscription
+from monitor.subscriptions import Subscription, WatchEdit
 from monitor.users import Language
 from monitor.watch_describe import describe, short_label
 
@@ -185,20 +184,17 @@ class MiniApp:
         chat_id = user.user_id
         if sub_id is None:
             return _error(404, "no such watch of yours")
-        # Each change names the chat as well as the watch: another user's id changes nothing.
-        found = True
-        if isinstance(paused, bool):
-            found = await self._store.set_paused(chat_id, sub_id, paused)
-        if found and has_cap:
-            found = await self._store.update_max_price(chat_id, sub_id, cap) is not None
-        changed = await self._store.get_subscription(sub_id) if found else None
-        if changed is None or changed.chat_id != chat_id:
+        # One transaction; it names the chat as well as the watch: another user's id changes
+        # nothing.
+        edit = WatchEdit(paused if isinstance(paused, bool) else None, has_cap, cap)
+        changed = await self._store.edit_watch(chat_id, sub_id, edit)
+        if changed is None:
             return _error(404, "no such watch of yours")
         return web.json_response(_watch_row(changed, await self._language(user)))
 
     async def _delete_watch(self, request: web.Request, user: AppUser) -> web.StreamResponse:
         sub_id = _watch_id(request)
-        if sub_id is None or not await delete_watch(self._store, user.user_id, sub_id):
+        if sub_id is None or not await self._store.delete_watch(user.user_id, sub_id):
             return _error(404, "no such watch of yours")
         return web.Response(status=204)
 

@@ -26,6 +26,7 @@ from monitor.subscriptions import (
     AlertKind,
     Subscription,
     SubscriptionLimitError,
+    WatchEdit,
     WatchFilter,
     with_max_price,
 )
@@ -270,12 +271,12 @@ async def on_subs_button(
     label = Html(short_label(owned[sub_id].filter))
     price = ""
     if action in ("pause", "resume"):
-        await store.set_paused(chat_id, sub_id, action == "pause")
+        await store.edit_watch(chat_id, sub_id, WatchEdit(paused=action == "pause"))
     elif action == "delete":
-        await delete_watch(store, chat_id, sub_id)
+        await store.delete_watch(chat_id, sub_id)
     elif action == "price":
         value = _price(callback_data.value)
-        updated = await store.update_max_price(chat_id, sub_id, value)
+        updated = await store.edit_watch(chat_id, sub_id, WatchEdit.new_cap(value))
         if updated is not None:
             label = Html(short_label(updated.filter))
         price = money(value) if value is not None else ""
@@ -283,15 +284,6 @@ async def on_subs_button(
     await callback.answer(i18n(toast, label=label, max=price))
     text, keyboard = await subs_view(store, i18n, chat_id, user.timezone)
     await show(callback, text, keyboard)
-
-
-async def delete_watch(store: BotStore, chat_id: int, sub_id: int) -> bool:
-    """Delete a chat's watch (False: not the chat's), with the alerts queued for it: they
-    would arrive after the user deleted it. /subs and the Mini App both delete so."""
-    deleted = await store.delete_subscription(chat_id, sub_id)
-    if deleted:
-        await store.drop_subscription(chat_id, sub_id, "deleted")
-    return deleted
 
 
 # What each /subs button did, said in its toast.
@@ -379,7 +371,9 @@ async def on_typed_price(
         return
     cap = value or None  # 0: no cap
     updated = (
-        await store.update_max_price(chat_id, sub_id, cap) if isinstance(sub_id, int) else None
+        await store.edit_watch(chat_id, sub_id, WatchEdit.new_cap(cap))
+        if isinstance(sub_id, int)
+        else None
     )
     await state.clear()
     if updated is None:  # deleted meanwhile, or a state from before a restart

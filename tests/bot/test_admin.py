@@ -14,6 +14,7 @@ from monitor.alarms import AlarmEvent, AlarmKind
 from monitor.offers import StockState
 from monitor.pipeline import PipelineOutcome
 from monitor.scrape import LayoutError, NetworkError, ScrapeResult
+from monitor.subscriptions import WatchEdit
 from monitor.watch_words import parse_watch
 from storage import Store
 from tests.bot.conftest import CHAT, make_settings, running_app
@@ -34,7 +35,7 @@ async def seed(db_path: Path) -> int:
         await store.add_subscription(701, parse_watch("h100"))
         await store.add_subscription(702, parse_watch("h100 max=1000"))
         paused = await store.add_subscription(703, parse_watch("4090"))
-        await store.set_paused(703, paused.id, True)
+        await store.edit_watch(703, paused.id, WatchEdit(paused=True))
         await store.set_blocked(703, True)
 
         now = datetime.now(UTC)

@@ -48,10 +48,11 @@ class _Store(Store):
         self.muted.append((chat_id, sub_id, until))
         return True
 
-    async def delete_subscription(self, chat_id: int, sub_id: int) -> bool:
+    async def delete_watch(self, chat_id: int, sub_id: int, reason: str = "deleted") -> bool:
         if (chat_id, sub_id) not in self.subscriptions:
             return False
         self.subscriptions.discard((chat_id, sub_id))
+        await self.drop_subscription(chat_id, sub_id, reason)  # its queued rows, as the real one
         return True
 
 

@@ -16,6 +16,7 @@ from bot.runtime import Application
 from monitor.alerts import Alert
 from monitor.events import Event, EventKind
 from monitor.offers import StockState
+from monitor.subscriptions import WatchEdit
 from monitor.watch_words import parse_watch
 from storage import Store
 from tests.bot.conftest import running_app
@@ -116,7 +117,7 @@ async def test_a_blocked_user_who_comes_back_gets_only_the_blocks_pauses_undone(
         store = application.store
         await store.ensure_user(chat, language="ru", timezone="Europe/Moscow")
         own = await store.add_subscription(chat, parse_watch("4090"))
-        await store.set_paused(chat, own.id, True)
+        await store.edit_watch(chat, own.id, WatchEdit(paused=True))
         telegram.block_chat(chat)
         await seed(store, CHATS[:1])
 

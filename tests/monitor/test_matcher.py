@@ -11,7 +11,7 @@ import pytest
 from monitor.events import Event, EventKind
 from monitor.matcher import LiveMatcher
 from monitor.offers import StockState
-from monitor.subscriptions import Subscription
+from monitor.subscriptions import Subscription, WatchEdit
 from monitor.watch_words import parse_watch
 from storage import Store
 from tests.factories import make_offer
@@ -58,12 +58,12 @@ async def test_changes_are_replayed_not_rebuilt(store: CountingStore):
 
     second = await store.add_subscription(2, parse_watch("h100"))
     assert await matched(matcher) == [first.id, second.id]
-    await store.set_paused(1, first.id, True)
+    await store.edit_watch(1, first.id, WatchEdit(paused=True))
     assert await matched(matcher) == [second.id]
-    await store.update_max_price(2, second.id, 100)  # under the offer's price now
+    await store.edit_watch(2, second.id, WatchEdit.new_cap(100))  # under the offer's price now
     assert await matched(matcher) == []
-    await store.set_paused(1, first.id, False)
-    await store.delete_subscription(2, second.id)
+    await store.edit_watch(1, first.id, WatchEdit(paused=False))
+    await store.delete_watch(2, second.id)
     assert await matched(matcher) == [first.id]
 
     # A 403 blocks the user and pauses their subscriptions; any update from them resumes.

@@ -391,3 +391,14 @@ async def test_a_chat_messaged_within_a_second_by_any_replica_waits(
     await second.release([row.id for row in soon])
     later = await claim(second, T0 + CHAT_GAP)
     assert {row.chat_id for row in later} == {1, 2}
+
+
+async def test_deleting_a_watch_drops_its_queued_alerts_with_it(store: Store):
+    await add_user(store, 1)
+    first = await store.add_subscription(1, parse_watch("h100"))
+    second = await store.add_subscription(1, parse_watch("4090"))
+    await queue(store, [Alert(1, first.id, event("a")), Alert(1, second.id, event("b"))])
+    assert not await store.delete_watch(2, first.id)  # a forged chat deletes nothing
+    assert await store.delete_watch(1, first.id)
+    assert await store.get_subscription(first.id) is None
+    assert [row.subscription_id for row in await claim(store, T0)] == [second.id]

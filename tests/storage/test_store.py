@@ -6,6 +6,7 @@ import asyncpg
 import pytest
 
 from monitor.scrape import NetworkError, ScrapeResult
+from monitor.subscriptions import WatchEdit
 from monitor.users import QuietHours
 from storage import Store
 from tests.factories import make_offer, store_snapshot
@@ -82,7 +83,7 @@ async def test_unblock_resumes_only_what_the_block_paused(store: Store):
     await store.ensure_user(5, language="ru", timezone="UTC")
     mine = await store.add_subscription(5, parse_watch("h100"))
     blocked_away = await store.add_subscription(5, parse_watch("4090"))
-    assert await store.set_paused(5, mine.id, True)  # the user's own pause
+    assert await store.edit_watch(5, mine.id, WatchEdit(paused=True))  # the user's own pause
     assert await store.block(5) == 1  # only what was still running
     assert await store.unblock(5) == 1
     user = await store.get_user(5)

@@ -13,6 +13,7 @@ from monitor.subscriptions import (
     MAX_SUBSCRIPTIONS,
     AlertKind,
     SubscriptionLimitError,
+    WatchEdit,
     WatchFilter,
 )
 from monitor.watch_words import parse_watch
@@ -88,27 +89,27 @@ async def test_limit_is_per_user(store: Store):
     assert len(await store.subscriptions_of(ALICE)) == MAX_SUBSCRIPTIONS
     await store.add_subscription(BOB, H100)  # someone else is not affected
     first = (await store.subscriptions_of(ALICE))[0]
-    assert await store.delete_subscription(ALICE, first.id)
+    assert await store.delete_watch(ALICE, first.id)
     await store.add_subscription(ALICE, H100)  # room again
 
 
 async def test_only_the_owner_changes_a_subscription(store: Store):
     sub = await store.add_subscription(ALICE, H100)
-    assert not await store.delete_subscription(BOB, sub.id)
-    assert not await store.set_paused(BOB, sub.id, True)
+    assert not await store.delete_watch(BOB, sub.id)
+    assert not await store.edit_watch(BOB, sub.id, WatchEdit(paused=True))
     assert not await store.mute(BOB, sub.id, T0)
-    assert await store.update_max_price(BOB, sub.id, 100) is None
+    assert await store.edit_watch(BOB, sub.id, WatchEdit.new_cap(100)) is None
     assert await store.get_subscription(sub.id) == sub
-    assert await store.delete_subscription(ALICE, sub.id)
+    assert await store.delete_watch(ALICE, sub.id)
     assert await store.get_subscription(sub.id) is None
-    assert not await store.delete_subscription(ALICE, sub.id)
+    assert not await store.delete_watch(ALICE, sub.id)
 
 
 async def test_pause_mute_and_active(store: Store):
     a = await store.add_subscription(ALICE, H100)
     b = await store.add_subscription(ALICE, H100)
     c = await store.add_subscription(BOB, H100)
-    assert await store.set_paused(ALICE, a.id, True)
+    assert await store.edit_watch(ALICE, a.id, WatchEdit(paused=True))
     until = T0 + timedelta(hours=24)
     assert await store.mute(ALICE, b.id, until)
     muted = await store.get_subscription(b.id)
@@ -116,7 +117,7 @@ async def test_pause_mute_and_active(store: Store):
     assert muted.muted_until == until
     # Paused ones are left out; muted ones stay, their mute ends by itself.
     assert [s.id for s in await store.active_subscriptions()] == [b.id, c.id]
-    assert await store.set_paused(ALICE, a.id, False)
+    assert await store.edit_watch(ALICE, a.id, WatchEdit(paused=False))
     assert await store.mute(ALICE, b.id, None)
     assert [s.id for s in await store.active_subscriptions()] == [a.id, b.id, c.id]
 
@@ -137,12 +138,12 @@ async def test_a_block_pauses_every_active_subscription(store: Store):
 
 async def test_update_max_price(store: Store):
     sub = await store.add_subscription(ALICE, H100)
-    capped = await store.update_max_price(ALICE, sub.id, 250)
+    capped = await store.edit_watch(ALICE, sub.id, WatchEdit.new_cap(250))
     assert capped is not None
     assert capped.filter.max_rub_per_gpu_hour == 250
     assert capped.filter.kinds == {AlertKind.IN_STOCK, AlertKind.BELOW_TARGET}
     assert await store.get_subscription(sub.id) == capped
-    cleared = await store.update_max_price(ALICE, sub.id, None)
+    cleared = await store.edit_watch(ALICE, sub.id, WatchEdit.new_cap(None))
     assert cleared is not None
     assert cleared.filter == H100
 
@@ -168,7 +169,7 @@ async def test_every_writer_logs_the_subscriptions_it_changed(store: Store):
     after_adds, changed = await store.subscription_changes(0)
     assert changed == {a.id, b.id}
     await store.mute(ALICE, a.id, T0)
-    await store.delete_subscription(BOB, b.id)
+    await store.delete_watch(BOB, b.id)
     latest, changed = await store.subscription_changes(after_adds)
     assert changed == {a.id, b.id}
     # Blocking a user changes no subscription row, but takes them out of the index.
@@ -221,3 +222,17 @@ async def test_replicas_changing_subscriptions_at_once_commit_their_changes_in_o
         assert since_first == {second.id}
     finally:
         await other.close()
+
+
+async def test_one_edit_pauses_and_caps_at_once_and_only_for_its_chat(store: Store):
+    sub = await store.add_subscription(ALICE, H100)
+    both = WatchEdit(paused=True, cap_changed=True, cap=300)
+    assert await store.edit_watch(BOB, sub.id, both) is None  # another chat's: untouched
+    assert await store.get_subscription(sub.id) == sub
+    edited = await store.edit_watch(ALICE, sub.id, both)
+    assert edited is not None
+    assert (edited.paused, edited.filter.max_rub_per_gpu_hour) == (True, 300)
+    assert await store.get_subscription(sub.id) == edited
+    resumed = await store.edit_watch(ALICE, sub.id, WatchEdit(paused=False))
+    assert resumed is not None
+    assert (resumed.paused, resumed.filter.max_rub_per_gpu_hour) == (False, 300)  # cap kept
