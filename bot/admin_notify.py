@@ -13,7 +13,7 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 
 from bot.config import Settings
-from bot.routers.admin import MAX_ERROR_CHARS, trim
+from bot.views.provider_health import MAX_ERROR_CHARS, trim
 from estimator.i18n import Translator
 from monitor.alarms import DEFAULT_THRESHOLD, AlarmEvent, AlarmKind, ProviderAlarms
 from monitor.pipeline import PipelineOutcome

@@ -35,7 +35,8 @@ from bot.miniapp.init_data import AppUser, InitDataError, verify_init_data
 from bot.miniapp.texts import app_texts
 from bot.ops.open_data import ClientBuckets, too_many_requests
 from bot.ports import BotStore
-from bot.routers.fit import build, error_text
+from bot.usecases.sizing import build
+from bot.views.sizing_errors import error_text
 from estimator.fit_words import command_for
 from estimator.i18n import Translator
 from estimator.parse import ParsedQuery, QueryError

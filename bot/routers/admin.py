@@ -15,13 +15,10 @@ from aiogram.types import Message
 
 from bot.config import Settings
 from bot.ports import BotStore
-from bot.views.provider_health import admin_part_state
+from bot.views.provider_health import MAX_ERROR_CHARS, admin_part_state, trim
 from estimator.i18n import Html, Translator
 from monitor.health import PartHealth, ProviderHealth
 from monitor.providers import PROVIDERS
-
-# A provider's error text is scraped or exception text: long ones are trimmed for the table.
-MAX_ERROR_CHARS = 200
 
 
 class IsAdmin(Filter):
@@ -112,12 +109,6 @@ def age_text(i18n: Translator, age: timedelta) -> str:
     if seconds < 2 * 86400:
         return i18n("admin-age-hours", n=seconds // 3600)
     return i18n("admin-age-days", n=seconds // 86400)
-
-
-def trim(text: str, limit: int) -> str:
-    """One line of at most `limit` characters (the Translator escapes it afterwards)."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _moment(moment: datetime) -> str:

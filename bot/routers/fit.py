@@ -28,19 +28,18 @@ from bot.button_data import (
 from bot.conversation import Conversations
 from bot.deep_links import LinkKind, share_sheet
 from bot.ports import BotStore
-from bot.quotes import quotes_from
 from bot.replies import show
-from bot.routers.measurement import measured_speed
-from bot.routers.watch import subscribe, subscribe_to, watch_error_text
+from bot.usecases.sizing import build, live_quotes
+from bot.usecases.watches import subscribe, subscribe_to, watch_error_text
+from bot.views.sizing_errors import error_text, unknown_gpu_text
 from estimator.answer import FitAnswer, build_answer
-from estimator.cost import PriceQuote
 from estimator.fit_words import command_for, command_with_method, understand
-from estimator.gpus import closest, load_gpus, unknown_card_in_text
+from estimator.gpus import load_gpus, unknown_card_in_text
 from estimator.i18n import Translator
 from estimator.model_config import spec_json
 from estimator.parse import ParsedQuery, QueryError, parse_question
 from estimator.parsing.language import reply_language
-from estimator.parsing.text import language_of, read_method
+from estimator.parsing.text import language_of
 from estimator.plan_text import gib
 from estimator.query import FitQuery, Method
 from estimator.readings import readings_to_ask
@@ -98,16 +97,6 @@ def create_router() -> Router:
     router.callback_query.register(on_fit_watch, LegacyFitWatchCallback.filter())
     router.callback_query.register(on_details, FitDetailsCallback.filter())
     return router
-
-
-async def live_quotes(store: BotStore) -> list[PriceQuote]:
-    return quotes_from(await store.observed_offers())
-
-
-async def build(parsed: ParsedQuery, store: BotStore, user_id: int | None = None) -> FitAnswer:
-    """The answer at live prices; with `user_id`, timed by that user's own measured speed."""
-    measured = await measured_speed(store, user_id)
-    return build_answer(parsed, load_gpus(), await live_quotes(store), measured)
 
 
 # The run a /fit command starts from: what a watch leaves unsaid is at these values.
@@ -467,14 +456,6 @@ async def on_question(
     await reply_with_answer(message, parsed, language, local, store, ask=True)
 
 
-def unknown_gpu_text(i18n: Translator, name: str) -> str:
-    """A card the catalog does not know, as written, with the one card it is a near miss of."""
-    near = closest(name)
-    if near is not None:
-        return i18n("clarify-gpu-suggest", value=name[:40], near=near)
-    return i18n("clarify-gpu-unknown", value=name[:40])
-
-
 async def on_unknown_model(message: Message, unknown: UnknownModel, user: User) -> None:
     """Which model it is not, in the question's language: its config.json, or /fit by the
     size written in its name (`estimator.unknown_model`)."""
@@ -492,29 +473,6 @@ async def on_unnamed_reverse(message: Message, unnamed: ParsedQuery, user: User)
     if _packs(run):
         builder.button(text=example_label(unnamed, language), callback_data=run)
     await message.answer(needs_model_text(unnamed, language), reply_markup=builder.as_markup())
-
-
-def error_text(i18n: Translator, error: QueryError, asked: str = "") -> str:
-    """The error in the user's language: what was wrong and what is allowed. Its example
-    keeps the method the user `asked` for (or names none), never swaps in another."""
-    method, ruled_out = read_method(asked)
-    example = " ".join(
-        ["13b", method.value] if method else ["13b", *(f"no-{m.value}" for m in ruled_out)]
-    )
-    if error.code == "unknown_gpu" and error.value and closest(error.value) is not None:
-        return unknown_gpu_text(i18n, error.value)
-    key = f"fitb-error-{error.code}"
-    if error.code == "unknown_key" and error.value:
-        key = "fitb-error-unknown_key-near"
-    if not i18n.has(key):
-        key = "fit-not-understood"
-    return i18n(
-        key,
-        key=error.key or "",
-        value=(error.value or "")[:40],
-        allowed=", ".join(error.allowed)[:300],
-        example=example,
-    )
 
 
 async def on_wizard(

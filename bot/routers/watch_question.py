@@ -20,7 +20,7 @@ from bot.conversation import Conversations
 from bot.ports import BotStore
 from bot.replies import show
 from bot.routers.fit import sizing_digest
-from bot.routers.watch import subscribe
+from bot.usecases.watches import subscribe
 from bot.views.prices import money
 from estimator.followup import stated_command
 from estimator.i18n import Translator

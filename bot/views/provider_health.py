@@ -1,5 +1,6 @@
-"""The parts of a provider's poll that did not update, in words: shared by the /prices footer
-and /admin (the /healthz JSON names them itself)."""
+"""A provider's health in words: the parts of its poll that did not update, shared by the
+/prices footer and /admin (the /healthz JSON names them itself), and its error text trimmed
+for /admin and the operators' notices."""
 
 from __future__ import annotations
 
@@ -30,3 +31,13 @@ def admin_part_state(i18n: Translator, part: PartHealth) -> str:
         error_class=part.error_class or "?",
         failures=part.consecutive_failures,
     )
+
+
+# A provider's error text is scraped or exception text: long ones are trimmed for the table.
+MAX_ERROR_CHARS = 200
+
+
+def trim(text: str, limit: int) -> str:
+    """One line of at most `limit` characters (the Translator escapes it afterwards)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import event, example, given
 from hypothesis import strategies as st
 
-from bot.routers.fit import MAX_ARGS, error_text, watch_keyboard
+from bot.routers.fit import MAX_ARGS, watch_keyboard
+from bot.views.sizing_errors import error_text
 from estimator import query as query_enums
 from estimator.answer import build_answer
 from estimator.cost import PriceQuote
