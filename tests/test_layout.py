@@ -65,3 +65,35 @@ def test_only_the_composition_root_of_the_bot_imports_storage():
     assert importing - BOT_COMPOSITION_ROOT == set()
     # Each root module still wires storage: a module that stopped leaves the list.
     assert BOT_COMPOSITION_ROOT - importing == set()
+
+
+# The dispatcher's wiring: bot/routers/__init__.py builds the routers, bot/app.py hands them
+# to the dispatcher. A router is only the aiogram face of a use case (bot/usecases/): the Mini
+# App, the open data, inline mode, the console and the other routers call the use case, never
+# a router's module.
+ROUTER_WIRING = frozenset({"bot/app.py", "bot/routers/__init__.py"})
+
+
+def imported_modules(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return found
+
+
+def test_nothing_but_the_wiring_imports_a_router():
+    importing = {
+        str(path.relative_to(ROOT))
+        for folder in (*PACKAGES, "bench")
+        for path in (ROOT / folder).rglob("*.py")
+        if any(
+            name == "bot.routers" or name.startswith("bot.routers.")
+            for name in imported_modules(path)
+        )
+    }
+    assert importing - ROUTER_WIRING == set()
+    assert importing >= ROUTER_WIRING  # the wiring still wires them

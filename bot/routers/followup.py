@@ -18,8 +18,8 @@ from aiogram.types import Message
 
 from bot.conversation import Conversations, as_language
 from bot.ports import BotStore
-from bot.routers.fit import reply_with_answer
 from bot.views.sizing_errors import error_text
+from bot.views.sizing_reply import reply_with_answer
 from estimator.followup import MAX_LENGTH, apply_followup, is_new_question, read_changes
 from estimator.i18n import Translator
 from estimator.parse import ParsedQuery, QueryError

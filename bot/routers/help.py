@@ -15,9 +15,5 @@ def create_router() -> Router:
     return router
 
 
-def help_text(i18n: Translator) -> str:
-    return i18n("help")
-
-
 async def on_help(message: Message, i18n: Translator) -> None:
-    await message.answer(help_text(i18n))
+    await message.answer(i18n("help"))

@@ -14,13 +14,11 @@ from aiogram.types import BufferedInputFile, Message
 from bot.chart_pool import ChartBusyError, ChartPool
 from bot.config import Settings
 from bot.fields import FieldError, read_card_filter
-from bot.history_chart import ChartSpec, ChartTexts, build_series, lowest
 from bot.miniapp.links import table_button, with_button
 from bot.ports import BotStore
-from bot.routers.prices import MAX_FILTER
+from bot.usecases.market import MAX_FILTER
+from bot.views.history import caption, chart_spec
 from estimator.i18n import Translator
-from estimator.plan_text import rubles
-from monitor.history import HistoryPoint
 from monitor.users import User
 
 logger = logging.getLogger(__name__)
@@ -92,53 +90,3 @@ async def _upload_photo_action(bot: Bot, chat_id: int) -> None:
         await bot.send_chat_action(chat_id, "upload_photo")
     except TelegramAPIError as error:  # only a hint: the chart goes out without it
         logger.warning("chat action for /history not sent: %s", error)
-
-
-def chart_spec(
-    i18n: Translator,
-    label: str,
-    points: list[HistoryPoint],
-    since: datetime,
-    until: datetime,
-    timezone: str,
-) -> ChartSpec:
-    series, offers = build_series(points, since, until)
-    low = lowest(series, rentable_only=True)
-    texts = ChartTexts(
-        title=i18n("history-chart-title", gpu=label),
-        price_axis=i18n("history-axis-price"),
-        time_axis=i18n("history-axis-time", zone=timezone),
-        in_stock=i18n("history-key-in-stock"),
-        out_of_stock=i18n("history-key-out-of-stock"),
-        low=""
-        if low is None
-        else i18n("history-key-low", low=rubles(low.price), provider=low.provider),
-    )
-    return ChartSpec(series, since, until, timezone, texts, low, offers)
-
-
-def caption(i18n: Translator, label: str, spec: ChartSpec) -> str:
-    """The lows the chart draws: the cheapest while rentable, and a cheaper price drawn
-    while it was not to be had, so no line on the chart sits under the caption's minimum
-    unexplained."""
-    parts = []
-    if spec.low is None:
-        parts.append(i18n("history-caption-nolow", gpu=label))
-    else:
-        parts.append(
-            i18n(
-                "history-caption", gpu=label, low=rubles(spec.low.price), provider=spec.low.provider
-            )
-        )
-    drawn_low = lowest(spec.series, rentable_only=False)
-    if drawn_low is not None and (spec.low is None or drawn_low.price < spec.low.price):
-        parts.append(
-            i18n(
-                "history-caption-unrentable-low",
-                low=rubles(drawn_low.price),
-                provider=drawn_low.provider,
-            )
-        )
-    if spec.offers > len(spec.series):
-        parts.append(i18n("history-caption-cut", shown=len(spec.series), total=spec.offers))
-    return " ".join(parts)

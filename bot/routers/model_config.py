@@ -25,9 +25,9 @@ from aiogram.types import Message
 
 from bot.conversation import Conversations
 from bot.ports import BotStore
-from bot.routers.fit import answer_keyboard
 from bot.usecases.sizing import build
 from bot.views.sizing_errors import error_text
+from bot.views.sizing_reply import answer_keyboard
 from estimator.config_query import sizing_for_config
 from estimator.i18n import Translator
 from estimator.model_config import (

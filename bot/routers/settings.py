@@ -6,17 +6,15 @@ from datetime import UTC, datetime
 
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
-from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
+from aiogram.types import CallbackQuery, Message
 
 from bot.button_data import SettingsAction, SettingsCallback
 from bot.ports import BotStore
 from bot.replies import show
 from bot.views.settings import (
-    Silence,
     decode_quiet,
     quiet_keyboard,
-    settings_keyboard,
-    settings_text,
+    settings_view,
     timezone_keyboard,
 )
 from estimator.i18n import Translator
@@ -87,28 +85,6 @@ async def on_settings_command(
         return
     text, keyboard = await settings_view(store, i18n, user)
     await message.answer(text, reply_markup=keyboard)
-
-
-async def settings_view(
-    store: BotStore, i18n: Translator, user: User
-) -> tuple[str, InlineKeyboardMarkup]:
-    """The settings summary with what silences alerts now (a snooze, muted subscriptions)."""
-    silence = await current_silence(store, user.chat_id)
-    return settings_text(i18n, user, silence=silence), settings_keyboard(i18n, user, silence)
-
-
-async def current_silence(store: BotStore, chat_id: int) -> Silence:
-    now = datetime.now(UTC)
-    mutes = [
-        sub.muted_until
-        for sub in await store.subscriptions_of(chat_id)
-        if sub.muted_until is not None and sub.muted_until > now
-    ]
-    return Silence(
-        snoozed_until=await store.snoozed_until(chat_id, now),
-        muted=len(mutes),
-        muted_until=max(mutes, default=None),
-    )
 
 
 async def on_settings_button(

@@ -14,12 +14,10 @@ from bot.deep_links import DeepLinkError, LinkKind, decode_link
 from bot.keyboards import main_menu
 from bot.ports import BotStore
 from bot.replies import show
-from bot.routers.fit import reply_with_answer, size_keyboard
-from bot.routers.help import help_text
-from bot.routers.prices import render_page
-from bot.routers.settings import settings_view
-from bot.routers.watch import subs_view
-from bot.routers.watch_question import question_reply
+from bot.usecases.market import render_page
+from bot.views.settings import settings_view
+from bot.views.sizing_reply import reply_with_answer, size_keyboard
+from bot.views.watches import question_reply, subs_view
 from estimator.fit_words import understand
 from estimator.i18n import Translator
 from estimator.parse import QueryError
@@ -103,6 +101,6 @@ async def on_menu(
         await show(callback, i18n("fit-wizard-size"), size_keyboard())
     elif item is MenuItem.HELP:
         if callback.message is not None and callback.bot is not None:
-            await callback.bot.send_message(callback.message.chat.id, help_text(i18n))
+            await callback.bot.send_message(callback.message.chat.id, i18n("help"))
     elif item is MenuItem.HOME:
         await show(callback, i18n("start-menu-hint"), main_menu(i18n))

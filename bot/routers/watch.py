@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 
 from aiogram import F, Router
 from aiogram.filters import Command, CommandObject
@@ -21,16 +20,16 @@ from bot.usecases.watches import (
 )
 from bot.views.price_caps import cap_choices
 from bot.views.prices import money
+from bot.views.watches import subs_view
 from estimator.i18n import Html, Translator
 from monitor.match_rules import offer_meets
 from monitor.subscriptions import (
-    MAX_SUBSCRIPTIONS,
     Subscription,
     WatchEdit,
     with_max_price,
 )
-from monitor.users import DEFAULT_TIMEZONE, User, zone
-from monitor.watch_describe import describe, short_label
+from monitor.users import User
+from monitor.watch_describe import short_label
 
 # The button flow offers the families people rent most; anything else can be typed.
 WIZARD_FAMILIES = ("H100", "H200", "A100", "L40S", "RTX 4090", "RTX 5090", "RTX 3090", "T4")
@@ -120,42 +119,6 @@ async def on_subs(message: Message, i18n: Translator, store: BotStore, user: Use
     assert message.chat is not None
     text, keyboard = await subs_view(store, i18n, message.chat.id, user.timezone)
     await message.answer(text, reply_markup=keyboard)
-
-
-async def subs_view(
-    store: BotStore, i18n: Translator, chat_id: int, timezone: str = DEFAULT_TIMEZONE
-) -> tuple[str, InlineKeyboardMarkup | None]:
-    subscriptions = await store.subscriptions_of(chat_id)
-    if not subscriptions:
-        return i18n("subs-empty"), None
-    lines = [i18n("subs-title", count=len(subscriptions), limit=MAX_SUBSCRIPTIONS), ""]
-    builder = InlineKeyboardBuilder()
-    now = datetime.now(UTC)
-    for number, sub in enumerate(subscriptions, start=1):
-        lines.append(subs_line(i18n, number, sub, now, timezone))
-        pause = "▶️" if sub.paused else "⏸"
-        builder.button(
-            text=f"{pause} {number}",
-            callback_data=SubsCallback(action="resume" if sub.paused else "pause", sub=sub.id),
-        )
-        builder.button(text=f"✏️ {number}", callback_data=SubsCallback(action="edit", sub=sub.id))
-        builder.button(text=f"🗑 {number}", callback_data=SubsCallback(action="delete", sub=sub.id))
-    builder.adjust(3)
-    return "\n".join(lines), builder.as_markup()
-
-
-def subs_line(
-    i18n: Translator,
-    number: int,
-    sub: Subscription,
-    now: datetime | None = None,
-    timezone: str = DEFAULT_TIMEZONE,
-) -> str:
-    state = i18n("subs-paused") if sub.paused else ""
-    if sub.muted_until is not None and sub.muted_until > (now or datetime.now(UTC)):
-        until = sub.muted_until.astimezone(zone(timezone)).strftime("%d.%m %H:%M")
-        state += i18n("subs-muted", until=until)
-    return i18n("subs-line", number=number, summary=describe(sub.filter, i18n.language)) + state
 
 
 async def on_subs_button(

@@ -12,27 +12,24 @@ from dataclasses import replace
 from typing import Any
 
 from aiogram import F, Router
-from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
+from aiogram.types import CallbackQuery, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.button_data import RunWatchCallback, WatchQuestionCallback
 from bot.conversation import Conversations
 from bot.ports import BotStore
 from bot.replies import show
-from bot.routers.fit import sizing_digest
 from bot.usecases.watches import subscribe
 from bot.views.prices import money
+from bot.views.sizing_reply import sizing_digest
+from bot.views.watches import question_reply
 from estimator.followup import stated_command
 from estimator.i18n import Translator
 from estimator.parse import ParsedQuery
 from estimator.parsing.text import language_of
-from monitor.watch_describe import describe, short_label
 from monitor.watch_question import run_budget_in_question, watch_words_in_question
-from monitor.watch_words import parse_watch
 
 MAX_TEXT = 300
-# Telegram's limit on callback_data, in bytes.
-CALLBACK_LIMIT = 64
 
 
 def create_router() -> Router:
@@ -115,35 +112,6 @@ def _notify_question(message: Message) -> bool | dict[str, Any]:
 
 def _translator(translators: dict[str, Translator], language: str) -> Translator:
     return translators.get(language) or next(iter(translators.values()))
-
-
-def question_reply(
-    i18n: Translator, spec: str, language: str
-) -> tuple[str, InlineKeyboardMarkup | None]:
-    """The watch the question asked for, the per-GPU-hour rule, and its button (when the
-    words fit in a button; otherwise the command to send)."""
-    watch = parse_watch(spec)
-    lines = [i18n("watchq-offer", summary=describe(watch, i18n.language))]
-    cap = watch.max_rub_per_gpu_hour
-    if cap is not None and watch.min_count is not None and watch.min_count > 1:
-        lines.append(
-            i18n(
-                "watchq-cap-server",
-                max=money(cap),
-                count=watch.min_count,
-                server=money(cap * watch.min_count),
-            )
-        )
-    elif cap is not None:
-        lines.append(i18n("watchq-cap", max=money(cap)))
-    data = WatchQuestionCallback(lang=language, spec=spec).pack() if ":" not in spec else ""
-    if not data or len(data.encode()) > CALLBACK_LIMIT:
-        lines.append(i18n("watchq-command", command=f"/watch {spec}"))
-        return "\n".join(lines), None
-    lines.append(i18n("watchq-press"))
-    builder = InlineKeyboardBuilder()
-    builder.button(text=i18n("watchq-button", label=short_label(watch)), callback_data=data)
-    return "\n".join(lines), builder.as_markup()
 
 
 async def on_question(message: Message, spec: str, translators: dict[str, Translator]) -> None:

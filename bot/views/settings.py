@@ -10,8 +10,13 @@ from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.button_data import MenuCallback, MenuItem, SettingsAction, SettingsCallback
+from bot.ports import BotStore
 from estimator.i18n import Translator
-from monitor.users import LANGUAGES, QuietHours, User
+from monitor.users import (
+    LANGUAGES,
+    QuietHours,
+    User,
+)
 
 # Russia's zones west to east, then UTC; any other IANA zone can be typed.
 TIMEZONE_PRESETS = (
@@ -176,3 +181,25 @@ def quiet_keyboard(i18n: Translator, user: User) -> InlineKeyboardMarkup:
     )
     builder.adjust(1, 2, 2, 1)
     return builder.as_markup()
+
+
+async def settings_view(
+    store: BotStore, i18n: Translator, user: User
+) -> tuple[str, InlineKeyboardMarkup]:
+    """The settings summary with what silences alerts now (a snooze, muted subscriptions)."""
+    silence = await current_silence(store, user.chat_id)
+    return settings_text(i18n, user, silence=silence), settings_keyboard(i18n, user, silence)
+
+
+async def current_silence(store: BotStore, chat_id: int) -> Silence:
+    now = datetime.now(UTC)
+    mutes = [
+        sub.muted_until
+        for sub in await store.subscriptions_of(chat_id)
+        if sub.muted_until is not None and sub.muted_until > now
+    ]
+    return Silence(
+        snoozed_until=await store.snoozed_until(chat_id, now),
+        muted=len(mutes),
+        muted_until=max(mutes, default=None),
+    )

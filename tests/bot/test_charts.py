@@ -13,7 +13,7 @@ from matplotlib.lines import Line2D
 
 from bot.charts import axis_date, history_figure, history_png
 from bot.history_chart import MAX_SERIES
-from bot.routers.history import caption, chart_spec
+from bot.views.history import caption, chart_spec
 from estimator.i18n import translators
 from estimator.plan_text import rubles
 from monitor.history import HistoryPoint

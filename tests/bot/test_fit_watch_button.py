@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.button_data import FitWatchCallback, LegacyFitWatchCallback
-from bot.routers.fit import watch_button
+from bot.views.sizing_reply import watch_button
 from estimator.answer import build_answer
 from estimator.fit_words import understand
 from estimator.gpus import load_gpus

@@ -7,14 +7,8 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.history_chart import (
-    LINE_STYLES,
-    MAX_SERIES,
-    PALETTE,
-    build_series,
-    offer_label,
-)
-from bot.routers.history import caption, chart_spec
+from bot.history_chart import LINE_STYLES, MAX_SERIES, PALETTE, build_series, offer_label
+from bot.views.history import caption, chart_spec
 from estimator.i18n import translators
 from estimator.plan_text import rubles
 from monitor.history import HistoryPoint

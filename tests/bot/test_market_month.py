@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.routers.market import answer_question
+from bot.usecases.market import answer_question
 from estimator.cost import PriceQuote
 from estimator.i18n import translators
 

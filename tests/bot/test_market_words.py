@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.routers.market import answer_question, command_word
+from bot.usecases.market import answer_question, command_word
 from estimator.cost import PriceQuote
 from estimator.fit_words import understand
 from estimator.i18n import translators

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from bot.quotes import quotes_from
-from bot.routers.market import answer_question
+from bot.usecases.market import answer_question
 from bot.views.prices import clock_time, prices_text
 from estimator.cost import PriceQuote
 from estimator.i18n import translators

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bot.routers.market import answer_question
+from bot.usecases.market import answer_question
 from estimator.cost import PriceQuote
 from estimator.i18n import translators
 from tests.fuzz import assert_telegram_html, fuzz

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import event, example, given
 from hypothesis import strategies as st
 
-from bot.routers.fit import MAX_ARGS, watch_keyboard
+from bot.routers.fit import MAX_ARGS
 from bot.views.sizing_errors import error_text
+from bot.views.sizing_reply import watch_keyboard
 from estimator import query as query_enums
 from estimator.answer import build_answer
 from estimator.cost import PriceQuote

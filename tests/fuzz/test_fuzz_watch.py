@@ -12,8 +12,9 @@ import pytest
 from hypothesis import event, example, given
 from hypothesis import strategies as st
 
-from bot.routers.watch import MAX_ARGS, subs_line
+from bot.routers.watch import MAX_ARGS
 from bot.usecases.watches import subscribe
+from bot.views.watches import subs_line
 from estimator.gpus import load_gpus
 from estimator.i18n import translators
 from estimator.models import load_models
