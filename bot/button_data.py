@@ -108,7 +108,7 @@ class WatchQuestionCallback(CallbackData, prefix="q"):
 
 class RunWatchCallback(CallbackData, prefix="j"):
     """«Следить за ценой запуска» under a run-cost question: the run is the chat's remembered
-    sizing, named by a digest of its command (bot.routers.fit.sizing_digest) so that a later
+    sizing, named by a digest of its command (bot.views.sizing_reply.sizing_digest) so that a later
     sizing makes the button outdated rather than silently watching another run."""
 
     lang: str  # "ru" | "en"

@@ -23,7 +23,7 @@ from estimator.solve import Lever, Outcome, Solution
 
 # The size and method a reverse question that names no model is read with, so that the
 # example its answer suggests keeps what it did say (the card, the lever, the context): the
-# /fit wizard's 7–8B row (bot.routers.fit.SIZES) and QLoRA, the default method
+# /fit wizard's 7–8B row (bot.views.sizing_reply.SIZES) and QLoRA, the default method
 # (estimator.parsing.build), the run most people fit on one rented card.
 EXAMPLE_SIZE = "8b"
 EXAMPLE_METHOD = Method.QLORA

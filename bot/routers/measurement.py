@@ -2,7 +2,7 @@
 an A100". The message is read by estimator.measurement and set against the time model for the
 run it measured: the run the message names, else the chat's last sizing (bot.conversation).
 The ratio is stored for that user (storage/schema/0020) and scales the times of their later
-answers (`measured_speed`, read by bot.routers.fit), which say so.
+answers (`bot.usecases.sizing.measured_speed`), which say so.
 
 Garbage gets a short answer in the message's language: a speed with no run to set it against
 asks for the run; one more than five times off the model names what to check.

@@ -10,7 +10,7 @@ The answer has the /fit answer's «Подробнее» and «Следить» b
 chat's last sizing with the model's shapes (bot.conversation), so that «а с ctx 8192?» or «а
 на lora?» changes the run on the same model. A /fit command cannot name a model that exists
 only in the user's file, so the buttons refer to the remembered sizing
-(bot.routers.fit.BY_REFERENCE), and there is no share link and no other-method buttons.
+(bot.views.sizing_reply.BY_REFERENCE), and there is no share link and no other-method buttons.
 """
 
 from __future__ import annotations

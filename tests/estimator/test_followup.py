@@ -424,7 +424,7 @@ def test_any_reply_is_a_sizing_none_or_a_query_error(text: str):
     try:
         adjusted = apply_followup(sizing(BASE), text)
     except QueryError as error:
-        code = error.code  # the bot words each code (bot.routers.fit.error_text)
+        code = error.code  # the bot words each code (bot.views.sizing_errors.error_text)
         adjusted = None
     else:
         code = "none"
