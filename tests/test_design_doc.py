@@ -66,6 +66,8 @@ BASES = (
     ROOT / "bot" / "ops",
     ROOT / "bot" / "miniapp",
     ROOT / "bot" / "routers",
+    ROOT / "bot" / "usecases",
+    ROOT / "bot" / "views",
     ROOT / "bot" / "middlewares",
     ROOT / "storage" / "schema",
     ROOT / "tests",
