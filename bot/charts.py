@@ -12,6 +12,8 @@ from datetime import UTC, datetime, timedelta
 
 import matplotlib
 
+from estimator.number_text import money
+
 matplotlib.use("Agg")  # before pyplot: render to memory on a headless server
 
 import matplotlib.dates as mdates
@@ -20,7 +22,6 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from bot.history_chart import ChartSpec, ChartTexts, Low, Series, Span
-from estimator.plan_text import rubles
 from monitor.users import zone
 
 IN_STOCK_WIDTH = 2.2  # rentable stretches: the line to read prices from
@@ -163,5 +164,5 @@ def sample_spec() -> ChartSpec:
         Span(since + timedelta(days=10), until, 90.0, True),
     )
     series = Series("Selectel", "Selectel · 1× H100 · ru-1", "#1f77b4", "solid", spans)
-    texts = ChartTexts("H100", "₽ / GPU·h", "UTC", "in stock", "out of stock", rubles(90.0))
+    texts = ChartTexts("H100", "₽ / GPU·h", "UTC", "in stock", "out of stock", money(90.0))
     return ChartSpec((series,), since, until, "UTC", texts, Low(90.0, "Selectel", series.label), 1)

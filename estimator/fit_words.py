@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from estimator.number_text import plain
 from estimator.parse import ParsedQuery, QueryError, parse_command, parse_question
 from estimator.parsing.build import CHEAPEST_NOTE, CHEAPEST_WORD
 from estimator.query import FitQuery, Method
@@ -67,7 +68,7 @@ def command_for(parsed: ParsedQuery) -> str:
     asked, the method only when the user named it (or what they ruled out), the non-default
     keys, and the offer constraints."""
     query = parsed.query
-    model = f"{parsed.asked_size:g}b" if parsed.asked_size is not None else parsed.model.id
+    model = f"{plain(parsed.asked_size)}b" if parsed.asked_size is not None else parsed.model.id
     parts = [model]
     ruled_out = [n.split(":", 1)[1] for n in parsed.notes if n.startswith("negated:")]
     if ruled_out:
@@ -99,7 +100,7 @@ def command_for(parsed: ParsedQuery) -> str:
         if name == "dataset_examples" and value % 1000 == 0:
             value = f"{value // 1000}k"  # 64 bytes of callback data: every byte counts
         shown = value.value if hasattr(value, "value") else value
-        parts.append(f"{key}={shown:g}" if isinstance(shown, float) else f"{key}={shown}")
+        parts.append(f"{key}={plain(shown)}" if isinstance(shown, float) else f"{key}={shown}")
     if ranged:
         parts.append(f"tok={parsed.shortest_tokens}-{parsed.longest_tokens}")
     elif parsed.longest_tokens is not None:
@@ -111,13 +112,15 @@ def command_for(parsed: ParsedQuery) -> str:
         parts.append(f"gpu={gpu.replace(' ', '-')}")
     if parsed.budget_rub is not None:
         budget = parsed.budget_rub
-        parts.append(f"budget={budget / 1000:g}k" if budget % 1000 == 0 else f"budget={budget:g}")
+        parts.append(
+            f"budget={plain(budget / 1000)}k" if budget % 1000 == 0 else f"budget={plain(budget)}"
+        )
     if parsed.russia_only:
         parts.append("loc=ru")
     for key, name in _OFFER_KEYS:
         value = getattr(parsed, name)
         if value is not None:
-            parts.append(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}")
+            parts.append(f"{key}={plain(value)}" if isinstance(value, float) else f"{key}={value}")
     if CHEAPEST_NOTE in parsed.notes:
         parts.append(CHEAPEST_WORD)
     return " ".join(parts)

@@ -15,6 +15,7 @@ import html
 from estimator.answer import FitAnswer
 from estimator.asked import Comparison, Variant
 from estimator.i18n import Html, translator
+from estimator.number_text import plain
 from estimator.offload import OffloadCost
 from estimator.plan_text import duration, gib, size_text
 from estimator.query import FitQuery, Method, Offload
@@ -50,7 +51,7 @@ SAME_SPEED = 0.05
 
 def _shown(value: object) -> str:
     raw = value.value if hasattr(value, "value") else value
-    return f"{raw:g}" if isinstance(raw, float) else str(raw)
+    return plain(raw) if isinstance(raw, float) else str(raw)
 
 
 def read_line(answer: FitAnswer, language: str) -> str | None:

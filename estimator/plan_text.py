@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from estimator.cost import HOURS_PER_MONTH
 from estimator.i18n import Html, translator
+from estimator.number_text import money, plain
 from estimator.planner import BreakEven, BudgetVerdict, Caveat, Plan
 from estimator.timing import TrainingTime
 
@@ -53,13 +54,6 @@ def size_text(language: str, value_bytes: float) -> str:
     return f"{value_bytes / 1e3:.0f} {'KB' if english else 'КБ'}"
 
 
-def rubles(value: float) -> str:
-    """Russian money format: thin spaces between thousands, decimal comma below 1000 ₽."""
-    if value >= 1000:
-        return f"{round(value):,}".replace(",", "\u202f")
-    return f"{value:.2f}".replace(".", ",")
-
-
 def where(plan: Plan, language: str) -> str:
     """The server: card, count, provider, and the country when it is not Russia."""
     i18n = translator(language)
@@ -94,7 +88,7 @@ def plan_line(n: int, plan: Plan, language: str) -> str:
             assert plan.months is not None
             return i18n(
                 "fit-plan-month",
-                total=rubles(plan.cost_rub),
+                total=money(plan.cost_rub),
                 months=plan.months,
                 time=time_span(language, plan.time),
                 **common,
@@ -103,14 +97,14 @@ def plan_line(n: int, plan: Plan, language: str) -> str:
         band = plan.time.band
         return i18n(
             "fit-plan-hour",
-            rate=rubles(rate),
+            rate=money(rate),
             time=time_span(language, plan.time),
-            total=f"{rubles(rate * band.low)}–{rubles(rate * band.high)}",
+            total=f"{money(rate * band.low)}–{money(rate * band.high)}",
             **common,
         )
     if plan.monthly:
-        return i18n("fit-plan-rate-month", rate=rubles(quote.rub_per_month or 0.0), **common)
-    return i18n("fit-plan-rate-hour", rate=rubles(quote.rub_per_hour or 0.0), **common)
+        return i18n("fit-plan-rate-month", rate=money(quote.rub_per_month or 0.0), **common)
+    return i18n("fit-plan-rate-hour", rate=money(quote.rub_per_hour or 0.0), **common)
 
 
 def no_hourly_line(plans: list[Plan], language: str) -> str | None:
@@ -140,8 +134,8 @@ def break_even_line(point: BreakEven, language: str, *, family: str | None = Non
         "count": str(monthly.gpus),
         "monthly_provider": monthly.provider,
         "hourly_provider": hourly.provider,
-        "month": rubles(monthly.rub_per_month or 0.0),
-        "rate": rubles(hourly.rub_per_hour or 0.0),
+        "month": money(monthly.rub_per_month or 0.0),
+        "rate": money(hourly.rub_per_hour or 0.0),
     }
     if point.pays_off:
         days = point.hours / 24
@@ -152,12 +146,10 @@ def break_even_line(point: BreakEven, language: str, *, family: str | None = Non
             **common,
         )
     else:
-        line = i18n(
-            f"{prefix}-breakeven-never", around=rubles(point.around_the_clock_rub), **common
-        )
+        line = i18n(f"{prefix}-breakeven-never", around=money(point.around_the_clock_rub), **common)
     if family is not None and point.usage_hours is not None:
         choice = "monthly" if point.monthly_wins else "hourly"
-        line += " " + i18n("market-breakeven-usage", usage=f"{point.usage_hours:g}", choice=choice)
+        line += " " + i18n("market-breakeven-usage", usage=plain(point.usage_hours), choice=choice)
     return line
 
 
@@ -169,13 +161,13 @@ def usage_line(point: BreakEven, language: str, *, per_month: bool) -> str | Non
     choice = "monthly" if point.monthly_wins else "hourly"
     if per_month:
         hours = min(point.usage_hours, HOURS_PER_MONTH)
-        return i18n("fit-breakeven-usage", usage=f"{hours:g}", choice=choice)
+        return i18n("fit-breakeven-usage", usage=plain(hours), choice=choice)
     return i18n("fit-breakeven-job", job=duration(language, point.usage_hours), choice=choice)
 
 
 def budget_line(verdict: BudgetVerdict, language: str) -> str:
     i18n = translator(language)
-    budget = rubles(verdict.budget_rub)
+    budget = money(verdict.budget_rub)
     chosen = verdict.run or verdict.likely or verdict.cheapest
     if chosen is not None and chosen.cost_rub is not None and chosen.hours is not None:
         if verdict.run is not None:
@@ -190,8 +182,8 @@ def budget_line(verdict: BudgetVerdict, language: str) -> str:
             gpu=chosen.quote.gpu_id,
             count=str(chosen.gpus),
             provider=chosen.quote.provider,
-            total=rubles(chosen.cost_rub),
-            high=rubles(chosen.cost_high_rub or chosen.cost_rub),
+            total=money(chosen.cost_rub),
+            high=money(chosen.cost_high_rub or chosen.cost_rub),
             time=duration(language, chosen.hours),
         )
     if verdict.rate is not None and verdict.hours_for_budget is not None:
@@ -202,7 +194,7 @@ def budget_line(verdict: BudgetVerdict, language: str) -> str:
             hours=f"{verdict.hours_for_budget:.0f}",
             gpu=rate.quote.gpu_id,
             count=str(rate.gpus),
-            rate=rubles(rate.server_rub_per_hour),
+            rate=money(rate.server_rub_per_hour),
             provider=rate.quote.provider,
         )
     return i18n("fit-budget-none", budget=budget)

@@ -29,6 +29,7 @@ from estimator.lever_text import (
 )
 from estimator.measurement import Measurement
 from estimator.models import LLAMA_LADDER
+from estimator.number_text import grouped, money, plain
 from estimator.parsing.build import covering_ctx
 from estimator.plan_text import (
     break_even_line,
@@ -37,7 +38,6 @@ from estimator.plan_text import (
     gib,
     no_hourly_line,
     plan_line,
-    rubles,
     size_text,
     time_span,
     unmet_line,
@@ -67,7 +67,7 @@ def _too_long(message: str) -> bool:
 def model_label(answer: FitAnswer) -> str:
     """The model as the user asked: "7B" for a bare size, the catalog id otherwise."""
     if answer.asked_size is not None:
-        return f"{answer.asked_size:g}B"
+        return f"{plain(answer.asked_size)}B"
     return answer.model.id
 
 
@@ -217,13 +217,13 @@ def _constraints_line(answer: FitAnswer, language: str) -> list[str]:
     said = answer.constraints
     items = []
     if said.min_vram_gib is not None:
-        items.append(i18n("fit-constraint-vram", gb=f"{said.min_vram_gib:g}"))
+        items.append(i18n("fit-constraint-vram", gb=plain(said.min_vram_gib)))
     if said.russia_only:
         items.append(i18n("fit-constraint-russia"))
     if said.max_rub_per_hour is not None:
-        items.append(i18n("fit-constraint-rate", rate=f"{said.max_rub_per_hour:g}"))
+        items.append(i18n("fit-constraint-rate", rate=plain(said.max_rub_per_hour)))
     if said.hours_per_month is not None:
-        items.append(i18n("fit-constraint-hours", hours=f"{said.hours_per_month:g}"))
+        items.append(i18n("fit-constraint-hours", hours=plain(said.hours_per_month)))
     if not items:
         return []
     return [i18n("fit-constraints", items=" · ".join(items))]
@@ -574,7 +574,7 @@ def _text_token_notes(answer: FitAnswer, language: str) -> list[str]:
             notes.append(
                 i18n(
                     "fit-text-tokens",
-                    tokens=f"{tokens:,}".replace(",", "\u202f"),
+                    tokens=grouped(tokens),
                     bytes=per_token,
                     lang=text_language,
                 )
@@ -614,7 +614,7 @@ def _details(answer: FitAnswer, language: str) -> str:
             rank=str(query.lora_rank),
             targets=query.targets.value,
             stack=query.stack.value,
-            trainable=f"{memory.trainable_params:,}".replace(",", "\u202f"),
+            trainable=grouped(memory.trainable_params),
         ),
     ]
     # The card the answer is about (the one asked, else the smallest that holds the run),
@@ -626,9 +626,9 @@ def _details(answer: FitAnswer, language: str) -> str:
             i18n(
                 "fit-details-time",
                 gpu=card.gpu.id,
-                tokens=f"{timing.tokens:,.0f}".replace(",", "\u202f"),
+                tokens=grouped(timing.tokens),
                 flops=f"{timing.flops_per_token:.2e}",
-                tps=f"{timing.tokens_per_second:,.0f}".replace(",", "\u202f"),
+                tps=grouped(timing.tokens_per_second),
                 mfu=f"{timing.mfu * 100:.0f}",
             )
         )
@@ -726,7 +726,7 @@ def _measured(measured: Measurement, language: str) -> str:
     """The person's own measurement, which every time in the answer is scaled by."""
     return translator(language)(
         "fit-measured",
-        tps=f"{measured.tokens_per_second:,.0f}".replace(",", "\u202f"),
+        tps=grouped(measured.tokens_per_second),
         count=str(measured.gpus),
         gpu=measured.gpu_id,
         ratio=f"{measured.factor:.2f}",
@@ -784,7 +784,7 @@ def _compare_row(answer: FitAnswer, language: str) -> str:
         gpu = plan.gpu.id if plan.gpus == 1 else f"{plan.gpus}× {plan.gpu.id}"
         key = "fit-compare-price-month" if plan.monthly else "fit-compare-price"
         rate = plan.quote.rub_per_month if plan.monthly else plan.quote.rub_per_hour
-        price = i18n(key, rate=rubles(rate or 0.0))
+        price = i18n(key, rate=money(rate or 0.0))
         hours = plan.hours
     else:
         row = answer.smallest or answer.fewest

@@ -15,9 +15,10 @@ from __future__ import annotations
 from estimator.answer import FitAnswer
 from estimator.fit_words import command_for, command_with_method
 from estimator.i18n import Html, translator
+from estimator.number_text import grouped, money
 from estimator.parse import ParsedQuery, parse_question
 from estimator.parsing.build import CHEAPEST_NOTE
-from estimator.plan_text import gib, rubles, where
+from estimator.plan_text import gib, where
 from estimator.query import METHOD_NAMES, Method
 from estimator.solve import Lever, Outcome, Solution
 
@@ -27,15 +28,6 @@ from estimator.solve import Lever, Outcome, Solution
 # (estimator.parsing.build), the run most people fit on one rented card.
 EXAMPLE_SIZE = "8b"
 EXAMPLE_METHOD = Method.QLORA
-
-# The thin no-break space between thousands, as the money is written (plan_text.rubles).
-THOUSANDS_SEPARATOR = "\u202f"
-
-
-def number(value: int, language: str) -> str:
-    """12 288 in Russian, 12,288 in English."""
-    separator = THOUSANDS_SEPARATOR if language == "ru" else ","
-    return f"{value:,}".replace(",", separator)
 
 
 def gib_text(value: float, language: str) -> str:
@@ -47,7 +39,7 @@ def gib_text(value: float, language: str) -> str:
 def shown(lever: Lever, value: int, language: str) -> str:
     """A lever's value as the answer writes it: a context grouped (12 288), a batch or a rank
     as the small number it is."""
-    return number(value, language) if lever is Lever.CTX else str(value)
+    return grouped(value, language) if lever is Lever.CTX else str(value)
 
 
 def _example(answer: FitAnswer, lever: Lever) -> str:
@@ -81,7 +73,7 @@ def solve_line(answer: FitAnswer, language: str) -> str | None:
         return i18n(f"solve-none-{lever}", over=over, **args)
     return i18n(
         f"solve-solved-{lever}",
-        next=number(solution.next_value or 0, language),
+        next=grouped(solution.next_value or 0, language),
         over=over,
         **args,
     )
@@ -99,7 +91,7 @@ def cheapest_line(answer: FitAnswer, language: str) -> str | None:
         return i18n(
             "solve-cheapest-plan",
             where=Html(where(plan, language)),
-            rate=rubles(plan.server_rub_per_hour),
+            rate=money(plan.server_rub_per_hour),
             headroom=gib(plan.headroom_gib),
         )
     row = answer.smallest

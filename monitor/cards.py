@@ -15,6 +15,7 @@ import functools
 from dataclasses import dataclass
 
 from estimator import gpus
+from estimator.number_text import plain
 
 # Offers list memory as the vendor rounds it ("79.6 GB" for an 80GB card); never lose a
 # real 80GB card to rounding.
@@ -84,7 +85,7 @@ class CardFilter:
     def label(self) -> str:
         """How answers name it: "RTX 4090", "H100", "A100 ≥80GB"."""
         name = self.gpu or self.family or ""
-        return name if self.min_vram_gb is None else f"{name} ≥{self.min_vram_gb:g}GB"
+        return name if self.min_vram_gb is None else f"{name} ≥{plain(self.min_vram_gb)}GB"
 
     def catalogue_ids(self) -> frozenset[str]:
         """The catalogue rows it covers (what the open data lists beside a history)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from estimator.number_text import plain
 from estimator.parse import QueryError
 from estimator.parsing.patterns import amount_value
 from monitor.providers import PROVIDERS
@@ -83,7 +84,7 @@ def watch_words_in_question(text: str) -> str | None:
     if gpu is not None:
         words.append(gpu.gpu or gpu.family or "")
         if gpu.min_vram_gb is not None:
-            words.append(f"vram={gpu.min_vram_gb:g}")
+            words.append(f"vram={plain(gpu.min_vram_gb)}")
     if "max" in parts.keyed:
         words.append(f"max={_per_gpu(text, parts.keyed['max'], parts.keyed.get('count'))}")
     words += [f"provider={provider}" for provider in sorted(parts.providers)]

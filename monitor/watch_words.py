@@ -26,6 +26,7 @@ from estimator import gpus
 from estimator.answer import build_answer
 from estimator.fit_words import understand
 from estimator.models import find_model_in_text
+from estimator.number_text import plain
 from estimator.parse import ParsedQuery, QueryError
 from estimator.parsing.patterns import amount_value, size_value
 from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS
@@ -199,7 +200,7 @@ def _number(key: str, raw: str, *, integer: bool = False) -> float:
     if integer and value != int(value):
         raise _bad(key, raw, "must be a whole number")
     if not low <= value <= high:
-        raise _bad(key, raw, f"must be between {low:g} and {high:g}")
+        raise _bad(key, raw, f"must be between {plain(low)} and {plain(high)}")
     return value
 
 
@@ -455,7 +456,7 @@ def _number_word(value: float) -> str:
     an exponent («1e+06» is not a number to the grammar)."""
     if value == int(value):
         return str(int(value))
-    short = f"{value:g}"
+    short = plain(value)
     return short if "e" not in short and float(short) == value else repr(value)
 
 

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.delivery.alert_buttons import AlertAction, AlertCallback
-from bot.views.prices import money, price_text
+from bot.views.prices import price_text
 from estimator.i18n import Html, Translator
+from estimator.number_text import money
 from monitor.events import Event, EventKind
 from monitor.offers import HOURS_PER_MONTH, Billing, Offer, StockState, billing_of
 from monitor.outbox import OutboxRow

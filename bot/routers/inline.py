@@ -25,9 +25,10 @@ from aiogram.types import (
 from bot.middlewares.user import initial_language
 from bot.ports import BotStore
 from bot.usecases.sizing import build
-from bot.views.prices import gpu_header, money, offer_card, ranked, stale_text, stock_text
+from bot.views.prices import gpu_header, offer_card, ranked, stale_text, stock_text
 from estimator.fit_words import understand
 from estimator.i18n import Translator
+from estimator.number_text import money
 from estimator.parse import ParsedQuery, QueryError
 from estimator.query import METHOD_NAMES
 from estimator.sizing_text import model_label, render_short, to_plain

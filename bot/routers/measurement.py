@@ -28,6 +28,7 @@ from estimator.measurement import (
     measured_query,
     read_speed,
 )
+from estimator.number_text import grouped
 from estimator.parse import ParsedQuery, QueryError, parse_question
 from estimator.parsing.language import reply_language
 from estimator.step import sequence
@@ -91,8 +92,8 @@ async def on_speed(
         "model": parsed.model.id,
         "bs": str(run.micro_batch),
         "tokens": str(sequence(run)),
-        "tps": f"{measurement.tokens_per_second:,.0f}".replace(",", "\u202f"),
-        "predicted": f"{measurement.predicted:,.0f}".replace(",", "\u202f"),
+        "tps": grouped(measurement.tokens_per_second),
+        "predicted": grouped(measurement.predicted),
         "ratio": f"{measurement.factor:.2f}",
     }
     if not measurement.plausible:

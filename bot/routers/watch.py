@@ -19,9 +19,9 @@ from bot.usecases.watches import (
     subscribe,
 )
 from bot.views.price_caps import cap_choices
-from bot.views.prices import money
 from bot.views.watches import subs_view
 from estimator.i18n import Html, Translator
+from estimator.number_text import money
 from monitor.match_rules import offer_meets
 from monitor.subscriptions import (
     Subscription,

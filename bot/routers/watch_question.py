@@ -20,11 +20,11 @@ from bot.conversation import Conversations
 from bot.ports import BotStore
 from bot.replies import show
 from bot.usecases.watches import subscribe
-from bot.views.prices import money
 from bot.views.sizing_reply import sizing_digest
 from bot.views.watches import question_reply
 from estimator.followup import stated_command
 from estimator.i18n import Translator
+from estimator.number_text import money, plain
 from estimator.parse import ParsedQuery
 from estimator.parsing.text import language_of
 from monitor.watch_question import run_budget_in_question, watch_words_in_question
@@ -55,7 +55,7 @@ def run_watch_words(parsed: ParsedQuery, budget: float) -> str | None:
         return None
     # The run without a budget it was asked with («уложусь в 1000 ₽?»): this budget is the
     # watch's, said once.
-    return f"{stated_command(replace(parsed, budget_rub=None))} budget={budget:g}"
+    return f"{stated_command(replace(parsed, budget_rub=None))} budget={plain(budget)}"
 
 
 async def on_run_question(

@@ -28,11 +28,12 @@ from estimator.fit_words import command_for
 from estimator.gpus import family_members, find_in_text, get, load_gpus
 from estimator.i18n import Html, Translator
 from estimator.models import find_model_in_text, get_model
+from estimator.number_text import money, plain
 from estimator.parse import ParsedQuery
 from estimator.parsing.market import Constraints as StatedConstraints
 from estimator.parsing.market import asks_month_price, read_constraints
 from estimator.parsing.text import read_method
-from estimator.plan_text import break_even_line, gib, plan_line, rubles
+from estimator.plan_text import break_even_line, gib, plan_line
 from estimator.planner import (
     Constraints,
     break_evens,
@@ -271,9 +272,7 @@ def _faster(first: str, second: str, i18n: Translator, quotes: Sequence[PriceQuo
         per_million = per_card / (max(speeds) * 3600) * 1e6
         costs.append((family, per_million))
         server = (
-            i18n(
-                "market-faster-server", count=str(best.gpus), rate=rubles(best.rub_per_hour or 0.0)
-            )
+            i18n("market-faster-server", count=str(best.gpus), rate=money(best.rub_per_hour or 0.0))
             if best.gpus > 1
             else ""
         )
@@ -281,10 +280,10 @@ def _faster(first: str, second: str, i18n: Translator, quotes: Sequence[PriceQuo
             i18n(
                 "market-faster-price",
                 gpu=family,
-                rate=rubles(per_card),
+                rate=money(per_card),
                 provider=best.provider,
                 server=server,
-                million=rubles(per_million),
+                million=money(per_million),
             )
         )
     if len(costs) == 2:
@@ -342,20 +341,20 @@ def _quote_line(
         if quote.gpus > 1:
             return i18n(
                 f"market-offer-{kind}-as-month-per-gpu",
-                rate=rubles(rub_per_gpu_month(quote)),
-                server=rubles(monthly_equivalent(quote)),
+                rate=money(rub_per_gpu_month(quote)),
+                server=money(monthly_equivalent(quote)),
                 **common,
                 **extra,
             )
         return i18n(
             f"market-offer-{kind}-as-month",
-            rate=rubles(monthly_equivalent(quote)),
+            rate=money(monthly_equivalent(quote)),
             **common,
             **extra,
         )
     if quote.rub_per_hour is not None:
-        return i18n("market-offer-hour", rate=rubles(quote.rub_per_hour), **common, **extra)
-    return i18n("market-offer-month", rate=rubles(quote.rub_per_month or 0.0), **common, **extra)
+        return i18n("market-offer-hour", rate=money(quote.rub_per_hour), **common, **extra)
+    return i18n("market-offer-month", rate=money(quote.rub_per_month or 0.0), **common, **extra)
 
 
 def _cheapest(
@@ -373,7 +372,7 @@ def _cheapest(
     pool = cheapest_offers(quotes, _constraints(family, wish))
     if family is None:
         title = (
-            i18n("market-cheapest-vram", vram=f"{wish.min_vram_gib:g}")
+            i18n("market-cheapest-vram", vram=plain(wish.min_vram_gib))
             if wish.min_vram_gib
             else i18n("market-cheapest-any")
         )

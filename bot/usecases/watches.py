@@ -8,8 +8,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from bot.ports import BotStore
-from bot.views.prices import freshness_text, money, offer_brief
+from bot.views.prices import freshness_text, offer_brief
 from estimator.i18n import Translator
+from estimator.number_text import money
 from estimator.parse import QueryError
 from monitor.match_rules import offer_matches
 from monitor.subscriptions import (

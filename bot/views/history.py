@@ -7,7 +7,7 @@ from datetime import datetime
 
 from bot.history_chart import ChartSpec, ChartTexts, build_series, lowest
 from estimator.i18n import Translator
-from estimator.plan_text import rubles
+from estimator.number_text import money
 from monitor.history import HistoryPoint
 
 
@@ -29,7 +29,7 @@ def chart_spec(
         out_of_stock=i18n("history-key-out-of-stock"),
         low=""
         if low is None
-        else i18n("history-key-low", low=rubles(low.price), provider=low.provider),
+        else i18n("history-key-low", low=money(low.price), provider=low.provider),
     )
     return ChartSpec(series, since, until, timezone, texts, low, offers)
 
@@ -44,7 +44,7 @@ def caption(i18n: Translator, label: str, spec: ChartSpec) -> str:
     else:
         parts.append(
             i18n(
-                "history-caption", gpu=label, low=rubles(spec.low.price), provider=spec.low.provider
+                "history-caption", gpu=label, low=money(spec.low.price), provider=spec.low.provider
             )
         )
     drawn_low = lowest(spec.series, rentable_only=False)
@@ -52,7 +52,7 @@ def caption(i18n: Translator, label: str, spec: ChartSpec) -> str:
         parts.append(
             i18n(
                 "history-caption-unrentable-low",
-                low=rubles(drawn_low.price),
+                low=money(drawn_low.price),
                 provider=drawn_low.provider,
             )
         )

@@ -22,7 +22,7 @@ from aiogram.utils.keyboard import InlineKeyboardBuilder
 from bot.button_data import PricesCallback
 from bot.views.provider_health import troubled_parts_text
 from estimator.i18n import Html, Translator, translator
-from estimator.plan_text import rubles
+from estimator.number_text import money
 from monitor.freshness import ObservedOffer
 from monitor.health import ProviderHealth
 from monitor.offer_ranking import card_facts, group_key, has_nvlink, rank_offers
@@ -40,13 +40,6 @@ STOCK_ICONS = {
     StockState.OUT_OF_STOCK: "❌",
 }
 CPU_RAM_EXTRA = "cpu_ram_extra"  # Offer.note: vCPU and RAM are billed on top of the GPU
-
-
-def money(value: float) -> str:
-    """320 -> "320", 45.5 -> "45,50", 230400 -> "230 400": no ",00" noise on round prices."""
-    if value >= 1000 or float(value).is_integer():
-        return f"{round(value):,}".replace(",", "\u202f")
-    return rubles(value)
 
 
 def page_count(total: int) -> int:

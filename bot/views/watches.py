@@ -13,8 +13,8 @@ from bot.button_data import (
     WatchQuestionCallback,
 )
 from bot.ports import BotStore
-from bot.views.prices import money
 from estimator.i18n import Translator
+from estimator.number_text import money
 from monitor.subscriptions import (
     MAX_SUBSCRIPTIONS,
     Subscription,

@@ -15,7 +15,7 @@ from bot.charts import axis_date, history_figure, history_png
 from bot.history_chart import MAX_SERIES
 from bot.views.history import caption, chart_spec
 from estimator.i18n import translators
-from estimator.plan_text import rubles
+from estimator.number_text import money
 from monitor.history import HistoryPoint
 from monitor.offers import StockState
 from tests.bot.test_history_chart import SINCE, UNTIL, point, points_strategy
@@ -62,7 +62,7 @@ def test_axes_title_and_legend_are_in_the_users_language():
     assert legend_texts(ru) == [
         "HOSTKEY · 1× RTX 4090 · NL",
         "Selectel · 1× RTX 4090 · ru-7a",
-        "минимум в наличии: 60,00 ₽ (HOSTKEY)",
+        "минимум в наличии: 60 ₽ (HOSTKEY)",
         "толстая линия — в наличии",
         "бледная линия — нет в наличии",
     ]
@@ -100,7 +100,7 @@ def test_caption_minimum_is_the_minimum_plotted(points: list[HistoryPoint]):
     low_lines = [line for line in axes.get_lines() if line.get_gid() == "low"]
     if drawn_rentable:
         low = plotted_min(drawn_rentable)
-        assert f"Минимум в наличии: {rubles(low)} ₽" in text
+        assert f"Минимум в наличии: {money(low)} ₽" in text
         (low_line,) = low_lines
         assert set(ys(low_line)) == {low}
     else:
@@ -108,7 +108,7 @@ def test_caption_minimum_is_the_minimum_plotted(points: list[HistoryPoint]):
         assert "В наличии не было." in text
     lowest_drawn = plotted_min(drawn_all)
     if not drawn_rentable or lowest_drawn < plotted_min(drawn_rentable):
-        assert f"без наличия: {rubles(lowest_drawn)} ₽" in text
+        assert f"без наличия: {money(lowest_drawn)} ₽" in text
 
 
 def test_the_png_is_a_png():

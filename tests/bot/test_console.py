@@ -52,7 +52,7 @@ async def test_history_picture_is_saved_and_its_path_printed(tmp_path: Path):
     saved = Path(match.group(1))
     assert saved.parent == tmp_path / "data" / "console"
     assert (await asyncio.to_thread(saved.read_bytes)).startswith(b"\x89PNG")
-    assert "Минимум в наличии: 420,00 ₽ (Selectel)" in text  # the caption under it
+    assert "Минимум в наличии: 420 ₽ (Selectel)" in text  # the caption under it
 
 
 async def test_an_alerts_buttons_stay_pressable_after_later_replies_with_buttons(tmp_path: Path):

@@ -27,11 +27,17 @@ async def test_the_cheapest_a100_and_the_a100_history_are_every_a100(
 ):
     await seed_fixture_market(db_path)
     async with running_app(telegram, db_path):
+        t4_prices = await reply_to(telegram, "/prices t4")
+        t4_cheapest = await reply_to(telegram, "где дешевле t4?")
         prices = await reply_to(telegram, "/prices a100 hourly")
         cheapest = await reply_to(telegram, "где дешевле a100?")
         after = telegram.mark()
         telegram.push_message(CHAT, "/history a100 40gb")
         photo = await telegram.wait_for_call("sendPhoto", after=after, timeout=COLD_CHART_S)
+    # One money format: the 16 ₽ T4 is «16 ₽/ч» in both answers, never «16,00».
+    assert "16 ₽/ч" in t4_prices
+    assert "16 ₽/ч" in t4_cheapest
+    assert "16,00" not in t4_cheapest
     # Selectel's cloud A100 40GB («compute_pci_gpu_a100», a name no catalogue row is): listed
     # by /prices, and now in the answer too, as the cheapest A100 by the hour.
     assert "198" in prices

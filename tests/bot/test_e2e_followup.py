@@ -135,7 +135,7 @@ async def test_a_question_of_time_is_answered_with_time_and_cost(
         answer = await reply_to(telegram, question)
     assert "Время и сумма — если дать датасет" in first
     assert title(answer) == title(first)
-    # Each offer now has the run's time and what it costs: «~2,8–4,1 ч ≈ 233,00–341,00 ₽».
+    # Each offer now has the run's time and what it costs: «~2,8–4,1 ч ≈ 233–341 ₽».
     assert re.search(r"· ~[\d,.–]+ \S+ ≈ [\d\u202f\u00a0 ,–]+ ₽", answer), answer
 
 

@@ -224,7 +224,7 @@ async def test_a_comparison_answers_every_side(telegram: FakeTelegram, db_path: 
     assert "RTX 4090:" in sizing
     assert len(sizing) < PHONE
     assert "RTX A6000: почасовых предложений сейчас нет" in market
-    assert "RTX 4090: от 60,00 ₽/ч" in market
+    assert "RTX 4090: от 60 ₽/ч" in market
 
 
 async def test_a_tight_fit_is_flagged_where_it_is_offered(telegram: FakeTelegram, db_path: Path):

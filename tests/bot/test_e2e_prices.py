@@ -146,5 +146,5 @@ async def test_fit_answer_ends_with_cheapest_fitting_offers(telegram: FakeTelegr
     text = call.result["text"]
     assert "Лучшие варианты сейчас" in text
     cheapest = text.split("Лучшие варианты сейчас")[1].splitlines()[1]
-    assert cheapest == "1. RTX 4090 ×1 · Selectel — 95,00 ₽/ч"
+    assert cheapest == "1. RTX 4090 ×1 · Selectel — 95 ₽/ч"
     assert "T4" not in text.split("Лучшие варианты сейчас")[1]  # out of stock

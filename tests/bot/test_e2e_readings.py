@@ -125,7 +125,7 @@ async def test_the_48gb_4090_a_provider_rents_is_planned(telegram: FakeTelegram,
         big = await reply_to(telegram, "хватит ли 4090 48gb для 13b lora с контекстом 8к?")
         plain = await reply_to(telegram, "хватит ли 4090 для 13b lora с контекстом 8к?")
     assert "✅ RTX 4090 48GB: помещается" in big
-    assert "RTX 4090 48GB ×1 · Selectel — 120,00 ₽/ч" in big
+    assert "RTX 4090 48GB ×1 · Selectel — 120 ₽/ч" in big
     assert "❌ RTX 4090: на одной не помещается" in plain
 
 

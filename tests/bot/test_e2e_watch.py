@@ -106,7 +106,7 @@ async def test_history_sends_a_chart_with_the_30_day_low(telegram: FakeTelegram,
     assert photo.ok, photo.description
     (upload,) = photo.files.values()
     assert upload.data.startswith(b"\x89PNG")
-    assert "Минимум в наличии: 420,00 ₽ (Selectel)" in photo.params["caption"]
+    assert "Минимум в наличии: 420 ₽ (Selectel)" in photo.params["caption"]
     assert "/history h100" in usage
     assert "пока нет истории" in none_yet
 

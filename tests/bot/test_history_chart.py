@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from bot.history_chart import LINE_STYLES, MAX_SERIES, PALETTE, build_series, offer_label
 from bot.views.history import caption, chart_spec
 from estimator.i18n import translators
-from estimator.plan_text import rubles
+from estimator.number_text import money
 from monitor.history import HistoryPoint
 from monitor.offers import StockState
 
@@ -102,8 +102,8 @@ def test_a_lower_price_out_of_stock_is_named_beside_the_low_in_stock():
     ]
     spec = chart_spec(RU, "RTX 4090", points, SINCE, UNTIL, "UTC")
     text = caption(RU, "RTX 4090", spec)
-    assert "Минимум в наличии: 456,00 ₽ (Selectel)." in text
-    assert "Ниже цена была только без наличия: 345,00 ₽ (HOSTKEY)." in text
+    assert "Минимум в наличии: 456 ₽ (Selectel)." in text
+    assert "Ниже цена была только без наличия: 345 ₽ (HOSTKEY)." in text
 
 
 def test_never_in_stock_says_so():
@@ -111,7 +111,7 @@ def test_never_in_stock_says_so():
     assert spec.low is None
     assert caption(RU, "H100", spec) == (
         "H100: цена за GPU·час за 30 дней. В наличии не было."
-        " Ниже цена была только без наличия: 100,00 ₽ (Selectel)."
+        " Ниже цена была только без наличия: 100 ₽ (Selectel)."
     )
 
 
@@ -141,10 +141,10 @@ def test_the_caption_quotes_the_lows_of_what_is_drawn(points: list[HistoryPoint]
     if rentable:
         assert spec.low is not None
         assert spec.low.price == min(rentable)
-        assert f"Минимум в наличии: {rubles(min(rentable))} ₽" in text
+        assert f"Минимум в наличии: {money(min(rentable))} ₽" in text
     else:
         assert "В наличии не было." in text
     if drawn and (not rentable or min(s.price for s in drawn) < min(rentable)):
-        assert f"без наличия: {rubles(min(s.price for s in drawn))} ₽" in text
+        assert f"без наличия: {money(min(s.price for s in drawn))} ₽" in text
     else:
         assert "без наличия" not in text

@@ -8,8 +8,9 @@ from dataclasses import replace
 from estimator.cost import PriceQuote
 from estimator.interconnect import Link
 from estimator.models import get_model
+from estimator.number_text import money
 from estimator.parse import parse_command
-from estimator.plan_text import break_even_line, hours_span, plan_line, rubles
+from estimator.plan_text import break_even_line, hours_span, plan_line
 from estimator.planner import BreakEven, Caveat, Sizing, plan_runs
 
 HOURLY = PriceQuote("H100", 8, "selectel", 2736.0, None)
@@ -76,4 +77,4 @@ def test_a_plan_on_cards_whose_form_the_offer_hides_is_timed_as_pcie_and_says_so
     # The hours and the money as the range the time model's measured error allows.
     band = pcie.time.band
     assert band.low < pcie.hours < band.high
-    assert f"≈ <b>{rubles(2000 * band.low)}–{rubles(2000 * band.high)} ₽</b>" in line
+    assert f"≈ <b>{money(2000 * band.low)}–{money(2000 * band.high)} ₽</b>" in line
