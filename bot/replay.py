@@ -1,6 +1,6 @@
 """Held messages answered when storage returns: every PROBE_EVERY_S while something is held,
 probe storage; once it answers, feed each chat's held updates through the dispatcher again,
-oldest first.
+oldest first, the chats side by side.
 
 Every replica runs this for its whole life, leader or not: what it holds was handed to it
 (confirmed to Telegram, or posted to its webhook) and is nobody else's. A message that
@@ -69,9 +69,10 @@ class Replayer:
         except self._unavailable:
             return False
         while heads := self._queue.heads():
-            for chat_id, update in heads:
-                if not await self._answer(chat_id, update):
-                    return False
+            # Chats side by side (the limiter paces their replies), each chat's in its order.
+            answered = await asyncio.gather(*(self._answer(chat, update) for chat, update in heads))
+            if not all(answered):
+                return False
         return True
 
     async def _answer(self, chat_id: int, update: Update) -> bool:
