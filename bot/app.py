@@ -30,8 +30,10 @@ from bot.conversation import Conversations, utc_now
 from bot.delivery.limiter import Limiter
 from bot.delivery.sender import Sender
 from bot.delivery.session import SharedLimitMiddleware
+from bot.hold import HeldOffset
 from bot.jobs import background, heartbeat, housekeeping
 from bot.lease_guard import PollingFence
+from bot.middlewares.hold import HoldMiddleware
 from bot.middlewares.throttling import FlowStore, LocalFlows, ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
 from bot.miniapp.app_api import MiniApp
@@ -39,6 +41,7 @@ from bot.miniapp.links import set_menu_button
 from bot.ops.latency import LatencyMiddleware
 from bot.ops.open_data import OpenData
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
+from bot.replay import Replayer
 from bot.replica import Duty, ElectionFactory
 from bot.routers import create_routers
 from bot.runtime import Application
@@ -54,6 +57,7 @@ from scrapers.http import Http, HttpSettings
 from scrapers.registry import create_scrapers
 from storage import Store
 from storage.postgres import UNWRITABLE_ERRORS
+from storage.unavailable import STORAGE_UNAVAILABLE
 
 logger = logging.getLogger("gpuradar")
 
@@ -200,10 +204,31 @@ async def build_application(
         application.services.append(
             heartbeat(topology.heartbeats, settings.replica_id, lambda: application.role, limiter)
         )
+    attach_hold(application)
     attach_delivery(application, texts, limiter, poll_s=delivery_poll_s)
     if settings.monitor:
         attach_monitor(application)
     return application
+
+
+def attach_hold(application: Application) -> None:
+    """Hold the messages that storage being down fails, answer them when it returns, and
+    confirm none of them to Telegram before then (bot.hold)."""
+    queue, dispatcher, store = application.hold, application.dispatcher, application.store
+    dispatcher.update.outer_middleware(
+        HoldMiddleware(
+            queue,
+            STORAGE_UNAVAILABLE,
+            store,
+            dispatcher["translators"],
+            application.settings.default_language,
+        )
+    )
+    application.bot.session.middleware(HeldOffset(queue))
+    replayer = Replayer(
+        queue, dispatcher, application.bot, store.database.probe_write, STORAGE_UNAVAILABLE
+    )
+    application.services.append(background("replay", replayer.run))
 
 
 def create_sender(

@@ -27,9 +27,12 @@ import bot.delivery.journal
 import bot.delivery.limiter
 import bot.delivery.policy
 import bot.fake_telegram.methods
+import bot.hold
 import bot.jobs
+import bot.middlewares.user
 import bot.ops.open_data
 import bot.ops.server
+import bot.replay
 import bot.routers.inline
 import bot.topology
 import bot.webhook_once
@@ -246,6 +249,11 @@ NUMBERS: tuple[tuple[str, float], ...] = (
     ("from 1 s doubling to {n} s (`STORE_BACKOFF_S`)", bot.delivery.journal.STORE_BACKOFF_S[1]),
     ("(`/readyz` 503: both bounded by {n} s)", bot.ops.server.DATABASE_TIMEOUT_S),
     ("shorter than the claim lease ({n} s)", setting("claim_lease_s")),
+    ("(at most {n} messages, `HOLD_LIMIT`", bot.hold.HOLD_LIMIT),
+    ("cannot be read (within {n} s)", bot.middlewares.user.LANGUAGE_READ_S),
+    ("probes storage every {n} s (`PROBE_EVERY_S`", bot.replay.PROBE_EVERY_S),
+    ("one that fails {n} times with the probe", bot.replay.MAX_TRIES),
+    ("once every {n} s (`HELD_POLL_S`", bot.hold.HELD_POLL_S),
 )
 # A number as the doc writes it: digits, thousands apart by a space ("10 000"), a decimal
 # point, or a word for the small ones.
