@@ -145,6 +145,7 @@ async def build_application(
     wall_clock: Callable[[], datetime] = utc_now,
     warm_charts: bool = False,
     delivery_poll_s: float = DELIVERY_POLL_S,
+    charts: ChartPool | None = None,
 ) -> Application:
     """Open the database and build the bot; the caller owns `close()`.
 
@@ -172,7 +173,7 @@ async def build_application(
         if lock is not None:
             lock.release()
         raise
-    charts = ChartPool()
+    charts = charts or ChartPool()
     dispatcher = create_dispatcher(
         store=store,
         translators=texts,
