@@ -101,7 +101,10 @@ class McpEndpoint:
             self._server.add_tool(tool, annotations=_READ_ONLY, structured_output=True)
 
     def add_routes(self, app: web.Application) -> None:
-        app.router.add_route("*", PATH, self._handle)
+        # POST only: each request is answered in JSON and nothing is kept between them, so
+        # there is no event stream to GET (405, which the spec allows) and no session to
+        # DELETE; a GET stream would also hold its handler open until the client left.
+        app.router.add_post(PATH, self._handle)
         app.cleanup_ctx.append(self._running)
 
     async def _running(self, app: web.Application) -> AsyncIterator[None]:
@@ -228,7 +231,8 @@ async def _open(body: Awaitable[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _number(value: float | None) -> str | None:
-    return None if value is None else f"{value:g}"
+    # Python's shortest exact form («300.5»), which the API's number fields read as typed.
+    return None if value is None else str(value)
 
 
 def _present(params: Mapping[str, str | None]) -> dict[str, str]:

@@ -7,18 +7,24 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+from aiohttp import web
+from aiohttp.test_utils import TestServer
 from mcp import Client
 
-from bot.ops.mcp_server import PATH
+from bot.ops.mcp_server import PATH, McpEndpoint
+from bot.ops.open_data import BURST, ClientBuckets, OpenData
 from bot.runtime import Application
 from bot.sizing import build
 from estimator.answer import to_json
 from estimator.fit_words import understand
+from storage import Store
 from tests.bot.conftest import running_app
+from tests.fakes.helpers import FakeClock
 from tests.fakes.providers import FakeProviders, all_sites
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
@@ -30,13 +36,11 @@ FIT_WORDS = "13b qlora ctx=4096 bs=2 dataset=20000"
 
 
 @asynccontextmanager
-async def scraped_bot(
-    telegram: FakeTelegram, db_path: Path, **settings: object
-) -> AsyncIterator[Application]:
-    """The bot after its first scrape of every fake site."""
+async def scraped_bot(telegram: FakeTelegram, db_path: Path) -> AsyncIterator[Application]:
+    """The bot with MCP on, after its first scrape of every fake site."""
     async with (
         FakeProviders(all_sites()) as sites,
-        running_app(telegram, db_path, monitor=True, **settings, **sites.urls()) as application,
+        running_app(telegram, db_path, monitor=True, mcp=True, **sites.urls()) as application,
     ):
 
         async def scraped() -> bool:
@@ -74,7 +78,7 @@ async def test_the_tools_answer_what_the_api_and_fit_answer(
     telegram: FakeTelegram, db_path: Path
 ) -> None:
     async with (
-        scraped_bot(telegram, db_path, mcp=True) as application,
+        scraped_bot(telegram, db_path) as application,
         Client(origin(application) + PATH) as client,
     ):
         listed = await client.list_tools()
@@ -118,7 +122,8 @@ async def test_the_tools_answer_what_the_api_and_fit_answer(
     assert fit["peak_range_gb"][0] <= fit["peak_gb"] <= fit["peak_range_gb"][1]
     assert any(row["verdict"] == "fits" for row in fit["fits"])
     assert plan == {"query": sized["query"], "plans": sized["plans"]}
-    assert plan["plans"] and all(row["hours"] and row["cost_rub"] for row in plan["plans"])
+    assert plan["plans"]
+    assert all(row["hours"] and row["cost_rub"] for row in plan["plans"])
 
 
 async def test_a_question_the_tools_cannot_read_is_an_error_result_saying_why(
@@ -126,14 +131,18 @@ async def test_a_question_the_tools_cannot_read_is_an_error_result_saying_why(
 ) -> None:
     async with (
         running_app(telegram, db_path, mcp=True) as application,
-        Client(origin(application) + PATH) as client,
+        # The handshake of the protocol versions before server/discover, GET stream refused.
+        Client(origin(application) + PATH, mode="legacy") as client,
     ):
         provider = await client.call_tool("offers", {"provider": "nowhere"})
         model = await client.call_tool("fit", {"run": {"model": "no such model"}})
         ctx = await client.call_tool("fit", {"run": {"model": "8b", "ctx": 3}})
-    assert provider.is_error and "provider: one of" in str(provider.content)
-    assert model.is_error and "model" in str(model.content)
-    assert ctx.is_error and "ctx" in str(ctx.content)
+    assert provider.is_error
+    assert "provider: one of" in str(provider.content)
+    assert model.is_error
+    assert "model" in str(model.content)
+    assert ctx.is_error
+    assert "ctx" in str(ctx.content)
 
 
 async def test_without_the_setting_there_is_no_mcp_endpoint(
@@ -145,3 +154,28 @@ async def test_without_the_setting_there_is_no_mcp_endpoint(
         session.post(origin(application) + PATH, json={}) as response,
     ):
         assert response.status == 404
+
+
+async def test_mcp_requests_draw_on_the_open_datas_bucket(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "mcp.sqlite3")
+    open_data = OpenData(
+        store, lambda: {}, started_at=lambda: datetime.now(UTC), buckets=ClientBuckets(FakeClock(0))
+    )
+    app = web.Application()
+    open_data.add_routes(app)
+    McpEndpoint(open_data, store, host="127.0.0.1").add_routes(app)
+    server = TestServer(app, host="127.0.0.1")
+    await server.start_server()
+    try:
+        async with aiohttp.ClientSession() as session:
+            for _ in range(BURST):
+                async with session.get(server.make_url("/api/v1/providers")) as response:
+                    assert response.status == 200
+            async with session.post(server.make_url(PATH), json={}) as response:
+                assert response.status == 429
+                assert int(response.headers["Retry-After"]) >= 1
+            async with session.get(server.make_url(PATH)) as response:
+                assert response.status == 405  # no event stream: every answer is JSON
+    finally:
+        await server.close()
+        await store.close()
