@@ -39,6 +39,7 @@ from bot.middlewares.user import UserMiddleware
 from bot.miniapp.app_api import MiniApp
 from bot.miniapp.links import set_menu_button
 from bot.ops.latency import LatencyMiddleware
+from bot.ops.mcp_server import McpEndpoint
 from bot.ops.open_data import OpenData
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
 from bot.replay import Replayer
@@ -416,6 +417,10 @@ def attach_ops(application: Application) -> None:
         port=settings.ops_port,
         open_data=open_data,
         mini_app=create_mini_app(application),
+        # The same open data (its rate limit, its reading of the filters) behind the tools.
+        mcp=McpEndpoint(open_data, application.store, host=settings.ops_host)
+        if settings.mcp
+        else None,
     )
     if settings.mode == "webhook" and settings.webhook_secret is not None:
         webhook = SimpleRequestHandler(

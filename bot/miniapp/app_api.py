@@ -35,8 +35,9 @@ from bot.miniapp.init_data import AppUser, InitDataError, verify_init_data
 from bot.miniapp.texts import app_texts
 from bot.ops.open_data import ClientBuckets, too_many_requests
 from bot.ports import BotStore
-from bot.routers.fit import build, error_text
+from bot.routers.fit import error_text
 from bot.routers.watch import delete_watch
+from bot.sizing import build
 from estimator.fit_words import command_for
 from estimator.i18n import Translator
 from estimator.parse import ParsedQuery, QueryError

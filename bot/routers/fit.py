@@ -28,12 +28,10 @@ from bot.button_data import (
 from bot.conversation import Conversations
 from bot.deep_links import LinkKind, share_sheet
 from bot.ports import BotStore
-from bot.quotes import quotes_from
 from bot.replies import show
-from bot.routers.measurement import measured_speed
 from bot.routers.watch import subscribe, subscribe_to, watch_error_text
+from bot.sizing import build, live_quotes
 from estimator.answer import FitAnswer, build_answer
-from estimator.cost import PriceQuote
 from estimator.fit_words import command_for, command_with_method, understand
 from estimator.gpus import closest, load_gpus, unknown_card_in_text
 from estimator.i18n import Translator
@@ -98,16 +96,6 @@ def create_router() -> Router:
     router.callback_query.register(on_fit_watch, LegacyFitWatchCallback.filter())
     router.callback_query.register(on_details, FitDetailsCallback.filter())
     return router
-
-
-async def live_quotes(store: BotStore) -> list[PriceQuote]:
-    return quotes_from(await store.observed_offers())
-
-
-async def build(parsed: ParsedQuery, store: BotStore, user_id: int | None = None) -> FitAnswer:
-    """The answer at live prices; with `user_id`, timed by that user's own measured speed."""
-    measured = await measured_speed(store, user_id)
-    return build_answer(parsed, load_gpus(), await live_quotes(store), measured)
 
 
 # The run a /fit command starts from: what a watch leaves unsaid is at these values.

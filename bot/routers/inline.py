@@ -24,7 +24,7 @@ from aiogram.types import (
 
 from bot.middlewares.user import initial_language
 from bot.ports import BotStore
-from bot.routers.fit import build
+from bot.sizing import build
 from bot.views.prices import gpu_header, money, offer_card, ranked, stale_text, stock_text
 from estimator.fit_words import understand
 from estimator.i18n import Translator

@@ -2,7 +2,7 @@
 an A100". The message is read by estimator.measurement and set against the time model for the
 run it measured: the run the message names, else the chat's last sizing (bot.conversation).
 The ratio is stored for that user (storage/schema/0020) and scales the times of their later
-answers (`measured_speed`, read by bot.routers.fit), which say so.
+answers (`bot.sizing.measured_speed`), which say so.
 
 Garbage gets a short answer in the message's language: a speed with no run to set it against
 asks for the run; one more than five times off the model names what to check.
@@ -23,7 +23,6 @@ from estimator.fit_words import command_for
 from estimator.i18n import Translator
 from estimator.measurement import (
     MOST_OFF,
-    Measurement,
     SpeedReading,
     measure,
     measured_query,
@@ -54,18 +53,6 @@ def create_router() -> Router:
     router = Router(name="measurement")
     router.message.register(on_speed, F.text, SpeedText())
     return router
-
-
-async def measured_speed(store: BotStore, user_id: int | None) -> Measurement | None:
-    """The user's stored measurement, for the answers that follow it."""
-    if user_id is None:
-        return None
-    stored = await store.speed_of(user_id)
-    if stored is None:
-        return None
-    return Measurement(
-        stored.gpu, stored.gpus, stored.tokens_per_second, stored.predicted, stored.run
-    )
 
 
 async def _run(rest: str, chat: int, conversations: Conversations) -> ParsedQuery | None:

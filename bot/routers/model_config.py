@@ -25,7 +25,8 @@ from aiogram.types import Message
 
 from bot.conversation import Conversations
 from bot.ports import BotStore
-from bot.routers.fit import answer_keyboard, build, error_text
+from bot.routers.fit import answer_keyboard, error_text
+from bot.sizing import build
 from estimator.config_query import sizing_for_config
 from estimator.i18n import Translator
 from estimator.model_config import (
