@@ -9,9 +9,11 @@ from aiogram.filters import CommandObject, CommandStart
 from aiogram.types import CallbackQuery, Message
 
 from bot.button_data import MenuCallback, MenuItem
+from bot.config import Settings
 from bot.conversation import Conversations
 from bot.deep_links import DeepLinkError, LinkKind, decode_link
 from bot.keyboards import main_menu
+from bot.miniapp.links import set_chat_menu_button
 from bot.ports import BotStore
 from bot.replies import show
 from bot.routers.fit import reply_with_answer, size_keyboard
@@ -75,11 +77,13 @@ async def on_start_link(
     await reply_with_answer(message, parsed, user.language, i18n, store)
 
 
-async def on_start(message: Message, i18n: Translator) -> None:
+async def on_start(message: Message, i18n: Translator, settings: Settings) -> None:
     sender = message.from_user
     name = sender.first_name if sender and sender.first_name else i18n("start-user-fallback")
     greeting = i18n("start-greeting", name=name, providers=providers_in_words(i18n))
     await message.answer(f"{greeting}\n\n{i18n('start-menu-hint')}", reply_markup=main_menu(i18n))
+    # The language the user middleware chose for this chat: the menu button says it too.
+    await set_chat_menu_button(message.bot, settings.public_url, message.chat, i18n)
 
 
 async def on_menu(
