@@ -25,11 +25,12 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from bot.miniapp.init_data import MAX_AGE
 from bot.runtime import Application
+from bot.views.prices import ranked
 from estimator.sizing_text import to_plain
 from tests.bot.conftest import CHAT, TOKEN, running_app
 from tests.bot.test_e2e_alerts import refresh
 from tests.bot.test_e2e_watch import reply, seed_history
-from tests.browser import SCREENSHOTS, chromium, require_browser
+from tests.browser import PHONE, SCREENSHOTS, chromium, require_browser, resize
 from tests.fakes.init_data import signed_init_data
 from tests.fakes.providers import FakeProviders, Mode, all_sites
 from tests.fakes.telegram import FakeTelegram
@@ -149,65 +150,127 @@ def offer_key(row: dict[str, str]) -> tuple[str, str, str]:
     return (row["provider"], row["sku"], row["location"])
 
 
+# Each phone card's box and the boxes of what it must show, read in the page.
+CARD_BOXES = """
+const width = window.innerWidth;
+const box = (el) => {
+  if (!el) return null;
+  const r = el.getBoundingClientRect();
+  const style = getComputedStyle(el);
+  return {left: r.left, right: r.right, width: r.width, height: r.height,
+          text: el.textContent.trim(),
+          shown: style.visibility === 'visible' && style.display !== 'none'};
+};
+return {width, cards: [...document.querySelectorAll('#offers .offer')].map((card) => ({
+  ...card.dataset,
+  card: box(card),
+  parts: Object.fromEntries(['price', 'billing', 'place', 'stock'].map(
+    (part) => [part, box(card.querySelector('.card-' + part))])),
+})), chips: [...document.querySelectorAll('.filters.chips > *')].map(
+    (chip) => chip.getBoundingClientRect().top)};
+"""
+WIDE = (1024, 768)
+
+
+def off_screen(card: dict[str, Any], width: float) -> list[str]:
+    """What of a card is not on a `width`-wide screen: the card itself, or a part missing,
+    hidden, empty or past an edge."""
+    problems = [] if card["card"]["left"] >= 0 and card["card"]["right"] <= width else ["card"]
+    for name, part in card["parts"].items():
+        seen = part is not None and part["shown"] and part["text"] and part["height"] > 0
+        if not (seen and part["left"] >= 0 and part["width"] > 0 and part["right"] <= width):
+            problems.append(name)
+    return problems
+
+
 def table_steps(driver: WebDriver, url: str, count: int) -> dict[str, Any]:
-    """Every row; then «≥ 48 GB»; then the price column sorted both ways."""
-    open_page(driver, url, "#offers tr.offer")
-    every = wait_rows(driver, "#offers tr.offer", lambda found: len(found) == count)
+    """On the phone: every offer a card, in the API's order; then «≥ 48 GB»; then on a wide
+    screen the table, its price column sorted both ways."""
+    open_page(driver, url, "#offers .offer")
+    every = wait_rows(driver, "#offers .offer", lambda found: len(found) == count)
     assert driver.execute_script("return window.innerWidth") == 390
-    # The phone's page does not scroll sideways; only the table's own box may.
+    # The phone's page does not scroll sideways.
     assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+    boxes = driver.execute_script(CARD_BOXES)
     shot = screenshot(driver, "table")
-    ascending = [float(row["price"]) for row in every]
     Select(driver.find_element(By.ID, "filter-vram")).select_by_value("48")
-    large = wait_rows(driver, "#offers tr.offer", lambda found: 0 < len(found) < count)
-    driver.find_element(By.CSS_SELECTOR, 'th[data-sort="price"] button').click()
-    descending_rows = wait_rows(
-        driver,
-        "#offers tr.offer",
-        lambda _: (
-            driver.find_element(By.CSS_SELECTOR, 'th[data-sort="price"]').get_attribute("aria-sort")
-            == "descending"
-        ),
-    )
+    large = wait_rows(driver, "#offers .offer", lambda found: 0 < len(found) < count)
+    resize(driver, WIDE)
+    try:
+        wait_rows(driver, "#offers tr.offer", lambda found: len(found) == len(large))
+        prices = []
+        for direction in ("ascending", "descending"):
+            driver.find_element(By.CSS_SELECTOR, 'th[data-sort="price"] button').click()
+            sorted_rows = wait_rows(
+                driver,
+                "#offers tr.offer",
+                lambda _, want=direction: (
+                    driver.find_element(By.CSS_SELECTOR, 'th[data-sort="price"]').get_attribute(
+                        "aria-sort"
+                    )
+                    == want
+                ),
+            )
+            prices.append([float(row["price"]) for row in sorted_rows])
+    finally:
+        resize(driver, PHONE)
+        Select(driver.find_element(By.ID, "filter-vram")).select_by_value("")
     return {
         "every": every,
-        "ascending": ascending,
+        "boxes": boxes,
         "large": large,
-        "descending": [float(row["price"]) for row in descending_rows],
+        "ascending": prices[0],
+        "descending": prices[1],
         "shot": shot,
     }
 
 
-async def test_the_table_lists_every_offer_filters_by_memory_and_sorts_by_price(
+async def test_the_phone_lists_every_offer_as_a_card_in_the_prices_order(
     telegram: FakeTelegram, db_path: Path, browser: WebDriver
 ):
+    """At 390×844 each offer is a card whose price, billing kind, place and stock are on
+    screen, in the order /prices shows; «≥ 48 GB» filters; a wide screen gets the table."""
     async with served_app(telegram, db_path) as application:
         # /prices lists the store's current offers; the table must show each of them.
         offers = await application.store.current_offers()
+        in_prices = ranked(await application.store.observed_offers())
         url = app_url(application, "table", init_data())
         seen = await browse(table_steps, browser, url, len(offers))
         api_large = await api(application, "/api/v1/offers?min_vram=48")
-    assert sorted(map(offer_key, seen["every"])) == sorted(o.key for o in offers)
-    assert seen["ascending"] == sorted(seen["ascending"])
-    assert seen["descending"] == sorted(seen["ascending"] and seen["descending"], reverse=True)
+    assert [offer_key(row) for row in seen["every"]] == [item.offer.key for item in in_prices]
+    boxes = seen["boxes"]
+    assert len(boxes["cards"]) == len(offers)
+    assert [(card["sku"], off_screen(card, boxes["width"])) for card in boxes["cards"]] == [
+        (card["sku"], []) for card in boxes["cards"]
+    ]
+    # A monthly-only server says so beside its month price.
+    monthly = [card for card in boxes["cards"] if card["billing"] == "monthly"]
+    assert monthly
+    assert {card["parts"]["billing"]["text"] for card in monthly} == {"только помесячно"}
+    assert all("/мес" in card["parts"]["price"]["text"] for card in monthly)
+    # The filters fold into one line of chips.
+    assert len(boxes["chips"]) >= 7
+    assert len(set(boxes["chips"])) == 1
     large = seen["large"]
     assert all(float(row["vram"]) >= 48 for row in large)
     expected = {(o.provider, o.sku, o.location) for o in offers if (o.vram_gb or 0) >= 48}
     assert {offer_key(row) for row in large} == expected
-    assert {offer_key(row) for row in api_large["offers"]} == expected
+    assert [offer_key(row) for row in api_large["offers"]] == [offer_key(row) for row in large]
+    assert seen["ascending"] == sorted(seen["ascending"])
+    assert seen["descending"] == sorted(seen["ascending"], reverse=True)
     assert seen["shot"].stat().st_size > 0
 
 
 def stale_steps(driver: WebDriver, url: str, count: int) -> dict[str, Any]:
     """Every row, each with whether it is marked stale, its freshness cell and its colour."""
-    open_page(driver, url, "#offers tr.offer")
-    wait_rows(driver, "#offers tr.offer", lambda found: len(found) == count)
+    open_page(driver, url, "#offers .offer")
+    wait_rows(driver, "#offers .offer", lambda found: len(found) == count)
     cells: list[dict[str, Any]] = driver.execute_script(
-        """return [...document.querySelectorAll('#offers tr.offer')].map(r => ({
+        """return [...document.querySelectorAll('#offers .offer')].map(r => ({
             ...r.dataset,
             dimmed: r.classList.contains('stale'),
-            fresh: r.querySelector('td.fresh').textContent,
-            colour: getComputedStyle(r.querySelector('td.gpu')).color}));"""
+            fresh: r.querySelector('.fresh').textContent,
+            colour: getComputedStyle(r.querySelector('.gpu')).color}));"""
     )
     return {"rows": cells, "shot": screenshot(driver, "table-stale")}
 
