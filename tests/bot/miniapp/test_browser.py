@@ -430,3 +430,161 @@ async def test_forged_or_stale_init_data_gets_401_and_shows_nothing(
     assert "Откройте приложение из Telegram" in seen["shown"]
     assert seen["listed"] == []
     assert not stored.paused
+
+
+# Telegram's own light and dark themes (the colours its apps send as themeParams).
+LIGHT = {
+    "bg_color": "#ffffff",
+    "text_color": "#000000",
+    "hint_color": "#999999",
+    "link_color": "#2481cc",
+    "button_color": "#2481cc",
+    "button_text_color": "#ffffff",
+    "secondary_bg_color": "#efeff3",
+}
+DARK = {
+    "bg_color": "#17212b",
+    "text_color": "#f5f5f5",
+    "hint_color": "#708499",
+    "link_color": "#6ab3f3",
+    "button_color": "#5288c1",
+    "button_text_color": "#ffffff",
+    "secondary_bg_color": "#232e3c",
+    "destructive_text_color": "#ec3942",
+}
+FAKE_WEBAPP = Path(__file__).resolve().parents[2] / "fakes" / "telegram_webapp.js"
+
+
+def rgb(hex_colour: str) -> str:
+    red, green, blue = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({red}, {green}, {blue})"
+
+
+def shoot_both_themes(driver: WebDriver, name: str) -> list[Path]:
+    """`name`-light and `name`-dark, the dark one after Telegram switched its theme live."""
+    shots = []
+    for label, theme in (("light", LIGHT), ("dark", DARK)):
+        driver.execute_script("window.__tg.setTheme(arguments[0])", theme)
+        background = rgb(theme["bg_color"])
+        WebDriverWait(driver, WAIT_S).until(
+            lambda d, want=background: (
+                d.execute_script("return getComputedStyle(document.body).backgroundColor") == want
+            )
+        )
+        shots.append(screenshot(driver, f"{name}-{label}"))
+    driver.execute_script("window.__tg.setTheme(arguments[0])", LIGHT)
+    return shots
+
+
+def tap(driver: WebDriver, selector: str) -> None:
+    driver.find_element(By.CSS_SELECTOR, selector).click()
+
+
+def telegram_state(driver: WebDriver) -> dict[str, Any]:
+    state: dict[str, Any] = driver.execute_script(
+        """const app = window.Telegram.WebApp;
+        return {back: app.BackButton.isVisible, main: app.MainButton.isVisible,
+                mainText: app.MainButton.text, calls: window.__tg.calls};"""
+    )
+    return state
+
+
+def press(driver: WebDriver, button: str) -> None:
+    driver.execute_script(f"window.Telegram.WebApp.{button}.press()")
+
+
+def until(driver: WebDriver, script: str) -> None:
+    WebDriverWait(driver, WAIT_S).until(lambda d: d.execute_script(f"return {script}"))
+
+
+def telegram_steps(driver: WebDriver, url: str) -> dict[str, Any]:
+    """Every page inside a stand-in Telegram, light and dark; the calculator and a watch's cap
+    through the main button, the details and the pages closed by the back button."""
+    source = FAKE_WEBAPP.read_text().replace("__THEME__", json.dumps(LIGHT))
+    installed = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+    seen: dict[str, Any] = {"shots": []}
+    try:
+        open_page(driver, url, "#offers .offer")
+        seen["start"] = telegram_state(driver)
+        seen["shots"] += shoot_both_themes(driver, "table")
+        tap(driver, "#offers .offer .card-place a")
+
+        tap(driver, "#tab-history")
+        open_page_ready(driver, "#history-chart .uplot")
+        seen["history"] = telegram_state(driver)
+        seen["shots"] += shoot_both_themes(driver, "chart")
+
+        tap(driver, "#tab-fit")
+        driver.find_element(By.ID, "fit-model").send_keys("13b")
+        seen["fit"] = telegram_state(driver)
+        seen["fit_button_shown"] = driver.find_element(By.ID, "fit-submit").is_displayed()
+        press(driver, "MainButton")
+        open_page_ready(driver, "#fit-answer")
+        tap(driver, "#fit-details")
+        until(driver, "document.getElementById('fit-answer').dataset.full === 'true'")
+        seen["details"] = driver.find_element(By.ID, "fit-answer").get_attribute("textContent")
+        press(driver, "BackButton")
+        until(driver, "document.getElementById('fit-answer').dataset.full === 'false'")
+        seen["shots"] += shoot_both_themes(driver, "calculator")
+
+        tap(driver, "#tab-watches")
+        open_page_ready(driver, "#watches li.watch")
+        seen["shots"] += shoot_both_themes(driver, "watches")
+        cap = driver.find_element(By.CSS_SELECTOR, "#watches li.watch:first-child .watch-cap")
+        cap.clear()
+        cap.send_keys("599,5")
+        seen["cap"] = telegram_state(driver)
+        press(driver, "MainButton")
+        until(driver, "!window.Telegram.WebApp.MainButton.isVisible")
+        tap(driver, "#watches li.watch:last-child .watch-delete")
+        wait_rows(driver, "#watches li.watch", lambda found: len(found) == 1)
+        press(driver, "BackButton")
+        until(driver, "document.getElementById('tab-fit').getAttribute('aria-selected') === 'true'")
+        seen["end"] = telegram_state(driver)
+    finally:
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", installed)
+    return seen
+
+
+def open_page_ready(driver: WebDriver, ready: str) -> None:
+    WebDriverWait(driver, WAIT_S).until(lambda d: d.find_elements(By.CSS_SELECTOR, ready))
+
+
+async def test_inside_telegram_the_app_follows_its_theme_and_uses_its_buttons(
+    telegram: FakeTelegram, db_path: Path, browser: WebDriver
+):
+    """A stand-in window.Telegram.WebApp: the app calls ready and expand, redraws in the theme
+    Telegram switches to (screenshots of every page, light and dark), submits the calculator
+    and saves an edited cap «599,5» by the main button, opens the calculator's details in
+    place, confirms a delete with showConfirm, opens links with openLink, and goes back."""
+    async with served_app(telegram, db_path) as application:
+        await reply(telegram, "/watch h100 max=650")
+        await reply(telegram, "/watch a100")
+        before = await reply(telegram, "/fit 13b")
+        url = app_url(application, "table", init_data())
+        seen = await browse(telegram_steps, browser, url)
+        left = await application.store.subscriptions_of(CHAT)
+    calls = [call[0] for call in seen["end"]["calls"]]
+    assert calls[:2] == ["ready", "expand"]
+    assert not seen["start"]["back"]
+    assert seen["history"]["back"]
+    # The calculator's own button gives way to Telegram's.
+    assert (seen["fit"]["main"], seen["fit"]["mainText"]) == (True, "Рассчитать")
+    assert not seen["fit_button_shown"]
+    assert "Подробнее" in before  # the chat's answer points to its details; the app has them
+    assert seen["details"].strip()
+    assert (seen["cap"]["main"], seen["cap"]["mainText"]) == (True, "Сохранить")
+    saved = [call for call in seen["end"]["calls"] if call[0] == "MainButton.press"]
+    assert len(saved) == 2
+    [confirm] = [call for call in seen["end"]["calls"] if call[0] == "showConfirm"]
+    assert "Удалить подписку" in confirm[1]
+    # «599,5» is read as the chat reads a price: 599.5, not 5 995; the other watch is gone.
+    [kept] = left
+    assert kept.filter.max_rub_per_gpu_hour == 599.5
+    assert any(
+        call[0] == "openLink" and call[1].startswith("http") for call in seen["end"]["calls"]
+    )
+    assert {"haptic"} <= set(calls)
+    assert seen["end"]["back"]  # back on the calculator: the table is still behind it
+    assert len(seen["shots"]) == 8
+    assert all(shot.stat().st_size > 0 for shot in seen["shots"])
