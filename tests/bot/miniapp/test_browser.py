@@ -201,16 +201,12 @@ def table_steps(driver: WebDriver, url: str, count: int) -> dict[str, Any]:
         prices = []
         for direction in ("ascending", "descending"):
             driver.find_element(By.CSS_SELECTOR, 'th[data-sort="price"] button').click()
-            sorted_rows = wait_rows(
+            until(
                 driver,
-                "#offers tr.offer",
-                lambda _, want=direction: (
-                    driver.find_element(By.CSS_SELECTOR, 'th[data-sort="price"]').get_attribute(
-                        "aria-sort"
-                    )
-                    == want
-                ),
+                f"document.querySelector('th[data-sort=\"price\"]')"
+                f".getAttribute('aria-sort') === '{direction}'",
             )
+            sorted_rows = rows(driver, "#offers tr.offer")
             prices.append([float(row["price"]) for row in sorted_rows])
     finally:
         resize(driver, PHONE)
@@ -466,11 +462,7 @@ def shoot_both_themes(driver: WebDriver, name: str) -> list[Path]:
     for label, theme in (("light", LIGHT), ("dark", DARK)):
         driver.execute_script("window.__tg.setTheme(arguments[0])", theme)
         background = rgb(theme["bg_color"])
-        WebDriverWait(driver, WAIT_S).until(
-            lambda d, want=background: (
-                d.execute_script("return getComputedStyle(document.body).backgroundColor") == want
-            )
-        )
+        until(driver, f"getComputedStyle(document.body).backgroundColor === '{background}'")
         shots.append(screenshot(driver, f"{name}-{label}"))
     driver.execute_script("window.__tg.setTheme(arguments[0])", LIGHT)
     return shots
