@@ -58,18 +58,8 @@ async def on_start_link(
 ) -> None:
     """A shared link: a prepared watch offers its «Следить» button, a prepared sizing is
     answered as /fit would be, at today's prices. Anything else gets one short line."""
-    await answer_link(message, command, i18n, user, store, conversations)
+    # A first contact may come by a link: the menu button speaks the chat's language too.
     await set_chat_menu_button(message.bot, settings.public_url, message.chat, i18n)
-
-
-async def answer_link(
-    message: Message,
-    command: CommandObject,
-    i18n: Translator,
-    user: User,
-    store: BotStore,
-    conversations: Conversations,
-) -> None:
     try:
         link = decode_link(command.args or "", today=datetime.now(UTC).date())
         if link.kind is LinkKind.WATCH:
