@@ -1,6 +1,6 @@
 """The market as open data: read-only JSON (and CSV) under /api/v1 on the ops server.
 
-    GET /api/v1/offers      every offer listed now, with the filters of /prices
+    GET /api/v1/offers      every offer listed now, in /prices' order, with its filters
     GET /api/v1/offers.csv  the same as CSV
     GET /api/v1/history     a GPU's change points over some days, and the low
     GET /api/v1/providers   each provider's health, last good scrape and failing parts
@@ -33,6 +33,7 @@ from aiohttp import web
 from bot.fields import FieldError, read_card_filter, read_memory, read_price
 from bot.ops.openapi import OPENAPI
 from bot.routers.prices import gpu_filter
+from bot.views.prices import ranked
 from monitor.freshness import ObservedOffer
 from monitor.health import ProviderHealth, is_fresh
 from monitor.history import HistoryPoint
@@ -249,7 +250,9 @@ class OpenData:
         observed = await self._store.observed_offers(self._now())
         rows = [
             _offer_row(item)
-            for item in sorted(observed, key=_offer_order)
+            # The order /prices shows (training-grade cards first, cheapest inside a card):
+            # the Mini App's table keeps it as its default.
+            for item in ranked(observed)
             # In stock while its data counts: a stale offer past stale_after is not.
             if query.accepts(item.offer) and (not in_stock or item.in_stock)
         ]
@@ -406,11 +409,6 @@ def _wants_csv(request: web.Request) -> bool:
     if wanted not in ("", "json", "csv"):
         raise BadParameterError("format: json or csv")
     return wanted == "csv" or (not wanted and "text/csv" in request.headers.get("Accept", ""))
-
-
-def _offer_order(item: ObservedOffer) -> tuple[float, str, str, str]:
-    offer = item.offer
-    return (offer.rub_per_gpu_hour, offer.provider, offer.sku, offer.location)
 
 
 def _offer_row(item: ObservedOffer) -> dict[str, Any]:
