@@ -372,6 +372,61 @@ async def test_the_calculator_answers_what_fit_answers_in_the_chat(
     assert answer == to_plain(in_chat)
 
 
+def natural_words_steps(driver: WebDriver, table: str, fit: str) -> dict[str, Any]:
+    """The chat's words in the app's fields: the card filter takes «a100 80gb» and «rtx 4090»,
+    the calculator «Llama 3 8B», «2 гб» of text and «rtx 4090»."""
+    open_page(driver, table, "#offers .offer")
+    every = len(rows(driver, "#offers .offer"))
+    filtered: dict[str, list[dict[str, str]]] = {}
+    for words, card in (("a100 80gb", "A100 80GB"), ("rtx 4090", "RTX 4090")):
+        field = driver.find_element(By.ID, "filter-gpu")
+        field.clear()
+        field.send_keys(words)
+        filtered[words] = wait_rows(
+            driver,
+            "#offers .offer",
+            lambda found, card=card: (
+                0 < len(found) < every and all(row["gpu"].startswith(card) for row in found)
+            ),
+        )
+    open_page(driver, fit, "#fit-model")
+    for field, value in (
+        ("fit-model", "Llama 3 8B"),
+        ("fit-dataset", "2 гб"),
+        ("fit-gpu", "rtx 4090"),
+    ):
+        element = driver.find_element(By.ID, field)
+        element.clear()
+        element.send_keys(value)
+    driver.find_element(By.ID, "fit-submit").click()
+    WebDriverWait(driver, WAIT_S).until(
+        lambda d: d.find_elements(By.ID, "fit-answer") or d.find_elements(By.ID, "fit-error")
+    )
+    errors = driver.find_elements(By.ID, "fit-error")
+    command = driver.find_element(By.ID, "fit-command").get_attribute("textContent")
+    return {
+        "filtered": filtered,
+        "error": errors[0].get_attribute("textContent") if errors else None,
+        "command": command,
+    }
+
+
+async def test_the_filter_and_the_calculator_take_the_words_the_chat_takes(
+    telegram: FakeTelegram, db_path: Path, browser: WebDriver
+):
+    async with served_app(telegram, db_path) as application:
+        await reply(telegram, "/start")
+        table = app_url(application, "table", init_data())
+        fit = app_url(application, "fit", init_data())
+        seen = await browse(natural_words_steps, browser, table, fit)
+    assert seen["error"] is None
+    assert all(seen["filtered"].values())
+    # The model, the text's size as its tokens and the card, as the chat reads them.
+    assert seen["command"].startswith("Llama-3.1-8B")
+    assert "gpu=RTX-4090" in seen["command"]
+    assert " ds=" in seen["command"]  # 2 GB of text, as its tokens
+
+
 def pause_steps(driver: WebDriver, url: str) -> list[dict[str, str]]:
     open_page(driver, url, "#watches li.watch")
     driver.find_element(By.CSS_SELECTOR, "#watches li.watch .watch-pause").click()
