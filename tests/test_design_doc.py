@@ -165,7 +165,7 @@ NUMBERS: tuple[tuple[str, float], ...] = (
     ("`claim(now, limit={n},", default(Sender, "batch_size")),
     ("limit=500, per_chat={n},", default(Sender, "per_chat")),
     ("per_chat=20, lease={n} min,", seconds(bot.topology.SOLE_CLAIMS.lease) / 60),
-    ("at most {n} per chat (fairness)", default(Sender, "per_chat")),
+    ("whole chats with at most {n} rows each", default(Sender, "per_chat")),
     ("replicas claim whole chats with {n} s leases", setting("claim_lease_s")),
     ("`fit_message`, {n} characters", bot.delivery.alert_text.MESSAGE_LIMIT),
     ("`GPURADAR_SEND_CONCURRENCY` ({n}) workers", setting("send_concurrency")),
