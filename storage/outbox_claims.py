@@ -10,7 +10,7 @@ from monitor.outbox import OutboxRow
 from storage.outbox import ROW_COLUMNS, ROW_TABLES, decode_rows
 from storage.outbox_codec import outbox_moment, reason_text
 from storage.outbox_marks import update_pending
-from storage.sql import Connection, Database, Row, in_list, list_value, not_in_list
+from storage.sql import Connection, Database, Dialect, Row, in_list, list_value, not_in_list
 
 
 class OutboxClaims:
@@ -142,7 +142,7 @@ async def _claim_rows(
     dialect = connection.dialect
     moment = outbox_moment(dialect, now)
     found = await connection.fetchall(
-        _BATCH.format(claimable=_SQLITE_CLAIMABLE, skip=not_in_list(dialect, ":skip"))  # noqa: S608
+        _batch(dialect, not_in_list(dialect, ":skip"))  # noqa: S608
         + " SELECT due.id FROM due JOIN batch ON batch.chat_id = due.chat_id"
         " WHERE due.place <= :per_chat ORDER BY batch.position, due.place",
         {
@@ -203,7 +203,7 @@ async def _claim_chats(
         "limit": limit,
     }
     chats = await connection.fetchall(
-        _BATCH.format(claimable=_CLAIMABLE, skip="<> ALL(CAST(:skip AS bigint[]))")  # noqa: S608
+        _batch("postgresql", not_in_list("postgresql", ":skip"))  # noqa: S608
         + " SELECT chat_id FROM batch ORDER BY position",
         params,
     )
@@ -263,22 +263,68 @@ _SQLITE_CLAIMABLE = (
 # The fan-out's fair order, one rule for both backends: which chats a claim takes, in the
 # order they are sent (`batch`), and each due row's place in its chat (`due.place`).
 #
-# Events take turns: an event's rows are numbered in their own order (`turn`: 1, 2, 3...), and
-# chats go by the lowest turn among their rows, then by age. A refresh that fans one change out
-# to 10 000 chats and an event that comes a minute later for 10 chats are then interleaved: the
-# late event's first rows go in the next pass, not after the whole backlog. A chat goes whole
-# (its first `per_chat` rows), so one person's matches from one refresh stay one message; a
-# chat's own rows keep their order. Rows queued before outbox_events (event_id NULL) are each
-# their own event. Bound: the batch ends before the chat that would take it past :limit rows.
+# Events take turns: an event's claimable rows are numbered in their own order (`turn`: 1, 2,
+# 3...), and chats go by the lowest turn among their rows, then by age. A refresh that fans one
+# change out to 10 000 chats and an event that comes a minute later for 10 chats are then
+# interleaved: the late event's first rows go in the next pass, not after the whole backlog. A
+# chat goes whole (its first `per_chat` rows), so one person's matches from one refresh stay
+# one message; a chat's own rows keep their order. The batch ends before the chat that would
+# take it past :limit rows.
+#
+# Bounded work, whatever the backlog: the pending events are found by a skip scan of the
+# index outbox_pending_event (0021), each event gives only its first :limit rows (no later
+# turn can make the batch), and only the first :limit chats are ranked and counted. Each
+# event's first rows are a LATERAL join on PostgreSQL and a correlated IN on SQLite (which has
+# no LATERAL; PostgreSQL plans that IN as a scan of the whole table per event).
 _BATCH = (
-    "WITH due AS (SELECT id, chat_id, due_at,"
-    "  row_number() OVER (PARTITION BY chat_id ORDER BY due_at, id) AS place,"
-    "  row_number() OVER (PARTITION BY coalesce(event_id, -id) ORDER BY due_at, id) AS turn"
-    "  FROM outbox WHERE {claimable} AND chat_id {skip}),"
-    " chats AS (SELECT chat_id, min(turn) AS turn, min(due_at) AS since, min(id) AS first,"
-    "  sum(CASE WHEN place <= :per_chat THEN 1 ELSE 0 END) AS size FROM due GROUP BY chat_id),"
-    " queue AS (SELECT chat_id, row_number() OVER fair AS position, sum(size) OVER fair AS upto"
-    "  FROM chats WINDOW fair AS (ORDER BY turn, since, first"
+    "WITH RECURSIVE events (event) AS ("
+    "  SELECT (SELECT event_id FROM {by_event} WHERE status = 'pending'"
+    "   AND event_id IS NOT NULL ORDER BY event_id LIMIT 1)"
+    "  UNION ALL SELECT (SELECT event_id FROM {by_event}"
+    "   WHERE status = 'pending' AND event_id > events.event ORDER BY event_id LIMIT 1)"
+    "  FROM events WHERE events.event IS NOT NULL),"
+    " heads AS MATERIALIZED (SELECT head.id, head.chat_id, head.due_at, row_number() OVER"
+    "  (PARTITION BY head.event_id ORDER BY head.due_at, head.id) AS turn"
+    "  FROM {heads}),"
+    " front AS MATERIALIZED (SELECT chat_id, min(turn) AS turn, min(due_at) AS since,"
+    "  min(id) AS first FROM heads GROUP BY chat_id ORDER BY 2, 3, 4 LIMIT :limit),"
+    " due AS MATERIALIZED (SELECT id, chat_id, row_number() OVER"
+    "  (PARTITION BY chat_id ORDER BY due_at, id) AS place"
+    "  FROM outbox WHERE {claimable} AND chat_id IN (SELECT chat_id FROM front)),"
+    " sizes AS (SELECT chat_id, sum(CASE WHEN place <= :per_chat THEN 1 ELSE 0 END) AS size"
+    "  FROM due GROUP BY chat_id),"
+    " queue AS (SELECT front.chat_id, row_number() OVER fair AS position,"
+    "  sum(sizes.size) OVER fair AS upto FROM front JOIN sizes ON sizes.chat_id = front.chat_id"
+    "  WINDOW fair AS (ORDER BY front.turn, front.since, front.first"
     "  ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),"
-    " batch AS (SELECT chat_id, position FROM queue WHERE upto <= :limit OR position = 1)"
+    " batch AS MATERIALIZED (SELECT chat_id, position FROM queue"
+    "  WHERE upto <= :limit OR position = 1)"
 )
+
+# Each pending event's first :limit claimable rows (`head`), the two dialects' ways.
+_HEADS = (
+    "events CROSS JOIN LATERAL (SELECT id, chat_id, due_at, event_id FROM outbox"
+    " WHERE event_id = events.event AND {claimable} AND chat_id {skip}"
+    " ORDER BY due_at, id LIMIT :limit) AS head"
+)
+_SQLITE_HEADS = (
+    "events JOIN outbox AS head ON head.id IN (SELECT id FROM outbox"
+    " WHERE event_id = events.event AND {claimable} AND chat_id {skip}"
+    " ORDER BY due_at, id LIMIT :limit)"
+)
+
+
+def _batch(dialect: Dialect, skip: str) -> str:
+    """`_BATCH` in `dialect`'s words; `skip`: `chat_id <that>` leaves the skipped chats out.
+
+    SQLite is told to walk the events on outbox_pending_event: left to itself it scans the
+    whole backlog on outbox_pending_chat, whose first column matches too.
+    """
+    if dialect == "postgresql":
+        parts = {"claimable": _CLAIMABLE, "skip": skip, "by_event": "outbox"}
+        heads = _HEADS
+    else:
+        by_event = "outbox INDEXED BY outbox_pending_event"
+        parts = {"claimable": _SQLITE_CLAIMABLE, "skip": skip, "by_event": by_event}
+        heads = _SQLITE_HEADS
+    return _BATCH.format(heads=heads.format(**parts), **parts)
