@@ -43,6 +43,7 @@ import monitor.queueing
 import monitor.watch_words
 import scrapers.http
 import storage.database
+import storage.history
 import storage.leader
 import storage.postgres
 import storage.refresh
@@ -183,6 +184,8 @@ NUMBERS: tuple[tuple[str, float], ...] = (
     # section 5: domain rules
     ("per hour and per month ({n} h)", monitor.offers.HOURS_PER_MONTH),
     ("held until seen in {n} scrapes in a row", monitor.parts.CONFIRM_AFTER),
+    ("the range cut into {n} buckets", storage.history.HISTORY_BUCKETS),
+    ("at most {n} points per offer", storage.history.HISTORY_POINTS_PER_OFFER),
     ("₽/h moved by more than {n} %", default(monitor.diff.diff, "price_epsilon") * 100),
     ("at `removal_after` ({n}) consecutive misses", default(monitor.diff.diff, "removal_after")),
     (
