@@ -60,7 +60,7 @@ WITH carried AS (
     ) AS id
     FROM offers AS o WHERE o.gpu IN ({marks})
 ),
-points AS (
+points AS MATERIALIZED (
     SELECT id, {columns} FROM offer_history WHERE gpu IN ({marks}) AND at >= :since
     UNION ALL
     SELECT id, {columns} FROM offer_history WHERE id IN (SELECT id FROM carried)
@@ -73,23 +73,26 @@ points AS (
 # and its last (where the line goes on from). The point carried in is a bucket of its own.
 # {width}: the bucket's length in seconds; {bucket}: a point's bucket number (per dialect).
 _BUCKETED = f"""
-, span AS (SELECT {{width}} AS width FROM points),
+, span AS MATERIALIZED (SELECT {{width}} AS width FROM points),
 bucketed AS (
-    SELECT points.*, CASE WHEN at < :since THEN -1 ELSE {{bucket}} END AS bucket
+    SELECT id, provider, sku, location, at, price_hour / gpu_count AS unit,
+        CASE WHEN stock IN ({_RENTABLE_VALUES}) THEN 0 ELSE 1 END AS unrentable,
+        CASE WHEN at < :since THEN -1 ELSE {{bucket}} END AS bucket
     FROM points CROSS JOIN span
 ),
 ranked AS (
-    SELECT bucketed.*,
-        row_number() OVER (PARTITION BY provider, sku, location, bucket ORDER BY
-            CASE WHEN stock IN ({_RENTABLE_VALUES}) THEN 0 ELSE 1 END,
-            price_hour / gpu_count, at DESC, id DESC) AS low_rank,
+    SELECT id,
         row_number() OVER (PARTITION BY provider, sku, location, bucket
-            ORDER BY price_hour / gpu_count DESC, at DESC, id DESC) AS high_rank,
+            ORDER BY unrentable, unit, at DESC, id DESC) AS low_rank,
+        row_number() OVER (PARTITION BY provider, sku, location, bucket
+            ORDER BY unit DESC, at DESC, id DESC) AS high_rank,
         row_number() OVER (PARTITION BY provider, sku, location, bucket
             ORDER BY at DESC, id DESC) AS last_rank
     FROM bucketed
 )
-SELECT {_POINT_COLUMNS} FROM ranked WHERE low_rank = 1 OR high_rank = 1 OR last_rank = 1
+SELECT {_POINT_COLUMNS} FROM points WHERE id IN (
+    SELECT id FROM ranked WHERE low_rank = 1 OR high_rank = 1 OR last_rank = 1
+)
 ORDER BY at, provider, sku, location, id
 """  # noqa: S608 - fixed columns and enum values
 
