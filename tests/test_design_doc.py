@@ -46,6 +46,7 @@ import monitor.queueing
 import monitor.watch_words
 import scrapers.http
 import storage.database
+import storage.history
 import storage.leader
 import storage.postgres
 import storage.refresh
@@ -168,7 +169,7 @@ NUMBERS: tuple[tuple[str, float], ...] = (
     ("`claim(now, limit={n},", default(Sender, "batch_size")),
     ("limit=500, per_chat={n},", default(Sender, "per_chat")),
     ("per_chat=20, lease={n} min,", seconds(bot.topology.SOLE_CLAIMS.lease) / 60),
-    ("at most {n} per chat (fairness)", default(Sender, "per_chat")),
+    ("whole chats with at most {n} rows each", default(Sender, "per_chat")),
     ("replicas claim whole chats with {n} s leases", setting("claim_lease_s")),
     ("`fit_message`, {n} characters", bot.delivery.alert_text.MESSAGE_LIMIT),
     ("`GPURADAR_SEND_CONCURRENCY` ({n}) workers", setting("send_concurrency")),
@@ -186,6 +187,8 @@ NUMBERS: tuple[tuple[str, float], ...] = (
     # section 5: domain rules
     ("per hour and per month ({n} h)", monitor.offers.HOURS_PER_MONTH),
     ("held until seen in {n} scrapes in a row", monitor.parts.CONFIRM_AFTER),
+    ("the range cut into {n} buckets", storage.history.HISTORY_BUCKETS),
+    ("at most {n} points per offer", storage.history.HISTORY_POINTS_PER_OFFER),
     ("₽/h moved by more than {n} %", default(monitor.diff.diff, "price_epsilon") * 100),
     ("at `removal_after` ({n}) consecutive misses", default(monitor.diff.diff, "removal_after")),
     (
