@@ -379,16 +379,14 @@ def natural_words_steps(driver: WebDriver, table: str, fit: str) -> dict[str, An
     every = len(rows(driver, "#offers .offer"))
     filtered: dict[str, list[dict[str, str]]] = {}
     for words, card in (("a100 80gb", "A100 80GB"), ("rtx 4090", "RTX 4090")):
-        field = driver.find_element(By.ID, "filter-gpu")
-        field.clear()
-        field.send_keys(words)
-        filtered[words] = wait_rows(
-            driver,
-            "#offers .offer",
-            lambda found, card=card: (
-                0 < len(found) < every and all(row["gpu"].startswith(card) for row in found)
-            ),
-        )
+        box = driver.find_element(By.ID, "filter-gpu")
+        box.clear()
+        box.send_keys(words)
+
+        def only(found: list[dict[str, str]], card: str = card) -> bool:
+            return 0 < len(found) < every and all(row["gpu"].startswith(card) for row in found)
+
+        filtered[words] = wait_rows(driver, "#offers .offer", only)
     open_page(driver, fit, "#fit-model")
     for field, value in (
         ("fit-model", "Llama 3 8B"),
