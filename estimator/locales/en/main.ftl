@@ -178,3 +178,4 @@ stock-in_stock = in stock{ $count ->
 stock-preorder = pre-order
 stock-unknown = stock not published
 stock-out_of_stock = out of stock
+prices-converted = converted from { $currency } at { $rate } ₽

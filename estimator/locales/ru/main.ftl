@@ -190,3 +190,4 @@ stock-in_stock = в наличии{ $count ->
 stock-preorder = предзаказ
 stock-unknown = наличие не публикуется
 stock-out_of_stock = нет в наличии
+prices-converted = пересчитано из { $currency } по { $rate } ₽
