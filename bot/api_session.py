@@ -11,16 +11,36 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from aiogram import Bot
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
+from aiogram.exceptions import TelegramNetworkError
+from aiogram.methods import TelegramMethod
+from aiogram.methods.base import TelegramType
 
 
 class ApiSession(AiohttpSession):
     def __init__(self, api_url: str, **options: Any) -> None:
         super().__init__(api=TelegramAPIServer.from_base(api_url), **options)
         self.tls = urlsplit(api_url).scheme != "http"
+        self.stopped = False
+
+    async def make_request(
+        self,
+        bot: Bot,
+        method: TelegramMethod[TelegramType],
+        timeout: int | None = None,  # noqa: ASYNC109 (aiogram's signature)
+    ) -> TelegramType:
+        if self.stopped:
+            # A handler or sender still running as the bot stops: aiogram would open a new
+            # session that nobody closes. A network error, as a vanished API would give.
+            raise TelegramNetworkError(method=method, message="the bot is stopping")
+        return await super().make_request(bot, method, timeout)
 
     async def close(self) -> None:
+        # aiogram's create_session also calls close() (to reset the connector) before the
+        # first request, with no session yet: only closing a session stops this one.
+        self.stopped = self.stopped or self._session is not None
         if self.tls:
             await super().close()
         elif self._session is not None and not self._session.closed:

@@ -30,15 +30,19 @@ from bot.conversation import Conversations, utc_now
 from bot.delivery.limiter import Limiter
 from bot.delivery.sender import Sender
 from bot.delivery.session import SharedLimitMiddleware
+from bot.hold import HeldOffset
 from bot.jobs import background, heartbeat, housekeeping
 from bot.lease_guard import PollingFence
+from bot.middlewares.hold import HoldMiddleware
 from bot.middlewares.throttling import FlowStore, LocalFlows, ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
 from bot.miniapp.app_api import MiniApp
 from bot.miniapp.links import set_menu_button
 from bot.ops.latency import LatencyMiddleware
+from bot.ops.mcp_server import McpEndpoint
 from bot.ops.open_data import OpenData
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
+from bot.replay import Replayer
 from bot.replica import Duty, ElectionFactory
 from bot.routers import create_routers
 from bot.runtime import Application
@@ -54,6 +58,7 @@ from scrapers.http import Http, HttpSettings
 from scrapers.registry import create_scrapers
 from storage import Store
 from storage.postgres import UNWRITABLE_ERRORS
+from storage.unavailable import STORAGE_UNAVAILABLE
 
 logger = logging.getLogger("gpuradar")
 
@@ -141,6 +146,7 @@ async def build_application(
     wall_clock: Callable[[], datetime] = utc_now,
     warm_charts: bool = False,
     delivery_poll_s: float = DELIVERY_POLL_S,
+    charts: ChartPool | None = None,
 ) -> Application:
     """Open the database and build the bot; the caller owns `close()`.
 
@@ -168,7 +174,7 @@ async def build_application(
         if lock is not None:
             lock.release()
         raise
-    charts = ChartPool()
+    charts = charts or ChartPool()
     dispatcher = create_dispatcher(
         store=store,
         translators=texts,
@@ -200,10 +206,31 @@ async def build_application(
         application.services.append(
             heartbeat(topology.heartbeats, settings.replica_id, lambda: application.role, limiter)
         )
+    attach_hold(application)
     attach_delivery(application, texts, limiter, poll_s=delivery_poll_s)
     if settings.monitor:
         attach_monitor(application)
     return application
+
+
+def attach_hold(application: Application) -> None:
+    """Hold the messages that storage being down fails, answer them when it returns, and
+    confirm none of them to Telegram before then (bot.hold)."""
+    queue, dispatcher, store = application.hold, application.dispatcher, application.store
+    dispatcher.update.outer_middleware(
+        HoldMiddleware(
+            queue,
+            STORAGE_UNAVAILABLE,
+            store,
+            dispatcher["translators"],
+            application.settings.default_language,
+        )
+    )
+    application.bot.session.middleware(HeldOffset(queue))
+    replayer = Replayer(
+        queue, dispatcher, application.bot, store.database.probe_write, STORAGE_UNAVAILABLE
+    )
+    application.services.append(background("replay", replayer.run))
 
 
 def create_sender(
@@ -390,6 +417,10 @@ def attach_ops(application: Application) -> None:
         port=settings.ops_port,
         open_data=open_data,
         mini_app=create_mini_app(application),
+        # The same open data (its rate limit, its reading of the filters) behind the tools.
+        mcp=McpEndpoint(open_data, application.store, host=settings.ops_host)
+        if settings.mcp
+        else None,
     )
     if settings.mode == "webhook" and settings.webhook_secret is not None:
         webhook = SimpleRequestHandler(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import matplotlib
@@ -33,27 +34,34 @@ LEGEND_COLUMNS = 2
 
 def axis_date(moment: datetime) -> float:
     """Matplotlib's date axis unit (days since its epoch)."""
-    return float(mdates.date2num(moment))  # type: ignore[no-untyped-call]
+    return axis_dates([moment])[0]
+
+
+def axis_dates(moments: Sequence[datetime]) -> list[float]:
+    """`axis_date` of a whole series in one call: a call per point was 88 % of a busy chart's
+    drawing time."""
+    if not moments:
+        return []
+    converted = mdates.date2num(list(moments))  # type: ignore[no-untyped-call]
+    return [float(value) for value in converted]
 
 
 def _steps(spans: tuple[Span, ...]) -> tuple[list[float], list[float]]:
     """The whole series as one step line: each price held from its start to its end."""
-    xs: list[float] = []
-    ys: list[float] = []
-    for span in spans:
-        xs += [axis_date(span.start), axis_date(span.end)]
-        ys += [span.price, span.price]
+    xs = axis_dates([moment for span in spans for moment in (span.start, span.end)])
+    ys = [price for span in spans for price in (span.price, span.price)]
     return xs, ys
 
 
 def _rentable_pieces(spans: tuple[Span, ...]) -> tuple[list[float], list[float]]:
     """Only the rentable stretches, NaN between them so matplotlib leaves gaps."""
+    rentable = [span for span in spans if span.rentable]
+    ends = iter(axis_dates([moment for span in rentable for moment in (span.start, span.end)]))
     xs: list[float] = []
     ys: list[float] = []
-    for span in spans:
-        if span.rentable:
-            xs += [axis_date(span.start), axis_date(span.end), math.nan]
-            ys += [span.price, span.price, math.nan]
+    for span in rentable:
+        xs += [next(ends), next(ends), math.nan]
+        ys += [span.price, span.price, math.nan]
     return xs, ys
 
 

@@ -137,6 +137,10 @@ class Settings(ScraperSettings):
     # networks). From any other peer the header is whatever the client wrote, so the peer
     # itself is the client the open data's rate limit counts (bot/ops/open_data.py).
     trusted_proxies: Annotated[tuple[Network, ...], NoDecode] = ()
+    # Serve the market and the estimator as tools for AI assistants at /mcp on the ops server
+    # (bot/ops/mcp_server.py: MCP over streamable HTTP, read-only, under the open data's
+    # rate limit). Off unless asked for: it is one more public surface to run.
+    mcp: bool = False
     # console: talk to the bot in this terminal (an in-process fake Telegram, no token).
     # polling: long-poll getUpdates. webhook: Telegram POSTs to webhook_url + webhook_path.
     # Unset: console when stdin is a terminal and there is no token, else polling with a

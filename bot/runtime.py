@@ -15,6 +15,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from bot.chart_pool import ChartPool
 from bot.config import ConfigError, Settings
 from bot.delivery.sender import Sender
+from bot.hold import HoldQueue
 from bot.ops.metrics import Metrics
 from bot.ops.server import OpsServer
 from bot.replica import Duty, Replica, Role
@@ -48,6 +49,8 @@ class Application:
     # Alone on SQLite or shared on PostgreSQL: chosen once, from the database opened.
     topology: Topology = field(default_factory=Alone)
     replica: Replica | None = None
+    # Messages held while storage is down (bot.hold), answered when it returns (bot.replay).
+    hold: HoldQueue = field(default_factory=HoldQueue)
     # Set once every service has started and the replica holds its first role.
     started: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)
     _stop: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)
@@ -169,6 +172,10 @@ class Application:
                 except RuntimeError:  # not polling yet (still in its start-up hooks)
                     task.cancel()
                 await asyncio.wait((task,))  # its failure, if any, is on_polling_end's
+            # What Telegram still keeps goes to the next poller; this replica answers the rest.
+            released = self.hold.release_unconfirmed()
+            if released:
+                logger.info("%s held updates left to Telegram for the next poller", released)
 
         return Duty("polling", start, stop)
 

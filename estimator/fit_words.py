@@ -48,6 +48,8 @@ _SHORT_KEYS: tuple[tuple[str, str], ...] = (
     ("ds", "dataset_examples"),
     ("tok", "tokens_per_example"),
     ("ep", "epochs"),
+    ("packing", "packing"),
+    ("ga", "grad_accum"),
 )
 # What the user said about the offers and the billing: the key of each, as the grammar reads it.
 _OFFER_KEYS: tuple[tuple[str, str], ...] = (

@@ -304,6 +304,12 @@ def stated_command(parsed: ParsedQuery) -> str:
     return " ".join(positional + [f"{key}={value}" for key, value in named])
 
 
+def shown_command(command: str) -> str:
+    """A stored command as a person reads it: an assumed length `tokens=~2048` as
+    «tokens≈2048» (the tilde is the grammar's, «≈» is what «about» looks like)."""
+    return command.replace("=~", "≈")
+
+
 def _key_rank(pair: tuple[str, str]) -> int:
     return _KEY_ORDER.get(pair[0], len(_KEY_ORDER))
 
@@ -495,6 +501,7 @@ __all__ = [
     "apply_followup",
     "is_new_question",
     "read_changes",
+    "shown_command",
     "stated_command",
     "stated_given",
 ]

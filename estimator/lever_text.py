@@ -31,6 +31,8 @@ READ_KEYS: tuple[tuple[str, str], ...] = (
     ("stack", "stack"),
     ("offload", "offload"),
     ("loss", "loss"),
+    ("packing", "packing"),
+    ("grad_accum", "ga"),
     ("dataset_examples", "dataset"),
     ("tokens_per_example", "tokens"),
     ("epochs", "epochs"),

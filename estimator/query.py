@@ -251,4 +251,6 @@ DEFAULTS_DOC: dict[str, str] = {
     "billing": "both — hour or month: the billing to show",
     "loss": "the stack's own — naive (full logits), chunked, fused (Liger, Cut Cross-Entropy),"
     " adaptive (Unsloth's chunks sized to the VRAM left)",
+    "packing": "none — one example a row; packed (TRL's packing=True), varlen (padding-free)",
+    "ga": "1 — micro-batches per optimizer step (gradient_accumulation_steps)",
 }

@@ -84,7 +84,9 @@ def model_readings(parsed: ParsedQuery) -> list[Reading]:
     if not parsed.model_from_size or parsed.asked_size is None:
         return []
     others = size_reading(parsed.asked_size).others
-    first = _sized("model", parsed.model.id, parsed)
+    # Each button names its model, the first too: the answer it gives says which model it
+    # sized in its header, as the others do, instead of the bare size again.
+    first = _sized("model", parsed.model.id, with_model(parsed, parsed.model.id))
     return [first, *(_sized("model", other, with_model(parsed, other)) for other in others)]
 
 

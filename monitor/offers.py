@@ -65,6 +65,18 @@ class Price:
     def hourly(self) -> bool:
         return self.period == "hour"
 
+    @property
+    def conversion(self) -> tuple[str, float] | None:
+        """(currency, ₽ per unit) of a converted price, from its `source` as the scrapers
+        write it ("EUR/month @ 100.0 ₽/EUR"); None for a price published in roubles."""
+        if not self.converted or " @ " not in self.source:
+            return None
+        published, rate = self.source.split(" @ ", 1)
+        try:
+            return published.split("/", 1)[0], float(rate.split(" ", 1)[0])
+        except ValueError:
+            return None
+
 
 @dataclass(frozen=True)
 class Offer:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 
+from estimator.followup import shown_command
 from estimator.i18n import Html, Translator, translator
 from monitor.providers import PROVIDERS
 from monitor.subscriptions import AlertKind, WatchFilter
@@ -51,7 +52,7 @@ def filter_parts(watch: WatchFilter, language: str) -> list[Html]:
     if watch.gpu or watch.family:
         parts.append(_escaped(watch.gpu or watch.family or ""))
     if watch.fit_query is not None:
-        parts.append(i18n("watch-filter-fit", query=watch.fit_query))
+        parts.append(i18n("watch-filter-fit", query=shown_command(watch.fit_query)))
     if watch.min_count is not None:
         parts.append(i18n("watch-filter-count", count=str(watch.min_count)))
     if watch.min_vram_gb is not None:

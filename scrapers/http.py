@@ -112,6 +112,10 @@ class Response:
             raise LayoutError(provider, f"{self.url}: not JSON ({error})") from None
 
 
+class HttpClosedError(RuntimeError):
+    """A request after `Http.close()`."""
+
+
 class _RetryableError(Exception):
     """Internal: a failure worth another attempt; `retry_after` from the server if it said."""
 
@@ -140,6 +144,7 @@ class Http:
         self._sleep = sleep
         self._observe = observe
         self._session: aiohttp.ClientSession | None = None
+        self._closed = False
         self._hosts: dict[str, asyncio.Semaphore] = {}
         self._cache: dict[str, _Cached] = {}
 
@@ -150,6 +155,10 @@ class Http:
         await self.close()
 
     def _client(self) -> aiohttp.ClientSession:
+        if self._closed:
+            # A refresh still running as the bot stops: a new session now would never be
+            # closed (aiohttp warns of it when it is collected, in whatever runs then).
+            raise HttpClosedError("the HTTP client is closed: the bot is stopping")
         if self._session is None or self._session.closed:
             timeout = aiohttp.ClientTimeout(
                 total=self.settings.total_timeout_s, sock_connect=self.settings.connect_timeout_s
@@ -161,6 +170,7 @@ class Http:
         return self._session
 
     async def close(self) -> None:
+        self._closed = True
         if self._session is not None:
             await self._session.close()
             self._session = None

@@ -1,4 +1,4 @@
-"""The cards of rows stored before offers kept their card (migration 0021_offer_cards).
+"""The cards of rows stored before offers kept their card (migration 0022_offer_cards).
 
 Run once, by storage.migrations, in the transaction that adds the card columns: each offer
 row gets the card its GPU name and memory say (monitor.cards.card_of, the rule a scrape uses),

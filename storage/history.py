@@ -35,36 +35,81 @@ _KEYS_PER_QUERY = 300
 _RENTABLE_VALUES = ", ".join(f"'{stock.value}'" for stock in sorted(RENTABLE_STOCK))
 
 _POINT_COLUMNS = "provider, sku, location, gpu, gpu_count, at, price_hour, stock, stock_count"
-
 # What a history row records beside the point it is read back as: the offer's card.
 _HISTORY_COLUMNS = f"{_POINT_COLUMNS}, card_id, card_family, card_sizing, card_vram_gb"
+
+# A series answers with at most this many buckets per offer (configuration), each keeping up
+# to three points (HISTORY_POINTS_PER_OFFER in all, with the point carried in): a year of an
+# offer changing every 10 minutes was 52 000 points, more than any screen can draw.
+HISTORY_BUCKETS = 333
+HISTORY_POINTS_PER_OFFER = 3 * HISTORY_BUCKETS + 1
 
 # Change points of some cards since a moment, plus the point that was in effect at that moment
 # for each offer still tracked (in the offers table with the same GPU): a price that has not
 # changed for 40 days is still a price "in the last 30 days". Offers no longer tracked are not
 # carried in, because history does not record when they went away.
-# Bound values: the card condition's (storage.history._card_condition), then `since` twice.
+#
+# Bounded by time: the points since come off offer_history_by_card (card_id, at) or
+# offer_history_by_family (card_family, at), and the point carried in is one look-up per
+# tracked offer on offer_history_by_offer, so a year of older rows is never read (ranking them
+# all took 182 ms for a 30-day answer that needs 19).
+# Bound values: the card condition's (`_card_condition`) and :since.
 _POINTS_SINCE = """
-WITH scoped AS (
-    SELECT id, {columns} FROM offer_history WHERE {cards}
+WITH carried AS (
+    SELECT (
+        SELECT x.id FROM offer_history AS x
+        WHERE x.provider = o.provider AND x.sku = o.sku AND x.location = o.location
+          AND x.gpu = o.gpu AND x.at < :since
+        ORDER BY x.at DESC, x.id DESC LIMIT 1
+    ) AS id
+    FROM offers AS o WHERE {offer_cards}
 ),
-carried AS (
-    SELECT id FROM (
-        SELECT h.id, row_number() OVER (
-            PARTITION BY h.provider, h.sku, h.location ORDER BY h.at DESC, h.id DESC
-        ) AS newest
-        FROM scoped AS h
-        WHERE h.at < ? AND EXISTS (
-            SELECT 1 FROM offers AS o
-            WHERE o.provider = h.provider AND o.sku = h.sku AND o.location = h.location
-              AND o.gpu = h.gpu
-        )
-    ) AS ranked WHERE newest = 1
-),
-points AS (
-    SELECT * FROM scoped WHERE at >= ? OR id IN (SELECT id FROM carried)
+points AS MATERIALIZED (
+    SELECT id, {columns} FROM offer_history WHERE {cards} AND at >= :since
+    UNION ALL
+    SELECT id, {columns} FROM offer_history WHERE id IN (SELECT id FROM carried)
 )
 """
+
+# The series in buckets, in the database: the range since :since (to the newest point) cut
+# into HISTORY_BUCKETS equal buckets, and in each bucket of each offer only its cheapest point
+# (the rentable ones first: the low a caption or `low` quotes is kept exactly), its dearest,
+# and its last (where the line goes on from). The point carried in is a bucket of its own.
+# {width}: the bucket's length in seconds; {bucket}: a point's bucket number (per dialect).
+_BUCKETED = f"""
+, span AS MATERIALIZED (SELECT {{width}} AS width FROM points),
+bucketed AS (
+    SELECT id, provider, sku, location, at, price_hour / gpu_count AS unit,
+        CASE WHEN stock IN ({_RENTABLE_VALUES}) THEN 0 ELSE 1 END AS unrentable,
+        CASE WHEN at < :since THEN -1 ELSE {{bucket}} END AS bucket
+    FROM points CROSS JOIN span
+),
+ranked AS (
+    SELECT id,
+        row_number() OVER (PARTITION BY provider, sku, location, bucket
+            ORDER BY unrentable, unit, at DESC, id DESC) AS low_rank,
+        row_number() OVER (PARTITION BY provider, sku, location, bucket
+            ORDER BY unit DESC, at DESC, id DESC) AS high_rank,
+        row_number() OVER (PARTITION BY provider, sku, location, bucket
+            ORDER BY at DESC, id DESC) AS last_rank
+    FROM bucketed
+)
+SELECT {_POINT_COLUMNS} FROM points WHERE id IN (
+    SELECT id FROM ranked WHERE low_rank = 1 OR high_rank = 1 OR last_rank = 1
+)
+ORDER BY at, provider, sku, location, id
+"""  # noqa: S608 - fixed columns and enum values
+
+_BUCKET_TERMS: Final[Mapping[Dialect, tuple[str, str]]] = {
+    "sqlite": (
+        "max(1.0, (julianday(max(at)) - julianday(:since)) * 86400.0 / {buckets})",
+        "CAST((julianday(at) - julianday(:since)) * 86400.0 / width AS INTEGER)",
+    ),
+    "postgresql": (
+        "greatest(1.0, extract(epoch FROM max(at) - CAST(:since AS timestamptz)) / {buckets})",
+        "floor(extract(epoch FROM at - CAST(:since AS timestamptz)) / width)",
+    ),
+}
 
 
 class HistoryQueries:
@@ -92,13 +137,17 @@ class HistoryQueries:
         return None if row is None else _point(row)
 
     async def price_series(self, cards: CardFilter, since: datetime) -> list[HistoryPoint]:
-        """Every change point of these cards since `since`, oldest first, for a chart.
+        """The change points of these cards since `since` in buckets, oldest first, for a chart
+        and the open-data history: at most HISTORY_POINTS_PER_OFFER per offer, the range's
+        lowest rentable price among them exactly (`_BUCKETED`).
 
         Each tracked offer's series starts with the point in effect at `since` (which may be
         older), so a line can be drawn from the left edge of the chart.
         """
-        query, params = _points_since(self._db.dialect, cards, since)
-        query += f"SELECT {_POINT_COLUMNS} FROM points ORDER BY at, provider, sku, location, id"  # noqa: S608
+        dialect = self._db.dialect
+        query, params = _points_since(dialect, cards, since)
+        width, bucket = _BUCKET_TERMS[dialect]
+        query += _BUCKETED.format(width=width.format(buckets=HISTORY_BUCKETS), bucket=bucket)
         async with self._db.access() as connection:
             rows = await connection.fetchall(query, params)
         return [_point(row) for row in rows]
@@ -207,29 +256,34 @@ def _history_row(offer: Offer, when: object) -> tuple[object, ...]:
     )
 
 
-def _card_condition(cards: CardFilter) -> tuple[str, list[object]]:
+def _card_condition(cards: CardFilter, table: str = "") -> tuple[str, dict[str, object]]:
     """CardFilter.accepts (monitor.cards.card_meets) as SQL on a row's stored card: the same
     three conditions, the memory floor written the same way (floor ≤ memory + slack; a NULL
-    memory fails it, as unknown memory fails it there)."""
+    memory fails it, as unknown memory fails it there). `table`: the alias to qualify with."""
     terms: list[str] = []
-    params: list[object] = []
+    params: dict[str, object] = {}
     if cards.gpu is not None:
-        terms.append("card_id = ?")
-        params.append(cards.gpu)
+        terms.append(f"{table}card_id = :card_id")
+        params["card_id"] = cards.gpu
     if cards.family is not None:
-        terms.append("card_family = ?")
-        params.append(cards.family)
+        terms.append(f"{table}card_family = :card_family")
+        params["card_family"] = cards.family
     if cards.min_vram_gb is not None:
-        terms.append("? <= card_vram_gb + ?")
-        params += [cards.min_vram_gb, VRAM_SLACK_GB]
+        terms.append(f":card_vram_gb <= {table}card_vram_gb + :vram_slack")
+        params |= {"card_vram_gb": cards.min_vram_gb, "vram_slack": VRAM_SLACK_GB}
     return " AND ".join(terms) or "TRUE", params
 
 
-def _points_since(dialect: Dialect, cards: CardFilter, since: datetime) -> tuple[str, list[object]]:
+def _points_since(
+    dialect: Dialect, cards: CardFilter, since: datetime
+) -> tuple[str, dict[str, object]]:
     condition, params = _card_condition(cards)
-    moment = moment_value(dialect, since)
-    query = _POINTS_SINCE.format(columns=_POINT_COLUMNS, cards=condition)
-    return query, [*params, moment, moment]
+    offer_condition, _ = _card_condition(cards, "o.")
+    params["since"] = moment_value(dialect, since)
+    query = _POINTS_SINCE.format(
+        columns=_POINT_COLUMNS, cards=condition, offer_cards=offer_condition
+    )
+    return query, params
 
 
 def _point(row: Row) -> HistoryPoint:

@@ -46,7 +46,7 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 # A step in Python that a version's SQL cannot do (reading the GPU catalogue), run after that
 # version's SQL in the same transaction.
 DataStep = Callable[[Connection], Awaitable[None]]
-DATA_STEPS: Mapping[int, DataStep] = {21: fill_cards}
+DATA_STEPS: Mapping[int, DataStep] = {22: fill_cards}
 
 
 class MigrationError(Exception):

@@ -58,14 +58,23 @@ def chromium(size: tuple[int, int] = PHONE) -> Iterator[WebDriver]:
         f"--window-size={size[0]},{size[1]}",
         "--force-device-scale-factor=1",
         "--lang=ru-RU",
+        # No site but this machine's answers: the page's telegram-web-app.js (telegram.org)
+        # fails at once, as in a browser outside Telegram, and a test reaches no network.
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
     ):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     try:
-        # The window's size includes its frame; the page's viewport is set exactly, as a phone.
-        width, height = size
-        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True}
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+        resize(driver, size)
         yield driver
     finally:
         driver.quit()
+
+
+def resize(driver: WebDriver, size: tuple[int, int]) -> None:
+    """The page's viewport set exactly to `size` (the window's size includes its frame); a
+    phone's when it is PHONE's width or narrower."""
+    width, height = size
+    mobile = width <= PHONE[0]
+    metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)

@@ -27,9 +27,12 @@ import bot.delivery.journal
 import bot.delivery.limiter
 import bot.delivery.policy
 import bot.fake_telegram.methods
+import bot.hold
 import bot.jobs
+import bot.middlewares.user
 import bot.ops.open_data
 import bot.ops.server
+import bot.replay
 import bot.routers.inline
 import bot.topology
 import bot.webhook_once
@@ -43,6 +46,7 @@ import monitor.queueing
 import monitor.watch_words
 import scrapers.http
 import storage.database
+import storage.history
 import storage.leader
 import storage.postgres
 import storage.refresh
@@ -167,7 +171,7 @@ NUMBERS: tuple[tuple[str, float], ...] = (
     ("`claim(now, limit={n},", default(Sender, "batch_size")),
     ("limit=500, per_chat={n},", default(Sender, "per_chat")),
     ("per_chat=20, lease={n} min,", seconds(bot.topology.SOLE_CLAIMS.lease) / 60),
-    ("at most {n} per chat (fairness)", default(Sender, "per_chat")),
+    ("whole chats with at most {n} rows each", default(Sender, "per_chat")),
     ("replicas claim whole chats with {n} s leases", setting("claim_lease_s")),
     ("`fit_message`, {n} characters", bot.delivery.alert_text.MESSAGE_LIMIT),
     ("`GPURADAR_SEND_CONCURRENCY` ({n}) workers", setting("send_concurrency")),
@@ -185,6 +189,8 @@ NUMBERS: tuple[tuple[str, float], ...] = (
     # section 5: domain rules
     ("per hour and per month ({n} h)", monitor.offers.HOURS_PER_MONTH),
     ("held until seen in {n} scrapes in a row", monitor.parts.CONFIRM_AFTER),
+    ("the range cut into {n} buckets", storage.history.HISTORY_BUCKETS),
+    ("at most {n} points per offer", storage.history.HISTORY_POINTS_PER_OFFER),
     ("₽/h moved by more than {n} %", default(monitor.diff.diff, "price_epsilon") * 100),
     ("at `removal_after` ({n}) consecutive misses", default(monitor.diff.diff, "removal_after")),
     (
@@ -248,6 +254,11 @@ NUMBERS: tuple[tuple[str, float], ...] = (
     ("from 1 s doubling to {n} s (`STORE_BACKOFF_S`)", bot.delivery.journal.STORE_BACKOFF_S[1]),
     ("(`/readyz` 503: both bounded by {n} s)", bot.ops.server.DATABASE_TIMEOUT_S),
     ("shorter than the claim lease ({n} s)", setting("claim_lease_s")),
+    ("(at most {n} messages, `HOLD_LIMIT`", bot.hold.HOLD_LIMIT),
+    ("cannot be read (within {n} s)", bot.middlewares.user.LANGUAGE_READ_S),
+    ("probes storage every {n} s (`PROBE_EVERY_S`", bot.replay.PROBE_EVERY_S),
+    ("one that fails {n} times with the probe", bot.replay.MAX_TRIES),
+    ("once every {n} s (`HELD_POLL_S`", bot.hold.HELD_POLL_S),
 )
 # A number as the doc writes it: digits, thousands apart by a space ("10 000"), a decimal
 # point, or a word for the small ones.

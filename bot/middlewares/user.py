@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -16,6 +18,11 @@ from monitor.users import Language
 
 Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
 
+logger = logging.getLogger(__name__)
+
+# How long a word to a chat whose handler failed waits for its stored language.
+LANGUAGE_READ_S = 1.0
+
 
 def initial_language(language_code: str | None, default: Language) -> Language:
     """The language for a new chat, from the Telegram client's language when we have it."""
@@ -26,6 +33,22 @@ def initial_language(language_code: str | None, default: Language) -> Language:
         if primary == "en":
             return "en"
     return default
+
+
+async def reply_language(
+    store: BotStore, chat_id: int, sender: TelegramUser | None, default: Language
+) -> Language:
+    """The chat's stored language; when storage cannot say (it is what failed), the one a new
+    chat would get (the Telegram client's), never the bot's default for someone who reads
+    English."""
+    language = initial_language(sender.language_code if sender else None, default)
+    try:
+        async with asyncio.timeout(LANGUAGE_READ_S):
+            user = await store.get_user(chat_id)
+    except Exception as error:
+        logger.warning("could not read chat %s's language: %s", chat_id, error)
+        return language
+    return language if user is None else user.language
 
 
 class UserMiddleware(BaseMiddleware):

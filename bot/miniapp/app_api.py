@@ -7,7 +7,8 @@
     PATCH  /app/api/watches/{id}     {"paused": bool} and/or {"max_rub_per_gpu_hour": cap}, the
                                      cap a number, the text typed («599,5», «600 ₽») or null
     DELETE /app/api/watches/{id}
-    POST   /app/api/fit              the calculator: the same answer as /fit for the same run
+    POST   /app/api/fit              the calculator: the same answer as /fit for the same run,
+                                     short (`text`) and in full (`details`)
 
 Every /app/api request carries `Authorization: tma <initData>` (the scheme @telegram-apps
 clients use). A missing, forged or stale initData gets 401 and the store is not touched; a
@@ -42,7 +43,7 @@ from estimator.i18n import Translator
 from estimator.parse import ParsedQuery, QueryError
 from estimator.parsing.build import LIMITS, Given, finish
 from estimator.query import Method
-from estimator.sizing_text import render_short, to_plain
+from estimator.sizing_text import render_details, render_short, to_plain
 from monitor.subscriptions import Subscription, WatchEdit
 from monitor.users import Language
 from monitor.watch_describe import describe, short_label
@@ -212,9 +213,15 @@ class MiniApp:
         except QueryError as error:
             return _error(400, to_plain(error_text(i18n, error)))
         answer = await build(parsed, self._store)
-        text = to_plain(render_short(answer, language))
-        # The command says the same run in the chat's words, for the person to copy.
-        return web.json_response({"command": command_for(parsed), "text": text})
+        # The short answer and its details («Подробнее» in the chat), which the app opens in
+        # place; the command says the same run in the chat's words, for the person to copy.
+        return web.json_response(
+            {
+                "command": command_for(parsed),
+                "text": to_plain(render_short(answer, language)),
+                "details": to_plain(render_details(answer, language)),
+            }
+        )
 
 
 def calculator_run(fields: Mapping[str, Any], language: str) -> ParsedQuery:

@@ -1,6 +1,6 @@
 """The market as open data: read-only JSON (and CSV) under /api/v1 on the ops server.
 
-    GET /api/v1/offers      every offer listed now, with the filters of /prices
+    GET /api/v1/offers      every offer listed now, in /prices' order, with its filters
     GET /api/v1/offers.csv  the same as CSV
     GET /api/v1/history     a GPU's change points over some days, and the low
     GET /api/v1/providers   each provider's health, last good scrape and failing parts
@@ -32,6 +32,7 @@ from aiohttp import web
 
 from bot.fields import FieldError, read_card_filter, read_memory, read_price
 from bot.ops.openapi import OPENAPI
+from bot.views.prices import ranked
 from monitor.cards import CardFilter
 from monitor.freshness import ObservedOffer
 from monitor.health import ProviderHealth, is_fresh
@@ -174,14 +175,20 @@ class OpenData:
         app.router.add_get("/api/v1/providers", self._guarded(self._providers))
         app.router.add_get("/api/v1/openapi.json", self._guarded(self._openapi))
 
+    def refusal(self, request: web.Request) -> web.Response | None:
+        """429 when the request's client has spent its bucket, else None (and a token taken):
+        the API's routes and the MCP endpoint (bot.ops.mcp_server) draw on one bucket."""
+        client = client_address(
+            request.remote, request.headers.get("X-Forwarded-For"), self._trusted_proxies
+        )
+        wait = self._buckets.take(client)
+        return too_many_requests(wait) if wait > 0 else None
+
     def _guarded(self, read: Callable[[web.Request], Any]) -> Callable[[web.Request], Any]:
         async def handle(request: web.Request) -> web.Response:
-            client = client_address(
-                request.remote, request.headers.get("X-Forwarded-For"), self._trusted_proxies
-            )
-            wait = self._buckets.take(client)
-            if wait > 0:
-                return too_many_requests(wait)
+            refused = self.refusal(request)
+            if refused is not None:
+                return refused
             try:
                 answer = await self._answer(request, read)
             except BadParameterError as error:
@@ -215,35 +222,47 @@ class OpenData:
             del self._answers[next(iter(self._answers))]
 
     async def _offers(self, request: web.Request) -> tuple[bytes, str]:
-        return await self._offer_table(request, as_csv=_wants_csv(request))
+        if _wants_csv(request):
+            return await self._offers_csv(request)
+        return _json(await self.offers(request.query)), "application/json"
 
     async def _offers_csv(self, request: web.Request) -> tuple[bytes, str]:
-        return await self._offer_table(request, as_csv=True)
+        rows, _ = await self._offer_table(request.query)
+        return _csv(rows), "text/csv; charset=utf-8"
 
-    async def _offer_table(self, request: web.Request, *, as_csv: bool) -> tuple[bytes, str]:
-        query, in_stock = _offer_query(request.query)
-        observed = await self._store.observed_offers(self._now())
-        rows = [
-            _offer_row(item)
-            for item in sorted(observed, key=_offer_order)
-            # In stock while its data counts: a stale offer past stale_after is not.
-            if query.accepts(item.offer) and (not in_stock or item.in_stock)
-        ]
-        if as_csv:
-            return _csv(rows), "text/csv; charset=utf-8"
-        # The newest observation, not the clock: the body (and its ETag) stays the same
-        # between scrapes, and it says how old the freshest row is.
-        newest = max((item.observed_at for item in observed), default=None)
-        body = {
+    async def offers(self, params: Mapping[str, str]) -> dict[str, Any]:
+        """/api/v1/offers's JSON body for these query parameters (BadParameterError)."""
+        rows, newest = await self._offer_table(params)
+        return {
             "offers": rows,
             "count": len(rows),
             "generated_at": _iso(newest),
             "stale_after_s": round(self._store.stale_after.total_seconds()),
         }
-        return _json(body), "application/json"
+
+    async def _offer_table(
+        self, params: Mapping[str, str]
+    ) -> tuple[list[dict[str, Any]], datetime | None]:
+        """The rows the parameters select, and the newest observation: not the clock, so the
+        body (and its ETag) stays the same between scrapes, and it says how old the freshest
+        row is."""
+        query, in_stock = _offer_query(params)
+        observed = await self._store.observed_offers(self._now())
+        rows = [
+            _offer_row(item)
+            # The order /prices shows (training-grade cards first, cheapest inside a card):
+            # the Mini App's table keeps it as its default.
+            for item in ranked(observed)
+            # In stock while its data counts: a stale offer past stale_after is not.
+            if query.accepts(item.offer) and (not in_stock or item.in_stock)
+        ]
+        return rows, max((item.observed_at for item in observed), default=None)
 
     async def _history(self, request: web.Request) -> tuple[bytes, str]:
-        params = request.query
+        return _json(await self.history(request.query)), "application/json"
+
+    async def history(self, params: Mapping[str, str]) -> dict[str, Any]:
+        """/api/v1/history's body for these query parameters (BadParameterError)."""
         _only(params, ("gpu", "days"))
         gpu = params.get("gpu", "").strip()
         try:
@@ -257,17 +276,20 @@ class OpenData:
         since = self._now().replace(second=0, microsecond=0) - timedelta(days=days)
         points = await self._store.price_series(cards, since)
         low = await self._store.lowest_price(cards, since)
-        body = {
+        return {
             "gpu": cards.label,
             "gpu_ids": sorted(cards.catalogue_ids()),
             "since": since.isoformat(),
             "points": [_point_row(point) for point in points],
             "low": None if low is None else _point_row(low),
         }
-        return _json(body), "application/json"
 
     async def _providers(self, request: web.Request) -> tuple[bytes, str]:
         _only(request.query, ())
+        return _json(await self.providers()), "application/json"
+
+    async def providers(self) -> dict[str, Any]:
+        """/api/v1/providers's body: each provider's health."""
         health = {row.provider: row for row in await self._store.provider_health()}
         intervals = self._intervals()
         now = self._now()
@@ -300,7 +322,7 @@ class OpenData:
                     "offers": row.offer_count if row else 0,
                 }
             )
-        return _json({"providers": rows}), "application/json"
+        return {"providers": rows}
 
     async def _openapi(self, request: web.Request) -> tuple[bytes, str]:
         return _OPENAPI_BODY, "application/json"
@@ -389,11 +411,6 @@ def _wants_csv(request: web.Request) -> bool:
     if wanted not in ("", "json", "csv"):
         raise BadParameterError("format: json or csv")
     return wanted == "csv" or (not wanted and "text/csv" in request.headers.get("Accept", ""))
-
-
-def _offer_order(item: ObservedOffer) -> tuple[float, str, str, str]:
-    offer = item.offer
-    return (offer.rub_per_gpu_hour, offer.provider, offer.sku, offer.location)
 
 
 def _offer_row(item: ObservedOffer) -> dict[str, Any]:

@@ -160,7 +160,10 @@ OPENAPI: dict[str, Any] = {
     "paths": {
         "/api/v1/offers": {
             "get": {
-                "summary": "Every offer listed now, cheapest per GPU-hour first",
+                "summary": (
+                    "Every offer listed now, in the order /prices shows: training-grade "
+                    "cards first, one group per card, cheapest per GPU-hour inside a group"
+                ),
                 "parameters": _OFFER_PARAMETERS,
                 "responses": _answer(
                     "the offers",

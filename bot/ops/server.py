@@ -1,5 +1,6 @@
 """The operations server: /healthz, /metrics, the open data (/api/v1), the Mini App (/app/,
-when GPURADAR_PUBLIC_URL is set) and, in webhook mode, Telegram's webhook.
+when GPURADAR_PUBLIC_URL is set), the MCP tools (/mcp, when GPURADAR_MCP is true) and, in
+webhook mode, Telegram's webhook.
 
 One small aiohttp app on GPURADAR_OPS_HOST:GPURADAR_OPS_PORT (port 0: any free port, which
 tests use). It starts and stops with the dispatcher (see bot.app.attach_ops), so it runs in
@@ -19,6 +20,7 @@ from typing import Any, Literal, Protocol
 from aiohttp import web
 
 from bot.miniapp.app_api import MiniApp
+from bot.ops.mcp_server import McpEndpoint
 from bot.ops.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.ops.open_data import OpenData
 from monitor.health import PartHealth, ProviderHealth, is_fresh
@@ -251,10 +253,12 @@ class OpsServer:
         port: int,
         open_data: OpenData | None = None,
         mini_app: MiniApp | None = None,
+        mcp: McpEndpoint | None = None,
     ) -> None:
         self._health = health
         self._open_data = open_data
         self._mini_app = mini_app
+        self._mcp = mcp
         self._metrics = metrics
         self._store = store
         self.host = host
@@ -285,6 +289,8 @@ class OpsServer:
             self._open_data.add_routes(app)
         if self._mini_app is not None:
             self._mini_app.add_routes(app)
+        if self._mcp is not None:
+            self._mcp.add_routes(app)
         for path, handler in self._routes:
             app.router.add_post(path, handler)
         runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT_S)

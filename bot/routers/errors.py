@@ -16,7 +16,7 @@ from aiogram.exceptions import (
 from aiogram.types import Chat, ErrorEvent
 from aiogram.types import User as TelegramUser
 
-from bot.middlewares.user import initial_language
+from bot.middlewares.user import reply_language
 from bot.ports import BotStore
 from estimator.i18n import Translator
 from monitor.users import Language
@@ -66,17 +66,7 @@ async def on_error(
             await bot.answer_callback_query(callback.id)
     if event_chat is None:
         return
-    # The stored language; when the database is what failed, the one a new chat would get
-    # (the Telegram client's), never the bot's default for someone who reads English.
-    language = initial_language(
-        event_from_user.language_code if event_from_user else None, default_language
-    )
-    try:
-        user = await store.get_user(event_chat.id)
-        if user is not None:
-            language = user.language
-    except Exception as error:
-        logger.warning("could not read the user's language for the apology: %s", error)
+    language = await reply_language(store, event_chat.id, event_from_user, default_language)
     try:
         await bot.send_message(event_chat.id, translators[language]("error-apology"))
     except TelegramAPIError:

@@ -9,6 +9,7 @@ result rather than silence (an empty answer shows the user nothing at all).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
@@ -27,6 +28,7 @@ from bot.ports import BotStore
 from bot.usecases.sizing import build
 from bot.views.prices import gpu_header, offer_card, ranked, stale_text, stock_text
 from estimator.fit_words import understand
+from estimator.gpus import find_in_text
 from estimator.i18n import Translator
 from estimator.number_text import money
 from estimator.parse import ParsedQuery, QueryError
@@ -46,6 +48,10 @@ CACHE_S = 60
 # An inline query is at most 256 characters (Bot API, InlineQuery.query).
 MAX_QUERY = 256
 # A result's title and description are plain text: to_plain undoes the translator's HTML.
+# Words of a market question around a card's name: «где дешевле h100?», "cheapest a100".
+_QUESTION = re.compile(
+    r"\?|где|дешев|дешёв|почём|почем|сколько|цена|стоит|cheap|price|where|how much", re.I
+)
 
 
 def create_router() -> Router:
@@ -95,9 +101,9 @@ async def _results(
     text: str, store: BotStore, i18n: Translator, back: InlineKeyboardMarkup, timezone: str
 ) -> list[InlineQueryResultArticle]:
     if not text:
-        return [_hint(i18n, i18n("inline-hint-title"), i18n("inline-hint-description"))]
+        return [_hint(i18n, i18n("inline-hint-title"), i18n("inline-hint-description"), back)]
     if len(text) > MAX_QUERY:
-        return [_hint(i18n, i18n("inline-too-long", limit=MAX_QUERY), text[:60])]
+        return [_hint(i18n, i18n("inline-too-long", limit=MAX_QUERY), text[:60], back)]
     sizing_error: QueryError | None = None
     try:
         parsed = understand(text)
@@ -106,14 +112,19 @@ async def _results(
     if parsed is not None:
         return [await _sizing(parsed, store, i18n, back)]
     try:
-        query = parse_price_query(text)
+        query = parse_price_query(_market_words(text))
     except QueryError as error:
-        reason = (sizing_error or error).reason
-        return [_hint(i18n, i18n("inline-error-title"), reason)]
+        # A query that starts with a card is a /prices one: its complaint, else the sizing's.
+        named = error if find_in_text(text.split(maxsplit=1)[0]) else (sizing_error or error)
+        # An unknown key's value is the key it is near, not what was written.
+        unread = (named.key if named.code == "unknown_key" else named.value) or text
+        description = to_plain(i18n("inline-error-description", words=unread[:40]))
+        return [_hint(i18n, i18n("inline-error-title"), description, back)]
     offers = [item for item in await store.observed_offers() if query.accepts(item.offer)]
     if not offers:
         title = i18n("inline-no-offers-title")
-        return [_hint(i18n, title, to_plain(i18n("inline-no-offers-description", query=text)))]
+        description = to_plain(i18n("inline-no-offers-description", query=text))
+        return [_hint(i18n, title, description, back)]
     # Offers one can rent first (while their data counts: monitor.freshness), then the
     # /prices order; the cheapest rentable leads.
     order = sorted(ranked(offers), key=lambda item: not item.rentable)
@@ -170,7 +181,20 @@ def _offer_result(
     )
 
 
-def _hint(i18n: Translator, title: str, description: str) -> InlineQueryResultArticle:
+def _market_words(text: str) -> str:
+    """The /prices words of a query: itself, or in a question («где дешевле h100?», "cheapest
+    a100 80gb") the card it names, from its first mention to its last (the memory with it)."""
+    if not _QUESTION.search(text):
+        return text
+    mentions = find_in_text(text)
+    if not mentions:
+        return text
+    return text[mentions[0][1] : mentions[-1][2]]
+
+
+def _hint(
+    i18n: Translator, title: str, description: str, back: InlineKeyboardMarkup
+) -> InlineQueryResultArticle:
     return InlineQueryResultArticle(
         id=_result_id("hint", title + description),
         title=to_plain(title),
@@ -178,6 +202,7 @@ def _hint(i18n: Translator, title: str, description: str) -> InlineQueryResultAr
         input_message_content=InputTextMessageContent(
             message_text=i18n("inline-hint-text"), parse_mode="HTML"
         ),
+        reply_markup=back,
     )
 
 

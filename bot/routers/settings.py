@@ -9,6 +9,8 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
 
 from bot.button_data import SettingsAction, SettingsCallback
+from bot.config import Settings
+from bot.miniapp.links import set_chat_menu_button
 from bot.ports import BotStore
 from bot.replies import show
 from bot.views.settings import (
@@ -49,6 +51,7 @@ async def on_settings_command(
     user: User,
     store: BotStore,
     translators: dict[Language, Translator],
+    settings: Settings,
 ) -> None:
     if not command.args:
         text, keyboard = await settings_view(store, i18n, user)
@@ -80,6 +83,7 @@ async def on_settings_command(
             return
         user = await store.set_language(user.chat_id, language)
         i18n = translators[language]
+        await set_chat_menu_button(message.bot, settings.public_url, message.chat, i18n)
     else:
         await message.answer(i18n("settings-bad-command"))
         return
@@ -94,6 +98,7 @@ async def on_settings_button(
     user: User,
     store: BotStore,
     translators: dict[Language, Translator],
+    settings: Settings,
 ) -> None:
     action, value = callback_data.action, callback_data.value
     if action is SettingsAction.TIMEZONE_MENU:
@@ -122,6 +127,9 @@ async def on_settings_button(
     i18n = translators[updated.language]
     await callback.answer(i18n("settings-saved"))
     await show(callback, *await settings_view(store, i18n, updated))
+    if action is SettingsAction.LANGUAGE and callback.message is not None:
+        chat = callback.message.chat
+        await set_chat_menu_button(callback.bot, settings.public_url, chat, i18n)
 
 
 async def _apply(action: SettingsAction, value: str, user: User, store: BotStore) -> User | None:

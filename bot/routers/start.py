@@ -9,9 +9,11 @@ from aiogram.filters import CommandObject, CommandStart
 from aiogram.types import CallbackQuery, Message
 
 from bot.button_data import MenuCallback, MenuItem
+from bot.config import Settings
 from bot.conversation import Conversations
 from bot.deep_links import DeepLinkError, LinkKind, decode_link
 from bot.keyboards import main_menu
+from bot.miniapp.links import set_chat_menu_button
 from bot.ports import BotStore
 from bot.replies import show
 from bot.usecases.market import render_page
@@ -50,9 +52,12 @@ async def on_start_link(
     user: User,
     store: BotStore,
     conversations: Conversations,
+    settings: Settings,
 ) -> None:
     """A shared link: a prepared watch offers its «Следить» button, a prepared sizing is
     answered as /fit would be, at today's prices. Anything else gets one short line."""
+    # A first contact may come by a link: the menu button speaks the chat's language too.
+    await set_chat_menu_button(message.bot, settings.public_url, message.chat, i18n)
     try:
         link = decode_link(command.args or "", today=datetime.now(UTC).date())
         if link.kind is LinkKind.WATCH:
@@ -73,11 +78,13 @@ async def on_start_link(
     await reply_with_answer(message, parsed, user.language, i18n, store)
 
 
-async def on_start(message: Message, i18n: Translator) -> None:
+async def on_start(message: Message, i18n: Translator, settings: Settings) -> None:
     sender = message.from_user
     name = sender.first_name if sender and sender.first_name else i18n("start-user-fallback")
     greeting = i18n("start-greeting", name=name, providers=providers_in_words(i18n))
     await message.answer(f"{greeting}\n\n{i18n('start-menu-hint')}", reply_markup=main_menu(i18n))
+    # The language the user middleware chose for this chat: the menu button says it too.
+    await set_chat_menu_button(message.bot, settings.public_url, message.chat, i18n)
 
 
 async def on_menu(

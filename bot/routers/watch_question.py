@@ -22,7 +22,7 @@ from bot.replies import show
 from bot.usecases.watches import subscribe
 from bot.views.sizing_reply import sizing_digest
 from bot.views.watches import question_reply
-from estimator.followup import stated_command
+from estimator.followup import shown_command, stated_command
 from estimator.i18n import Translator
 from estimator.number_text import money, plain
 from estimator.parse import ParsedQuery
@@ -77,7 +77,7 @@ async def on_run_question(
     data = RunWatchCallback(lang=language, ref=sizing_digest(parsed), budget=round(budget))
     builder = InlineKeyboardBuilder()
     builder.button(text=i18n("watchq-run-button", budget=money(budget)), callback_data=data)
-    run = stated_command(replace(parsed, budget_rub=None))
+    run = shown_command(stated_command(replace(parsed, budget_rub=None)))
     text = i18n("watchq-run-offer", run=run, budget=money(budget))
     await message.answer(text, reply_markup=builder.as_markup())
 

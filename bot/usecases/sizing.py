@@ -4,29 +4,38 @@ the console all answer through `build`."""
 
 from __future__ import annotations
 
-from bot.ports import BotStore
+from typing import Protocol
+
 from bot.quotes import quotes_from
 from estimator.answer import FitAnswer, build_answer
 from estimator.cost import PriceQuote
 from estimator.gpus import load_gpus
-from estimator.measurement import (
-    Measurement,
-)
+from estimator.measurement import Measurement
 from estimator.parse import ParsedQuery
+from monitor.freshness import ObservedOffer
+from monitor.speed_measurements import StoredSpeed
 
 
-async def live_quotes(store: BotStore) -> list[PriceQuote]:
+class SizingStore(Protocol):
+    """What a sizing reads: the live offers and the user's own measured speed."""
+
+    async def observed_offers(self) -> list[ObservedOffer]: ...
+
+    async def speed_of(self, user_id: int, /) -> StoredSpeed | None: ...
+
+
+async def live_quotes(store: SizingStore) -> list[PriceQuote]:
     """Every offer a plan may use now (bot.quotes), from the store's one read of them."""
     return quotes_from(await store.observed_offers())
 
 
-async def build(parsed: ParsedQuery, store: BotStore, user_id: int | None = None) -> FitAnswer:
+async def build(parsed: ParsedQuery, store: SizingStore, user_id: int | None = None) -> FitAnswer:
     """The answer at live prices; with `user_id`, timed by that user's own measured speed."""
     measured = await measured_speed(store, user_id)
     return build_answer(parsed, load_gpus(), await live_quotes(store), measured)
 
 
-async def measured_speed(store: BotStore, user_id: int | None) -> Measurement | None:
+async def measured_speed(store: SizingStore, user_id: int | None) -> Measurement | None:
     """The user's stored measurement, for the answers that follow it."""
     if user_id is None:
         return None

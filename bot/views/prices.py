@@ -153,6 +153,10 @@ def offer_card(i18n: Translator, offer: Offer, freshness: str = "") -> str:
         stock_text(i18n, offer),
         *specs_text(i18n, offer),
     ]
+    conversion = offer.price.conversion
+    if conversion is not None:
+        currency, rate = conversion
+        details.append(i18n("prices-converted", currency=currency, rate=money(rate)))
     if freshness:
         details.append(freshness)
     return first + "\n" + "    " + " · ".join(details)

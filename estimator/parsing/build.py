@@ -23,6 +23,7 @@ from estimator.query import (
     Method,
     Offload,
     Optimizer,
+    Packing,
     Precision,
     Sharding,
     Stack,
@@ -54,6 +55,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "hpm": (1, 744),  # hours per month: 31 days × 24 h at most
     "rate": (1, 10_000_000),  # roubles per server-hour
     "mrate": (1, 1_000_000_000),  # roubles per month of rent
+    "ga": (1, 4096),  # micro-batches per optimizer step
 }
 # Methods in the order a ruled-out one falls back: QLoRA is the default, LoRA the same
 # adapters without the 4-bit base, full the last resort.
@@ -92,6 +94,8 @@ class Given:
     stack: Stack | None = None
     offload: Offload | None = None
     loss: Loss | None = None
+    packing: Packing | None = None
+    grad_accum: int | None = None
     target_gpu: str | None = None
     target_family: str | None = None
     ruled_out: list[Method] = field(default_factory=list)  # «без qlora», "not full"
@@ -328,6 +332,8 @@ def finish(given: Given) -> ParsedQuery:
         offload=given.offload or Offload.NONE,
         loss=given.loss,
         dataset_tokens=dataset_tokens,
+        packing=given.packing or _DEFAULTS["packing"],
+        grad_accum=given.grad_accum or _DEFAULTS["grad_accum"],
     )
     return ParsedQuery(
         query=query,

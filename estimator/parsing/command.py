@@ -60,6 +60,7 @@ from estimator.query import (
     Method,
     Offload,
     Optimizer,
+    Packing,
     Precision,
     Sharding,
     Stack,
@@ -76,6 +77,7 @@ _ENUM_KEYS: dict[str, type[StrEnum]] = {
     "method": Method,
     "offload": Offload,
     "loss": Loss,
+    "packing": Packing,
 }
 _ENUM_FIELDS = {
     "targets": "targets",
@@ -86,6 +88,7 @@ _ENUM_FIELDS = {
     "method": "method",
     "offload": "offload",
     "loss": "loss",
+    "packing": "packing",
 }
 _NEGATIONS = frozenset(w for w in NEGATION_WORDS if " " not in w)
 LOCATION_EXAMPLES = ("ru", "any")
@@ -142,6 +145,7 @@ NUMBER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "rate": ("150", "300", "300₽"),
     "gpurate": ("300", "600"),
     "mrate": ("100000", "200000"),
+    "ga": ("1", "4", "16"),
 }
 
 
@@ -326,6 +330,7 @@ _SETTERS: dict[str, Callable[[Given, str], None]] = {
     ),
     "billing": lambda g, v: setattr(g, "billing", _billing(v)),
     "gc": lambda g, v: setattr(g, "grad_checkpointing", _checkpointing(v)),
+    "ga": lambda g, v: setattr(g, "grad_accum", check_int("ga", _amount("ga", v, 1000))),
     "gpu": _set_gpu,
     "model": lambda g, v: _positional(g, [v]),
 }
@@ -356,7 +361,8 @@ _KEY_SLOTS: dict[str, Slot] = {
     "budget": Slot.BUDGET, "loss": Slot.LOSS, "method": Slot.METHOD, "model": Slot.MODEL,
     "vram": Slot.MIN_VRAM, "hpm": Slot.HOURS_PER_MONTH, "loc": Slot.RUSSIA_ONLY,
     "rate": Slot.MAX_RUB_PER_HOUR, "gpurate": Slot.MAX_RUB_PER_GPU_HOUR,
-    "mrate": Slot.MAX_RUB_PER_MONTH, "billing": Slot.BILLING,
+    "mrate": Slot.MAX_RUB_PER_MONTH, "billing": Slot.BILLING, "packing": Slot.PACKING,
+    "ga": Slot.GRAD_ACCUM,
 }  # fmt: skip
 
 

@@ -89,6 +89,14 @@ def _forms(token: Token) -> frozenset[str]:
     return lemmas(token.text) if token.kind == "word" else frozenset({token.text})
 
 
+def _is_need(tokens: list[Token], k: int) -> bool:
+    """Whether tokens[k] says a need. «стоит» after «сколько» is a price («сколько стоит 8b
+    lora?» asks what the LoRA run costs), never «is it worth»."""
+    if not _forms(tokens[k]) & NEED_WORDS:
+        return False
+    return not (k > 0 and tokens[k - 1].folded == "сколько" and "стоить" in _forms(tokens[k]))
+
+
 def _skippable(token: Token) -> bool:
     return token.folded in QUESTION_SKIPS or is_infinitive(token.text)
 
@@ -124,14 +132,14 @@ def _asked(tokens: list[Token], first: int, last: int) -> tuple[int, int] | None
     k = first - 1
     while k >= start and _skippable(tokens[k]):
         k -= 1
-    if k >= start and _forms(tokens[k]) & NEED_WORDS:
+    if k >= start and _is_need(tokens, k):
         if _starts(words, HYPOTHETICAL_OPENERS) and k == start:
             return None
         return k, last
     k = last
     while k < end and _skippable(tokens[k]):
         k += 1
-    if k < end and _forms(tokens[k]) & NEED_WORDS:
+    if k < end and _is_need(tokens, k):
         # «offload нужен?», "is X needed here?": the need word closes the clause; in «qlora
         # нужен ли offload» it asks about what follows it.
         rest = tokens[k + 1 : end]

@@ -41,6 +41,8 @@ class Slot(StrEnum):
     STACK = "stack"
     OFFLOAD = "offload"
     LOSS = "loss"
+    PACKING = "packing"
+    GRAD_ACCUM = "grad_accum"
     BUDGET = "budget_rub"
     MIN_VRAM = "min_vram_gib"
     HOURS_PER_MONTH = "hours_per_month"

@@ -43,6 +43,7 @@ from estimator.parsing.words import (
     EPOCH_CUES,
     EXAMPLES_FIRST_CUES,
     GPUS_CUES,
+    GRAD_ACCUM_CUES,
     LESS_WORDS,
     LONGEST_CUES,
     MORE_WORDS,
@@ -264,6 +265,7 @@ class _Slots:
             return
         for cues, read in (
             (BATCH_CUES, self._batch),
+            (GRAD_ACCUM_CUES, self._grad_accum),
             (RANK_CUES, self._rank),
             (EPOCH_CUES, self._epochs),
             (GPUS_CUES, self._gpus),
@@ -367,6 +369,9 @@ class _Slots:
 
     def _batch(self, found: Quantity, cue: int | None) -> None:
         self._whole(Slot.MICRO_BATCH, "bs", "micro_batch", found, cue)
+
+    def _grad_accum(self, found: Quantity, cue: int | None) -> None:
+        self._whole(Slot.GRAD_ACCUM, "ga", "grad_accum", found, cue)
 
     def _rank(self, found: Quantity, cue: int | None) -> None:
         self._whole(Slot.LORA_RANK, "rank", "lora_rank", found, cue)

@@ -46,6 +46,7 @@ from estimator.parsing.words import (
     NUMBER_WORDS,
     OFFLOAD_PHRASES,
     OPTIMIZER_PHRASES,
+    PACKING_PHRASES,
     PRECISION_PHRASES,
     RANK_WORDS,
     SHARDING_PHRASES,
@@ -302,6 +303,7 @@ def _read_levers(reader: _Reader, given: Given) -> None:
     given.grad_checkpointing = reader.choice(CHECKPOINTING_PHRASES, Slot.GRAD_CHECKPOINTING)
     given.offload = reader.choice(OFFLOAD_PHRASES, Slot.OFFLOAD)
     given.loss = reader.choice(LOSS_PHRASES, Slot.LOSS)
+    given.packing = reader.choice(PACKING_PHRASES, Slot.PACKING)
 
 
 def _fuzzy_method(reader: _Reader) -> Method | None:

@@ -20,6 +20,7 @@ from estimator.query import (
     Method,
     Offload,
     Optimizer,
+    Packing,
     Precision,
     Sharding,
     Stack,
@@ -611,6 +612,29 @@ LOSS_PHRASES: dict[Loss, tuple[str, ...]] = {
     ),
     Loss.CHUNKED: ("chunked cross entropy", "chunked ce", "chunked loss", "чанкованн* лосс*"),
 }
+# Examples packed into full rows (TRL's packing=True), or packed with each token attending
+# only within its example (padding-free, flash-attention's varlen); «без упаковки» says none.
+PACKING_PHRASES: dict[Packing, tuple[str, ...]] = {
+    Packing.NONE: (
+        "без packing*",
+        "без пакинг*",
+        "без упаковк*",
+        "without packing",
+        "no packing",
+        "packing off",
+    ),
+    Packing.VARLEN: ("padding-free", "padding free", "padding_free", "varlen", "без паддинга"),
+    Packing.PACKED: (
+        "packing",
+        "sample packing",
+        "with packing",
+        "packed",
+        "пакинг*",
+        "с упаковкой",
+        "упаковк* примеров",
+        "упаковк* последовательностей",
+    ),
+}
 
 # A dataset given as text size: "2 гб текста", "500 MB of text", dataset=2gb.
 TEXT_SIZE_UNITS: dict[str, float] = {
@@ -799,6 +823,15 @@ COMMAND_KEYS: dict[str, tuple[str, ...]] = {
     "gpurate": ("gpurate", "gpu_rate", "rub_per_gpu_hour", "rate_per_gpu"),
     "mrate": ("mrate", "month_rate", "rub_per_month", "monthly_rate"),
     "billing": ("billing", "оплата", "тариф"),
+    "packing": ("packing", "pack", "упаковка"),
+    "ga": (
+        "ga",
+        "grad_accum",
+        "gradient_accumulation",
+        "gradient_accumulation_steps",
+        "accum",
+        "аккумуляция",
+    ),
 }
 
 # key=value: extra spellings of a value, mapped to the enum value.
@@ -884,6 +917,21 @@ VALUE_ALIASES: dict[str, dict[str, str]] = {
         "off": "none",
         "no": "none",
         "нет": "none",
+    },
+    # TRL's packing=True concatenates examples; padding_free / flash-attention's varlen keeps
+    # each token's attention within its own example.
+    "packing": {
+        "on": "packed",
+        "yes": "packed",
+        "true": "packed",
+        "да": "packed",
+        "pack": "packed",
+        "off": "none",
+        "no": "none",
+        "false": "none",
+        "нет": "none",
+        "padding_free": "varlen",
+        "padding-free": "varlen",
     },
 }
 
@@ -1019,6 +1067,10 @@ BUDGET_CUES: frozenset[str] = frozenset(
 )  # fmt: skip
 BATCH_CUES: frozenset[str] = frozenset(
     {"батч", "batch", "bs", "mbs", "микробатч", "microbatch", "micro_batch", "бс", "батча"}
+)
+# Before a number: «grad accum 8», "gradient accumulation 16", «накопление градиентов 4».
+GRAD_ACCUM_CUES: frozenset[str] = frozenset(
+    {"accumulation", "accum", "grad_accum", "ga", "аккумуляция", "накопление", "градиент"}
 )
 RANK_CUES: frozenset[str] = frozenset({"ранг", "ранк", "rank", "r", "lora_r", "lora_rank"})
 EPOCH_CUES: frozenset[str] = frozenset({"эпоха", "эпох", "epoch", "ep"})

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.app import build_application
+from bot.chart_pool import ChartPool
 from bot.config import Settings
 from bot.conversation import utc_now
 from bot.replica import ElectionFactory
@@ -77,6 +78,7 @@ async def running_app(
     wall_clock: Callable[[], datetime] | None = None,
     warm_charts: bool = False,
     delivery_poll_s: float = DELIVERY_POLL_S,
+    charts: ChartPool | None = None,
     **settings: object,
 ) -> AsyncIterator[Application]:
     """Start the bot as production does (polling), and stop it cleanly afterwards.
@@ -93,6 +95,7 @@ async def running_app(
         wall_clock=wall_clock or utc_now,
         warm_charts=warm_charts,
         delivery_poll_s=delivery_poll_s,
+        charts=charts,
     )
     started_at = len(telegram.calls)
     polling = asyncio.create_task(

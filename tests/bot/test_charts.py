@@ -11,7 +11,7 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from bot.charts import axis_date, history_figure, history_png
+from bot.charts import axis_date, axis_dates, history_figure, history_png
 from bot.history_chart import MAX_SERIES
 from bot.views.history import caption, chart_spec
 from estimator.i18n import translators
@@ -126,3 +126,9 @@ def test_a_history_younger_than_the_window_fills_the_axis():
     assert axis_date(UNTIL - timedelta(days=2.2)) < left < axis_date(UNTIL - timedelta(days=2))
     (old,) = figure_of([point(day=-3, price=70)])[0].axes
     assert old.get_xlim()[0] == axis_date(SINCE)
+
+
+def test_a_series_dates_convert_in_one_call_as_each_would_alone():
+    moments = [UNTIL - timedelta(hours=hours) for hours in range(50)]
+    assert axis_dates(moments) == [axis_date(moment) for moment in moments]
+    assert axis_dates([]) == []

@@ -392,6 +392,28 @@ async def test_a_chat_with_a_backlog_does_not_starve_the_others(
     assert set(sent_counts(tg)) == set(range(1, 12))
 
 
+async def test_a_late_alert_overtakes_a_fan_outs_backlog_and_each_chat_hears_once(
+    tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
+):
+    popular = appeared("h100-popular")  # one change for 60 chats: one event
+    fan_out = [Alert(chat, chat, popular) for chat in range(10, 70)]
+    # Chat 42 matched three changes of the same refresh: one message, not three.
+    fan_out += [Alert(42, 420, price_drop("a100")), Alert(42, 421, appeared("h100-other"))]
+    await queue(store, fan_out)
+    sender = make_sender(bot, store, fake_time, batch_size=10)
+    first = await sender.drain_once()  # ten rows: chat 42's three among them
+    assert 0 < first < 10
+    await queue(store, [Alert(99, 990, appeared("l40s", gpu="L40S 48GB"))], fake_time.wall())
+    while await store.pending_count():
+        assert await sender.drain_once() > 0
+    order = [int(call.params["chat_id"]) for call in tg.calls_of("sendMessage") if call.ok]
+    # Events take turns: the late one goes in the next pass, not after the 50 chats left.
+    assert order.index(99) < 20
+    assert sent_counts(tg) == dict.fromkeys([*range(10, 70), 99], 1)
+    assert tg.last_message(42).plain_text.startswith("🔔 gpuradar: 3 изменения")
+    assert {row.status for row in await store.outbox_rows()} == {"sent"}
+
+
 # --- restarts -----------------------------------------------------------------------------
 
 

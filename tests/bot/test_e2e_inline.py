@@ -93,3 +93,19 @@ async def test_a_user_who_chose_english_gets_english_inline(telegram: FakeTelegr
         assert "English" in await reply(telegram, "/settings lang en")
         results, _ = await ask_inline(telegram, "", user=CHAT, language_code="ru")
     assert results[0]["title"] == "Type a GPU or a job"
+
+
+async def test_a_market_question_lists_offers_and_a_hint_speaks_russian_with_a_way_back(
+    telegram: FakeTelegram, db_path: Path
+):
+    await seed(db_path)
+    async with running_app(telegram, db_path):
+        question, _ = await ask_inline(telegram, "где дешевле h100?")
+        plain, _ = await ask_inline(telegram, "h100")
+        (bad,) = (await ask_inline(telegram, "h100 max=дёшево"))[0]
+        (english,) = (await ask_inline(telegram, "h100 max=cheap", language_code="en"))[0]
+    assert [r["title"] for r in question] == [r["title"] for r in plain]
+    assert bad["description"] == "Не понял «max=дёшево». Например: h100 max=300 или 13b qlora"
+    assert english["description"].startswith("Could not read “max=cheap”")
+    for hint in (bad, english):
+        assert hint["reply_markup"]["inline_keyboard"][0][0]["url"].startswith("https://t.me/")

@@ -151,7 +151,6 @@ async def test_a_card_of_two_words_after_gpu_is_read(telegram: FakeTelegram, db_
     assert "RTX 4090: помещается" in answer
 
 
-@pytest.mark.xfail(strict=True, reason="READ-C: the header says the model a bare size took")
 async def test_the_answer_says_which_model_a_bare_size_took(telegram: FakeTelegram, db_path: Path):
     async with running_app(telegram, db_path):
         await reply_to(telegram, "/fit 14b qlora ctx=4096")

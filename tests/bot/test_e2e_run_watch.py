@@ -55,3 +55,19 @@ async def test_a_button_for_an_earlier_run_is_outdated(telegram: FakeTelegram, d
         stale = await telegram.wait_for_call("editMessageText", after=after)
         assert await application.store.subscriptions_of(CHAT) == []
     assert "прошлый запуск" in stale.result["text"]
+
+
+async def test_an_assumed_length_reads_as_about_never_as_grammar(
+    telegram: FakeTelegram, db_path: Path
+):
+    async with running_app(telegram, db_path) as application:
+        await reply_to(telegram, "/fit 8b lora dataset=20k")  # the length is assumed
+        offer = await reply_to(telegram, "сообщи, когда мой запуск будет стоить меньше 5 000 ₽")
+        await press(telegram, telegram.last_message(CHAT).buttons()[0].text)
+        subs = await reply_to(telegram, "/subs")
+        (sub,) = await application.store.subscriptions_of(CHAT)
+    assert "tokens≈" in offer
+    assert "=~" not in offer
+    assert "tokens≈" in subs
+    assert "=~" not in subs
+    assert "tokens=~" in (sub.filter.fit_query or "")  # kept in the grammar, read back the same

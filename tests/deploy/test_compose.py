@@ -286,12 +286,13 @@ def test_caddy_proxies_only_the_webhook_the_open_data_and_the_mini_app_to_the_re
         options = {d.words[0]: d.words[1:] for d in proxy.children}
         assert options["health_uri"] == ["/readyz"]
         assert "lb_policy" in options
-    # Telegram's POSTs to the webhook path, reads of /api/v1 and the Mini App with its API:
+    # Telegram's POSTs to the webhook path, reads of /api/v1, the Mini App with its API and MCP:
     # not /healthz, not /metrics.
     assert routed == {
         ("{$GPURADAR_WEBHOOK_PATH}",): ("POST",),
         ("/api/v1/*",): ("GET", "HEAD"),
         ("/app", "/app/*"): ("GET", "HEAD", "POST", "PATCH", "DELETE"),
+        ("/mcp",): ("POST",),
     }
     # The other handle answers everything else itself.
     proxied = {id(parents[-1]) for _, parents in proxies}

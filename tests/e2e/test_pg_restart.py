@@ -1,12 +1,16 @@
 """`python -m bot` replicas while their PostgreSQL restarts, or is stopped for a while, mid
 fan-out: nothing is lost, at most the sends in flight come twice, every replica stays up,
-says why in /healthz, and resumes by itself.
+says why in /healthz, and resumes by itself. Every message people send during the outage is
+answered, in their language, within ANSWER_WITHIN_S of the server's return; whoever's message
+a replica read meanwhile was told once that the answer would follow.
 
 The server is a private cluster (tests/private_postgres.py), never the shared one other
 workers' tests use. The outage here lasts OUTAGE_S (5 s) to keep the test short; the issue's
 45 s, past every lease, is the same code path stretched: the leader's lease and the claims
 run out (the bound still holds: the fenced sends drop what ran out, and the next leader takes
-over). Run it with GPURADAR_TEST_OUTAGE_S=45 (a slow, optional run).
+over), and with the replicas' 4 s leader lease the leader steps down in it too, leaving what
+was sent after that with Telegram. Run it with GPURADAR_TEST_OUTAGE_S=30 (or 45: a slow,
+optional run).
 """
 
 from __future__ import annotations
@@ -49,6 +53,27 @@ OUTAGE_S = float(os.environ.get("GPURADAR_TEST_OUTAGE_S", "5"))
 RESUME_S = 10.0  # the issue: every replica resumes within 10 s of the server's return
 WITHIN_S = 60.0
 UNREACHABLE = "database unreachable"
+# People writing /help during the outage, spread over it; the even ones read English.
+WRITERS = range(60_500, 60_510)
+ANSWER_WITHIN_S = 30.0
+HELP = {"ru": "Что я умею", "en": "What I can do"}
+HELD = {"ru": "База данных ненадолго недоступна", "en": "Our database is briefly unavailable"}
+
+
+def language_of(chat: int) -> str:
+    return "en" if chat % 2 == 0 else "ru"
+
+
+def replies(telegram: FakeTelegram, chat: int, after: int) -> list[str]:
+    return [
+        str(call.result["text"])
+        for call in telegram.calls_of("sendMessage")
+        if call.ok and call.index >= after and int(call.params["chat_id"]) == chat
+    ]
+
+
+def helped(telegram: FakeTelegram, chat: int, after: int) -> bool:
+    return any(HELP[language_of(chat)] in text for text in replies(telegram, chat, after))
 
 
 @asynccontextmanager
@@ -141,16 +166,31 @@ async def test_a_postgresql_outage_mid_fan_out_is_reported_and_resumed_from(
         sent_before = sum(alerts(telegram, USERS).values())
         assert sent_before < len(USERS), "the fan-out ended before the outage"
         await eventually(every_one(bots, unreachable), OUTAGE_S + 5.0, every=0.2)
+        mark = telegram.mark()
+        writers = list(WRITERS)
 
         def outage_over() -> bool:
             # The outage lasts OUTAGE_S whatever the replicas do: polled, not slept, so a
             # replica exiting meanwhile fails the test at once.
             for bot in bots:
                 bot.check_alive()
-            return time.monotonic() - stopped_at >= OUTAGE_S
+            elapsed = time.monotonic() - stopped_at
+            while writers and elapsed >= OUTAGE_S * (len(WRITERS) - len(writers)) / len(WRITERS):
+                chat = writers.pop(0)
+                telegram.push_message(chat, "/help", language_code=language_of(chat))
+            return elapsed >= OUTAGE_S
 
         await eventually(outage_over, OUTAGE_S + 5.0, every=0.2)
         await asyncio.to_thread(cluster.start)
+        await telegram.wait_until(
+            lambda: all(helped(telegram, chat, mark) for chat in WRITERS) or None,
+            timeout=ANSWER_WITHIN_S,
+        )
+        for chat in WRITERS:
+            said = replies(telegram, chat, mark)
+            notices = [text for text in said if text.startswith(tuple(HELD.values()))]
+            assert len(notices) <= 1, said
+            assert all(text.startswith(HELD[language_of(chat)]) for text in notices), said
         # Each replica healthy again within RESUME_S of the server's start.
         await eventually(every_one(bots, healthy), RESUME_S, every=0.2)
         await telegram.wait_until(

@@ -483,7 +483,7 @@ def test_every_documented_key_is_accepted() -> None:
         "tokens": "100", "epochs": "1", "gpu": "4090", "stack": "hf", "method": "lora",
         "offload": "optimizer", "budget": "5000", "loss": "fused", "longest": "3000",
         "vram": "48", "hpm": "60", "loc": "ru", "rate": "300", "gpurate": "600",
-        "mrate": "200000", "billing": "month",
+        "mrate": "200000", "billing": "month", "packing": "packed", "ga": "8",
     }  # fmt: skip
     for key in DEFAULTS_DOC:
         parsed = parse_command(f"8b {key}={values[key]}")

@@ -56,6 +56,8 @@ def reading(parsed: ParsedQuery) -> dict[str, Any]:
         "stack": q.stack,
         "offload": q.offload,
         "loss": q.loss,
+        "packing": q.packing,
+        "ga": q.grad_accum,
         "dataset": q.dataset_examples,
         "tokens": q.tokens_per_example,
         "dstok": q.dataset_tokens,

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from datetime import UTC, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 
 import pytest
 
+from monitor.events import Event, EventKind
+from storage import Store
 from storage.database import SqliteDatabase
 from storage.leader import SUBSCRIPTION_CHANGES_LOCK_KEY
 from storage.migrations import (
@@ -18,8 +21,10 @@ from storage.migrations import (
     migrate,
     read_migrations,
 )
+from storage.outbox_codec import event_to_json, outbox_moment
 from storage.postgres import PgDatabase
 from storage.sql import scalar
+from tests.factories import make_offer
 from tests.postgres import require_postgres, temporary_database
 
 AnyDatabase = SqliteDatabase | PgDatabase
@@ -257,3 +262,28 @@ def test_the_subscription_triggers_take_the_lock_key_storage_names():
         f"pg_advisory_xact_lock({SUBSCRIPTION_CHANGES_LOCK_KEY})"
     )
     assert taken == 2  # the subscriptions trigger and the users' blocked trigger
+
+
+async def test_rows_queued_before_outbox_events_are_claimed_in_the_fair_order(
+    database: AnyDatabase,
+):
+    """0021 gives each pending row that carried its own payload an event of its own: the
+    claim walks the pending rows event by event."""
+    everything = bundled_migrations()
+    await migrate(database, everything[:20])
+    at = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+    change = Event(EventKind.APPEARED, make_offer("h100", 320.0), at)
+    moment = outbox_moment(database.dialect, at)
+    async with database.transaction() as connection:
+        await connection.execute(
+            "INSERT INTO outbox (chat_id, subscription_id, dedupe_key, kind, provider, sku,"
+            " location, payload, created_at, due_at) VALUES (1, 10, 'old', 'appeared', ?, ?, ?,"
+            " ?, ?, ?)",
+            (*change.offer.key, event_to_json(change), moment, moment),
+        )
+    await migrate(database, everything)
+    store = Store(database)
+    (row,) = await store.claim(
+        at, limit=10, per_chat=20, lease=timedelta(minutes=5), chat_gap=timedelta(seconds=1)
+    )
+    assert (row.chat_id, row.event) == (1, change)

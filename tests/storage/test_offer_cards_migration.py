@@ -1,4 +1,4 @@
-"""Migration 0021_offer_cards: rows stored before offers kept their card get the card a
+"""Migration 0022_offer_cards: rows stored before offers kept their card get the card a
 scrape would give them, in the transaction that adds the columns, on both backends."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from storage.migrations import bundled_migrations, migrate
 from storage.postgres import PgDatabase
 from storage.sql import moment_value
 
-CARDS_VERSION = 21
+CARDS_VERSION = 22
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 _CARD = "card_id, card_family, card_sizing, card_vram_gb"
 

@@ -207,6 +207,42 @@ async def test_claim_is_fair_and_skips_busy_chats(store: Store):
     assert {row.chat_id for row in await claim(store, later, skip_chats={1, 3})} == {2}
 
 
+async def test_a_late_event_is_claimed_before_an_earlier_events_backlog(store: Store):
+    chats = range(10, 40)  # two digits: the refresh inserts in dedupe-key (text) order
+    for chat in (*chats, 100):
+        await add_user(store, chat)
+    popular = event("popular")  # one change fanned out: one event, as a refresh makes it
+    await queue(store, [Alert(chat, chat, popular) for chat in chats], T0)
+    first = await claim(store, T0, limit=5)
+    assert [row.chat_id for row in first] == [10, 11, 12, 13, 14]
+    await store.mark_sent([row.id for row in first], T0)
+    later = T0 + timedelta(minutes=1)
+    await queue(store, [Alert(100, 1000, event("rare", at=later))], later)
+    # Events take turns: the rare one's first row goes in the next batch, beside the popular
+    # one's next row, not after its 25 others.
+    second = await claim(store, later, limit=5)
+    assert [row.chat_id for row in second] == [15, 100, 16, 17, 18]
+
+
+async def test_a_chat_with_matches_in_several_events_is_claimed_whole(store: Store):
+    for chat in range(10, 30):
+        await add_user(store, chat)
+    popular = event("popular")
+    alerts = [Alert(chat, chat, popular) for chat in range(10, 30)]
+    # Chat 29 is the popular event's last row but the first of two others.
+    alerts += [Alert(29, 290, event("b")), Alert(29, 291, event("c"))]
+    await queue(store, alerts, T0)
+    # Its turn comes early, and it comes with all three rows: one message for one refresh.
+    # The next chat (one more row) would take the batch past four rows, so it waits.
+    rows = await claim(store, T0, limit=4)
+    assert [row.chat_id for row in rows] == [10, 29, 29, 29]
+    assert {row.subscription_id for row in rows[1:]} == {29, 290, 291}
+    # A chat bigger than the whole batch still goes, alone and whole.
+    await store.release([row.id for row in rows])
+    others = set(range(10, 29))
+    assert [row.chat_id for row in await claim(store, T0, limit=1, skip_chats=others)] == [29] * 3
+
+
 async def test_retry_chat_later_moves_the_whole_chat_and_counts_the_try(store: Store):
     for chat in (1, 2):
         await add_user(store, chat)
@@ -331,11 +367,11 @@ async def test_replicas_claiming_at_once_never_get_the_same_row_or_chat(
     holder: dict[int, tuple[int, int]] = {}  # chat -> the claim that got it
     claimed: dict[int, list[int]] = {}  # chat -> its rows' subscriptions, as claimed
     for round_ in range(12):
-        # Three claims from each replica at the same moment; limits and per-chat bounds cut
-        # chats short, so a chat's remaining rows are there for the taking (and must not go).
+        # Three claims from each replica at the same moment; the per-chat bound leaves each
+        # chat a row, there for the taking (and it must not go).
         batches = await asyncio.gather(
             *(
-                claim(store, T0, limit=7, per_chat=2)
+                claim(store, T0, limit=8, per_chat=2)
                 for store in (first, second, first, second, first, second)
             )
         )
@@ -345,8 +381,8 @@ async def test_replicas_claiming_at_once_never_get_the_same_row_or_chat(
                 claimed.setdefault(row.chat_id, []).append(row.subscription_id)
     assert set(claimed) == set(chats)  # every chat to exactly one claim
     for chat, subscriptions in claimed.items():
-        # Its first one or two rows, in order (a limit may cut a chat after one).
-        assert subscriptions == [chat * 10, chat * 10 + 1][: len(subscriptions)]
+        # Its first two rows, in order: a claim takes a chat whole, up to the per-chat bound.
+        assert subscriptions == [chat * 10, chat * 10 + 1]
 
 
 @pytest.mark.postgresql_only

@@ -4,6 +4,7 @@ inline-hint-title = Type a GPU or a job
 inline-hint-description = h100 · a100 80gb max=300 · 13b qlora ctx=4096
 inline-hint-text = After the bot's name, type a GPU (<code>h100</code>, <code>a100 80gb max=300</code>) for the best offers, or a job (<code>13b qlora ctx=4096</code>) for its GPU memory.
 inline-error-title = Could not read that
+inline-error-description = Could not read “{ $words }”. For example: h100 max=300 or 13b qlora
 inline-too-long = The query is over { $limit } characters
 inline-no-offers-title = Nothing matches right now
 inline-no-offers-description = No offer for “{ $query }”

@@ -100,6 +100,7 @@ throttled = Too many messages in a row: I'll skip some of them. Send at most one
 throttled-callback = Not so fast — wait a second.
 button-stale = This button is out of date — send the command again.
 error-apology = Sorry, something went wrong. The error is in our log — please try again a bit later.
+held-notice = Our database is briefly unavailable. Your message is kept: the answer will follow as soon as it is back — no need to send it again.
 
 ## Bot menu commands (setMyCommands)
 
@@ -177,3 +178,4 @@ stock-in_stock = in stock{ $count ->
 stock-preorder = pre-order
 stock-unknown = stock not published
 stock-out_of_stock = out of stock
+prices-converted = converted from { $currency } at { $rate } ₽

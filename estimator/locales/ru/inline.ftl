@@ -4,6 +4,7 @@ inline-hint-title = Напишите GPU или задачу
 inline-hint-description = h100 · a100 80gb max=300 · 13b qlora ctx=4096
 inline-hint-text = Напишите после имени бота GPU (<code>h100</code>, <code>a100 80gb max=300</code>) — покажу лучшие предложения, или задачу (<code>13b qlora ctx=4096</code>) — посчитаю видеопамять.
 inline-error-title = Не понял запрос
+inline-error-description = Не понял «{ $words }». Например: h100 max=300 или 13b qlora
 inline-too-long = Запрос длиннее { $limit } символов
 inline-no-offers-title = Сейчас ничего не подходит
 inline-no-offers-description = Ни одного предложения под «{ $query }»

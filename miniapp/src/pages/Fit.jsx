@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
 import { t } from '../i18n.js';
+import { haptic, useMainButton } from '../telegram.js';
 import { AuthError, errorText } from '../ui.jsx';
 
 const METHODS = ['qlora', 'lora', 'full'];
@@ -16,11 +17,47 @@ export function fitBody(form) {
   return body;
 }
 
-export function FitPage({ api, auth, onAuthFailed }) {
+export function FitPage({ api, auth, onAuthFailed, onSubView }) {
   const [form, setForm] = useState({ model: '', method: 'qlora', ctx: '4096', bs: '1', dataset: '', gpu: '' });
   const [busy, setBusy] = useState(false);
   const [answer, setAnswer] = useState(null);
   const [error, setError] = useState(null);
+  // The answer's details («Подробнее» in the chat) open in place; Telegram's back arrow
+  // closes them.
+  const [full, setFull] = useState(false);
+  const showDetails = (open) => {
+    setFull(open);
+    onSubView(open ? () => setFull(false) : null);
+  };
+  const submit = (e) => {
+    e?.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setError(null);
+    showDetails(false);
+    api
+      .fit(fitBody(form))
+      .then(
+        (data) => {
+          setAnswer({
+            command: String(data?.command ?? ''),
+            text: String(data?.text ?? ''),
+            details: String(data?.details ?? ''),
+          });
+          haptic('success');
+        },
+        (err) => {
+          haptic('error');
+          if (err instanceof ApiError && err.status === 401) onAuthFailed();
+          else if (err instanceof ApiError && err.status === 400) setError(err.message);
+          else setError(errorText(err));
+          setAnswer(null);
+        },
+      )
+      .finally(() => setBusy(false));
+  };
+  // Inside Telegram its main button submits; the page's own button is for a plain browser.
+  const mainButton = useMainButton(t('app-fit-submit'), auth === 'failed' ? null : submit, busy);
 
   if (auth === 'failed') {
     return (
@@ -31,23 +68,6 @@ export function FitPage({ api, auth, onAuthFailed }) {
   }
 
   const set = (key) => (e) => setForm({ ...form, [key]: e.currentTarget.value });
-  const submit = (e) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    api
-      .fit(fitBody(form))
-      .then(
-        (data) => setAnswer({ command: String(data?.command ?? ''), text: String(data?.text ?? '') }),
-        (err) => {
-          if (err instanceof ApiError && err.status === 401) onAuthFailed();
-          else if (err instanceof ApiError && err.status === 400) setError(err.message);
-          else setError(errorText(err));
-          setAnswer(null);
-        },
-      )
-      .finally(() => setBusy(false));
-  };
 
   return (
     <section id="page-fit" class="page">
@@ -95,7 +115,7 @@ export function FitPage({ api, auth, onAuthFailed }) {
             onInput={set('gpu')}
           />
         </label>
-        <button id="fit-submit" type="submit" class="primary wide" disabled={busy}>
+        <button id="fit-submit" type="submit" class="primary wide" disabled={busy} hidden={mainButton}>
           {busy ? t('app-fit-busy') : t('app-fit-submit')}
         </button>
       </form>
@@ -110,7 +130,23 @@ export function FitPage({ api, auth, onAuthFailed }) {
             {t('app-fit-command')}{' '}
             <code id="fit-command">{answer.command}</code>
           </p>
-          <pre id="fit-answer">{answer.text}</pre>
+          <pre id="fit-answer" data-full={full ? 'true' : 'false'}>
+            {full && answer.details ? answer.details : answer.text}
+          </pre>
+          {answer.details && (
+            <button
+              id="fit-details"
+              type="button"
+              class="link"
+              aria-expanded={full ? 'true' : 'false'}
+              onClick={() => {
+                haptic('light');
+                showDetails(!full);
+              }}
+            >
+              {full ? t('app-fit-short') : t('app-fit-details')}
+            </button>
+          )}
         </div>
       )}
     </section>

@@ -7,7 +7,7 @@ import { errorText, Loading } from '../ui.jsx';
 const GPUS = ['h100', 'h200', 'a100', 'l40s', 'l4', 'a6000', '4090', '3090', 'v100', 't4'];
 const DEBOUNCE_MS = 400;
 
-function Chart({ history }) {
+function Chart({ history, theme }) {
   const box = useRef(null);
   const points = history.points;
 
@@ -27,7 +27,7 @@ function Chart({ history }) {
       chart.destroy();
       el.uplot = undefined;
     };
-  }, [history]);
+  }, [history, theme]);
 
   return <div id="history-chart" class="chart" ref={box} data-points={points.length} />;
 }
@@ -99,7 +99,7 @@ function PointsTable({ points }) {
   );
 }
 
-export function HistoryPage({ api, initialGpu }) {
+export function HistoryPage({ api, initialGpu, theme }) {
   const [gpu, setGpu] = useState(initialGpu);
   const [result, setResult] = useState(null);
   const [error, setError] = useState(null);
@@ -172,7 +172,7 @@ export function HistoryPage({ api, initialGpu }) {
             </>
           ) : (
             <>
-              <Chart history={result} />
+              <Chart history={result} theme={theme} />
               <Low low={result.low} />
               <PointsTable points={result.points} />
             </>

@@ -1,15 +1,18 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { hasText, t } from '../i18n.js';
 import { ago, clock, number, rub, safeUrl } from '../format.js';
-import { errorText, Loading } from '../ui.jsx';
+import { haptic, openLink } from '../telegram.js';
+import { errorText, Loading, PHONE_QUERY, useMedia } from '../ui.jsx';
 import { distinctOptions, EMPTY_FILTERS, filterParams, sortOffers } from './offers.js';
 
 const VRAM = ['16', '24', '40', '48', '80'];
 const BILLING = ['hourly', 'monthly', 'preemptible'];
+// The orders the sort chip offers: /prices' own first (the default), then by price and age.
+const ORDERS = ['rank|asc', 'price|asc', 'price|desc', 'fresh|asc'];
 const DEBOUNCE_MS = 300;
 
 // Kept across tab switches so coming back to the table shows what the user left.
-const saved = { filters: { ...EMPTY_FILTERS }, sort: { key: 'price', dir: 'asc' }, options: null };
+const saved = { filters: { ...EMPTY_FILTERS }, sort: { key: 'rank', dir: 'asc' }, options: null };
 
 function stockText(offer) {
   switch (offer.stock) {
@@ -36,23 +39,84 @@ function freshness(offer, now) {
   return t(expired ? 'app-stale-expired' : 'app-stale', { time: clock(offer.observed_at, now) });
 }
 
-function OfferRow({ offer, now }) {
+// What a row and a card both carry: the tests and the console read an offer from these.
+function offerAttributes(offer) {
+  return {
+    class: `offer stock-${offer.stock}${offer.stale ? ' stale' : ''}`,
+    'data-stale': offer.stale ? 'true' : 'false',
+    'data-stock': offer.stock,
+    title: offer.stale && offer.error_class ? offer.error_class : undefined,
+    'data-provider': offer.provider,
+    'data-sku': offer.sku,
+    'data-location': offer.location,
+    'data-gpu': offer.gpu,
+    'data-billing': offer.billing,
+    'data-vram': offer.vram_gb ?? undefined,
+    'data-price': offer.price_gpu_hour_rub ?? undefined,
+  };
+}
+
+// The provider's name, a link to its offer where it gave a safe one (opened by Telegram).
+function ProviderLink({ offer }) {
   const url = safeUrl(offer.url);
   const name = offer.provider_name || offer.provider;
+  if (!url) return name;
+  return (
+    <a href={url} target="_blank" rel="noopener noreferrer" onClick={(e) => openLink(e, url)}>
+      {name}
+    </a>
+  );
+}
+
+function offerKey(offer) {
+  return `${offer.provider}|${offer.sku}|${offer.location}|${offer.billing}`;
+}
+
+// A phone's offer: the card and its count, the price it is billed by with the billing kind
+// (a monthly-only server shows its month, never a GPU-hour that reads as the cheapest),
+// the place, the stock and how fresh the data is.
+function OfferCard({ offer, now }) {
+  const monthly = offer.billing === 'monthly' && offer.price_month_rub != null;
+  const approx = offer.converted ? '≈' : '';
+  const price = monthly
+    ? t('app-card-month', { price: rub(offer.price_month_rub) })
+    : t('app-card-gpu-hour', { price: rub(offer.price_gpu_hour_rub) });
+  let second = null;
+  if (monthly) second = t('app-card-approx-gpu-hour', { price: rub(offer.price_gpu_hour_rub) });
+  else if (offer.gpu_count > 1) second = t('app-card-server-hour', { price: rub(offer.price_hour_rub) });
+  return (
+    <li {...offerAttributes(offer)}>
+      <div class="card-line">
+        <span class="gpu">
+          <b>{offer.gpu}</b>
+          {offer.gpu_count > 1 && ` ×${offer.gpu_count}`}
+          {offer.vram_gb != null && <span class="sub"> · {t('app-card-vram', { gb: number(offer.vram_gb) })}</span>}
+        </span>
+        <b class="card-price price" title={offer.converted ? t('app-converted') : undefined}>
+          {approx}
+          {price}
+        </b>
+      </div>
+      <div class="card-line sub">
+        <span class="card-billing">{t(`app-card-billing-${offer.billing}`)}</span>
+        {second && <span>{second}</span>}
+      </div>
+      <div class="card-line">
+        <span class="card-place">
+          <ProviderLink offer={offer} />
+          <span class="sub"> · {offer.location}</span>
+        </span>
+        <span class={`card-stock stock ${offer.stock}`}>{stockText(offer)}</span>
+      </div>
+      <div class="sub fresh">{freshness(offer, now)}</div>
+    </li>
+  );
+}
+
+function OfferRow({ offer, now }) {
   const note = freshness(offer, now);
   return (
-    <tr
-      class={`offer stock-${offer.stock}${offer.stale ? ' stale' : ''}`}
-      data-stale={offer.stale ? 'true' : 'false'}
-      data-stock={offer.stock}
-      title={offer.stale && offer.error_class ? offer.error_class : undefined}
-      data-provider={offer.provider}
-      data-sku={offer.sku}
-      data-location={offer.location}
-      data-gpu={offer.gpu}
-      data-vram={offer.vram_gb ?? undefined}
-      data-price={offer.price_gpu_hour_rub ?? undefined}
-    >
+    <tr {...offerAttributes(offer)}>
       <td class="gpu">
         <b>{offer.gpu}</b>
         {offer.gpu_count > 1 && <span> ×{offer.gpu_count}</span>}
@@ -74,13 +138,7 @@ function OfferRow({ offer, now }) {
         {offer.billing !== 'hourly' && <div class="sub">{t(`app-billing-${offer.billing}`)}</div>}
       </td>
       <td>
-        {url ? (
-          <a href={url} target="_blank" rel="noopener noreferrer">
-            {name}
-          </a>
-        ) : (
-          name
-        )}
+        <ProviderLink offer={offer} />
         <div class="sub">{offer.location}</div>
       </td>
       <td class={`stock ${offer.stock}`}>{stockText(offer)}</td>
@@ -113,10 +171,12 @@ function filterError(err, params) {
   return t(key, { value: params[err.field] ?? '', near: '', field: err.field });
 }
 
-function Select({ id, label, value, onChange, options }) {
+// On a phone a filter is a chip: its label is only read aloud, and a chip with no choice
+// shows the filter's name (`label`) where a wide screen says «любая» under the label.
+function Select({ id, label, value, onChange, options, on = Boolean(value) }) {
   return (
-    <label class="field">
-      <span>{label}</span>
+    <label class={on ? 'field chip on' : 'field chip'}>
+      <span class="label">{label}</span>
       <select id={id} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
         {options.map(([v, text]) => (
           <option value={v}>{text}</option>
@@ -134,6 +194,7 @@ export function TablePage({ api }) {
   const [error, setError] = useState(null);
   const [now, setNow] = useState(Date.now());
   const first = useRef(true);
+  const phone = useMedia(PHONE_QUERY);
 
   useEffect(() => {
     saved.filters = filters;
@@ -175,26 +236,32 @@ export function TablePage({ api }) {
     return () => clearInterval(timer);
   }, []);
 
-  const set = (key) => (value) => setFilters((f) => ({ ...f, [key]: value }));
-  const onSort = (key) => {
-    const next = sort.key === key ? { key, dir: sort.dir === 'asc' ? 'desc' : 'asc' } : { key, dir: 'asc' };
+  const set = (key) => (value) => {
+    if (key !== 'gpu' && key !== 'max') haptic('select');
+    setFilters((f) => ({ ...f, [key]: value }));
+  };
+  const sortBy = (next) => {
     saved.sort = next;
     setSort(next);
   };
+  const onSort = (key) =>
+    sortBy(sort.key === key ? { key, dir: sort.dir === 'asc' ? 'desc' : 'asc' } : { key, dir: 'asc' });
   const rows = offers ? sortOffers(offers, sort.key, sort.dir) : [];
-  const any = t('app-filter-any');
+  // A phone's chip with no choice names its filter; a wide screen's label does that.
+  const any = (label) => (phone ? label : t('app-filter-any'));
+  const order = `${sort.key}|${sort.dir}`;
 
   return (
     <section id="page-table" class="page">
-      <div class="filters">
-        <label class="field wide">
-          <span>{t('app-filter-gpu')}</span>
+      <div class={phone ? 'filters chips' : 'filters'}>
+        <label class={filters.gpu ? 'field wide chip on' : 'field wide chip'}>
+          <span class="label">{t('app-filter-gpu')}</span>
           <input
             id="filter-gpu"
             type="search"
             inputMode="search"
             autocomplete="off"
-            placeholder={t('app-filter-gpu-placeholder')}
+            placeholder={phone ? `${t('app-filter-gpu')}: ${t('app-filter-gpu-placeholder')}` : t('app-filter-gpu-placeholder')}
             value={filters.gpu}
             onInput={(e) => set('gpu')(e.currentTarget.value)}
           />
@@ -204,41 +271,45 @@ export function TablePage({ api }) {
           label={t('app-filter-vram')}
           value={filters.min_vram}
           onChange={set('min_vram')}
-          options={[['', any], ...VRAM.map((gb) => [gb, t('app-filter-vram-option', { gb })])]}
+          options={[['', any(t('app-filter-vram'))], ...VRAM.map((gb) => [gb, t('app-filter-vram-option', { gb })])]}
         />
         <Select
           id="filter-billing"
           label={t('app-filter-billing')}
           value={filters.billing}
           onChange={set('billing')}
-          options={[['', any], ...BILLING.map((b) => [b, t(`app-billing-${b}`)])]}
+          options={[['', any(t('app-filter-billing'))], ...BILLING.map((b) => [b, t(`app-billing-${b}`)])]}
         />
         <Select
           id="filter-provider"
           label={t('app-filter-provider')}
           value={filters.provider}
           onChange={set('provider')}
-          options={[['', t('app-filter-any-provider')], ...(options?.providers ?? [])]}
+          options={[
+            ['', phone ? t('app-filter-provider') : t('app-filter-any-provider')],
+            ...(options?.providers ?? []),
+          ]}
         />
         <Select
           id="filter-location"
           label={t('app-filter-location')}
           value={filters.location}
           onChange={set('location')}
-          options={[['', any], ...(options?.locations ?? [])]}
+          options={[['', any(t('app-filter-location'))], ...(options?.locations ?? [])]}
         />
-        <label class="field">
-          <span>{t('app-filter-max')}</span>
+        <label class={filters.max ? 'field chip on' : 'field chip'}>
+          <span class="label">{t('app-filter-max')}</span>
           <input
             id="filter-max"
             type="text"
             inputMode="decimal"
             autocomplete="off"
+            placeholder={phone ? t('app-filter-max') : undefined}
             value={filters.max}
             onInput={(e) => set('max')(e.currentTarget.value)}
           />
         </label>
-        <label class="check">
+        <label class={filters.in_stock ? 'check chip on' : 'check chip'}>
           <input
             id="filter-instock"
             type="checkbox"
@@ -247,6 +318,20 @@ export function TablePage({ api }) {
           />
           <span>{t('app-filter-instock')}</span>
         </label>
+        <Select
+          id="sort"
+          label={t('app-sort')}
+          value={ORDERS.includes(order) ? order : ''}
+          on={order !== ORDERS[0]}
+          onChange={(value) => {
+            const [key, dir] = (value || 'rank|asc').split('|');
+            sortBy({ key, dir });
+          }}
+          options={[
+            ...(ORDERS.includes(order) ? [] : [['', t('app-sort-column')]]),
+            ...ORDERS.map((o) => [o, t(`app-sort-${o.replace('|', '-')}`)]),
+          ]}
+        />
       </div>
       {error && (
         <p id="filter-error" class="notice error" role="alert">
@@ -260,6 +345,13 @@ export function TablePage({ api }) {
           <p id="offer-count" class="count">
             {t('app-offer-count', { count: rows.length })}
           </p>
+          {phone ? (
+            <ul id="offers" class="cards">
+              {rows.map((offer) => (
+                <OfferCard key={offerKey(offer)} offer={offer} now={now} />
+              ))}
+            </ul>
+          ) : (
           <div class="table-box">
             <table id="offers">
               <thead>
@@ -275,11 +367,12 @@ export function TablePage({ api }) {
               </thead>
               <tbody>
                 {rows.map((offer) => (
-                  <OfferRow key={`${offer.provider}|${offer.sku}|${offer.location}|${offer.billing}`} offer={offer} now={now} />
+                  <OfferRow key={offerKey(offer)} offer={offer} now={now} />
                 ))}
               </tbody>
             </table>
           </div>
+          )}
           {rows.length === 0 && !error && <p class="notice hint">{t('app-offers-empty')}</p>}
         </>
       )}

@@ -2,9 +2,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
 import { typed } from '../format.js';
 import { t } from '../i18n.js';
+import { confirmed, haptic, useMainButton } from '../telegram.js';
 import { AuthError, errorText, Loading } from '../ui.jsx';
 
-function WatchItem({ watch, onPatch, onDelete, busy }) {
+function WatchItem({ watch, onPatch, onDelete, onEdit, busy }) {
   const [cap, setCap] = useState(typed(watch.max_rub_per_gpu_hour));
   // The server's answer is the truth: when it changes the cap, the input follows.
   useEffect(() => {
@@ -33,7 +34,10 @@ function WatchItem({ watch, onPatch, onDelete, busy }) {
             autocomplete="off"
             placeholder={t('app-watch-cap-none')}
             value={cap}
-            onInput={(e) => setCap(e.currentTarget.value)}
+            onInput={(e) => {
+              setCap(e.currentTarget.value);
+              onEdit(watch.id, e.currentTarget.value);
+            }}
             onKeyDown={(e) => e.key === 'Enter' && saveCap()}
           />
         </label>
@@ -47,7 +51,9 @@ function WatchItem({ watch, onPatch, onDelete, busy }) {
           type="button"
           class="watch-delete danger"
           disabled={busy}
-          onClick={() => window.confirm(t('app-watch-delete-confirm', { label: watch.label })) && onDelete(watch.id)}
+          onClick={() =>
+            confirmed(t('app-watch-delete-confirm', { label: watch.label })).then((ok) => ok && onDelete(watch.id))
+          }
         >
           {t('app-watch-delete')}
         </button>
@@ -60,8 +66,11 @@ export function WatchesPage({ api, auth, onAuthFailed }) {
   const [watches, setWatches] = useState(null);
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
+  // The cap typed last and not saved yet: Telegram's main button saves it.
+  const [edited, setEdited] = useState(null);
 
   const fail = (err) => {
+    haptic('error');
     if (err instanceof ApiError && err.status === 401) onAuthFailed();
     else setError(err instanceof ApiError && err.status >= 400 ? err.message : errorText(err));
   };
@@ -74,18 +83,11 @@ export function WatchesPage({ api, auth, onAuthFailed }) {
     if (auth !== 'failed') reload();
   }, [auth]);
 
-  if (auth === 'failed') {
-    return (
-      <section id="page-watches" class="page">
-        <AuthError />
-      </section>
-    );
-  }
-
   const act = (run) => {
     setBusy(true);
     setError(null);
     run()
+      .then(() => haptic('success'))
       .catch((err) => {
         fail(err);
         // A 404 means the list we show is stale (deleted elsewhere): show the server's.
@@ -94,7 +96,8 @@ export function WatchesPage({ api, auth, onAuthFailed }) {
       })
       .finally(() => setBusy(false));
   };
-  const onPatch = (id, body) =>
+  const onPatch = (id, body) => {
+    if ('max_rub_per_gpu_hour' in body) setEdited(null);
     act(() =>
       api.patchWatch(id, body).then((updated) => {
         if (updated && typeof updated === 'object' && 'id' in updated) {
@@ -105,8 +108,23 @@ export function WatchesPage({ api, auth, onAuthFailed }) {
         return undefined;
       }),
     );
+  };
   const onDelete = (id) =>
     act(() => api.deleteWatch(id).then(() => setWatches((list) => list.filter((w) => w.id !== id))));
+  const onEdit = (id, text) => setEdited({ id, text });
+  const saveEdited = () => {
+    const text = edited.text.trim();
+    onPatch(edited.id, { max_rub_per_gpu_hour: text === '' ? null : text });
+  };
+  useMainButton(t('app-watch-cap-save'), edited && auth !== 'failed' ? saveEdited : null, busy);
+
+  if (auth === 'failed') {
+    return (
+      <section id="page-watches" class="page">
+        <AuthError />
+      </section>
+    );
+  }
 
   return (
     <section id="page-watches" class="page">
@@ -124,7 +142,14 @@ export function WatchesPage({ api, auth, onAuthFailed }) {
       ) : (
         <ul id="watches" class="watches">
           {watches.map((watch) => (
-            <WatchItem key={watch.id} watch={watch} onPatch={onPatch} onDelete={onDelete} busy={busy} />
+            <WatchItem
+              key={watch.id}
+              watch={watch}
+              onPatch={onPatch}
+              onDelete={onDelete}
+              onEdit={onEdit}
+              busy={busy}
+            />
           ))}
         </ul>
       )}

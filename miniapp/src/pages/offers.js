@@ -35,9 +35,11 @@ const SORT_VALUE = {
   },
 };
 
-export const SORT_KEYS = Object.keys(SORT_VALUE);
+// 'rank' keeps the API's order, the one /prices shows (monitor.offer_ranking): the default.
+export const SORT_KEYS = ['rank', ...Object.keys(SORT_VALUE)];
 
 export function sortOffers(offers, key, dir) {
+  if (key === 'rank') return offers;
   const value = SORT_VALUE[key] ?? SORT_VALUE.price;
   const sign = dir === 'desc' ? -1 : 1;
   return offers

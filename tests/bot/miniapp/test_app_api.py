@@ -23,7 +23,7 @@ from estimator.answer import build_answer
 from estimator.fit_words import command_for, understand
 from estimator.gpus import load_gpus
 from estimator.i18n import translators
-from estimator.sizing_text import render_short, to_plain
+from estimator.sizing_text import render_details, render_short, to_plain
 from monitor.offers import StockState
 from monitor.scrape import ScrapeResult
 from monitor.watch_words import parse_watch
@@ -256,6 +256,7 @@ async def test_the_calculator_answers_what_fit_answers_for_the_same_run(
     assert parsed is not None
     expected = build_answer(parsed, load_gpus(), quotes_from(await store.observed_offers()))
     assert answer["text"] == to_plain(render_short(expected, "ru"))
+    assert answer["details"] == to_plain(render_details(expected, "ru"))
 
 
 @pytest.mark.parametrize(

@@ -25,11 +25,12 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from bot.miniapp.init_data import MAX_AGE
 from bot.runtime import Application
+from bot.views.prices import ranked
 from estimator.sizing_text import to_plain
 from tests.bot.conftest import CHAT, TOKEN, running_app
 from tests.bot.test_e2e_alerts import refresh
 from tests.bot.test_e2e_watch import reply, seed_history
-from tests.browser import SCREENSHOTS, chromium, require_browser
+from tests.browser import PHONE, SCREENSHOTS, chromium, require_browser, resize
 from tests.fakes.init_data import signed_init_data
 from tests.fakes.providers import FakeProviders, Mode, all_sites
 from tests.fakes.telegram import FakeTelegram
@@ -149,65 +150,123 @@ def offer_key(row: dict[str, str]) -> tuple[str, str, str]:
     return (row["provider"], row["sku"], row["location"])
 
 
+# Each phone card's box and the boxes of what it must show, read in the page.
+CARD_BOXES = """
+const width = window.innerWidth;
+const box = (el) => {
+  if (!el) return null;
+  const r = el.getBoundingClientRect();
+  const style = getComputedStyle(el);
+  return {left: r.left, right: r.right, width: r.width, height: r.height,
+          text: el.textContent.trim(),
+          shown: style.visibility === 'visible' && style.display !== 'none'};
+};
+return {width, cards: [...document.querySelectorAll('#offers .offer')].map((card) => ({
+  ...card.dataset,
+  card: box(card),
+  parts: Object.fromEntries(['price', 'billing', 'place', 'stock'].map(
+    (part) => [part, box(card.querySelector('.card-' + part))])),
+})), chips: [...document.querySelectorAll('.filters.chips > *')].map(
+    (chip) => chip.getBoundingClientRect().top)};
+"""
+WIDE = (1024, 768)
+
+
+def off_screen(card: dict[str, Any], width: float) -> list[str]:
+    """What of a card is not on a `width`-wide screen: the card itself, or a part missing,
+    hidden, empty or past an edge."""
+    problems = [] if card["card"]["left"] >= 0 and card["card"]["right"] <= width else ["card"]
+    for name, part in card["parts"].items():
+        seen = part is not None and part["shown"] and part["text"] and part["height"] > 0
+        if not (seen and part["left"] >= 0 and part["width"] > 0 and part["right"] <= width):
+            problems.append(name)
+    return problems
+
+
 def table_steps(driver: WebDriver, url: str, count: int) -> dict[str, Any]:
-    """Every row; then «≥ 48 GB»; then the price column sorted both ways."""
-    open_page(driver, url, "#offers tr.offer")
-    every = wait_rows(driver, "#offers tr.offer", lambda found: len(found) == count)
+    """On the phone: every offer a card, in the API's order; then «≥ 48 GB»; then on a wide
+    screen the table, its price column sorted both ways."""
+    open_page(driver, url, "#offers .offer")
+    every = wait_rows(driver, "#offers .offer", lambda found: len(found) == count)
     assert driver.execute_script("return window.innerWidth") == 390
-    # The phone's page does not scroll sideways; only the table's own box may.
+    # The phone's page does not scroll sideways.
     assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+    boxes = driver.execute_script(CARD_BOXES)
     shot = screenshot(driver, "table")
-    ascending = [float(row["price"]) for row in every]
     Select(driver.find_element(By.ID, "filter-vram")).select_by_value("48")
-    large = wait_rows(driver, "#offers tr.offer", lambda found: 0 < len(found) < count)
-    driver.find_element(By.CSS_SELECTOR, 'th[data-sort="price"] button').click()
-    descending_rows = wait_rows(
-        driver,
-        "#offers tr.offer",
-        lambda _: (
-            driver.find_element(By.CSS_SELECTOR, 'th[data-sort="price"]').get_attribute("aria-sort")
-            == "descending"
-        ),
-    )
+    large = wait_rows(driver, "#offers .offer", lambda found: 0 < len(found) < count)
+    resize(driver, WIDE)
+    try:
+        wait_rows(driver, "#offers tr.offer", lambda found: len(found) == len(large))
+        prices = []
+        for direction in ("ascending", "descending"):
+            driver.find_element(By.CSS_SELECTOR, 'th[data-sort="price"] button').click()
+            until(
+                driver,
+                f"document.querySelector('th[data-sort=\"price\"]')"
+                f".getAttribute('aria-sort') === '{direction}'",
+            )
+            sorted_rows = rows(driver, "#offers tr.offer")
+            prices.append([float(row["price"]) for row in sorted_rows])
+    finally:
+        resize(driver, PHONE)
+        Select(driver.find_element(By.ID, "filter-vram")).select_by_value("")
     return {
         "every": every,
-        "ascending": ascending,
+        "boxes": boxes,
         "large": large,
-        "descending": [float(row["price"]) for row in descending_rows],
+        "ascending": prices[0],
+        "descending": prices[1],
         "shot": shot,
     }
 
 
-async def test_the_table_lists_every_offer_filters_by_memory_and_sorts_by_price(
+async def test_the_phone_lists_every_offer_as_a_card_in_the_prices_order(
     telegram: FakeTelegram, db_path: Path, browser: WebDriver
 ):
+    """At 390×844 each offer is a card whose price, billing kind, place and stock are on
+    screen, in the order /prices shows; «≥ 48 GB» filters; a wide screen gets the table."""
     async with served_app(telegram, db_path) as application:
         # /prices lists the store's current offers; the table must show each of them.
         offers = await application.store.current_offers()
+        in_prices = ranked(await application.store.observed_offers())
         url = app_url(application, "table", init_data())
         seen = await browse(table_steps, browser, url, len(offers))
         api_large = await api(application, "/api/v1/offers?min_vram=48")
-    assert sorted(map(offer_key, seen["every"])) == sorted(o.key for o in offers)
-    assert seen["ascending"] == sorted(seen["ascending"])
-    assert seen["descending"] == sorted(seen["ascending"] and seen["descending"], reverse=True)
+    assert [offer_key(row) for row in seen["every"]] == [item.offer.key for item in in_prices]
+    boxes = seen["boxes"]
+    assert len(boxes["cards"]) == len(offers)
+    assert [(card["sku"], off_screen(card, boxes["width"])) for card in boxes["cards"]] == [
+        (card["sku"], []) for card in boxes["cards"]
+    ]
+    # A monthly-only server says so beside its month price.
+    monthly = [card for card in boxes["cards"] if card["billing"] == "monthly"]
+    assert monthly
+    assert {card["parts"]["billing"]["text"] for card in monthly} == {"только помесячно"}
+    assert all("/мес" in card["parts"]["price"]["text"] for card in monthly)
+    # The filters fold into one line of chips.
+    assert len(boxes["chips"]) >= 7
+    assert len(set(boxes["chips"])) == 1
     large = seen["large"]
     assert all(float(row["vram"]) >= 48 for row in large)
     expected = {(o.provider, o.sku, o.location) for o in offers if (o.vram_gb or 0) >= 48}
     assert {offer_key(row) for row in large} == expected
-    assert {offer_key(row) for row in api_large["offers"]} == expected
+    assert [offer_key(row) for row in api_large["offers"]] == [offer_key(row) for row in large]
+    assert seen["ascending"] == sorted(seen["ascending"])
+    assert seen["descending"] == sorted(seen["ascending"], reverse=True)
     assert seen["shot"].stat().st_size > 0
 
 
 def stale_steps(driver: WebDriver, url: str, count: int) -> dict[str, Any]:
     """Every row, each with whether it is marked stale, its freshness cell and its colour."""
-    open_page(driver, url, "#offers tr.offer")
-    wait_rows(driver, "#offers tr.offer", lambda found: len(found) == count)
+    open_page(driver, url, "#offers .offer")
+    wait_rows(driver, "#offers .offer", lambda found: len(found) == count)
     cells: list[dict[str, Any]] = driver.execute_script(
-        """return [...document.querySelectorAll('#offers tr.offer')].map(r => ({
+        """return [...document.querySelectorAll('#offers .offer')].map(r => ({
             ...r.dataset,
             dimmed: r.classList.contains('stale'),
-            fresh: r.querySelector('td.fresh').textContent,
-            colour: getComputedStyle(r.querySelector('td.gpu')).color}));"""
+            fresh: r.querySelector('.fresh').textContent,
+            colour: getComputedStyle(r.querySelector('.gpu')).color}));"""
     )
     return {"rows": cells, "shot": screenshot(driver, "table-stale")}
 
@@ -313,6 +372,59 @@ async def test_the_calculator_answers_what_fit_answers_in_the_chat(
     assert answer == to_plain(in_chat)
 
 
+def natural_words_steps(driver: WebDriver, table: str, fit: str) -> dict[str, Any]:
+    """The chat's words in the app's fields: the card filter takes «a100 80gb» and «rtx 4090»,
+    the calculator «Llama 3 8B», «2 гб» of text and «rtx 4090»."""
+    open_page(driver, table, "#offers .offer")
+    every = len(rows(driver, "#offers .offer"))
+    filtered: dict[str, list[dict[str, str]]] = {}
+    for words, card in (("a100 80gb", "A100 80GB"), ("rtx 4090", "RTX 4090")):
+        box = driver.find_element(By.ID, "filter-gpu")
+        box.clear()
+        box.send_keys(words)
+
+        def only(found: list[dict[str, str]], card: str = card) -> bool:
+            return 0 < len(found) < every and all(row["gpu"].startswith(card) for row in found)
+
+        filtered[words] = wait_rows(driver, "#offers .offer", only)
+    open_page(driver, fit, "#fit-model")
+    for field, value in (
+        ("fit-model", "Llama 3 8B"),
+        ("fit-dataset", "2 гб"),
+        ("fit-gpu", "rtx 4090"),
+    ):
+        element = driver.find_element(By.ID, field)
+        element.clear()
+        element.send_keys(value)
+    driver.find_element(By.ID, "fit-submit").click()
+    WebDriverWait(driver, WAIT_S).until(
+        lambda d: d.find_elements(By.ID, "fit-answer") or d.find_elements(By.ID, "fit-error")
+    )
+    errors = driver.find_elements(By.ID, "fit-error")
+    command = driver.find_element(By.ID, "fit-command").get_attribute("textContent")
+    return {
+        "filtered": filtered,
+        "error": errors[0].get_attribute("textContent") if errors else None,
+        "command": command,
+    }
+
+
+async def test_the_filter_and_the_calculator_take_the_words_the_chat_takes(
+    telegram: FakeTelegram, db_path: Path, browser: WebDriver
+):
+    async with served_app(telegram, db_path) as application:
+        await reply(telegram, "/start")
+        table = app_url(application, "table", init_data())
+        fit = app_url(application, "fit", init_data())
+        seen = await browse(natural_words_steps, browser, table, fit)
+    assert seen["error"] is None
+    assert all(seen["filtered"].values())
+    # The model, the text's size as its tokens and the card, as the chat reads them.
+    assert seen["command"].startswith("Llama-3.1-8B")
+    assert "gpu=RTX-4090" in seen["command"]
+    assert " ds=" in seen["command"]  # 2 GB of text, as its tokens
+
+
 def pause_steps(driver: WebDriver, url: str) -> list[dict[str, str]]:
     open_page(driver, url, "#watches li.watch")
     driver.find_element(By.CSS_SELECTOR, "#watches li.watch .watch-pause").click()
@@ -367,3 +479,157 @@ async def test_forged_or_stale_init_data_gets_401_and_shows_nothing(
     assert "Откройте приложение из Telegram" in seen["shown"]
     assert seen["listed"] == []
     assert not stored.paused
+
+
+# Telegram's own light and dark themes (the colours its apps send as themeParams).
+LIGHT = {
+    "bg_color": "#ffffff",
+    "text_color": "#000000",
+    "hint_color": "#999999",
+    "link_color": "#2481cc",
+    "button_color": "#2481cc",
+    "button_text_color": "#ffffff",
+    "secondary_bg_color": "#efeff3",
+}
+DARK = {
+    "bg_color": "#17212b",
+    "text_color": "#f5f5f5",
+    "hint_color": "#708499",
+    "link_color": "#6ab3f3",
+    "button_color": "#5288c1",
+    "button_text_color": "#ffffff",
+    "secondary_bg_color": "#232e3c",
+    "destructive_text_color": "#ec3942",
+}
+FAKE_WEBAPP = Path(__file__).resolve().parents[2] / "fakes" / "telegram_webapp.js"
+
+
+def rgb(hex_colour: str) -> str:
+    red, green, blue = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({red}, {green}, {blue})"
+
+
+def shoot_both_themes(driver: WebDriver, name: str) -> list[Path]:
+    """`name`-light and `name`-dark, the dark one after Telegram switched its theme live."""
+    shots = []
+    for label, theme in (("light", LIGHT), ("dark", DARK)):
+        driver.execute_script("window.__tg.setTheme(arguments[0])", theme)
+        background = rgb(theme["bg_color"])
+        until(driver, f"getComputedStyle(document.body).backgroundColor === '{background}'")
+        shots.append(screenshot(driver, f"{name}-{label}"))
+    driver.execute_script("window.__tg.setTheme(arguments[0])", LIGHT)
+    return shots
+
+
+def tap(driver: WebDriver, selector: str) -> None:
+    driver.find_element(By.CSS_SELECTOR, selector).click()
+
+
+def telegram_state(driver: WebDriver) -> dict[str, Any]:
+    state: dict[str, Any] = driver.execute_script(
+        """const app = window.Telegram.WebApp;
+        return {back: app.BackButton.isVisible, main: app.MainButton.isVisible,
+                mainText: app.MainButton.text, calls: window.__tg.calls};"""
+    )
+    return state
+
+
+def press(driver: WebDriver, button: str) -> None:
+    driver.execute_script(f"window.Telegram.WebApp.{button}.press()")
+
+
+def until(driver: WebDriver, script: str) -> None:
+    WebDriverWait(driver, WAIT_S).until(lambda d: d.execute_script(f"return {script}"))
+
+
+def telegram_steps(driver: WebDriver, url: str) -> dict[str, Any]:
+    """Every page inside a stand-in Telegram, light and dark; the calculator and a watch's cap
+    through the main button, the details and the pages closed by the back button."""
+    source = FAKE_WEBAPP.read_text().replace("__THEME__", json.dumps(LIGHT))
+    installed = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+    seen: dict[str, Any] = {"shots": []}
+    try:
+        open_page(driver, url, "#offers .offer")
+        seen["start"] = telegram_state(driver)
+        seen["shots"] += shoot_both_themes(driver, "table")
+        tap(driver, "#offers .offer .card-place a")
+
+        tap(driver, "#tab-history")
+        open_page_ready(driver, "#history-chart .uplot")
+        seen["history"] = telegram_state(driver)
+        seen["shots"] += shoot_both_themes(driver, "chart")
+
+        tap(driver, "#tab-fit")
+        driver.find_element(By.ID, "fit-model").send_keys("13b")
+        seen["fit"] = telegram_state(driver)
+        seen["fit_button_shown"] = driver.find_element(By.ID, "fit-submit").is_displayed()
+        press(driver, "MainButton")
+        open_page_ready(driver, "#fit-answer")
+        tap(driver, "#fit-details")
+        until(driver, "document.getElementById('fit-answer').dataset.full === 'true'")
+        seen["details"] = driver.find_element(By.ID, "fit-answer").get_attribute("textContent")
+        press(driver, "BackButton")
+        until(driver, "document.getElementById('fit-answer').dataset.full === 'false'")
+        seen["shots"] += shoot_both_themes(driver, "calculator")
+
+        tap(driver, "#tab-watches")
+        open_page_ready(driver, "#watches li.watch")
+        seen["shots"] += shoot_both_themes(driver, "watches")
+        cap = driver.find_element(By.CSS_SELECTOR, "#watches li.watch:first-child .watch-cap")
+        cap.clear()
+        cap.send_keys("599,5")
+        seen["cap"] = telegram_state(driver)
+        press(driver, "MainButton")
+        until(driver, "!window.Telegram.WebApp.MainButton.isVisible")
+        tap(driver, "#watches li.watch:last-child .watch-delete")
+        wait_rows(driver, "#watches li.watch", lambda found: len(found) == 1)
+        press(driver, "BackButton")
+        until(driver, "document.getElementById('tab-fit').getAttribute('aria-selected') === 'true'")
+        seen["end"] = telegram_state(driver)
+    finally:
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", installed)
+    return seen
+
+
+def open_page_ready(driver: WebDriver, ready: str) -> None:
+    WebDriverWait(driver, WAIT_S).until(lambda d: d.find_elements(By.CSS_SELECTOR, ready))
+
+
+async def test_inside_telegram_the_app_follows_its_theme_and_uses_its_buttons(
+    telegram: FakeTelegram, db_path: Path, browser: WebDriver
+):
+    """A stand-in window.Telegram.WebApp: the app calls ready and expand, redraws in the theme
+    Telegram switches to (screenshots of every page, light and dark), submits the calculator
+    and saves an edited cap «599,5» by the main button, opens the calculator's details in
+    place, confirms a delete with showConfirm, opens links with openLink, and goes back."""
+    async with served_app(telegram, db_path) as application:
+        await reply(telegram, "/watch h100 max=650")
+        await reply(telegram, "/watch a100")
+        before = await reply(telegram, "/fit 13b")
+        url = app_url(application, "table", init_data())
+        seen = await browse(telegram_steps, browser, url)
+        left = await application.store.subscriptions_of(CHAT)
+    calls = [call[0] for call in seen["end"]["calls"]]
+    assert calls[:2] == ["ready", "expand"]
+    assert not seen["start"]["back"]
+    assert seen["history"]["back"]
+    # The calculator's own button gives way to Telegram's.
+    assert (seen["fit"]["main"], seen["fit"]["mainText"]) == (True, "Рассчитать")
+    assert not seen["fit_button_shown"]
+    assert "Подробнее" in before  # the chat's answer points to its details; the app has them
+    assert seen["details"].strip()
+    assert (seen["cap"]["main"], seen["cap"]["mainText"]) == (True, "Сохранить")
+    saved = [call for call in seen["end"]["calls"] if call[0] == "MainButton.press"]
+    assert len(saved) == 2
+    [confirm] = [call for call in seen["end"]["calls"] if call[0] == "showConfirm"]
+    assert "Удалить подписку" in confirm[1]
+    # «599,5» is read as the chat reads a price: 599.5, not 5 995; the other watch is gone.
+    [kept] = left
+    assert kept.filter.max_rub_per_gpu_hour == 599.5
+    assert any(
+        call[0] == "openLink" and call[1].startswith("http") for call in seen["end"]["calls"]
+    )
+    assert {"haptic"} <= set(calls)
+    assert seen["end"]["back"]  # back on the calculator: the table is still behind it
+    assert len(seen["shots"]) == 8
+    assert all(shot.stat().st_size > 0 for shot in seen["shots"])

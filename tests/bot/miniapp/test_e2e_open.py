@@ -78,3 +78,47 @@ async def test_without_a_public_url_nothing_opens_it(telegram: FakeTelegram, db_
             session.get(f"http://127.0.0.1:{application.ops.port}/app/") as page,
         ):
             assert page.status == 404
+
+
+def chat_menu_buttons(telegram: FakeTelegram, chat_id: int) -> list[str]:
+    """The texts of the menu buttons set for `chat_id` alone, oldest first."""
+    return [
+        json.loads(call.params["menu_button"])["text"]
+        for call in telegram.calls_of("setChatMenuButton")
+        if call.params.get("chat_id") == str(chat_id)
+    ]
+
+
+async def test_each_chats_menu_button_speaks_its_users_language(
+    telegram: FakeTelegram, db_path: Path
+):
+    """/start (a shared link's too) sets the chat's own button in the language chosen from the
+    client's; changing the language in /settings, by command or by button, sets it again in
+    the new one."""
+    english = CHAT + 1
+    async with running_app(telegram, db_path, public_url=PUBLIC_URL):
+        [default] = telegram.calls_of("setChatMenuButton")
+        assert json.loads(default.params["menu_button"])["text"] == "📊 Таблица"
+        after = telegram.mark()
+        telegram.push_message(english, "/start", user_id=english, language_code="en-US")
+        await telegram.wait_for_call("setChatMenuButton", after=after)
+        after = telegram.mark()
+        # A shared link's /start too (this payload is damaged: a short line, and the button).
+        telegram.push_message(CHAT, "/start x", user_id=CHAT, language_code="ru")
+        await telegram.wait_for_call("setChatMenuButton", after=after)
+        assert chat_menu_buttons(telegram, english) == ["📊 Table"]
+        assert chat_menu_buttons(telegram, CHAT) == ["📊 Таблица"]
+        menu = json.loads(telegram.calls_of("setChatMenuButton")[-1].params["menu_button"])
+        assert menu["web_app"]["url"] == f"{PUBLIC_URL}/app/?page=table"
+
+        after = telegram.mark()
+        telegram.push_message(english, "/settings язык ru", user_id=english, language_code="en")
+        await telegram.wait_for_call("setChatMenuButton", after=after)
+        await sent(telegram, english, "/settings")
+        after = telegram.mark()
+        telegram.press(english, "English", user_id=english)
+        await telegram.wait_for_call("setChatMenuButton", after=after)
+        # Not in a group: Telegram keeps menu buttons per private chat only.
+        await sent(telegram, GROUP, "/start")
+    assert chat_menu_buttons(telegram, english) == ["📊 Table", "📊 Таблица", "📊 Table"]
+    assert chat_menu_buttons(telegram, GROUP) == []

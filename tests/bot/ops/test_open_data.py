@@ -29,6 +29,7 @@ from bot.ops.open_data import (
     OpenData,
     client_address,
 )
+from bot.views.prices import ranked
 from monitor.cards import CardFilter
 from monitor.freshness import ObservedOffer
 from monitor.health import ProviderHealth
@@ -108,17 +109,21 @@ async def offers(server: TestServer, query: str = "") -> list[dict[str, Any]]:
     return list(data["offers"])
 
 
-async def test_every_offer_cheapest_per_gpu_hour_first_with_its_origin(api: TestServer):
+async def test_every_offer_in_the_prices_order_with_its_origin(api: TestServer, store: Store):
     rows = await offers(api)
-    assert [row["sku"] for row in rows] == ["4090-m", "odd", "l40s", "h100-8"]
-    h100 = rows[-1]
+    # The order /prices shows (monitor.offer_ranking): training-grade cards first.
+    assert [row["sku"] for row in rows] == ["h100-8", "l40s", "4090-m", "odd"]
+    assert [row["sku"] for row in rows] == [
+        item.offer.sku for item in ranked(await store.observed_offers(NOW))
+    ]
+    h100 = rows[0]
     assert h100["price_gpu_hour_rub"] == 400.0
     assert h100["price_hour_rub"] == 3200.0
     assert h100["observed_at"] == T0.isoformat()
     assert h100["source_url"] == PROVIDERS.get("selectel").base_url
     assert h100["provider_name"] == "Selectel"
     assert h100["price_month_rub"] is None  # hourly: no monthly price is made up
-    monthly = rows[0]
+    monthly = rows[2]
     assert monthly["billing"] == "monthly"
     assert monthly["price_month_rub"] == 60.0 * 720
     assert monthly["observed_at"] == (T0 - timedelta(hours=1)).isoformat()
@@ -131,7 +136,7 @@ async def test_every_offer_cheapest_per_gpu_hour_first_with_its_origin(api: Test
 @pytest.mark.parametrize(
     ("query", "skus"),
     [
-        ("?min_vram=48", ["l40s", "h100-8"]),
+        ("?min_vram=48", ["h100-8", "l40s"]),
         ("?provider=hostkey", ["4090-m", "odd"]),
         ("?provider=селектел&in_stock=true", ["h100-8"]),
         ("?billing=monthly", ["4090-m"]),
@@ -141,7 +146,7 @@ async def test_every_offer_cheapest_per_gpu_hour_first_with_its_origin(api: Test
         ("?gpu=h100%20sxm", ["h100-8"]),
         ("?gpu=l40s%2048gb", ["l40s"]),
         ("?max=100%2C5", ["4090-m", "odd"]),
-        ("?max=400%20%E2%82%BD", ["4090-m", "odd", "l40s", "h100-8"]),
+        ("?max=400%20%E2%82%BD", ["h100-8", "l40s", "4090-m", "odd"]),
     ],
 )
 async def test_the_filters_of_prices(api: TestServer, query: str, skus: list[str]):
@@ -182,9 +187,9 @@ async def test_csv_has_every_field_and_no_formula_cells(api: TestServer):
     assert headers["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(body.decode())))
     assert tuple(rows[0]) == OFFER_FIELDS
-    assert [row["sku"] for row in rows] == ["4090-m", "odd", "l40s", "h100-8"]
-    assert rows[1]["gpu_raw"] == "'=HYPERLINK(1)"
-    assert rows[0]["stock_count"] == ""  # not published
+    assert [row["sku"] for row in rows] == ["h100-8", "l40s", "4090-m", "odd"]
+    assert rows[3]["gpu_raw"] == "'=HYPERLINK(1)"
+    assert rows[2]["stock_count"] == ""  # not published
     # Accept: text/csv asks for the same.
     assert (await fetch(api, "/api/v1/offers", {"Accept": "text/csv"}))[2] == body
 
