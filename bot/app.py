@@ -39,7 +39,6 @@ from bot.middlewares.user import UserMiddleware
 from bot.miniapp.app_api import MiniApp
 from bot.miniapp.links import set_menu_button
 from bot.ops.latency import LatencyMiddleware
-from bot.ops.mcp_server import McpEndpoint
 from bot.ops.open_data import OpenData
 from bot.ops.server import HealthCheck, OpsServer, SchedulerState
 from bot.replay import Replayer
@@ -409,6 +408,13 @@ def attach_ops(application: Application) -> None:
         started_at=lambda: health.started_at,
         trusted_proxies=settings.trusted_proxies,
     )
+    mcp = None
+    if settings.mcp:
+        # Imported only when on: the MCP SDK and its web stack are a second of every start.
+        from bot.ops.mcp_server import McpEndpoint
+
+        # The same open data (its rate limit, its reading of the filters) behind the tools.
+        mcp = McpEndpoint(open_data, application.store, host=settings.ops_host)
     ops = OpsServer(
         health,
         application.metrics,
@@ -417,10 +423,7 @@ def attach_ops(application: Application) -> None:
         port=settings.ops_port,
         open_data=open_data,
         mini_app=create_mini_app(application),
-        # The same open data (its rate limit, its reading of the filters) behind the tools.
-        mcp=McpEndpoint(open_data, application.store, host=settings.ops_host)
-        if settings.mcp
-        else None,
+        mcp=mcp,
     )
     if settings.mode == "webhook" and settings.webhook_secret is not None:
         webhook = SimpleRequestHandler(

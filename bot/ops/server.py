@@ -15,15 +15,17 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from aiohttp import web
 
 from bot.miniapp.app_api import MiniApp
-from bot.ops.mcp_server import McpEndpoint
 from bot.ops.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.ops.open_data import OpenData
 from monitor.health import PartHealth, ProviderHealth, is_fresh
+
+if TYPE_CHECKING:  # the MCP SDK is imported only where MCP is on (a second of start-up)
+    from bot.ops.mcp_server import McpEndpoint
 
 logger = logging.getLogger(__name__)
 
