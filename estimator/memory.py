@@ -416,6 +416,23 @@ def _lora_flat_params_upcast(query: FitQuery, stack: StackProfile) -> bool:
     )
 
 
+def _accumulates_unsharded_gradients(query: FitQuery, stack: StackProfile) -> bool:
+    """A LoRA run over FSDP flat parameters that accumulates gradients under FSDP's no_sync
+    (`StackProfile.fsdp_no_sync`): torch FSDP keeps each unit's unsharded gradient between
+    micro-batches ("no_sync ... will accumulate unsharded gradients"), and with
+    use_orig_params a unit's flat parameter mixes frozen and trainable weights, so the
+    gradient is the whole unit's ("the gradient memory usage will be higher than expected
+    (namely, equivalent to not freezing those parameters)", torch FullyShardedDataParallel
+    docs). The root unit (embeddings, lm_head) is frozen whole and has none."""
+    return (
+        query.method is not Method.FULL
+        and query.shard is Sharding.FSDP
+        and query.gpus > 1
+        and query.offload is Offload.NONE
+        and stack.fsdp_no_sync
+    )
+
+
 def _casts_frozen_weights(query: FitQuery) -> bool:
     """A LoRA run whose frozen weights are stored in fp32 (Lightning's bf16-mixed) and computed
     under autocast."""
@@ -900,6 +917,10 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
         step_gradients = gradients
     if not query.holds_gradients:
         gradients = 0.0  # freed by the last step; backward rebuilds them (step_gradients)
+    elif _accumulates_unsharded_gradients(query, stack):
+        # Every block's flat parameter holds frozen weights beside its adapters, so its
+        # gradient is as large as the block; under no_sync it stays unsharded.
+        gradients += (model.total_params - model.embedding_params) * base_width(query)
 
     if query.shard is Sharding.ZERO2:
         buffers += _zero2_bucket_bytes(query, model)

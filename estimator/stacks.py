@@ -61,6 +61,8 @@ class StackProfile:
     # The training loop keeps the previous micro-batch's outputs bound (and with them its
     # autograd graph) until the next forward returns.
     keeps_previous_graph: bool = False
+    # FSDP with use_orig_params, gradient accumulation under FSDP's no_sync.
+    fsdp_no_sync: bool = False
 
 
 HF = StackProfile(
@@ -174,6 +176,11 @@ LITGPT = StackProfile(
     # finetune/lora.py fit(): `logits = model(...)`, `loss = chunked_cross_entropy(...)` stay
     # bound until the next micro-batch's forward and loss return (@00af8b0d, 8641822b).
     keeps_previous_graph=True,
+    # Fabric's FSDPStrategy sets use_orig_params=True, and no_backward_sync, which fit()
+    # enters for every accumulating micro-batch, is FSDP's module.no_sync()
+    # (src/lightning/fabric/strategies/fsdp.py @71aed751, the Lightning lit-gpt pinned
+    # @8641822b; so still @70f188b9).
+    fsdp_no_sync=True,
 )
 
 AXOLOTL = StackProfile(
