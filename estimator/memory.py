@@ -62,10 +62,10 @@ class Calibration:
 # brackets of docs/estimator.md (`bench.estimator_accuracy.RANGES`), each row scored on what
 # an answer prints for its run on its card; the fits that leave one repository out are
 # printed by the bench beside the error on that repository. The counted tensors explain the
-# data with fewer autograd extras than counted (0.90); the context (0.84 GiB = 0.91 GB)
+# data with fewer autograd extras than counted (0.84); the context (0.82 GiB = 0.89 GB)
 # sits inside the 0.5-1.5 GB bracket (the HF "Model training anatomy" doc measured 1343 MiB
-# on a V100), the slack (3.5 %) inside its 1-12 % bracket.
-CALIBRATION = Calibration(activation_factor=0.899, cuda_context_gib=0.843, allocator_slack=0.035)
+# on a V100), the slack (4.8 %) inside its 1-12 % bracket.
+CALIBRATION = Calibration(activation_factor=0.837, cuda_context_gib=0.824, allocator_slack=0.048)
 
 # NF4 storage: 4 bits + one fp32 absmax per 64 weights; double quantisation stores the absmax
 # in 8 bits plus one fp32 per 256 blocks (QLoRA paper, arXiv 2305.14314).
