@@ -126,6 +126,7 @@ def interpret(
         # Without accumulation each step's gradients are freed before the next forward.
         holds_gradients=not re.search(r"no grad-accum|gradient_accumulation_steps:? 1\b", text),
         double_quant=method is not Method.QLORA or "double quant" in text or framework != "litgpt",
+        old_bitsandbytes=_old_bitsandbytes(text),
         autocast=autocast,
         reduce_bucket=_reduce_bucket(text),
         quant=Quant.GPTQ if "gptq" in row["precision"].lower() else Quant.NF4,
@@ -295,6 +296,19 @@ def _autocast(precision: str, text: str) -> bool | None:
     if re.search(r"--bf16|--fp16|\bamp\b|autocast|mixed", stated):
         return True
     return None  # what the precision implies
+
+
+# bitsandbytes 0.43.2 stopped keeping MatMul4Bit's input in the graph (`FitQuery.old_bitsandbytes`).
+BITSANDBYTES_INPUTS_FREED = (0, 43, 2)
+
+
+def _old_bitsandbytes(text: str) -> bool:
+    """Whether the row names a bitsandbytes release before 0.43.2 ("bitsandbytes 0.42.0")."""
+    match = re.search(r"bitsandbytes\s*=?=?\s*(\d+)\.(\d+)(?:\.(\d+))?", text)
+    if match is None:
+        return False
+    version = (int(match[1]), int(match[2]), int(match[3] or 0))
+    return version < BITSANDBYTES_INPUTS_FREED
 
 
 def _reduce_bucket(text: str) -> int | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from estimator.memory import base_width, estimate_memory, quantised_linears
+from estimator.memory import base_width, estimate_memory, quantised_linears, stored_model
 from estimator.optimizers import Width, state_of
 from estimator.optimizers import bytes_per_param as optimizer_bytes
 from estimator.query import (
@@ -34,6 +34,7 @@ from estimator.query import (
     Sharding,
 )
 from estimator.specs import ModelSpec
+from estimator.stacks import profile
 
 # DeepSpeed's margin over the bytes of the offloaded states: its pinned transfer buffers,
 # partition padding and fragmentation (`additional_buffer_factor=1.5`, stage3.py and
@@ -112,6 +113,7 @@ def base_bytes(query: FitQuery, model: ModelSpec) -> float:
     """The frozen or 16-bit compute copy of the whole model, as the GPU reads it: NF4 for the
     quantised linears of a QLoRA run, 16-bit (or fp32) for the rest."""
     rest = base_width(query)
+    model = stored_model(model, profile(query.stack))
     if query.method is not Method.QLORA:
         return model.total_params * rest
     quantised, per = quantised_linears(query, model)

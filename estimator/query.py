@@ -203,6 +203,11 @@ class FitQuery:
     # MIXED only (`estimator.memory.autocast_on`).
     autocast: bool | None = None
     double_quant: bool = True  # QLoRA: quantise the NF4 block scales too (bnb default in PEFT)
+    # QLoRA on bitsandbytes before 0.43.2: MatMul4Bit kept its input as a plain ctx attribute
+    # (`ctx.tensors = (A, B)`, bitsandbytes/autograd/_functions.py until 9e753741), which
+    # autograd never releases after backward (only save_for_backward's are; torch's docs warn
+    # of the leak): the inputs live as long as the graph does.
+    old_bitsandbytes: bool = False
     quant: Quant = Quant.NF4  # QLoRA: how the frozen linears are stored
     # DeepSpeed ZeRO-2's reduce_bucket_size, elements; None: HF's "auto" (hidden x hidden).
     reduce_bucket: int | None = None

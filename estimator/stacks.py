@@ -54,6 +54,15 @@ class StackProfile:
     # FSDP through accelerate (HF Trainer and the stacks built on it), which upcasts the
     # flat parameters that require grad to fp32 under mixed precision.
     accelerate_fsdp: bool = False
+    # lm_head is a weight of its own even where the checkpoint ties it to the embeddings.
+    separate_head: bool = False
+    # QLoRA: lm_head is quantised too, and dequantised whole for every call.
+    quantizes_head: bool = False
+    # The training loop keeps the previous micro-batch's outputs bound (and with them its
+    # autograd graph) until the next forward returns.
+    keeps_previous_graph: bool = False
+    # FSDP with use_orig_params, gradient accumulation under FSDP's no_sync.
+    fsdp_no_sync: bool = False
 
 
 HF = StackProfile(
@@ -139,11 +148,15 @@ TORCHTUNE = StackProfile(
 LITGPT = StackProfile(
     stack=Stack.LITGPT,
     label="litgpt",
-    # litgpt/utils.py chunked_cross_entropy over lm_head_chunk_size=128 chunks, on bf16
-    # logits that the finetune loop keeps referenced through backward: 2 + bf16 log-softmax 2
-    # + bf16 gradient 2.
+    # litgpt/utils.py chunked_cross_entropy over lm_head_chunk_size=128 chunks, on logits
+    # that the finetune loop keeps referenced through backward. Fabric hands them back in
+    # fp32: _FabricModule.forward passes the output through precision.convert_output, which
+    # casts every float tensor to torch.get_default_dtype() (Lightning-AI/pytorch-lightning
+    # src/lightning/fabric/wrappers.py and plugins/precision/half.py @70f188b9, the 2.4 the
+    # litgpt tables pinned). fp32 logits 4 + the fp32 log-softmax each chunk's
+    # cross_entropy saves 4.
     default_loss=Loss.CHUNKED,
-    loss_bytes={Loss.NAIVE: 12.0, Loss.CHUNKED: 6.0, Loss.FUSED: 0.5},
+    loss_bytes={Loss.NAIVE: 12.0, Loss.CHUNKED: 8.0, Loss.FUSED: 0.5},
     norm_bytes=6.0,  # litgpt/model.py RMSNorm: x.float(), then the normed x cast back
     adapter_bytes=2,  # bf16-true: everything 16-bit
     kbit_upcast=False,
@@ -151,6 +164,23 @@ LITGPT = StackProfile(
     quantizes_all_linears=True,
     lora_dropout=True,  # litgpt finetune/lora.py lora_dropout default 0.05
     default_gc=Checkpointing.OFF,  # litgpt finetunes without activation checkpointing
+    # litgpt's GPT builds lm_head beside wte and ties them only in pretrain.py
+    # (train.tie_embeddings); scripts/convert_hf_checkpoint.py copies a tied checkpoint's
+    # embeddings into lm_head.weight (Lightning-AI/litgpt @00af8b0d, still so @26857050fe).
+    separate_head=True,
+    # Lightning's BitsandbytesPrecision.module_init_context swaps torch.nn.Linear for its
+    # 4-bit class while the model is built, lm_head's included (plugins/precision/
+    # bitsandbytes.py @70f188b9), quantising from an fp16 copy: each call dequantises the
+    # whole head to fp16 and casts it to bf16 (bitsandbytes MatMul4Bit.forward and backward).
+    quantizes_head=True,
+    # finetune/lora.py fit(): `logits = model(...)`, `loss = chunked_cross_entropy(...)` stay
+    # bound until the next micro-batch's forward and loss return (@00af8b0d, 8641822b).
+    keeps_previous_graph=True,
+    # Fabric's FSDPStrategy sets use_orig_params=True, and no_backward_sync, which fit()
+    # enters for every accumulating micro-batch, is FSDP's module.no_sync()
+    # (src/lightning/fabric/strategies/fsdp.py @71aed751, the Lightning lit-gpt pinned
+    # @8641822b; so still @70f188b9).
+    fsdp_no_sync=True,
 )
 
 AXOLOTL = StackProfile(

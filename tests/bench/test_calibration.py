@@ -159,6 +159,14 @@ def test_rows_of_issue_29_sources_are_read_by_general_rules():
         None,
         False,
     }
+    # litgpt's QLoRA rows name the bitsandbytes their code pinned (0.42.0) or ran (0.41).
+    old_bnb = [row for row in ROWS if row.query.old_bitsandbytes]
+    litgpt = rows_of("Lightning-AI/litgpt")
+    assert old_bnb == [row for row in litgpt if row.query.method is Method.QLORA]
+    assert len(old_bnb) == 13
+    # lit-gpt's FSDPStrategy checkpointed every Block when devices > 1.
+    fsdp = [row for row in litgpt if row.query.shard is Sharding.FSDP and row.query.gpus > 1]
+    assert [row.query.grad_checkpointing for row in fsdp] == [Checkpointing.ON] * 2
     nemo = rows_of("NVIDIA-NeMo/Automodel")
     assert all(row.query.holds_logits for row in nemo)  # `out` in scope through backward
     assert not any(row.query.holds_logits for row in ROWS if row not in nemo)

@@ -191,6 +191,60 @@ def test_zero2_holds_two_gradient_buckets_and_a_held_output_keeps_its_logits():
     assert gap == pytest.approx(1024 * LLAMA2_7B.vocab * 2)
 
 
+def test_litgpt_keeps_its_own_head_quantises_it_and_holds_the_previous_bnb_inputs():
+    """litgpt stores lm_head apart from tied embeddings; under QLoRA Lightning quantises it
+    and each call dequantises it whole (fp16, then bf16); with bitsandbytes before 0.43.2 the
+    previous micro-batch's inputs to the quantised linears live through the next forward."""
+    tied = get_model("Llama-3.2-3B")
+    assert tied.tied_embeddings
+    head = tied.vocab * tied.hidden
+    lora = FitQuery(
+        model=tied.id,
+        method=Method.LORA,
+        ctx=512,
+        micro_batch=2,
+        precision=Precision.BF16,
+        grad_checkpointing=Checkpointing.OFF,
+        stack=Stack.LITGPT,
+    )
+    assert memory_parts(lora, tied).weights == pytest.approx((tied.total_params + head) * 2.0)
+    qlora = replace(lora, method=Method.QLORA, double_quant=False)
+    gap = memory_parts(qlora, tied).logits - memory_parts(lora, tied).logits
+    assert gap == pytest.approx(4.0 * head)
+    old = replace(qlora, old_bitsandbytes=True)
+    kept = memory_parts(old, tied).layer_activations - memory_parts(qlora, tied).layer_activations
+    inputs = 2 * tied.hidden + tied.q_dim + tied.intermediate
+    assert kept == pytest.approx(2 * 512 * tied.layers * 2.0 * inputs)
+    # A checkpointed layer's forward runs without gradients: MatMul4Bit keeps nothing.
+    checkpointed = replace(old, grad_checkpointing=Checkpointing.ON)
+    assert memory_parts(checkpointed, tied).layer_activations == pytest.approx(
+        memory_parts(replace(qlora, grad_checkpointing=Checkpointing.ON), tied).layer_activations
+    )
+    # Transformers' stack keeps the head tied and 16-bit, and frees the previous graph.
+    hf = replace(old, stack=Stack.HF, precision=Precision.MIXED)
+    assert memory_parts(hf, tied).layer_activations == pytest.approx(
+        memory_parts(replace(hf, old_bitsandbytes=False), tied).layer_activations
+    )
+
+
+def test_litgpt_fsdp_lora_accumulates_whole_block_gradients_under_no_sync():
+    lora = FitQuery(
+        model=LLAMA2_7B.id,
+        method=Method.LORA,
+        ctx=1304,
+        precision=Precision.BF16,
+        stack=Stack.LITGPT,
+        gpus=2,
+        shard=Sharding.FSDP,
+    )
+    blocks = LLAMA2_7B.total_params - LLAMA2_7B.embedding_params
+    accumulating = memory_parts(lora, LLAMA2_7B).gradients
+    each_step = memory_parts(replace(lora, holds_gradients=False), LLAMA2_7B).gradients
+    assert accumulating - each_step == pytest.approx(blocks * 2.0)
+    torchtune = replace(lora, stack=Stack.TORCHTUNE)
+    assert memory_parts(torchtune, LLAMA2_7B).gradients < blocks
+
+
 def test_fp32_frozen_weights_under_autocast_keep_a_16_bit_copy_per_layer_for_backward():
     """Lightning's bf16-mixed stores a LoRA run's frozen weights in fp32: each linear's
     autocast cast is saved by its matmul, so without checkpointing the layers hold a 16-bit
