@@ -61,8 +61,14 @@ export function useBackButton(onBack) {
   const latest = useRef(onBack);
   latest.current = onBack;
   const shown = Boolean(onBack);
+  useShownButton(() => webApp('6.1')?.BackButton, shown, latest);
+}
+
+// Shows Telegram's `button` (read when shown) while `shown`, its clicks calling the newest
+// handler in `latest`; hidden and unhooked again when no longer shown.
+function useShownButton(find, shown, latest) {
   useEffect(() => {
-    const button = webApp('6.1')?.BackButton;
+    const button = find();
     if (!button || !shown) return undefined;
     const click = () => latest.current?.();
     button.onClick(click);
@@ -81,16 +87,7 @@ export function useMainButton(text, onClick, busy = false) {
   latest.current = onClick;
   const button = webApp()?.MainButton ?? null;
   const shown = Boolean(button && onClick);
-  useEffect(() => {
-    if (!button || !shown) return undefined;
-    const click = () => latest.current?.();
-    button.onClick(click);
-    button.show();
-    return () => {
-      button.offClick(click);
-      button.hide();
-    };
-  }, [shown]);
+  useShownButton(() => button, shown, latest);
   useEffect(() => {
     if (!button || !shown) return;
     button.setText(text);
