@@ -357,6 +357,16 @@ def _quote_line(
     return i18n("market-offer-month", rate=money(quote.rub_per_month or 0.0), **common, **extra)
 
 
+def _pool(
+    family: str | None, quotes: Sequence[PriceQuote], wish: StatedConstraints
+) -> list[PriceQuote] | None:
+    """The offers a market answer picks from, cheapest first; None with no prices at all.
+    A month is 720 of the same hours: the hourly ranking is the month ranking too."""
+    if not quotes:
+        return None
+    return cheapest_offers(quotes, _constraints(family, wish))
+
+
 def _cheapest(
     family: str | None,
     i18n: Translator,
@@ -366,10 +376,9 @@ def _cheapest(
     month: bool = False,
     timezone: str = DEFAULT_TIMEZONE,
 ) -> str:
-    if not quotes:
+    pool = _pool(family, quotes, wish)
+    if pool is None:
         return i18n("market-no-prices")
-    # A month is 720 of the same hours: the hourly ranking is the month ranking too.
-    pool = cheapest_offers(quotes, _constraints(family, wish))
     if family is None:
         title = (
             i18n("market-cheapest-vram", vram=plain(wish.min_vram_gib))
@@ -396,10 +405,9 @@ def _in_stock(
     timezone: str = DEFAULT_TIMEZONE,
 ) -> str:
     """Offers the provider says are available, apart from those whose stock is not published."""
-    if not quotes:
+    pool = _pool(family, quotes, wish)
+    if pool is None:
         return i18n("market-no-prices")
-    # A month is 720 of the same hours: the hourly ranking is the month ranking too.
-    pool = cheapest_offers(quotes, _constraints(family, wish))
     if not pool:
         return i18n("market-none-now", gpu=family, query=family.lower())
     published = [q for q in pool if q.stock_published]
