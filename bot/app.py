@@ -33,6 +33,7 @@ from bot.delivery.session import SharedLimitMiddleware
 from bot.hold import HeldOffset
 from bot.jobs import background, heartbeat, housekeeping
 from bot.lease_guard import PollingFence
+from bot.middlewares.chat_order import ChatOrder
 from bot.middlewares.hold import HoldMiddleware
 from bot.middlewares.throttling import FlowStore, LocalFlows, ThrottlingMiddleware
 from bot.middlewares.user import UserMiddleware
@@ -106,6 +107,8 @@ def create_dispatcher(
         charts=charts or ChartPool(),
         conversations=Conversations(store, wall_clock),
     )
+    # Outermost, before anything that awaits: each chat's updates in the order they came.
+    dispatcher.update.outer_middleware(ChatOrder())
     user_middleware = UserMiddleware(
         store, translators, settings.default_language, settings.timezone
     )

@@ -231,6 +231,7 @@ NUMBERS: tuple[tuple[str, float], ...] = (
     ("the size (< {n} KB gzipped)", tests.bot.miniapp.test_bundle.MAX_GZIPPED / 1024),
     # section 9: storage
     ("`busy_timeout` {n} s", storage.database.BUSY_TIMEOUT_MS / 1000),
+    ("one of {n} read-only connections", storage.database.READ_CONNECTIONS),
     ("exponential backoff (from {n} s, at most", storage.postgres.CONNECT_FIRST_DELAY_S),
     ("from 0.5 s, at most {n} s apart", storage.postgres.CONNECT_MAX_DELAY_S),
     # section 10: replicas
