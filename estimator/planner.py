@@ -416,22 +416,29 @@ def shown_plans(plans: Sequence[Plan], shown: int, asked: GpuSpec | None = None)
       naming the PCIe row while an SXM is on offer) keeps a line: its best plan, by the hour
       if it has one, since its time and cost is what was asked;
     - an hourly plan stands: a job of hours is never offered only as months of rent.
-    What they need takes the last places; the best plans keep the first."""
+    What they need takes the last places; the best plans keep the first. With one place
+    and both needs, the asked card keeps it."""
     plans = distinct(plans)
-    top = list(plans[:shown])
-    needed: list[Plan] = []
-    if asked is not None and not any(plan.gpu.family == asked.family for plan in top):
-        on_card = [plan for plan in plans if plan.gpu.id == asked.id] or [
-            plan for plan in plans if plan.gpu.family == asked.family
-        ]
-        if on_card:
-            needed.append(next((plan for plan in on_card if not plan.monthly), on_card[0]))
-    if not any(not plan.monthly for plan in [*top, *needed]):
-        hourly = next((plan for plan in plans if not plan.monthly), None)
-        if hourly is not None:
-            needed.append(hourly)
-    needed = needed[:shown]
-    return [*top[: shown - len(needed)], *needed]
+    needs: list[Plan] = []  # what must stand, first the most needed
+
+    def listed() -> list[Plan]:
+        room = max(0, shown - len(needs))
+        return [*[plan for plan in plans if plan not in needs][:room], *needs[:shown]]
+
+    def asked_missing() -> bool:
+        return asked is not None and not any(p.gpu.family == asked.family for p in listed())
+
+    family = [p for p in plans if asked is not None and p.gpu.family == asked.family]
+    on_card = [p for p in family if asked is not None and p.gpu.id == asked.id] or family
+    asked_line = next((p for p in on_card if not p.monthly), on_card[0] if on_card else None)
+    if asked_line is not None and asked_missing():
+        needs.append(asked_line)
+    hourly = next((plan for plan in plans if not plan.monthly), None)
+    if hourly is not None and not any(not plan.monthly for plan in listed()):
+        needs.append(hourly)
+        if asked_line is not None and asked_missing():  # the hourly line pushed it out
+            needs.insert(0, asked_line)
+    return listed()
 
 
 # --- hourly against monthly ----------------------------------------------------------------

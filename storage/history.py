@@ -103,11 +103,11 @@ ORDER BY at, provider, sku, location, id
 _BUCKET_TERMS: Final[Mapping[Dialect, tuple[str, str]]] = {
     "sqlite": (
         "max(1.0, (julianday(max(at)) - julianday(:since)) * 86400.0 / {buckets})",
-        "CAST((julianday(at) - julianday(:since)) * 86400.0 / width AS INTEGER)",
+        "min(CAST((julianday(at) - julianday(:since)) * 86400.0 / width AS INTEGER), {last})",
     ),
     "postgresql": (
         "greatest(1.0, extract(epoch FROM max(at) - CAST(:since AS timestamptz)) / {buckets})",
-        "floor(extract(epoch FROM at - CAST(:since AS timestamptz)) / width)",
+        "least(floor(extract(epoch FROM at - CAST(:since AS timestamptz)) / width), {last})",
     ),
 }
 
@@ -147,7 +147,11 @@ class HistoryQueries:
         dialect = self._db.dialect
         query, params = _points_since(dialect, cards, since)
         width, bucket = _BUCKET_TERMS[dialect]
-        query += _BUCKETED.format(width=width.format(buckets=HISTORY_BUCKETS), bucket=bucket)
+        # The newest point ends the range: it closes the last bucket rather than opening one.
+        last = HISTORY_BUCKETS - 1
+        query += _BUCKETED.format(
+            width=width.format(buckets=HISTORY_BUCKETS), bucket=bucket.format(last=last)
+        )
         async with self._db.access() as connection:
             rows = await connection.fetchall(query, params)
         return [_point(row) for row in rows]

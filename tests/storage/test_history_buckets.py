@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import storage.history
@@ -108,6 +108,15 @@ point_lists = st.lists(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(kept=point_lists, gone=point_lists, since_ago=st.integers(0, 600))
+# The newest point ends the range: it closes the last bucket, never opens a fourth.
+@example(
+    kept=[
+        (ago, 1 if ago % 2 else 2, StockState.IN_STOCK)
+        for ago in (0, 1, 2, 3, 80, 81, 82, 160, 161, 162, 163)
+    ],
+    gone=[],
+    since_ago=162,
+)
 def test_the_buckets_keep_every_ranges_true_low(
     kept: Points, gone: Points, since_ago: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
