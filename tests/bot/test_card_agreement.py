@@ -7,7 +7,6 @@ data (/api/v1/offers, /api/v1/history, which the Mini App reads) pick the same o
 from __future__ import annotations
 
 import functools
-import ipaddress
 import itertools
 import json
 from collections.abc import AsyncIterator
@@ -17,11 +16,9 @@ from typing import Any
 
 import aiohttp
 import pytest
-from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from bot.fields import read_card_filter
-from bot.ops.open_data import ClientBuckets, OpenData
 from bot.quotes import quotes_from
 from estimator import gpus
 from monitor.match_rules import offer_meets
@@ -30,6 +27,7 @@ from monitor.providers import PROVIDERS
 from monitor.scrape import ScrapeResult
 from monitor.subscriptions import WatchFilter
 from storage import Store
+from tests.bot.ops.serving import open_data_server
 from tests.factories import store_snapshot
 from tests.fakes.providers import scrape_fixtures
 
@@ -58,21 +56,11 @@ async def store(tmp_path: Path, scraped: list[ScrapeResult]) -> AsyncIterator[St
 @pytest.fixture
 async def api(store: Store) -> AsyncIterator[TestServer]:
     now = datetime.now().astimezone()
-    open_data = OpenData(
-        store,
-        lambda: {provider.id: float(provider.interval_s) for provider in PROVIDERS},
-        started_at=lambda: now - timedelta(days=1),
-        now=lambda: now,
-        # A clock a minute on per request: the rate limit is not what this test asks about.
-        buckets=ClientBuckets(functools.partial(next, itertools.count(0.0, 60.0))),
-        trusted_proxies=(ipaddress.ip_network("127.0.0.1/32"),),
-    )
-    app = web.Application()
-    open_data.add_routes(app)
-    server = TestServer(app, host="127.0.0.1")
-    await server.start_server()
-    yield server
-    await server.close()
+    # A clock a minute on per request: the rate limit is not what this test asks about.
+    minutes = functools.partial(next, itertools.count(0.0, 60.0))
+    started = now - timedelta(days=1)
+    async with open_data_server(store, started=started, now=now, clock=minutes) as server:
+        yield server
 
 
 def every_offer(scraped: list[ScrapeResult]) -> list[Offer]:

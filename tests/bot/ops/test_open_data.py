@@ -39,6 +39,7 @@ from monitor.providers import PROVIDERS
 from monitor.scrape import HttpStatusError, NetworkError, ScrapeResult
 from storage import Store
 from tests.bot.conftest import running_app
+from tests.bot.ops.serving import open_data_server
 from tests.factories import make_offer, store_snapshot
 from tests.fakes.helpers import FakeClock
 from tests.fakes.telegram import FakeTelegram
@@ -73,22 +74,8 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 async def api(store: Store, clock: FakeClock) -> AsyncIterator[TestServer]:
-    intervals = {provider.id: float(provider.interval_s) for provider in PROVIDERS}
-    open_data = OpenData(
-        store,
-        lambda: intervals,
-        started_at=lambda: T0 - timedelta(days=1),
-        now=lambda: NOW,
-        buckets=ClientBuckets(clock),
-        # The tests' requests stand for the proxy's (deploy/compose.yaml's Caddy).
-        trusted_proxies=(ipaddress.ip_network("127.0.0.1/32"),),
-    )
-    app = web.Application()
-    open_data.add_routes(app)
-    server = TestServer(app, host="127.0.0.1")
-    await server.start_server()
-    yield server
-    await server.close()
+    async with open_data_server(store, started=T0 - timedelta(days=1), now=NOW, clock=clock) as s:
+        yield s
 
 
 async def fetch(
