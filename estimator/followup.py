@@ -53,6 +53,8 @@ _QUERY_FIELDS = (
     "stack",
     "offload",
     "loss",
+    "packing",
+    "grad_accum",
     "epochs",
     "dataset_examples",
     "dataset_tokens",
