@@ -20,6 +20,7 @@ from bot.runtime import Application
 from monitor.users import User
 from storage import Store
 from tests.fakes.telegram import FakeTelegram
+from tests.polling import eventually
 
 TOKEN = "4242:e2e-secret-TOKEN_value"
 CHAT = 501
@@ -112,6 +113,20 @@ async def running_app(
         await application.stop()
         await asyncio.wait_for(polling, 10)
         await application.close()
+
+
+async def scraped_every_site(application: Application, since: datetime) -> None:
+    """Wait for the running app's own first scrape of all three fake sites: a success after
+    `since`, so health a seeded history left behind does not count. Stored moments keep whole
+    seconds, so `since` is taken to its second."""
+    since = since.replace(microsecond=0)
+
+    async def scraped() -> bool:
+        health = await application.store.provider_health()
+        done = [h for h in health if h.last_success_at is not None and h.last_success_at >= since]
+        return len(done) == 3
+
+    await eventually(scraped)
 
 
 async def stored_user(db_path: Path, chat_id: int = CHAT) -> User:

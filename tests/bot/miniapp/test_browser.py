@@ -27,14 +27,13 @@ from bot.miniapp.init_data import MAX_AGE
 from bot.runtime import Application
 from bot.views.prices import ranked
 from estimator.sizing_text import to_plain
-from tests.bot.conftest import CHAT, TOKEN, running_app
+from tests.bot.conftest import CHAT, TOKEN, running_app, scraped_every_site
 from tests.bot.test_e2e_alerts import refresh
 from tests.bot.test_e2e_watch import reply, seed_history
 from tests.browser import PHONE, SCREENSHOTS, chromium, require_browser, resize
 from tests.fakes.init_data import signed_init_data
 from tests.fakes.providers import FakeProviders, Mode, all_sites
 from tests.fakes.telegram import FakeTelegram
-from tests.polling import eventually
 
 PUBLIC_URL = "https://bot.example.test"
 WAIT_S = 10.0
@@ -60,6 +59,7 @@ async def served_sites(
     """The bot with its Mini App on, after its first scrape of every fake site, and the
     sites (a test may make one fail)."""
     await seed_history(db_path)
+    since = datetime.now(UTC)
     async with (
         FakeProviders(all_sites()) as sites,
         running_app(
@@ -70,12 +70,7 @@ async def served_sites(
             **sites.urls(),
         ) as application,
     ):
-
-        async def scraped() -> bool:
-            health = await application.store.provider_health()
-            return len(health) == 3 and all(h.last_success_at is not None for h in health)
-
-        await eventually(scraped)
+        await scraped_every_site(application, since)
         yield application, sites
 
 

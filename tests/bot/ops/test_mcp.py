@@ -23,11 +23,10 @@ from bot.usecases.sizing import build
 from estimator.answer import to_json
 from estimator.fit_words import understand
 from storage import Store
-from tests.bot.conftest import running_app
+from tests.bot.conftest import running_app, scraped_every_site
 from tests.fakes.helpers import FakeClock
 from tests.fakes.providers import FakeProviders, all_sites
 from tests.fakes.telegram import FakeTelegram
-from tests.polling import eventually
 
 TOOLS = {"offers", "history", "providers", "fit", "plan"}
 # One run, as the tools' typed fields and as /fit's words.
@@ -38,16 +37,12 @@ FIT_WORDS = "13b qlora ctx=4096 bs=2 dataset=20000"
 @asynccontextmanager
 async def scraped_bot(telegram: FakeTelegram, db_path: Path) -> AsyncIterator[Application]:
     """The bot with MCP on, after its first scrape of every fake site."""
+    since = datetime.now(UTC)
     async with (
         FakeProviders(all_sites()) as sites,
         running_app(telegram, db_path, monitor=True, mcp=True, **sites.urls()) as application,
     ):
-
-        async def scraped() -> bool:
-            health = await application.store.provider_health()
-            return len(health) == 3 and all(h.last_success_at is not None for h in health)
-
-        await eventually(scraped)
+        await scraped_every_site(application, since)
         yield application
 
 
