@@ -150,6 +150,18 @@ FILLER_WORDS = frozenset(
         "потянет",
         "запустится",
         "через",  # «а через unsloth?»: the stack the run goes through
+        # «можно ли использовать offload, чтобы влезло 32b?», «а если offload включить?»
+        "использовать",
+        "использую",
+        "включить",
+        "включу",
+        "включим",
+        "выгрузить",
+        "чтобы",
+        "влезло",
+        "влезла",
+        "поместилось",
+        "поместилась",
         # «сколько это займёт по времени если датасет 20к?»: the answer gives time and cost
         "займёт",
         "займет",
@@ -182,6 +194,9 @@ FILLER_WORDS = frozenset(
         "i",
         "we",
         "use",
+        "enable",
+        "turn",
+        "could",
         "take",
         "with",
         "on",
@@ -228,6 +243,12 @@ _TRAILING = ",;.!?)»\"'"
 # a new question («13b lora на 4090»), not a change of the last one («а для 70b?»).
 _CUES = frozenset(
     {"а", "и", "если", "тогда", "теперь", "ну", "what", "how", "and", "if", "then", "for", "now"}
+)
+
+
+# Words that ask whether the run fits: with no card named, the card is the conversation's.
+_FITS = frozenset(
+    {"влезет", "влезло", "влезла", "поместится", "поместилось", "поместилась", "fit", "fits"}
 )
 
 
@@ -473,8 +494,12 @@ def is_new_question(text: str) -> bool:
     changes = read_changes(text)
     if not isinstance(changes, Given) or (changes.model is None and changes.size_b is None):
         return False
-    first = next(iter(_words(text)), "")
-    return first not in _CUES
+    words = _words(text)
+    if changes.target_gpu is None and changes.target_family is None and _FITS & set(words):
+        # «можно ли с offload, чтобы влезло 32b?»: whether it fits asks about the card the
+        # conversation is on, which the text does not name again.
+        return False
+    return next(iter(words), "") not in _CUES
 
 
 def _tidy(text: str) -> str:

@@ -38,6 +38,7 @@ from estimator.parsing.words import (
     CHECKPOINTING_PHRASES,
     CTX_WORDS,
     FILLER_WORDS,
+    LEVER_NAMES,
     LOSS_PHRASES,
     METHOD_PHRASES,
     NEGATION_WORDS,
@@ -60,6 +61,7 @@ E = TypeVar("E")
 MAX_LENGTH = 2000  # a question, not a document: bounds the regex work
 
 _CTX = alternation(CTX_WORDS)
+_ACTIVATIONS = re.compile(r"\s+(?:актива|activation)", re.IGNORECASE)
 _NUMBER_WORD = alternation(NUMBER_WORDS)
 _COUNT = rf"(?:(?<![\d.,])(\d{{1,3}})|({_NUMBER_WORD}))"  # "8", "двух"
 _TIMES = r"[x×х*]"
@@ -302,8 +304,23 @@ def _read_levers(reader: _Reader, given: Given) -> None:
     given.stack = reader.choice(STACK_PHRASES, Slot.STACK, blank=False)
     given.grad_checkpointing = reader.choice(CHECKPOINTING_PHRASES, Slot.GRAD_CHECKPOINTING)
     given.offload = reader.choice(OFFLOAD_PHRASES, Slot.OFFLOAD)
+    if given.offload is None:
+        _ask_bare_offload(reader, given)
     given.loss = reader.choice(LOSS_PHRASES, Slot.LOSS)
     given.packing = reader.choice(PACKING_PHRASES, Slot.PACKING)
+
+
+def _ask_bare_offload(reader: _Reader, given: Given) -> None:
+    """«а с offload?», «с оффлоадом», "with offloading": offload without saying what goes to
+    the CPU (the optimizer, or the parameters too) cannot be set without guessing, and the
+    two differ by the whole model in GPU memory. The answer compares the run without it and
+    with each kind (estimator.asked), the way a question about it is answered."""
+    m = compiled(alternation(LEVER_NAMES["offload"])).search(reader.rest)
+    if m is None or _ACTIVATIONS.match(reader.rest, m.end()):
+        return  # «offload активаций»: activation offloading, a kind of checkpointing
+    reader.blank(m.start(), m.end())
+    if "offload" not in given.asked_about:
+        given.asked_about.append("offload")
 
 
 def _fuzzy_method(reader: _Reader) -> Method | None:

@@ -245,6 +245,14 @@ def test_a_text_naming_a_model_without_a_cue_asks_anew():
     assert not is_new_question("а на 2080 ti?")  # names no model
 
 
+def test_whether_a_model_fits_with_no_card_named_asks_about_the_conversations_card():
+    assert not is_new_question("32b влезет?")
+    assert not is_new_question("можно ли использовать offload, чтобы влезло 32b?")
+    assert not is_new_question("will 32b fit?")
+    assert is_new_question("32b влезет в 4090?")  # the card named: a question of its own
+    assert is_new_question("32b qlora")  # no fit asked: a new sizing
+
+
 # -- the stored form -----------------------------------------------------------------------
 
 
