@@ -1173,6 +1173,12 @@ ASK_TIME_PHRASES: tuple[str, ...] = (
     "how much time",
     "time wise",
     "timewise",
+    # «а на 8 картах быстрее?», "would 8 gpus be faster?": how the time changes
+    "быстрее",
+    "медленнее",
+    "дольше",
+    "faster",
+    "slower",
 )
 
 # «а если данных в два раза больше?», "twice the batch": a reply that scales a setting. The
