@@ -106,6 +106,7 @@ def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> s
     read = read_line(answer, language)
     if read is not None:
         lines.append(read)
+    lines += _unread_line(answer, language)
     lines += _constraints_line(answer, language)
     lines += _ctx_lines(answer, language)
     if answer.model_from_size:
@@ -209,6 +210,33 @@ def _ctx_lines(answer: FitAnswer, language: str) -> list[str]:
         covering = str(covering_ctx(longest))
         lines.append(i18n("fit-ctx-cut", tokens=str(longest), ctx=str(ctx), covering=covering))
     return lines
+
+
+def _unread_line(answer: FitAnswer, language: str) -> list[str]:
+    """Numbers the reader found no place for («хватит ли 24 гб…»): said, so that a person
+    does not take the answer for one that counted them."""
+    unread = [
+        value
+        for code, _, value in (n.partition(":") for n in answer.notes)
+        if code == "unread" and _sizing_number(value)
+    ]
+    if not unread:
+        return []
+    quoted = ", ".join(translator(language)("fit-unread-item", words=words) for words in unread)
+    return [translator(language)("fit-unread", items=quoted)]
+
+
+# A number worth saying it was not counted: with a unit or multiplier («24 гб», «10 тыс»,
+# «$100», «50k»), or bare and large enough to be a length or a count («20000»); a small bare
+# number («2 собаки», «3 года опыта»), a spelled-out one ("quick one"), a version («3.11») or a
+# year («в 2024 году») is the person's life, not a setting.
+_BARE_SMALL = re.compile(r"\d{1,2}|\d+[.,]\d+|(?:19|20)\d\d")
+
+
+def _sizing_number(words: str) -> bool:
+    if not any(ch.isdigit() for ch in words):
+        return False
+    return not _BARE_SMALL.fullmatch(words.strip())
 
 
 def _constraints_line(answer: FitAnswer, language: str) -> list[str]:

@@ -135,6 +135,14 @@ def test_a_single_cards_peak_is_said_to_be_on_one_card():
     assert re.search(r"ГиБ \(вероятно [^)]+\) на каждой GPU", each)
 
 
+def test_a_number_the_reader_did_not_place_is_said_not_counted():
+    assert "Не учёл «24 гб»" in short_ru("хватит ли 24 гб для 13b lora?")
+    assert "Не учёл «20000»" in short_ru("8b lora, а если 20000?")
+    # A small count, a year or a version of the person's life is no setting left out.
+    for text in ("8b lora, ctx 4096, я студент и у меня 2 собаки", "8b lora, в 2024 году"):
+        assert "Не учёл" not in short_ru(text)
+
+
 def test_the_asked_card_keeps_a_line_among_the_best_plans():
     """Cheaper cards may fill every place; the card asked about still gets its time and
     cost, last."""

@@ -5,6 +5,8 @@
 # words, each with the words that set it when the reader recorded them.
 fit-read = Read: { $items }
 fit-read-words = { $setting } (“{ $words }”)
+fit-unread = ❓ Not counted: { $items } (I could not tell what it refers to). Name a card by its name (gpu=4090), the rest as /fit takes it.
+fit-unread-item = “{ $words }”
 
 lever-name-offload = Offload
 lever-name-shard = Sharding (DeepSpeed/FSDP)

@@ -5,6 +5,8 @@
 # words, each with the words that set it when the reader recorded them.
 fit-read = Прочитал: { $items }
 fit-read-words = { $setting } («{ $words }»)
+fit-unread = ❓ Не учёл { $items }: не понял, к чему это. Карту назовите по имени (gpu=4090), остальное — как в /fit.
+fit-unread-item = «{ $words }»
 
 lever-name-offload = Offload
 lever-name-shard = Шардирование (DeepSpeed/FSDP)
