@@ -131,7 +131,7 @@ UNMEASURED_SHARE: dict[CardClass, float] = {
 # datasheet peak, which assumes a boost clock their 300-350 W cannot hold under tensor load:
 # on four cards of Answer.AI's cloud table the RTX 6000 Ada trains Llama-2-70B QLoRA at 181
 # tokens/s a card, an A100 40GB at 414 (0.44x), where the datasheets' peaks say 1.17x
-# (docs/gpu-peaks.md).
+# (docs/estimator.md, section Card peaks).
 CALIBRATION = Calibration(
     ampere_dc=0.787,
     hopper=0.709,
