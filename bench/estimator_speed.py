@@ -63,6 +63,7 @@ from estimator.timing import (
     card_class,
     flops_per_token,
     per_gpu_rate,
+    single_card_work,
 )
 
 DEFAULT_CSV = Path(__file__).resolve().parents[1] / "tests/fixtures/estimator/throughput.csv"
@@ -149,6 +150,11 @@ STACK_PROXY: dict[str, Stack] = {
 # norm + linear, RoPE, SwiGLU) and Liger's RMSNorm, RoPE, GeGLU and fused linear cross-entropy.
 FUSED_KERNELS = frozenset({"nemo-automodel", "megatron", "liger"})
 FUSED_LOSS = frozenset({"liger"})
+
+# torchtune's `optimizer_in_bwd: True`, which the notes name where the row's config sets it: the
+# update runs inside backward, so the whole model's gradient is never held and a paged
+# optimizer's state has that much more of the card (estimator.timing, `paging_seconds`).
+OPTIMIZER_IN_BACKWARD = "optimizer_in_bwd"
 
 # The attention kernels a row can name; all but eager keep no s x s score matrix.
 _ATTENTION = {
@@ -253,6 +259,7 @@ def _query(record: dict[str, str], model: ModelSpec, data: DataLayout) -> FitQue
         offload=Offload(record["offload"]) if record["offload"] else Offload.NONE,
         packing=_PACKING[data],
         grad_accum=int(record["grad_accum"]) if record["grad_accum"] else 1,
+        optimizer_in_backward=OPTIMIZER_IN_BACKWARD in record["notes"],
     )
     if record["attention"] in _ATTENTION:
         query = replace(query, attention=_ATTENTION[record["attention"]])
@@ -336,7 +343,7 @@ def prepare(rows: Iterable[SpeedRow]) -> list[Prepared]:
         Prepared(
             row,
             step_work(row.query, row.model, row.gpus),
-            step_work(row.query, row.model, 1) if row.gpus > 1 else None,
+            single_card_work(row.query, row.model) if row.gpus > 1 else None,
             row.interconnect(),
         )
         for row in rows

@@ -130,8 +130,7 @@ def host_ram(query: FitQuery, model: ModelSpec) -> HostRam:
     # Pure 16-bit training keeps no separate master: the parameter is its own master copy.
     master = trainable * 4.0 if query.precision is Precision.MIXED else 0.0
     gradients = trainable * width
-    moment = 4.0 if query.precision is Precision.MIXED else width
-    optimizer = trainable * cpu_state_bytes(query.optimizer, model, moment)
+    optimizer = trainable * cpu_state_bytes(query.optimizer, model, _moment(query))
     params = 0.0
     if query.offload is Offload.PARAMS:
         if query.method is Method.FULL:
@@ -149,6 +148,12 @@ def _passes(query: FitQuery) -> int:
     return 2 if query.grad_checkpointing is Checkpointing.OFF else 3
 
 
+def _moment(query: FitQuery) -> float:
+    """Bytes of one CPU optimizer state value: fp32 beside fp32 masters, else the trained
+    tensor's own width (torch's CPU optimizers keep the parameter's dtype)."""
+    return 4.0 if query.precision is Precision.MIXED else trained_width(query.precision)
+
+
 def cpu_state_bytes(optimizer: Optimizer, model: ModelSpec, moment: float = 4.0) -> float:
     """Bytes per trained parameter of the state the CPU optimizer keeps, `moment` bytes a value
     (quantised states kept at that width instead)."""
@@ -160,10 +165,12 @@ def cpu_state_bytes(optimizer: Optimizer, model: ModelSpec, moment: float = 4.0)
 
 def step_seconds(query: FitQuery, model: ModelSpec) -> float:
     """One optimizer step on the server's CPUs (0 without offload): the measured Adam rate,
-    scaled by the bytes this optimizer's fp32 update moves against Adam's."""
+    scaled by the bytes this optimizer's update moves against fp32 Adam's, in the widths the
+    host keeps (`host_ram`): a pure-bf16 run's CPU step moves half of fp32 Adam's bytes."""
     if query.offload is Offload.NONE:
         return 0.0
-    update = 3 * 4.0 + 2 * cpu_state_bytes(query.optimizer, model)
+    width = trained_width(query.precision)
+    update = 3 * width + 2 * cpu_state_bytes(query.optimizer, model, _moment(query))
     trainable = estimate_memory(query, model).trainable_params
     return trainable / CPU_STEP_PARAMS_PER_SECOND * update / ADAM_CPU_UPDATE_BYTES
 

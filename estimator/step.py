@@ -41,7 +41,7 @@ from estimator.query import (
     Stack,
     Targets,
 )
-from estimator.specs import MlpKind, ModelSpec
+from estimator.specs import GIB, MlpKind, ModelSpec
 from estimator.stacks import profile
 
 # Forward passes recomputed in backward, as a share of one forward: every layer under full
@@ -165,6 +165,11 @@ class StepWork:
     grad_accum: int
     offload_seconds: float  # per micro-batch: parameters streamed from host RAM
     offload_step_seconds: float  # per optimizer step: the update on the server's CPUs
+    # bitsandbytes' paged optimizer state (CUDA managed memory) and what the card must hold
+    # besides it: where the card is too small for both, the state's overflow lives in host
+    # RAM and crosses PCIe every optimizer step (estimator.timing, `paging_seconds`).
+    paged_bytes: float
+    resident_bytes: float
     flash: bool  # attention through a fused kernel (flash/SDPA), not eager
     adapters: bool  # LoRA or QLoRA: frozen weights, matmuls interleaved with the side path
 
@@ -354,7 +359,8 @@ def step_work(query: FitQuery, model: ModelSpec, gpus: int = 1) -> StepWork:
     rc = recompute(query)
     full = query.method is Method.FULL
     params = matmul_params(model)
-    trainable = estimate_memory(query, model).trainable_params
+    footprint = estimate_memory(query, model)
+    trainable = footprint.trainable_params
     adapters = 0 if full else lora_params(model, query.lora_rank, query.targets)
     matmul_passes = 2 + 2 + (2 if full else 0) + 2 * rc
     weight_passes = 2 + rc
@@ -388,6 +394,8 @@ def step_work(query: FitQuery, model: ModelSpec, gpus: int = 1) -> StepWork:
         grad_accum=max(1, query.grad_accum),
         offload_seconds=stream_seconds(query, model, gpus),
         offload_step_seconds=step_seconds(query, model),
+        paged_bytes=footprint.paged * GIB,
+        resident_bytes=footprint.must_fit * GIB,
         flash=flash,
         adapters=not full,
     )

@@ -10,7 +10,8 @@ A micro-batch on one GPU takes
     host     = kernels launched × the host's time per kernel;
 
 plus, once per optimizer step (every `grad_accum` micro-batches), the optimizer's pass over its
-state at the memory bandwidth, and with CPU offload the streamed weights and the CPU step
+state at the memory bandwidth, the paged optimizer state that did not fit the card crossing
+PCIe (`paging_seconds`), and with CPU offload the streamed weights and the CPU step
 (estimator.offload). Tokens per second per GPU = the micro-batch's tokens / its seconds.
 
 What cannot be read from a datasheet or a stack's code is `Calibration`: the share of the dense
@@ -22,13 +23,20 @@ time, and the bench scores each repository with the constants fitted without it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from estimator.accuracy import Band
-from estimator.interconnect import Interconnect, Link, geforce, interconnect
+from estimator.interconnect import (
+    PCIE_BYTES_PER_S,
+    Interconnect,
+    Link,
+    geforce,
+    interconnect,
+    pcie_generation,
+)
 from estimator.query import Checkpointing, FitQuery, Method
-from estimator.specs import GpuSpec, ModelSpec
+from estimator.specs import GIB, GpuSpec, ModelSpec
 from estimator.speed_accuracy import band
 from estimator.step import StepWork, attended, step_work
 
@@ -114,23 +122,26 @@ UNMEASURED_SHARE: dict[CardClass, float] = {
     CardClass.PASCAL: 0.50,
 }
 
-# Fitted on the 128 rows of tests/fixtures/estimator/throughput.csv whose work is known, within
+# Fitted on the 132 rows of tests/fixtures/estimator/throughput.csv whose work is known, within
 # the brackets the bench cites (`python -m bench.estimator_speed --fit`); the bench scores each
 # repository with the constants fitted on the others. The matmul shares sit below the measured
 # matmul ceilings (A100 86.9 %, H100 80.3 %) by what a training step's smaller and transposed
-# matmuls lose; GeForce boards above their datasheet peak (they boost past their rated clock);
-# Ada/Blackwell workstation boards at under a third of their datasheet peak, which assumes a
-# boost clock their 300-350 W cannot hold under tensor load.
+# matmuls lose; GeForce boards at the top of their bracket, above their datasheet peak (they
+# boost past their rated clock); Ada/Blackwell workstation boards at under a third of their
+# datasheet peak, which assumes a boost clock their 300-350 W cannot hold under tensor load:
+# on four cards of Answer.AI's cloud table the RTX 6000 Ada trains Llama-2-70B QLoRA at 181
+# tokens/s a card, an A100 40GB at 414 (0.44x), where the datasheets' peaks say 1.17x
+# (docs/estimator.md, section Card peaks).
 CALIBRATION = Calibration(
-    ampere_dc=0.791,
+    ampere_dc=0.787,
     hopper=0.709,
     workstation=0.621,
     workstation_ada=0.297,
-    geforce=1.08,
-    adapter_share=0.918,
-    attention_share=0.426,
+    geforce=1.1,
+    adapter_share=0.922,
+    attention_share=0.431,
     host_seconds_per_op=1.2e-05,
-    link_share=0.631,
+    link_share=0.625,
     overlap=0.5,
 )
 
@@ -191,6 +202,19 @@ def flops_per_token(query: FitQuery, model: ModelSpec) -> float:
     return dense + 6.0 * model.layers * attended(query) * model.q_dim
 
 
+def paging_seconds(work: StepWork, gpu: GpuSpec) -> float:
+    """Per optimizer step: bitsandbytes' paged state that the card has no room for. Paged
+    state is CUDA managed memory (`F.get_paged`); the step prefetches each parameter's state
+    to the GPU (`prefetch_state`, cudaMemPrefetchAsync), updates it and synchronises before
+    the next (bitsandbytes-foundation/bitsandbytes bitsandbytes/optim/optimizer.py
+    @06029dd6ed, `Optimizer8bit.step`), so what lives in host RAM comes in over PCIe and what
+    it displaces goes back out, every step, with nothing to hide behind: twice the overflow
+    at the card's PCIe bandwidth (estimator.interconnect)."""
+    room = max(0.0, gpu.usable_gib * GIB - work.resident_bytes)
+    spilled = max(0.0, work.paged_bytes - room)
+    return 2 * spilled / PCIE_BYTES_PER_S[pcie_generation(gpu)]
+
+
 def micro_batch_seconds(
     work: StepWork, gpu: GpuSpec, link: Interconnect | None, calibration: Calibration
 ) -> float:
@@ -211,7 +235,8 @@ def micro_batch_seconds(
         )
     busy = max(compute, comm) + (1 - calibration.overlap) * min(compute, comm)
     host = work.host_ops * calibration.host_seconds_per_op
-    step = (work.optimizer_bytes / bandwidth + work.offload_step_seconds) / accum
+    step = work.optimizer_bytes / bandwidth + work.offload_step_seconds
+    step = (step + paging_seconds(work, gpu)) / accum
     return busy + host + step + work.offload_seconds
 
 
@@ -236,6 +261,12 @@ def per_gpu_rate(
     return min(rate, single.tokens / micro_batch_seconds(single, gpu, None, calibration))
 
 
+def single_card_work(query: FitQuery, model: ModelSpec) -> StepWork:
+    """The same run on one card, which caps each card's rate in a bigger run: its memory (and
+    so what a paged optimizer spills) is sized for one card too, not for the sharded run."""
+    return step_work(replace(query, gpus=1), model, 1)
+
+
 def tokens_per_second(
     query: FitQuery,
     model: ModelSpec,
@@ -246,7 +277,7 @@ def tokens_per_second(
 ) -> float:
     """Training throughput per GPU; `link` as stated, else read from the card."""
     work = step_work(query, model, gpus)
-    single = step_work(query, model, 1) if gpus > 1 else None
+    single = single_card_work(query, model) if gpus > 1 else None
     return per_gpu_rate(work, single, gpu, _link(gpu, gpus, link), calibration)
 
 

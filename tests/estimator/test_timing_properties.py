@@ -1,16 +1,18 @@
 """What the time model must never say, over generated runs: a bigger micro-batch is
 never slower per token, more cards never faster than linear, PCIe never faster than NVLink,
-offload never faster than keeping everything on the cards."""
+offload never faster than keeping everything on the cards, paging optimizer state never
+faster than keeping it on the card."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from estimator.gpus import load_gpus
 from estimator.interconnect import Link
+from estimator.memory import estimate_memory
 from estimator.models import get_model
 from estimator.query import (
     Checkpointing,
@@ -99,6 +101,53 @@ def test_pcie_is_never_faster_than_nvlink_for_the_same_run(run, gpus):
 def test_offload_never_makes_a_run_faster(run, offload, gpus):
     query, model, gpu = run
     query = replace(query, gpus=gpus, offload=Offload.NONE)
+    # Against a run that keeps everything on the card: a paged optimizer whose state spills
+    # to host RAM is offloading already, through PCIe every step (the next property).
+    assume(estimate_memory(query, model, card_gib=gpu.usable_gib).spilled == 0)
     kept = tokens_per_second(query, model, gpu, gpus)
     offloaded = tokens_per_second(replace(query, offload=offload), model, gpu, gpus)
     assert offloaded <= kept * (1 + 1e-9)
+
+
+# Each paged bitsandbytes optimizer and the same optimizer unpaged.
+UNPAGED = {
+    Optimizer.PAGED_ADAMW: Optimizer.ADAMW_32BIT,
+    Optimizer.PAGED_ADAMW_8BIT: Optimizer.ADAMW_8BIT,
+    Optimizer.PAGED_ADEMAMIX: Optimizer.ADEMAMIX,
+    Optimizer.PAGED_ADEMAMIX_8BIT: Optimizer.ADEMAMIX_8BIT,
+    Optimizer.PAGED_LION: Optimizer.LION,
+    Optimizer.PAGED_LION_8BIT: Optimizer.LION_8BIT,
+}
+
+
+@EXAMPLES
+@given(runs(), st.sampled_from(sorted(UNPAGED)), st.integers(1, 8))
+def test_paging_never_makes_a_run_faster(run, paged, gpus):
+    query, model, gpu = run
+    query = replace(query, gpus=gpus, optimizer=paged)
+    on_card = tokens_per_second(replace(query, optimizer=UNPAGED[paged]), model, gpu, gpus)
+    assert tokens_per_second(query, model, gpu, gpus) <= on_card * (1 + 1e-9)
+
+
+def test_paged_state_the_card_cannot_hold_costs_time():
+    """torchtune's 8B full fine-tune on one card (optimizer in backward, so no gradients kept):
+    its paged 8-bit AdamW state (16 GB) does not fit beside the bf16 weights on a 24 GB card,
+    and what overflows crosses PCIe each step; on a 48 GB card it all stays."""
+    model = get_model("Llama-3.1-8B")
+    query = FitQuery(
+        model=model.id,
+        method=Method.FULL,
+        stack=Stack.TORCHTUNE,
+        precision=Precision.BF16,
+        optimizer=Optimizer.PAGED_ADAMW_8BIT,
+        micro_batch=2,
+        ctx=2048,
+        packing=Packing.PACKED,
+        optimizer_in_backward=True,
+    )
+    cards = {gpu.id: gpu for gpu in GPUS}
+    for card, slower in (("RTX 4090", True), ("RTX A6000", False)):
+        gpu = cards[card]
+        paged = tokens_per_second(query, model, gpu)
+        unpaged = tokens_per_second(replace(query, optimizer=Optimizer.ADAMW_8BIT), model, gpu)
+        assert (paged < unpaged * 0.95) is slower, card
