@@ -503,11 +503,16 @@ def _root_bytes(query: FitQuery, model: ModelSpec, stack: StackProfile, weights:
     embeddings and lm_head (the final norm is too small to count), at the width the weights
     are stored in (`weights`, after offload). Where the stack shards them as their own units,
     only lm_head is whole, and only at the loss (the peak)."""
-    if query.method is Method.QLORA:  # not quantised: 16-bit, or fp32 after k-bit prep
-        width = 4.0 if _kbit_upcast(query, stack) or query.precision is Precision.FP32 else 2.0
-    else:
-        width = weights / model.total_params
     params = model.vocab * model.hidden if stack.shards_embeddings else model.embedding_params
+    if query.method is not Method.QLORA:
+        return params * weights / model.total_params
+    # The embeddings are not quantised: 16-bit, or fp32 after k-bit prep. A head the stack
+    # quantises with the blocks (litgpt) sits in the root at its 4-bit width.
+    width = 4.0 if _kbit_upcast(query, stack) or query.precision is Precision.FP32 else 2.0
+    head = model.vocab * model.hidden
+    if stack.quantizes_head and not model.tied_embeddings and params > head:
+        _, quantised_width = quantised_linears(query, model)
+        return (params - head) * width + head * quantised_width
     return params * width
 
 
