@@ -661,6 +661,23 @@ def _mention_at(
     return None
 
 
+# "h100s", "4090s", "a100s": an English plural of a card's name, the "s" glued to its number.
+_PLURAL = re.compile(r"(?<![\w-])([a-z]{1,3}\d{1,4}|\d{2,4})s(?![\w-])", re.IGNORECASE | re.ASCII)
+
+
+def _singular(text: str, index: _Index) -> str:
+    """`text` with a plural card name's "s" blanked (the same length), unless the name with
+    its "s" is a card's own (the L40S)."""
+    return _PLURAL.sub(
+        lambda m: m.group(0) if m.group(0).lower() in index.by_key else m.group(1) + " ", text
+    )
+
+
+def singular(name: str) -> str:
+    """A card's name as `find_in_text` read it: "h100s" -> "h100", "L40S" stays."""
+    return _singular(name, _index()).rstrip()
+
+
 def find_in_text(text: str) -> list[tuple[str, int, int]]:
     """GPU mentions in free text (Russian or English) as (label, start, end) of `text`.
 
@@ -672,7 +689,8 @@ def find_in_text(text: str) -> list[tuple[str, int, int]]:
     never GPUs; a name followed by a variant word ("4080 super", "3080 ti") is skipped.
     """
     index = _index()
-    tokens = _tokens(text)
+    singular = _singular(text, index)
+    tokens = _tokens(singular)
     mentions: list[tuple[str, int, int]] = []
     i = 0
     while i < len(tokens):
@@ -682,7 +700,10 @@ def find_in_text(text: str) -> list[tuple[str, int, int]]:
             continue
         label, last = found
         if label:
-            mentions.append((label, tokens[i].start, tokens[last].end))
+            end = tokens[last].end
+            if singular[end : end + 1] != text[end : end + 1]:
+                end += 1  # the plural's "s" belongs to the mention
+            mentions.append((label, tokens[i].start, end))
         i = last + 1
     return mentions
 

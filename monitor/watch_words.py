@@ -274,7 +274,7 @@ def gpu_in_words(words: list[str]) -> tuple[CardFilter | None, list[str]]:
             "bad_value", f"one GPU per subscription, got {names}", key="gpu", value=names
         )
     _, start, end = mentions[0]
-    return _resolve_gpu(text[start:end]), (text[:start] + " " + text[end:]).split()
+    return _resolve_gpu(gpus.singular(text[start:end])), (text[:start] + " " + text[end:]).split()
 
 
 def _is_fit_word(word: str) -> bool:

@@ -28,7 +28,7 @@ from bot.ports import BotStore
 from bot.usecases.sizing import build
 from bot.views.prices import gpu_header, offer_card, ranked, stale_text, stock_text
 from estimator.fit_words import understand
-from estimator.gpus import find_in_text
+from estimator.gpus import find_in_text, singular
 from estimator.i18n import Translator
 from estimator.number_text import money
 from estimator.parse import ParsedQuery, QueryError
@@ -189,7 +189,7 @@ def _market_words(text: str) -> str:
     mentions = find_in_text(text)
     if not mentions:
         return text
-    return text[mentions[0][1] : mentions[-1][2]]
+    return singular(text[mentions[0][1] : mentions[-1][2]])
 
 
 def _hint(

@@ -265,6 +265,18 @@ def _unit(tokens: list[Token], j: int) -> tuple[Unit, float, int] | None:
     return None
 
 
+def _examples_after_a_word(tokens: list[Token], j: int) -> tuple[Unit, float, int] | None:
+    """ "50k chat samples", «50к чат-примеров», «20к обучающих диалогов»: what kind of examples
+    stands between the count and its noun (one word, or two joined by a hyphen)."""
+    if j >= len(tokens) or tokens[j].kind != "word" or _unit(tokens, j) is not None:
+        return None
+    k = j + 1
+    if k + 1 < len(tokens) and tokens[k].text == "-" and tokens[k + 1].kind == "word":
+        k += 1
+    found = _unit(tokens, k)
+    return found if found is not None and found[0] is Unit.EXAMPLES else None
+
+
 def _per(tokens: list[Token], j: int) -> tuple[str, int] | None:
     """A rate after a sum: «/ч», «в час», "per hour", "per GPU-hour", «за карту в час»,
     «в месяц»: (what the sum is per, the next index)."""
@@ -351,7 +363,7 @@ def quantities_of(tokens: list[Token]) -> list[Quantity]:
                     j = params[2]
         if unit is None:
             # «в два раза»: «раз» after the number; "2x" glued.
-            read = _unit(tokens, j)
+            read = _unit(tokens, j) or _examples_after_a_word(tokens, j)
             if read is not None:
                 unit, byte_factor, j = read
             elif (

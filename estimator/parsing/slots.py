@@ -55,6 +55,7 @@ from estimator.parsing.words import (
     RUSSIAN_TEXT_CUES,
     SCALED_NOUNS,
     TEXT_CUES,
+    USE_WORDS,
 )
 
 _CLAUSE_END = frozenset({",", ";", ".", "!", "?", "\n"})
@@ -292,7 +293,11 @@ class _Slots:
         if per_example:
             self._length(Slot.TOKENS_PER_EXAMPLE, found, None, extra=per_example)
             return
-        on = found.first > 0 and self.tokens[found.first - 1].folded in ON_WORDS
+        before = self.tokens[found.first - 1].folded if found.first > 0 else ""
+        after = [t.folded for t in self.tokens[found.last : found.last + 2]]
+        on = before in ON_WORDS or (
+            self.followup and (before in USE_WORDS or after == ["of", "them"])
+        )
         # «на двух»; in a reply also «на 4?» (the card stays), but not «на 500?», which is
         # more cards than anyone rents and may be money.
         counted = found.from_words or (self.followup and found.value() <= _MAX_BARE_COUNT)

@@ -78,6 +78,8 @@ _SOLVE: tuple[tuple[str, str], ...] = (
     ("ctx", rf"{_SOLVE_LEAD}{_CTX}{_SOLVE_TAIL}"),
 )
 _COUNT_BEFORE = re.compile(rf"{_COUNT}\s*(?:{_TIMES}\s*)?$", re.IGNORECASE)
+# An English article right before a card's name counts one card ("an L40S", "a 4090").
+_ONE_CARD = re.compile(r"(?<![\w-])(?:a|an)\s+$", re.IGNORECASE)
 _COUNT_AFTER = re.compile(rf"^\s*{_TIMES}\s*(\d{{1,3}})(?!\d|[.,]\d)", re.IGNORECASE)
 
 
@@ -152,11 +154,13 @@ def _read_gpus(reader: _Reader, given: Given) -> None:
             given.notes.append(f"extra_gpu:{name}")
             continue
         try:
-            given.target_gpu, given.target_family = resolve_gpu(name)
+            given.target_gpu, given.target_family = resolve_gpu(gpus.singular(name))
         except QueryError:
             continue
         reader.said(Slot.GPU, start, end)
         count = before[0] if before else (int(after.group(1)) if after else None)
+        if count is None and _ONE_CARD.search(reader.rest[window:start]):
+            count = 1  # "is an L40S enough?" after a sizing on two: one card, as said
         if count is not None:
             _set_int(given, "gpus", "gpus", count)
         if given.gpus is not None:

@@ -1091,6 +1091,11 @@ RANGE_SEPARATORS: frozenset[str] = frozenset({"-", "–", "—", "до", "to", "
 RANGE_OPENERS: frozenset[str] = frozenset({"от", "from", "between", "с"})
 # A count said next to «на»: «а на двух?», «на восьми» (the card count, the card unnamed).
 ON_WORDS: frozenset[str] = frozenset({"на", "on"})
+# In a reply, a bare count after these is the card count too: "what if I use 2?", «а если
+# взять две?»; and before "of them" ("2 of them").
+USE_WORDS: frozenset[str] = frozenset(
+    {"use", "using", "take", "взять", "возьму", "возьмём", "возьмем", "беру", "брать"}
+)
 
 # The billing asked for: «а помесячно?», «почасовая», "monthly".
 BILLING_PHRASES: dict[str, tuple[str, ...]] = {
