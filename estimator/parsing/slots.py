@@ -99,6 +99,19 @@ def _forms(token: Token) -> frozenset[str]:
     return frozenset({token.text})
 
 
+def _identifier_start(tokens: list[Token], k: int) -> int:
+    """Where the snake_case identifier ending at tokens[k] starts (k when it is one word)."""
+    start = k
+    while (
+        start >= 2
+        and tokens[start].kind == "word"
+        and tokens[start - 1].text == "_"
+        and tokens[start - 2].kind == "word"
+    ):
+        start -= 2
+    return start
+
+
 def _context(tokens: list[Token], found: Quantity) -> _Context:
     before: list[tuple[int, frozenset[str]]] = []
     each = upto = False
@@ -112,6 +125,13 @@ def _context(tokens: list[Token], found: Quantity) -> _Context:
         if token.text in _CLAUSE_END or token.kind == "num":
             break
         forms = _forms(token)
+        start = _identifier_start(tokens, k)
+        if start < k:
+            # "per_device_train_batch_size 2": a config's key, pasted, is one word (a cue
+            # even where its last part alone, "size", is a filler)
+            before.append((start, forms | {"".join(t.folded for t in tokens[start : k + 1])}))
+            k = start - 1
+            continue
         filler = token.folded in CUE_FILLERS or (token.kind == "word" and forms & CUE_FILLERS)
         if not filler and token.folded not in {"по", "и", "но", "а", "but"}:
             before.append((k, forms))

@@ -1066,14 +1066,24 @@ BUDGET_CUES: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 BATCH_CUES: frozenset[str] = frozenset(
-    {"батч", "batch", "bs", "mbs", "микробатч", "microbatch", "micro_batch", "бс", "батча"}
-)
+    {
+        "батч", "batch", "bs", "mbs", "микробатч", "microbatch", "micro_batch", "бс", "батча",
+        # the training configs' own keys, pasted with a space or a colon (HF TrainingArguments,
+        # axolotl, LLaMA-Factory, torchtune)
+        "per_device_train_batch_size", "micro_batch_size", "batch_size", "train_batch_size",
+    }
+)  # fmt: skip
 # Before a number: «grad accum 8», "gradient accumulation 16", «накопление градиентов 4».
 GRAD_ACCUM_CUES: frozenset[str] = frozenset(
-    {"accumulation", "accum", "grad_accum", "ga", "аккумуляция", "накопление", "градиент"}
-)
+    {
+        "accumulation", "accum", "grad_accum", "ga", "аккумуляция", "накопление", "градиент",
+        "gradient_accumulation_steps", "gradient_accumulation",
+    }
+)  # fmt: skip
 RANK_CUES: frozenset[str] = frozenset({"ранг", "ранк", "rank", "r", "lora_r", "lora_rank"})
-EPOCH_CUES: frozenset[str] = frozenset({"эпоха", "эпох", "epoch", "ep"})
+EPOCH_CUES: frozenset[str] = frozenset(
+    {"эпоха", "эпох", "epoch", "ep", "num_train_epochs", "epochs", "num_epochs"}
+)
 GPUS_CUES: frozenset[str] = frozenset({"gpus", "gpu", "карта", "n_gpus", "ngpus", "gpu_count"})
 # After a number: «8k context», «4к контексте», "500 tokens per example", «по 500 на пример».
 PER_EXAMPLE_AFTER_CUES: tuple[tuple[str, ...], ...] = (
