@@ -11,6 +11,7 @@ from bot.routers import (
     fallback,
     fit,
     followup,
+    glossary,
     help,
     history,
     inline,
@@ -39,6 +40,10 @@ def create_routers() -> list[Router]:
         # A measured speed («2,1 с/шаг на 4090 при bs 4») names a card and a batch, which the
         # follow-up and sizing readers would take for a change of the run or a question.
         measurement.create_router(),
+        # «Что такое QLoRA?», "what is fsdp?": the term explained. Before the follow-up
+        # router, which would read "what is fsdp?" as the last run with FSDP; it takes only
+        # a whole message that asks what a term is.
+        glossary.create_router(),
         # Before fit: «а для 70b?» reads as a sizing question of its own there, where it is
         # a change of the last answer. It takes only texts that change a remembered sizing
         # and say nothing else; a new question naming a model goes on to fit.
