@@ -99,6 +99,10 @@ def _forms(token: Token) -> frozenset[str]:
     return frozenset({token.text})
 
 
+# «15к штук»: at least this many pieces is a dataset, not cards.
+_MIN_PIECES = 100
+
+
 def _identifier_start(tokens: list[Token], k: int) -> int:
     """Where the snake_case identifier ending at tokens[k] starts (k when it is one word)."""
     start = k
@@ -273,6 +277,11 @@ class _Slots:
             self._unread(found)
 
     def _bare(self, found: Quantity, context: _Context, previous: Quantity | None) -> None:
+        if context.after[:1] in (["штук"], ["шт"]) and found.value() >= _MIN_PIECES:
+            # «примеры по 2-3 тысячи токенов, 15к штук»: so many pieces are the examples
+            # («две штуки 4090» is a card count, read with the card)
+            self._examples(found, None)
+            return
         if context.each and previous is not None and previous.unit is Unit.EXAMPLES:
             # «20к примеров по 500»: the length of each of them
             self._length(Slot.TOKENS_PER_EXAMPLE, found, found.first - 1)
