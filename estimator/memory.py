@@ -381,6 +381,23 @@ def _update_in_backward(query: FitQuery) -> bool:
     return query.optimizer_in_backward or state_of(query.optimizer).in_backward
 
 
+def in_backward_gradient_params(model: ModelSpec) -> float:
+    """Parameters whose gradients exist at once when the optimizer steps each parameter inside
+    backward (`_update_in_backward`): a hook on the parameter's AccumulateGrad steps and frees
+    it as soon as its gradient is complete (torch `register_post_accumulate_grad_hook`, which
+    torchtune's optimizer_in_bwd registers: torchtune/training/memory.py @bd2a0fc7c3). One
+    block's gradients live at a time, or lm_head's, computed first at the loss, when it is the
+    larger. A head tied to the embeddings is one parameter used twice: autograd's engine holds
+    the head's gradient in the AccumulateGrad node's input buffer until the embedding's, the
+    last of the backward, arrives (a node runs once all its inputs are ready; torch
+    csrc/autograd/engine.cpp, input_buffer.cpp), so that gradient lives through the whole
+    backward beside each block's (torchtune's TiedLinear reuses the embedding's weight:
+    torchtune/modules/tied_linear.py @bd2a0fc7c3)."""
+    head = model.vocab * model.hidden
+    block = (model.total_params - model.embedding_params) / max(1, model.layers)
+    return block + head if model.tied_embeddings else max(block, head)
+
+
 def _optimizer_step_bytes(query: FitQuery, stack: StackProfile, trainable: int) -> float:
     """Temporaries of torch's foreach AdamW at the optimizer step: `_multi_tensor_adamw` takes
     `torch._foreach_sqrt(exp_avg_sqs)` over every parameter at once, one moment-sized tensor
@@ -496,6 +513,22 @@ def _weight_bytes(query: FitQuery, model: ModelSpec, stack: StackProfile) -> flo
         # fp32 master weights, plus the bf16 copies autocast caches for the forward pass.
         return params * (4.0 + 2.0)
     return params * 2.0
+
+
+def quant_stats_bytes(query: FitQuery, model: ModelSpec) -> float:
+    """Bytes of a QLoRA run's NF4 block statistics (absmax, and with double quantisation its
+    own 8-bit codes and fp32 scales): `NF4_DQ_BYTES` / `NF4_BYTES` beyond the packed half
+    byte. bitsandbytes keeps them in a `QuantState` on the Linear4bit module, not in a
+    parameter: `Params4bit._quantize` stores it on `self.module.quant_state`, and
+    `Linear4bit.forward` restores it onto the weight "when the parameter got converted. This
+    happens for example for fsdp" (bitsandbytes-foundation/bitsandbytes bitsandbytes/nn/
+    modules.py @ffd7d0db, from dcfb6f81 "Initial FSDP Support for QLoRA Finetuning"). FSDP
+    and ZeRO-3 shard and offload parameters only, so every GPU keeps all of it; it went to
+    the GPU with the module (`Params4bit.to` moves the QuantState in place)."""
+    if query.method is not Method.QLORA or query.quant is not Quant.NF4:
+        return 0.0
+    quantised, per = quantised_linears(query, model)
+    return quantised * (per - 0.5)
 
 
 def _root_bytes(query: FitQuery, model: ModelSpec, stack: StackProfile, weights: float) -> float:
@@ -814,6 +847,9 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
     full = query.method is Method.FULL
 
     weights = _weight_bytes(query, model, stack)
+    # The quantisation statistics stay whole on every GPU: only the packed weights are sharded.
+    stats = quant_stats_bytes(query, model) if sharded and query.gpus > 1 else 0.0
+    weights -= stats
     gradients = optimizer = adapters = buffers = paged = 0.0
     adapter_gradients = adapter_optimizer = 0.0
     in_backward = _update_in_backward(query)
@@ -821,7 +857,7 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
         trainable = model.total_params
         gradients = trainable * _state_bytes(query.precision)
         if in_backward:
-            gradients /= max(1, model.layers)  # one layer's gradients at a time
+            gradients = in_backward_gradient_params(model) * _state_bytes(query.precision)
         state = _full_optimizer_bytes(query, model, _state_bytes(query.precision))
         optimizer, paged = state.total, state.paged
     else:
@@ -886,7 +922,8 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
         # to the end of backward: torch FSDP "does not free the root's parameters in the
         # post-forward ... they are immediately used for backward" (_runtime_utils
         # _post_forward; fully_shard's root reshard_after_forward=False likewise).
-        weights = on_gpu + GATHERED_LAYERS * layer_weights + root
+        weights = on_gpu + GATHERED_LAYERS * layer_weights + root + stats
+        step_weights += stats
         if full and query.gpus > 1:
             # The gathered layers' (and the root's) gradients exist unsharded until their
             # reduce-scatter: one layer's full gradient and the root's beside the shard.
@@ -903,7 +940,8 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
     if sharded and full and query.gpus > 1:
         step_gradients = trainable * _state_bytes(query.precision) / g_split
         if in_backward:
-            step_gradients /= max(1, model.layers)
+            step_gradients = in_backward_gradient_params(model) * _state_bytes(query.precision)
+            step_gradients /= g_split
     gradients /= g_split
     optimizer /= o_split
     paged /= o_split
