@@ -564,3 +564,27 @@ def test_sharded_qlora_keeps_the_nf4_statistics_whole_on_every_gpu():
     packed = stored - stats - llama70.embedding_params * 2.0
     assert two - four == pytest.approx(packed / 2 - packed / 4)
     assert quant_stats_bytes(replace(query, method=Method.LORA), llama70) == 0.0
+
+
+def test_per_module_checkpointing_keeps_four_inputs_a_block_and_recomputes_one_module():
+    """NeMo Automodel wraps each block's two norms, attention and MLP in checkpoint_wrapper:
+    every block keeps the residual stream twice and the normed x twice, and backward
+    recomputes the largest module, the gated MLP, beside them."""
+    llama1b = get_model("Llama-3.2-1B")
+    query = FitQuery(
+        model="Llama-3.2-1B",
+        method=Method.FULL,
+        ctx=2048,
+        micro_batch=8,
+        precision=Precision.BF16,
+        optimizer=Optimizer.ADAMW,
+        grad_checkpointing=Checkpointing.SUBMODULE,
+        attention=Attention.FLASH,
+    )
+    h, inter, tokens = llama1b.hidden, llama1b.intermediate, 8 * 2048
+    kept = 2 * h * (2 + 2)  # two residual inputs and two normed inputs, 16-bit
+    mlp = 2 * 3 * inter + 2 * inter  # gate, up, act(gate) and down's input; its own input kept
+    expected = tokens * (llama1b.layers * kept + mlp)
+    assert memory_parts(query, llama1b).layer_activations == pytest.approx(expected)
+    whole_layer = memory_parts(replace(query, grad_checkpointing=Checkpointing.ON), llama1b)
+    assert whole_layer.layer_activations < expected
