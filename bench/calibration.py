@@ -322,6 +322,8 @@ def _checkpointing(raw: str) -> Checkpointing:
     value = raw.lower()
     if "unsloth" in value or "offload" in value:
         return Checkpointing.UNSLOTH
+    if re.search(r"per sub-?module", value):
+        return Checkpointing.SUBMODULE
     if "selective" in value and re.search(r"\bop\b", value):
         return Checkpointing.SELECTIVE_OP
     if value.startswith("yes"):

@@ -64,10 +64,10 @@ class Calibration:
 # (`bench.estimator_accuracy.UNDER_WEIGHT`: an out-of-memory error costs a person more than a
 # bigger card, so the figure is the one two runs in three stay under); the fits that leave one
 # repository out are printed by the bench beside the error on that repository. The counted
-# tensors explain the data with fewer autograd extras than counted (0.90); the context
-# (0.74 GiB = 0.79 GB) sits inside the 0.5-1.5 GB bracket (the HF "Model training anatomy"
-# doc measured 1343 MiB on a V100), the slack (8.2 %) inside its 1-12 % bracket.
-CALIBRATION = Calibration(activation_factor=0.896, cuda_context_gib=0.736, allocator_slack=0.082)
+# tensors explain the data with fewer autograd extras than counted (0.875); the context
+# (0.65 GiB = 0.69 GB) sits inside the 0.5-1.5 GB bracket (the HF "Model training anatomy"
+# doc measured 1343 MiB on a V100), the slack (9.4 %) inside its 1-12 % bracket.
+CALIBRATION = Calibration(activation_factor=0.875, cuda_context_gib=0.646, allocator_slack=0.094)
 
 # NF4 storage: 4 bits + one fp32 absmax per 64 weights; double quantisation stores the absmax
 # in 8 bits plus one fp32 per 256 blocks (QLoRA paper, arXiv 2305.14314).
@@ -381,6 +381,23 @@ def _update_in_backward(query: FitQuery) -> bool:
     return query.optimizer_in_backward or state_of(query.optimizer).in_backward
 
 
+def in_backward_gradient_params(model: ModelSpec) -> float:
+    """Parameters whose gradients exist at once when the optimizer steps each parameter inside
+    backward (`_update_in_backward`): a hook on the parameter's AccumulateGrad steps and frees
+    it as soon as its gradient is complete (torch `register_post_accumulate_grad_hook`, which
+    torchtune's optimizer_in_bwd registers: torchtune/training/memory.py @bd2a0fc7c3). One
+    block's gradients live at a time, or lm_head's, computed first at the loss, when it is the
+    larger. A head tied to the embeddings is one parameter used twice: autograd's engine holds
+    the head's gradient in the AccumulateGrad node's input buffer until the embedding's, the
+    last of the backward, arrives (a node runs once all its inputs are ready; torch
+    csrc/autograd/engine.cpp, input_buffer.cpp), so that gradient lives through the whole
+    backward beside each block's (torchtune's TiedLinear reuses the embedding's weight:
+    torchtune/modules/tied_linear.py @bd2a0fc7c3)."""
+    head = model.vocab * model.hidden
+    block = (model.total_params - model.embedding_params) / max(1, model.layers)
+    return block + head if model.tied_embeddings else max(block, head)
+
+
 def _optimizer_step_bytes(query: FitQuery, stack: StackProfile, trainable: int) -> float:
     """Temporaries of torch's foreach AdamW at the optimizer step: `_multi_tensor_adamw` takes
     `torch._foreach_sqrt(exp_avg_sqs)` over every parameter at once, one moment-sized tensor
@@ -498,6 +515,22 @@ def _weight_bytes(query: FitQuery, model: ModelSpec, stack: StackProfile) -> flo
     return params * 2.0
 
 
+def quant_stats_bytes(query: FitQuery, model: ModelSpec) -> float:
+    """Bytes of a QLoRA run's NF4 block statistics (absmax, and with double quantisation its
+    own 8-bit codes and fp32 scales): `NF4_DQ_BYTES` / `NF4_BYTES` beyond the packed half
+    byte. bitsandbytes keeps them in a `QuantState` on the Linear4bit module, not in a
+    parameter: `Params4bit._quantize` stores it on `self.module.quant_state`, and
+    `Linear4bit.forward` restores it onto the weight "when the parameter got converted. This
+    happens for example for fsdp" (bitsandbytes-foundation/bitsandbytes bitsandbytes/nn/
+    modules.py @ffd7d0db, from dcfb6f81 "Initial FSDP Support for QLoRA Finetuning"). FSDP
+    and ZeRO-3 shard and offload parameters only, so every GPU keeps all of it; it went to
+    the GPU with the module (`Params4bit.to` moves the QuantState in place)."""
+    if query.method is not Method.QLORA or query.quant is not Quant.NF4:
+        return 0.0
+    quantised, per = quantised_linears(query, model)
+    return quantised * (per - 0.5)
+
+
 def _root_bytes(query: FitQuery, model: ModelSpec, stack: StackProfile, weights: float) -> float:
     """Bytes of what sits outside the transformer blocks and stays whole on every GPU:
     embeddings and lm_head (the final norm is too small to count), at the width the weights
@@ -575,8 +608,29 @@ def _residual_bytes(query: FitQuery, stack: StackProfile) -> float:
     return 4.0 if _kbit_upcast(query, stack) or query.precision is Precision.FP32 else 2.0
 
 
+@dataclass(frozen=True)
+class _LayerBytes:
+    """Bytes per token one block saves for backward, by the part that saves them."""
+
+    norms: float  # the two norms' own saves
+    attention: float  # q, k, v, the attention output, adapters' saves on those linears
+    mlp: float  # the MLP's intermediates, adapters' saves on its linears
+    # Of `attention` and `mlp`: their input (the normed x), kept where a linear needs it.
+    attention_input: float = 0.0
+    mlp_input: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.norms + self.attention + self.mlp
+
+
 def _layer_bytes_per_token(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
-    """Bytes one block saves for backward per token (flash/SDPA attention, no s² term).
+    """Bytes one block saves for backward per token (flash/SDPA attention, no s² term)."""
+    return _layer_parts(query, model, stack).total
+
+
+def _layer_parts(query: FitQuery, model: ModelSpec, stack: StackProfile) -> _LayerBytes:
+    """What one block saves per token, by part.
 
     Frozen linears need only their weight for the input gradient, so their inputs are saved
     only when something consumes them in backward: the weight itself (full fine-tuning), a
@@ -597,39 +651,52 @@ def _layer_bytes_per_token(query: FitQuery, model: ModelSpec, stack: StackProfil
     norm = 2.0 if query.compiled else stack.norm_bytes
     if residual == 4.0:
         norm = max(norm, 8.0) if not query.compiled else 4.0
-    total = 2 * h * norm
-    total += act * (q + 2 * kv)  # q, k, v after rotary, saved by flash attention
-    total += act * q  # attention output: flash saves it, o_proj reads it
+    attention = act * (q + 2 * kv)  # q, k, v after rotary, saved by flash attention
+    attention += act * q  # attention output: flash saves it, o_proj reads it
     # MLP: gated saves gate and up (and act(gate), which compile recomputes); plain fc1 out.
     mlp_saved = (2 if query.compiled else 3) if gated else 1
-    total += act * mlp_saved * inter
+    mlp = act * mlp_saved * inter
     # Inputs of linears: normed x for q/k/v (kept when q and v carry adapters), normed x for
     # the MLP, and the down projection's input.
+    attention_input = mlp_input = 0.0
     if full or bnb or targets is not Targets.MLP:
-        total += act * h
+        attention_input = act * h
     if full or bnb or targets in (Targets.ALL, Targets.MLP):
-        total += act * (h + inter)
+        mlp_input = act * h
+        mlp += act * inter
     if not full:
-        total += act * _lora_saved_elements(query, model, stack)
-    return total
+        lora_attention, lora_mlp = _lora_saved_elements(query, model, stack)
+        attention += act * lora_attention
+        mlp += act * lora_mlp
+    return _LayerBytes(
+        norms=2 * h * norm,
+        attention=attention + attention_input,
+        mlp=mlp + mlp_input,
+        attention_input=attention_input,
+        mlp_input=mlp_input,
+    )
 
 
-def _lora_saved_elements(query: FitQuery, model: ModelSpec, stack: StackProfile) -> float:
-    """Per token: x·A (rank elements) per adapted module, plus a dropped-out copy of the
-    module's input (and its one-byte mask, counted as half an element) where the stack's
-    recipes use lora_dropout > 0."""
+def _lora_saved_elements(
+    query: FitQuery, model: ModelSpec, stack: StackProfile
+) -> tuple[float, float]:
+    """Per token, on the attention's linears and on the MLP's: x·A (rank elements) per adapted
+    module, plus a dropped-out copy of the module's input (and its one-byte mask, counted as
+    half an element) where the stack's recipes use lora_dropout > 0."""
     h, q, inter = model.hidden, model.q_dim, model.intermediate
     mlp = [h, h, inter] if model.mlp is MlpKind.GATED else [h, inter]
-    inputs = {
-        Targets.QV: [h, h],
-        Targets.ATTN: [h, h, h, q],
-        Targets.MLP: mlp,
-        Targets.ALL: [h, h, h, q, *mlp],
-    }[query.targets]
-    elements = float(len(inputs) * query.lora_rank)
-    if stack.lora_dropout:
-        elements += 1.5 * sum(inputs)
-    return elements
+    attention = {Targets.QV: [h, h], Targets.ATTN: [h, h, h, q], Targets.ALL: [h, h, h, q]}
+    groups = (
+        attention.get(query.targets, []),
+        mlp if query.targets in (Targets.MLP, Targets.ALL) else [],
+    )
+    saved = []
+    for inputs in groups:
+        elements = float(len(inputs) * query.lora_rank)
+        if stack.lora_dropout:
+            elements += 1.5 * sum(inputs)
+        saved.append(elements)
+    return saved[0], saved[1]
 
 
 def _attention(query: FitQuery, model: ModelSpec) -> Attention:
@@ -691,6 +758,22 @@ def _saved_activations(query: FitQuery, model: ModelSpec, stack: StackProfile) -
         mlp_saved = inter + model.hidden if model.mlp is MlpKind.GATED else inter
         saved = act * (model.q_dim + model.kv_dim + model.q_dim + mlp_saved)
         return (checkpoint + tokens * saved) * layers + one_layer
+    if gc is Checkpointing.SUBMODULE:
+        # Each block's two norms, its attention and its MLP checkpointed on their own (NeMo
+        # Automodel's parallelizer wraps input_layernorm, self_attn, post_attention_layernorm
+        # and mlp in checkpoint_wrapper: NVIDIA-NeMo/Automodel nemo_automodel/components/
+        # distributed/parallelizer.py @b4733bdc18): every wrapped module keeps its input, the
+        # residual stream twice and the normed x twice, and backward recomputes one module at
+        # a time, the largest of them at most (its input is already kept).
+        parts = _layer_parts(query, model, stack)
+        kept = tokens * model.hidden * 2 * (_residual_bytes(query, stack) + base_width(query))
+        largest = max(
+            parts.attention - parts.attention_input, parts.mlp - parts.mlp_input, parts.norms / 2
+        )
+        # What one_layer holds beyond the saves per token (weights cast or dequantised for the
+        # matmuls, eager attention's scores) is held while its module is recomputed.
+        held = one_layer - tokens * parts.total
+        return kept * layers + tokens * largest + held
     if gc is Checkpointing.SELECTIVE:
         # Every other layer checkpointed (torchtune ac_option=2), the rest keep everything.
         kept = layers // 2
@@ -819,6 +902,9 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
     full = query.method is Method.FULL
 
     weights = _weight_bytes(query, model, stack)
+    # The quantisation statistics stay whole on every GPU: only the packed weights are sharded.
+    stats = quant_stats_bytes(query, model) if sharded and query.gpus > 1 else 0.0
+    weights -= stats
     gradients = optimizer = adapters = buffers = paged = 0.0
     adapter_gradients = adapter_optimizer = 0.0
     in_backward = _update_in_backward(query)
@@ -826,7 +912,7 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
         trainable = model.total_params
         gradients = trainable * _state_bytes(query.precision)
         if in_backward:
-            gradients /= max(1, model.layers)  # one layer's gradients at a time
+            gradients = in_backward_gradient_params(model) * _state_bytes(query.precision)
         state = _full_optimizer_bytes(query, model, _state_bytes(query.precision))
         optimizer, paged = state.total, state.paged
     else:
@@ -891,7 +977,8 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
         # to the end of backward: torch FSDP "does not free the root's parameters in the
         # post-forward ... they are immediately used for backward" (_runtime_utils
         # _post_forward; fully_shard's root reshard_after_forward=False likewise).
-        weights = on_gpu + GATHERED_LAYERS * layer_weights + root
+        weights = on_gpu + GATHERED_LAYERS * layer_weights + root + stats
+        step_weights += stats
         if full and query.gpus > 1:
             # The gathered layers' (and the root's) gradients exist unsharded until their
             # reduce-scatter: one layer's full gradient and the root's beside the shard.
@@ -908,7 +995,8 @@ def memory_parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
     if sharded and full and query.gpus > 1:
         step_gradients = trainable * _state_bytes(query.precision) / g_split
         if in_backward:
-            step_gradients /= max(1, model.layers)
+            step_gradients = in_backward_gradient_params(model) * _state_bytes(query.precision)
+            step_gradients /= g_split
     gradients /= g_split
     optimizer /= o_split
     paged /= o_split

@@ -82,6 +82,9 @@ class Checkpointing(StrEnum):
     # keeps its input, its attention output and every other matmul output; the rest is
     # recomputed in backward.
     SELECTIVE_OP = "selective_op"
+    # Each block's norms, attention and MLP checkpointed as modules of their own (NeMo
+    # Automodel): their inputs are kept, one module is recomputed at a time in backward.
+    SUBMODULE = "submodule"
     UNSLOTH = "unsloth"  # checkpoints offloaded to CPU RAM (Unsloth's "unsloth" mode)
 
 

@@ -45,7 +45,8 @@ from estimator.specs import GIB, MlpKind, ModelSpec
 from estimator.stacks import profile
 
 # Forward passes recomputed in backward, as a share of one forward: every layer under full
-# checkpointing (and Unsloth's offloaded checkpoints), every other layer under torchtune's
+# checkpointing (and Unsloth's offloaded checkpoints, and every module under per-module
+# checkpointing), every other layer under torchtune's
 # selective mode, about half the ops under torchtitan's op-level policy (it keeps every other
 # matmul output).
 RECOMPUTE: dict[Checkpointing, float] = {
@@ -54,6 +55,7 @@ RECOMPUTE: dict[Checkpointing, float] = {
     Checkpointing.UNSLOTH: 1.0,
     Checkpointing.SELECTIVE: 0.5,
     Checkpointing.SELECTIVE_OP: 0.5,
+    Checkpointing.SUBMODULE: 1.0,
 }
 # A backward pass of elementwise work, in forward passes (see the module's docstring).
 BACKWARD_PASSES = 2.0

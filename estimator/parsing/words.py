@@ -453,6 +453,12 @@ CHECKPOINTING_PHRASES: dict[Checkpointing, tuple[str, ...]] = {
         "selective op ac",
         "op sac",
     ),
+    Checkpointing.SUBMODULE: (
+        "per-module checkpointing",
+        "per-module activation checkpointing",
+        "submodule checkpointing",
+        "sub-module checkpointing",
+    ),
     Checkpointing.SELECTIVE: (
         "selective activation checkpointing",
         "selective checkpointing",

@@ -15,12 +15,14 @@ from estimator.memory import (
     EAGER_SCORE_BYTES,
     GPTQ_BYTES,
     NCCL_BUFFERS_GIB,
+    NF4_BYTES,
     NF4_DQ_BYTES,
     adapted_linear_params,
     estimate_memory,
     linear_params,
     lora_params,
     memory_parts,
+    quant_stats_bytes,
 )
 from estimator.models import get_model, load_models
 from estimator.query import (
@@ -515,3 +517,89 @@ def test_qlora_weights_are_always_smaller_than_lora(query, model):
     lora = estimate_memory(replace(query, method=Method.LORA), model)
     qlora = estimate_memory(replace(query, method=Method.QLORA), model)
     assert qlora.weights < lora.weights
+
+
+def test_update_in_backward_keeps_a_tied_heads_gradient_through_backward():
+    """Stepping each parameter inside backward leaves one block's gradient at a time, but a
+    head tied to the embeddings waits in autograd's input buffer for the embedding's gradient,
+    the last of the backward: a tied model holds both; an untied one the larger of the two."""
+    tied = get_model("Llama-3.2-3B")
+    query = FitQuery(
+        model="Llama-3.2-3B",
+        method=Method.FULL,
+        ctx=2048,
+        precision=Precision.BF16,
+        optimizer=Optimizer.ADAMW,
+        optimizer_in_backward=True,
+    )
+    block = (tied.total_params - tied.vocab * tied.hidden) / tied.layers
+    head = tied.vocab * tied.hidden
+    assert memory_parts(query, tied).gradients == pytest.approx(2 * (block + head))
+    untied = replace(query, model="Llama-2-7B")
+    block7 = (LLAMA2_7B.total_params - 2 * LLAMA2_7B.vocab * LLAMA2_7B.hidden) / 32
+    assert block7 > LLAMA2_7B.vocab * LLAMA2_7B.hidden  # a Llama-2 block outweighs its head
+    assert memory_parts(untied, LLAMA2_7B).gradients == pytest.approx(2 * block7)
+    # Without the update in backward the whole model's gradient is there.
+    whole = memory_parts(replace(query, optimizer_in_backward=False), tied).gradients
+    assert whole == pytest.approx(2 * tied.total_params)
+
+
+def test_sharded_qlora_keeps_the_nf4_statistics_whole_on_every_gpu():
+    """FSDP shards and offloads parameters only; bitsandbytes keeps each Linear4bit's absmax in
+    a QuantState on the module, so every GPU holds all of it, offloaded or not."""
+    llama70 = get_model("Llama-2-70B")
+    query = FitQuery(
+        model="Llama-2-70B",
+        method=Method.QLORA,
+        ctx=2048,
+        micro_batch=2,
+        lora_rank=8,
+        targets=Targets.ALL,
+        gpus=2,
+        shard=Sharding.FSDP,
+        offload=Offload.PARAMS,
+        stack=Stack.AXOLOTL,
+    )
+    stats = quant_stats_bytes(query, llama70)
+    # Double quantisation: an 8-bit absmax per 64 weights and an fp32 scale per 256 blocks.
+    assert stats == pytest.approx(linear_params(llama70) * (NF4_DQ_BYTES - 0.5))
+    assert 0.95 < stats / GIB < 1.05  # about 1 GiB for Llama-2-70B
+    # Offloaded, what stays on the GPU does not depend on how many share the shards, and the
+    # 32-bit absmax without double quantisation stays whole too: 4/64 bytes a weight.
+    on_gpu = memory_parts(query, llama70).weights
+    assert memory_parts(replace(query, gpus=8), llama70).weights == pytest.approx(on_gpu)
+    single = memory_parts(replace(query, double_quant=False), llama70).weights
+    assert single - on_gpu == pytest.approx(linear_params(llama70) * (NF4_BYTES - NF4_DQ_BYTES))
+    # Sharded without offload: the packed weights split, the statistics do not (embeddings and
+    # lm_head, the root unit, are whole on every GPU either way).
+    kept = replace(query, offload=Offload.NONE)
+    two = memory_parts(kept, llama70).weights
+    four = memory_parts(replace(kept, gpus=4), llama70).weights
+    stored = memory_parts(replace(kept, gpus=1, shard=Sharding.DDP), llama70).weights
+    packed = stored - stats - llama70.embedding_params * 2.0
+    assert two - four == pytest.approx(packed / 2 - packed / 4)
+    assert quant_stats_bytes(replace(query, method=Method.LORA), llama70) == 0.0
+
+
+def test_per_module_checkpointing_keeps_four_inputs_a_block_and_recomputes_one_module():
+    """NeMo Automodel wraps each block's two norms, attention and MLP in checkpoint_wrapper:
+    every block keeps the residual stream twice and the normed x twice, and backward
+    recomputes the largest module, the gated MLP, beside them."""
+    llama1b = get_model("Llama-3.2-1B")
+    query = FitQuery(
+        model="Llama-3.2-1B",
+        method=Method.FULL,
+        ctx=2048,
+        micro_batch=8,
+        precision=Precision.BF16,
+        optimizer=Optimizer.ADAMW,
+        grad_checkpointing=Checkpointing.SUBMODULE,
+        attention=Attention.FLASH,
+    )
+    h, inter, tokens = llama1b.hidden, llama1b.intermediate, 8 * 2048
+    kept = 2 * h * (2 + 2)  # two residual inputs and two normed inputs, 16-bit
+    mlp = 2 * 3 * inter + 2 * inter  # gate, up, act(gate) and down's input; its own input kept
+    expected = tokens * (llama1b.layers * kept + mlp)
+    assert memory_parts(query, llama1b).layer_activations == pytest.approx(expected)
+    whole_layer = memory_parts(replace(query, grad_checkpointing=Checkpointing.ON), llama1b)
+    assert whole_layer.layer_activations < expected

@@ -545,6 +545,7 @@ def test_parse_command_raises_only_query_error(args: str) -> None:
         ("7b модель, лора r=16, батч 4, длина 1024", {"bs": 4, "ctx": 1024, "rank": 16}),
         ("8b lora без gradient checkpointing bs=8 ctx=512", {"gc": "off", "bs": 8}),
         ("llama 3.1 8b, selective checkpointing, lora, ctx=8192", {"gc": "selective"}),
+        ("llama 3.2 1b full, per-module checkpointing, ctx=2048", {"gc": "submodule"}),
         ("train 70b with 4x a100 40gb full fine-tuning zero3 offload optimizer",
          {"offload": "optimizer", "shard": "zero3", "gpus": 4}),
         ("7b full with deepspeed zero 3 on 2 gpus with cpu offload", {"offload": "params"}),
