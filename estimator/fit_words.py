@@ -99,6 +99,8 @@ def command_for(parsed: ParsedQuery) -> str:
             value = asked_tokens  # as asked: the cut to ctx is said again
         if name == "tokens_per_example" and parsed.assumed(name) is not None:
             continue  # assumed (ctx/2, or the middle of a range the range says): assumed again
+        if name == "dataset_examples" and parsed.assumed(name) is not None:
+            continue  # what the steps stand for: the steps are written, below
         if name == "dataset_examples" and value % 1000 == 0:
             value = f"{value // 1000}k"  # 64 bytes of callback data: every byte counts
         shown = value.value if hasattr(value, "value") else value
@@ -109,6 +111,8 @@ def command_for(parsed: ParsedQuery) -> str:
         parts.append(f"longest={parsed.longest_tokens}")
     if query.dataset_tokens and not query.dataset_examples:
         parts.append(f"ds={query.dataset_tokens}tok")
+    if parsed.steps is not None:
+        parts.append(f"steps={parsed.steps}")
     gpu = parsed.target_gpu or parsed.target_family
     if gpu:
         parts.append(f"gpu={gpu.replace(' ', '-')}")

@@ -70,12 +70,13 @@ _PARSED_FIELDS = (
     "billing",
     "longest_tokens",
     "shortest_tokens",
+    "steps",
     "target_gpu",
     "target_family",
 )
 # Given fields that say one thing between them: a reply that names one replaces them all.
 _TOGETHER: tuple[frozenset[str], ...] = (
-    frozenset({"dataset_examples", "dataset_tokens", "dataset_bytes", "tokens_assumed"}),
+    frozenset({"dataset_examples", "dataset_tokens", "dataset_bytes", "tokens_assumed", "steps"}),
     frozenset({"model", "size_b"}),
     frozenset({"target_gpu", "target_family"}),
     frozenset({"tokens_per_example", "shortest_tokens"}),

@@ -107,6 +107,7 @@ def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> s
     if read is not None:
         lines.append(read)
     lines += _unread_line(answer, language)
+    lines += _steps_line(answer, language)
     lines += _constraints_line(answer, language)
     lines += _ctx_lines(answer, language)
     if answer.model_from_size:
@@ -210,6 +211,24 @@ def _ctx_lines(answer: FitAnswer, language: str) -> list[str]:
         covering = str(covering_ctx(longest))
         lines.append(i18n("fit-ctx-cut", tokens=str(longest), ctx=str(ctx), covering=covering))
     return lines
+
+
+def _steps_line(answer: FitAnswer, language: str) -> list[str]:
+    """«60 шагов» with no dataset: the examples they stand for, so the hours can be checked."""
+    for note in answer.notes:
+        code, _, value = note.partition(":")
+        steps, _, per_step = value.partition(":")
+        if code == "dataset_from_steps" and steps.isdigit() and per_step.isdigit():
+            examples = grouped(int(steps) * int(per_step), language)
+            return [
+                translator(language)(
+                    "fit-steps",
+                    steps=grouped(int(steps), language),
+                    per=per_step,
+                    examples=examples,
+                )
+            ]
+    return []
 
 
 def _unread_line(answer: FitAnswer, language: str) -> list[str]:

@@ -56,6 +56,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "rate": (1, 10_000_000),  # roubles per server-hour
     "mrate": (1, 1_000_000_000),  # roubles per month of rent
     "ga": (1, 4096),  # micro-batches per optimizer step
+    "steps": (1, 100_000_000),  # optimizer steps (HF max_steps)
 }
 # Methods in the order a ruled-out one falls back: QLoRA is the default, LoRA the same
 # adapters without the 4-bit base, full the last resort.
@@ -96,6 +97,9 @@ class Given:
     loss: Loss | None = None
     packing: Packing | None = None
     grad_accum: int | None = None
+    # «60 шагов», "max_steps 60": the run's length in optimizer steps; with no dataset it
+    # stands for one (steps × examples a step, `finish`).
+    steps: int | None = None
     target_gpu: str | None = None
     target_family: str | None = None
     ruled_out: list[Method] = field(default_factory=list)  # «без qlora», "not full"
@@ -294,17 +298,27 @@ def finish(given: Given) -> ParsedQuery:
         )
     epochs = given.epochs if given.epochs is not None else _DEFAULTS["epochs"]
     dataset_tokens = given.dataset_tokens
+    examples = given.dataset_examples
+    no_dataset = examples is None and dataset_tokens is None and given.dataset_bytes is None
+    if given.steps is not None and no_dataset:
+        # With no dataset said, the steps stand for one: max_steps overrides the epochs (HF
+        # TrainingArguments), each step the micro-batch times accumulation on every card (all
+        # shardings split the data), once through. A dataset said too is the run's.
+        per_step = micro_batch * (given.grad_accum or _DEFAULTS["grad_accum"]) * gpu_count
+        examples = check_int("dataset", given.steps * per_step)
+        assumed.append(Assumption("dataset_examples", str(examples)))
+        notes.append(f"dataset_from_steps:{given.steps}:{per_step}")
+        epochs = _DEFAULTS["epochs"]
     if dataset_tokens is None and given.dataset_bytes is not None:
         per_token = BYTES_PER_TOKEN.get(given.text_language, BYTES_PER_TOKEN["en"])
         dataset_tokens = max(1, round(given.dataset_bytes / per_token))
         assumed.append(Assumption("dataset_tokens", str(dataset_tokens)))
         notes.append(f"text_tokens:{given.text_language}:{per_token:g}")
-    if given.dataset_examples is not None and dataset_tokens is None and tokens is None:
+    if examples is not None and dataset_tokens is None and tokens is None:
         # Half the context, unless an earlier answer already assumed a length for this data.
         tokens = _assume(assumed, "tokens_per_example", given.tokens_assumed or max(1, ctx // 2))
-    if (given.dataset_examples is not None or dataset_tokens is not None) and (
-        given.epochs is None
-    ):
+    said_length = given.epochs is not None or given.steps is not None
+    if (examples is not None or dataset_tokens is not None) and not said_length:
         _assume(assumed, "epochs", f"{epochs:g}")
     if tokens is not None and tokens > ctx:
         notes.append(f"tokens_clamped:{tokens}")  # longer examples are cut at ctx in training
@@ -324,7 +338,7 @@ def finish(given: Given) -> ParsedQuery:
         grad_checkpointing=checkpointing,
         gpus=gpu_count,
         shard=shard,
-        dataset_examples=given.dataset_examples,
+        dataset_examples=examples,
         tokens_per_example=tokens,
         epochs=epochs,
         gpu=given.target_gpu,
@@ -355,6 +369,7 @@ def finish(given: Given) -> ParsedQuery:
         said=MappingProxyType(dict(given.said)),
         longest_tokens=given.longest_tokens,
         shortest_tokens=given.shortest_tokens if given.longest_tokens else None,
+        steps=given.steps,
         solve=given.solve,
         asked_about=tuple(dict.fromkeys(given.asked_about)),
     )

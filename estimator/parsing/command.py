@@ -138,6 +138,7 @@ NUMBER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "dataset": ("10000", "50k", "1m", "2gb", "500mb", "50m_tokens"),
     "tokens": ("300", "512", "2k"),
     "epochs": ("1", "3", "0.5"),
+    "steps": ("60", "1000"),
     "budget": ("5000", "20k", "5000₽"),
     "longest": ("1000", "3500", "8k"),
     "vram": ("24", "48", "80"),
@@ -320,6 +321,7 @@ _SETTERS: dict[str, Callable[[Given, str], None]] = {
         g, "longest_tokens", check_int("tokens", round(_amount("longest", v, 1024)))
     ),
     "epochs": lambda g, v: setattr(g, "epochs", check_epochs(_amount("epochs", v, 1000))),
+    "steps": lambda g, v: setattr(g, "steps", check_int("steps", _amount("steps", v, 1000))),
     "vram": lambda g, v: setattr(g, "min_vram_gib", _vram(v)),
     "hpm": lambda g, v: setattr(g, "hours_per_month", _bounded("hpm", v, _amount("hpm", v, 1000))),
     "loc": lambda g, v: setattr(g, "russia_only", _location(v)),
@@ -362,7 +364,7 @@ _KEY_SLOTS: dict[str, Slot] = {
     "vram": Slot.MIN_VRAM, "hpm": Slot.HOURS_PER_MONTH, "loc": Slot.RUSSIA_ONLY,
     "rate": Slot.MAX_RUB_PER_HOUR, "gpurate": Slot.MAX_RUB_PER_GPU_HOUR,
     "mrate": Slot.MAX_RUB_PER_MONTH, "billing": Slot.BILLING, "packing": Slot.PACKING,
-    "ga": Slot.GRAD_ACCUM,
+    "ga": Slot.GRAD_ACCUM, "steps": Slot.STEPS,
 }  # fmt: skip
 
 

@@ -50,6 +50,7 @@ class Unit(StrEnum):
     EXAMPLES = "examples"
     BYTES = "bytes"
     EPOCHS = "epochs"
+    STEPS = "steps"  # optimizer steps: «60 шагов», "1000 steps"
     HOURS = "hours"
     GPUS = "gpus"
     PARAMS = "params"  # a model size: «13b», «13 млрд параметров»

@@ -43,6 +43,7 @@ class Slot(StrEnum):
     LOSS = "loss"
     PACKING = "packing"
     GRAD_ACCUM = "grad_accum"
+    STEPS = "steps"
     BUDGET = "budget_rub"
     MIN_VRAM = "min_vram_gib"
     HOURS_PER_MONTH = "hours_per_month"
@@ -91,6 +92,9 @@ class ParsedQuery:
     max_rub_per_hour: float | None = None  # «до 300 ₽/ч»: the most per server-hour
     longest_tokens: int | None = None  # «максимум 3500 токенов»: the longest example
     shortest_tokens: int | None = None  # «от 1500 до 3500»: the low end of a range
+    # «60 шагов»: the run's optimizer steps as said; the dataset they stand for is assumed
+    # (note `dataset_from_steps`), so a follow-up keeps the steps, not their product.
+    steps: int | None = None
     # A reverse question: the lever to solve for ("ctx", "bs", "rank": ctx=max, «какой
     # максимальный контекст влезет»); the query holds the default there until solved.
     solve: str | None = None

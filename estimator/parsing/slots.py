@@ -47,6 +47,7 @@ from estimator.parsing.words import (
     LESS_WORDS,
     LONGEST_CUES,
     MORE_WORDS,
+    NOT_RUN_STEPS,
     ON_WORDS,
     PER_EXAMPLE_AFTER_CUES,
     RANGE_OPENERS,
@@ -54,6 +55,7 @@ from estimator.parsing.words import (
     RANK_CUES,
     RUSSIAN_TEXT_CUES,
     SCALED_NOUNS,
+    STEPS_CUES,
     TEXT_CUES,
     USE_WORDS,
 )
@@ -265,6 +267,8 @@ class _Slots:
             self._text_size(found, context)
         elif unit is Unit.EPOCHS:
             self._epochs(found, None)
+        elif unit is Unit.STEPS:
+            self._steps(found, context)
         elif unit is Unit.GPUS:
             self._gpus(found, None)
         elif unit is Unit.TIMES and _after_has(context, GPUS_CUES):
@@ -298,6 +302,7 @@ class _Slots:
             (GRAD_ACCUM_CUES, self._grad_accum),
             (RANK_CUES, self._rank),
             (EPOCH_CUES, self._epochs),
+            (STEPS_CUES, lambda found, _cue: self._steps(found, context)),
             (GPUS_CUES, self._gpus),
             (DATASET_CUES, self._examples),
             (EXAMPLES_FIRST_CUES, self._examples),
@@ -423,6 +428,15 @@ class _Slots:
             self._unread(found)
             return
         self._int_slot(slot, key, name, found.value(), self._span(found, cue))
+
+    def _steps(self, found: Quantity, context: _Context) -> None:
+        """«60 шагов», "1000 steps": the run's optimizer steps; «warmup 100 шагов», "save
+        every 500 steps" are not its length."""
+        if any(forms & NOT_RUN_STEPS for _, forms in context.before):
+            self._unread(found)
+            return
+        span = self._span(found, None)
+        self._int_slot(Slot.STEPS, "steps", "steps", found.value(), span)
 
     def _epochs(self, found: Quantity, cue: int | None) -> None:
         span = self._span(found, cue)

@@ -838,6 +838,8 @@ COMMAND_KEYS: dict[str, tuple[str, ...]] = {
         "accum",
         "аккумуляция",
     ),
+    # HF max_steps: the run's length in optimizer steps
+    "steps": ("steps", "max_steps", "step", "шаги", "шагов"),
 }
 
 # key=value: extra spellings of a value, mapped to the enum value.
@@ -995,6 +997,7 @@ UNIT_LEMMAS: dict[str, frozenset[str]] = {
         }
     ),
     "epochs": frozenset({"эпоха", "эпох", "epoch", "эп"}),
+    "steps": frozenset({"шаг", "step", "итерация", "iteration"}),
     "hours": frozenset({"час", "ч", "h", "hr", "hour"}),
     "gpus": frozenset({"карта", "видеокарта", "карточка", "гпу", "gpu", "card", "видюха"}),
     "params": frozenset({"параметр", "param", "parameter", "парам"}),
@@ -1087,6 +1090,15 @@ GRAD_ACCUM_CUES: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 RANK_CUES: frozenset[str] = frozenset({"ранг", "ранк", "rank", "r", "lora_r", "lora_rank"})
+# Words before «N шагов» / "N steps" that make them something other than the run's length.
+NOT_RUN_STEPS: frozenset[str] = frozenset(
+    {
+        "warmup", "warm", "прогрев", "разогрев", "save", "eval", "logging", "log", "every",
+        "каждые", "каждый", "сохранение", "сохранять", "оценка", "лог",
+    }
+)  # fmt: skip
+# Before a number: "max_steps 60", «шагов: 1000».
+STEPS_CUES: frozenset[str] = frozenset({"max_steps", "steps", "шагов", "шаги"})
 EPOCH_CUES: frozenset[str] = frozenset(
     {"эпоха", "эпох", "epoch", "ep", "num_train_epochs", "epochs", "num_epochs"}
 )

@@ -64,6 +64,7 @@ def reading(parsed: ParsedQuery) -> dict[str, Any]:
         "longest": parsed.longest_tokens,
         "shortest": parsed.shortest_tokens,
         "epochs": q.epochs,
+        "steps": parsed.steps,
         "gpu": parsed.target_gpu or parsed.target_family,
         "budget": parsed.budget_rub,
         "rate": parsed.max_rub_per_hour,
