@@ -14,7 +14,8 @@ from monitor.users import User
 
 def create_router() -> Router:
     router = Router(name="glossary")
-    router.message.register(on_term, F.text.func(lambda text: term_asked(text) is not None))
+    # A sticker or a photo has no text: `F.text` first, or the filter would read None.
+    router.message.register(on_term, F.text, F.text.func(lambda text: term_asked(text) is not None))
     return router
 
 
