@@ -227,7 +227,7 @@ def _seq_len(raw: str, text: str, notes: list[str]) -> int:
     cap_match = re.search(r"<=?\s*(\d+)", value)
     cap = int(cap_match.group(1)) if cap_match else None
     dataset_text = value + " " + text
-    if "alpaca" in dataset_text and "finetome" not in dataset_text:
+    if _stanford_alpaca(dataset_text):
         # Unpacked Alpaca: each batch is padded to its own longest sample, and the logged
         # peak is the run's longest batch, the one holding the dataset's longest sample.
         return min(cap, ALPACA_LONGEST_TOKENS) if cap else ALPACA_LONGEST_TOKENS
@@ -236,6 +236,17 @@ def _seq_len(raw: str, text: str, notes: list[str]) -> int:
     if "short" in value:
         return _note(notes, 128, "seq")
     return _note(notes, UNKNOWN_SEQ_LEN, "seq")
+
+
+# Datasets named after Alpaca that are not Stanford's: GPT-4's answers to its prompts
+# (alpaca-gpt4, longer than the originals) and LongAlpaca's long documents. Their longest
+# sample is not ALPACA_LONGEST_TOKENS, so a row over them is read at its cap.
+_OTHER_ALPACAS = re.compile(r"alpaca[-_]gpt4|longalpaca")
+
+
+def _stanford_alpaca(text: str) -> bool:
+    """Whether the row's data is Stanford Alpaca (or a subset of it), unpacked."""
+    return "finetome" not in text and "alpaca" in _OTHER_ALPACAS.sub("", text)
 
 
 def _targets(raw: str) -> Targets:

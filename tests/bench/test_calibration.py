@@ -159,11 +159,13 @@ def test_rows_of_issue_29_sources_are_read_by_general_rules():
         None,
         False,
     }
-    # litgpt's QLoRA rows name the bitsandbytes their code pinned (0.42.0) or ran (0.41).
+    # litgpt's QLoRA rows name the bitsandbytes their code pinned (0.42.0) or ran (0.41), and
+    # axolotl's 2023 Llama-2 example the releases of its date (0.41 or older).
     old_bnb = [row for row in ROWS if row.query.old_bitsandbytes]
     litgpt = rows_of("Lightning-AI/litgpt")
-    assert old_bnb == [row for row in litgpt if row.query.method is Method.QLORA]
-    assert len(old_bnb) == 13
+    old_axolotl = [row for row in axolotl if row.query.old_bitsandbytes]
+    assert old_bnb == [row for row in litgpt if row.query.method is Method.QLORA] + old_axolotl
+    assert (len(old_bnb), len(old_axolotl)) == (14, 1)
     # lit-gpt's FSDPStrategy checkpointed every Block when devices > 1.
     fsdp = [row for row in litgpt if row.query.shard is Sharding.FSDP and row.query.gpus > 1]
     assert [row.query.grad_checkpointing for row in fsdp] == [Checkpointing.ON] * 2
@@ -181,8 +183,44 @@ def test_rows_of_issue_29_sources_are_read_by_general_rules():
     (xtuner,) = rows_of("InternLM/xtuner")
     assert (xtuner.query.loss, xtuner.query.holds_gradients) == (Loss.CHUNKED, False)
     assert [row.excluded for row in rows_of("THUDM/GLM-4")] == [None, "suspect"]
-    upper = rows_of("lm-sys/FastChat") + rows_of("meta-llama/llama-recipes")
+    recipes = rows_of("meta-llama/llama-recipes")
+    upper = rows_of("lm-sys/FastChat") + [row for row in recipes if row.query.method is Method.FULL]
     assert all(row.bound is Bound.UPPER for row in upper)
+    # llama-recipes' pull 41: pure bf16 FSDP LoRA, batch 4 x 2048, an optimizer step per batch.
+    fsdp_lora = [row for row in recipes if row.query.method is Method.LORA]
+    assert [row.metric for row in fsdp_lora] == [Metric.ALLOCATED, Metric.RESERVED]
+    assert {
+        (r.query.shard, r.query.gpus, r.query.precision, r.query.autocast, r.query.holds_gradients)
+        for r in fsdp_lora
+    } == {(Sharding.FSDP, 4, Precision.BF16, None, False)}
+
+
+def test_rows_of_stacks_the_table_lacked_are_read_by_general_rules():
+    def rows_of(source: str) -> list[CalibrationRow]:
+        return [row for row in ROWS if row.source == f"github.com/{source}"]
+
+    # ms-swift's long-context examples: ZeRO-3 over 4 GPUs, DeepSpeed's engine (no autocast),
+    # Liger's fused linear cross-entropy where the script turns it on.
+    swift = [row for row in rows_of("modelscope/ms-swift") if row.query.gpus == 4]
+    assert {(row.query.shard, row.query.autocast) for row in swift} == {(Sharding.ZERO3, False)}
+    assert [row.query.loss for row in swift] == [Loss.FUSED, None, None, *[Loss.FUSED] * 3]
+    assert [row.query.ctx for row in swift] == [8192] * 3 + [16384] * 2 + [8192]
+    # Datasets named after Alpaca that are not Stanford's are read at the row's cap.
+    qwen_docs = rows_of("QwenLM/Qwen3")
+    alpaca_gpt4 = [row for row in qwen_docs if row.model_name == "Qwen2.5-7B-Instruct"]
+    assert [row.query.ctx for row in alpaca_gpt4] == [2048] * 2
+    zero2 = [row for row in qwen_docs if row.query.shard is Sharding.ZERO2]
+    assert [(row.query.gpus, row.query.reduce_bucket) for row in zero2] == [(8, 200_000_000)]
+    # The tutorials train bf16 weights without --bf16; phi-4's adapters miss its fused
+    # projections and land on the MLP side (o_proj, down_proj), read as the MLP targets.
+    tutorials = rows_of("datawhalechina/self-llm")
+    assert {row.query.autocast for row in tutorials} == {False}
+    assert [row.query.targets for row in tutorials if row.model_name == "Phi-4"] == [Targets.MLP]
+    factory = rows_of("hiyouga/LlamaFactory")[-2:]
+    assert [(row.query.offload, row.bound) for row in factory] == [
+        (Offload.PARAMS, Bound.EXACT),
+        (Offload.NONE, Bound.LOWER),
+    ]
 
 
 def test_torchtune_rows_of_april_2024_are_read_as_that_release_ran():

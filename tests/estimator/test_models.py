@@ -47,6 +47,7 @@ CALIBRATION_MODELS: dict[str, float] = {
     "Qwen1-72B-Chat-Int4": 72.29, "Mixtral-8x7B-Instruct-v0.1": 46.7,
     "Devstral-Small-2505": 23.57, "Magistral-Small-2506": 23.57, "Magistral-Small-2507": 23.57,
     "Llama-3.2-1B": 1.24, "Qwen3-8B": 8.19, "Qwen2.5-7B-Instruct": 7.62, "Llama-3-70B": 70.55,
+    "Qwen3-30B-A3B": 30.53, "Qwen3-1.7B": 1.72, "Phi-4": 14.66,
 }  # fmt: skip
 # The calibration row counts the -it checkpoint's vision tower, which the catalog leaves out.
 VISION_TOWER = {"gemma-3-27b-it"}
