@@ -5,7 +5,7 @@
 # words, each with the words that set it when the reader recorded them.
 fit-read = Read: { $items }
 fit-read-words = { $setting } (“{ $words }”)
-fit-unread = ❓ Not counted: { $items } (I could not tell what it refers to). Name a card by its name (gpu=4090), the rest as /fit takes it.
+fit-unread = ❓ Not counted: { $items } — I could not tell what it is. Say it plainly: “50k examples”, “budget 5000 ₽”, “on a 4090” — or as a /fit key: dataset=50k, budget=5000, gpu=4090.
 fit-unread-item = “{ $words }”
 
 lever-name-offload = Offload

@@ -5,7 +5,7 @@
 # words, each with the words that set it when the reader recorded them.
 fit-read = Прочитал: { $items }
 fit-read-words = { $setting } («{ $words }»)
-fit-unread = ❓ Не учёл { $items }: не понял, к чему это. Карту назовите по имени (gpu=4090), остальное — как в /fit.
+fit-unread = ❓ Не учёл { $items } — не понял, что это. Скажите точнее: «50к примеров», «бюджет 5000 ₽», «на 4090» — или ключом /fit: dataset=50k, budget=5000, gpu=4090.
 fit-unread-item = «{ $words }»
 
 lever-name-offload = Offload
