@@ -91,3 +91,21 @@ class CardFilter:
         """The catalogue rows it covers (what the open data lists beside a history)."""
         rows = [gpus.get(self.gpu)] if self.gpu else gpus.family_members(self.family or "")
         return frozenset(row.id for row in rows if self.accepts(card_of(row.id, None)))
+
+
+def card_filter(name: str) -> CardFilter | None:
+    """The card a name asks about: an exact card, else a family narrowed by the memory size
+    the name states; None when it names neither."""
+    exact = gpus.resolve(name)
+    if exact is not None:
+        return CardFilter(gpu=exact)
+    family = gpus.family_of(name)
+    if family is None:
+        return None
+    stated = gpus.stated_vram_gb(name)
+    every = {spec.vram_gb for spec in gpus.family_members(family)}
+    # "a100 80gb" leaves two 80GB cards: a family plus a memory floor says exactly that.
+    # "a100 sxm" (40 and 80GB) cannot be said with these fields and widens to the family, and
+    # so does a bare "h100": every H100 board, the NVL's 94 GB included.
+    vram = float(stated) if stated is not None and len(every) > 1 else None
+    return CardFilter(family=family, min_vram_gb=vram)

@@ -31,7 +31,7 @@ from estimator.parse import ParsedQuery, QueryError
 from estimator.parsing.patterns import amount_value, size_value
 from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS
 from estimator.planner import Sizing, job_hours
-from monitor.cards import CardFilter
+from monitor.cards import CardFilter, card_filter
 from monitor.providers import PROVIDERS
 from monitor.subscriptions import AlertKind, WatchFilter, default_kinds
 
@@ -241,19 +241,10 @@ def _kinds(raw: str) -> frozenset[AlertKind]:
 
 def _resolve_gpu(name: str) -> CardFilter:
     """An exact card, else a family narrowed by the memory size the name states."""
-    exact = gpus.resolve(name)
-    if exact is not None:
-        return CardFilter(gpu=exact)
-    family = gpus.family_of(name)
-    if family is None:
+    found = card_filter(name)
+    if found is None:
         raise QueryError("unknown_gpu", f"unknown GPU {name!r}", value=name, key="gpu")
-    stated = gpus.stated_vram_gb(name)
-    every = {spec.vram_gb for spec in gpus.family_members(family)}
-    # "a100 80gb" leaves two 80GB cards: a family plus a memory floor says exactly that.
-    # "a100 sxm" (40 and 80GB) cannot be said with these fields and widens to the family, and
-    # so does a bare "h100": every H100 board, the NVL's 94 GB included.
-    vram = float(stated) if stated is not None and len(every) > 1 else None
-    return CardFilter(family=family, min_vram_gb=vram)
+    return found
 
 
 def gpu_in_words(words: list[str]) -> tuple[CardFilter | None, list[str]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -46,6 +47,7 @@ from estimator.planner import (
 from estimator.query import FitQuery, Method
 from estimator.specs import GpuSpec
 from estimator.timing import tokens_per_second
+from monitor.cards import CardFilter, card_filter
 from monitor.price_query import PriceQuery
 from monitor.users import DEFAULT_TIMEZONE
 
@@ -196,6 +198,10 @@ def answer_question(
     """`timezone`: the reader's, for the time a stale offer's data is from."""
     families = _families(text)
     first = families[0] if families else None
+    stated = _stated_vram(text)
+    if stated is not None and wish.min_vram_gib is None:
+        # «где дешевле a100 80?»: the memory the card's name states narrows its family
+        wish = replace(wish, min_vram_gib=stated)
     if len(families) >= 2 and (_FASTER.search(text) or " или " in text or " or " in text):
         return _faster(families[0], families[1], i18n, quotes)
     month = asks_month_price(text) and not _BY_HOUR.search(text)
@@ -224,6 +230,14 @@ def _families(text: str) -> list[str]:
         if family not in found:
             found.append(family)
     return found
+
+
+def _stated_vram(text: str) -> float | None:
+    """The memory the first card named states with its family («a100 80», "h100 94gb")."""
+    for _label, start, end in find_in_text(text):
+        named = card_filter(text[start:end])
+        return None if named is None else named.min_vram_gb
+    return None
 
 
 def _is_id(label: str) -> bool:
@@ -387,7 +401,8 @@ def _cheapest(
         )
         hint = i18n("market-cheapest-any-hint")
     else:
-        title = i18n("market-cheapest-title", gpu=family)
+        named = CardFilter(family=family, min_vram_gb=wish.min_vram_gib).label
+        title = i18n("market-cheapest-title", gpu=named)
         hint = i18n("market-cheapest-hint", gpu=family.lower())
     if not pool:
         return i18n("market-none-now", gpu=family or "GPU", query=(family or "h100").lower())
@@ -414,7 +429,8 @@ def _in_stock(
     unpublished = len(pool) - len(published)
     lines = []
     if published:
-        lines.append(i18n("market-stock-title", gpu=family, count=len(published)))
+        named = CardFilter(family=family, min_vram_gb=wish.min_vram_gib).label
+        lines.append(i18n("market-stock-title", gpu=named, count=len(published)))
     else:
         lines.append(i18n("market-stock-none-published", gpu=family))
     if unpublished:
