@@ -1,7 +1,7 @@
 """Numbers and money as every answer writes them, in one place.
 
 money(16)          "16"        a round price has no ",00" noise
-money(45.5)        "45,50"     kopecks below 1000 ₽, with a decimal comma
+money(45.5)        "45,50"     kopecks below 1000 ₽, with a decimal comma ("45.50" in English)
 money(230400)      "230 400"   thin no-break spaces between thousands, no kopecks
 grouped(12288)     "12 288"    a count (tokens, tokens/s) with its thousands apart
 plain(1e9)         "1000000000"  a value as a command or a filter word writes it: never
@@ -21,11 +21,13 @@ def grouped(value: float, language: str = "ru") -> str:
     return text if language == "en" else text.replace(",", THOUSANDS_SEPARATOR)
 
 
-def money(value: float) -> str:
-    """Rubles: 320 -> "320", 45.5 -> "45,50", 230400 -> "230 400"."""
+def money(value: float, language: str = "ru") -> str:
+    """Rubles: 320 -> "320", 45.5 -> "45,50" ("45.50" in English: a comma there reads as
+    thousands), 230400 -> "230 400" (thin spaces in both: SI grouping reads the same)."""
     if value >= 1000 or float(value).is_integer():
         return grouped(value)
-    return f"{value:.2f}".replace(".", ",")
+    text = f"{value:.2f}"
+    return text if language == "en" else text.replace(".", ",")
 
 
 def plain(value: float) -> str:

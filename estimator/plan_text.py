@@ -88,7 +88,7 @@ def plan_line(n: int, plan: Plan, language: str) -> str:
             assert plan.months is not None
             return i18n(
                 "fit-plan-month",
-                total=money(plan.cost_rub),
+                total=money(plan.cost_rub, i18n.language),
                 months=plan.months,
                 time=time_span(language, plan.time),
                 **common,
@@ -97,14 +97,18 @@ def plan_line(n: int, plan: Plan, language: str) -> str:
         band = plan.time.band
         return i18n(
             "fit-plan-hour",
-            rate=money(rate),
+            rate=money(rate, i18n.language),
             time=time_span(language, plan.time),
-            total=f"{money(rate * band.low)}–{money(rate * band.high)}",
+            total=f"{money(rate * band.low, language)}–{money(rate * band.high, language)}",
             **common,
         )
     if plan.monthly:
-        return i18n("fit-plan-rate-month", rate=money(quote.rub_per_month or 0.0), **common)
-    return i18n("fit-plan-rate-hour", rate=money(quote.rub_per_hour or 0.0), **common)
+        return i18n(
+            "fit-plan-rate-month", rate=money(quote.rub_per_month or 0.0, i18n.language), **common
+        )
+    return i18n(
+        "fit-plan-rate-hour", rate=money(quote.rub_per_hour or 0.0, i18n.language), **common
+    )
 
 
 def no_hourly_line(plans: list[Plan], language: str) -> str | None:
@@ -134,8 +138,8 @@ def break_even_line(point: BreakEven, language: str, *, family: str | None = Non
         "count": str(monthly.gpus),
         "monthly_provider": monthly.provider,
         "hourly_provider": hourly.provider,
-        "month": money(monthly.rub_per_month or 0.0),
-        "rate": money(hourly.rub_per_hour or 0.0),
+        "month": money(monthly.rub_per_month or 0.0, i18n.language),
+        "rate": money(hourly.rub_per_hour or 0.0, i18n.language),
     }
     if point.pays_off:
         days = point.hours / 24
@@ -146,7 +150,11 @@ def break_even_line(point: BreakEven, language: str, *, family: str | None = Non
             **common,
         )
     else:
-        line = i18n(f"{prefix}-breakeven-never", around=money(point.around_the_clock_rub), **common)
+        line = i18n(
+            f"{prefix}-breakeven-never",
+            around=money(point.around_the_clock_rub, i18n.language),
+            **common,
+        )
     if family is not None and point.usage_hours is not None:
         choice = "monthly" if point.monthly_wins else "hourly"
         line += " " + i18n("market-breakeven-usage", usage=plain(point.usage_hours), choice=choice)
@@ -167,7 +175,7 @@ def usage_line(point: BreakEven, language: str, *, per_month: bool) -> str | Non
 
 def budget_line(verdict: BudgetVerdict, language: str) -> str:
     i18n = translator(language)
-    budget = money(verdict.budget_rub)
+    budget = money(verdict.budget_rub, i18n.language)
     chosen = verdict.run or verdict.likely or verdict.cheapest
     if chosen is not None and chosen.cost_rub is not None and chosen.hours is not None:
         if verdict.run is not None:
@@ -182,8 +190,8 @@ def budget_line(verdict: BudgetVerdict, language: str) -> str:
             gpu=chosen.quote.gpu_id,
             count=str(chosen.gpus),
             provider=chosen.quote.provider,
-            total=money(chosen.cost_rub),
-            high=money(chosen.cost_high_rub or chosen.cost_rub),
+            total=money(chosen.cost_rub, i18n.language),
+            high=money(chosen.cost_high_rub or chosen.cost_rub, i18n.language),
             time=duration(language, chosen.hours),
         )
     if verdict.rate is not None and verdict.hours_for_budget is not None:
@@ -194,7 +202,7 @@ def budget_line(verdict: BudgetVerdict, language: str) -> str:
             hours=f"{verdict.hours_for_budget:.0f}",
             gpu=rate.quote.gpu_id,
             count=str(rate.gpus),
-            rate=money(rate.server_rub_per_hour),
+            rate=money(rate.server_rub_per_hour, i18n.language),
             provider=rate.quote.provider,
         )
     return i18n("fit-budget-none", budget=budget)

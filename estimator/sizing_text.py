@@ -831,7 +831,7 @@ def _compare_row(answer: FitAnswer, language: str) -> str:
         gpu = plan.gpu.id if plan.gpus == 1 else f"{plan.gpus}× {plan.gpu.id}"
         key = "fit-compare-price-month" if plan.monthly else "fit-compare-price"
         rate = plan.quote.rub_per_month if plan.monthly else plan.quote.rub_per_hour
-        price = i18n(key, rate=money(rate or 0.0))
+        price = i18n(key, rate=money(rate or 0.0, i18n.language))
         hours = plan.hours
     else:
         row = answer.smallest or answer.fewest

@@ -91,7 +91,7 @@ def cheapest_line(answer: FitAnswer, language: str) -> str | None:
         return i18n(
             "solve-cheapest-plan",
             where=Html(where(plan, language)),
-            rate=money(plan.server_rub_per_hour),
+            rate=money(plan.server_rub_per_hour, i18n.language),
             headroom=gib(plan.headroom_gib),
         )
     row = answer.smallest

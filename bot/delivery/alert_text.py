@@ -208,22 +208,24 @@ def _price_change(i18n: Translator, event: Event) -> str:
     if old:  # neither None nor zero
         percent = f" ({_signed_percent((new - old) / old * 100)})"
     cards = max(1, offer.gpu_count)
-    per_gpu = Html(i18n("prices-per-gpu", price=money(new / cards)) if cards > 1 else "")
+    per_gpu = Html(
+        i18n("prices-per-gpu", price=money(new / cards, i18n.language)) if cards > 1 else ""
+    )
     if billing_of(offer.price) is Billing.MONTHLY:
         return i18n(
             "alert-change-price-monthly",
-            was=money(old * HOURS_PER_MONTH) if old is not None else "?",
-            now=money(new * HOURS_PER_MONTH),
+            was=money(old * HOURS_PER_MONTH, i18n.language) if old is not None else "?",
+            now=money(new * HOURS_PER_MONTH, i18n.language),
             percent=percent,
-            hour=money(new),
+            hour=money(new, i18n.language),
             per_gpu=per_gpu,
         )
     return i18n(
         "alert-change-price",
-        was=money(old) if old is not None else "?",
-        now=money(new),
+        was=money(old, i18n.language) if old is not None else "?",
+        now=money(new, i18n.language),
         percent=percent,
-        month=money(offer.price.rub_per_month),
+        month=money(offer.price.rub_per_month, i18n.language),
         per_gpu=per_gpu,
     )
 

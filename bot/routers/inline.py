@@ -161,7 +161,7 @@ def _offer_result(
         "inline-offer-title",
         gpu=offer.gpu,
         count=offer.gpu_count,
-        price=money(offer.rub_per_gpu_hour),
+        price=money(offer.rub_per_gpu_hour, i18n.language),
     )
     description = i18n(
         "inline-offer-description",

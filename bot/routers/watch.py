@@ -163,7 +163,7 @@ async def on_subs_button(
         updated = await store.edit_watch(chat_id, sub_id, WatchEdit.new_cap(value))
         if updated is not None:
             label = Html(short_label(updated.filter))
-        price = money(value) if value is not None else ""
+        price = money(value, i18n.language) if value is not None else ""
     toast = _TOASTS[action] if action != "price" or price else "subs-toast-price-off"
     await callback.answer(i18n(toast, label=label, max=price))
     text, keyboard = await subs_view(store, i18n, chat_id, user.timezone)
@@ -202,7 +202,7 @@ async def edit_view(
     cap = sub.filter.max_rub_per_gpu_hour
     label = short_label(sub.filter)  # a message, not a toast: the Translator escapes it
     current = (
-        i18n("subs-edit-current", number=number, label=label, max=money(cap))
+        i18n("subs-edit-current", number=number, label=label, max=money(cap, i18n.language))
         if cap is not None
         else i18n("subs-edit-current-none", number=number, label=label)
     )
@@ -217,7 +217,7 @@ def edit_keyboard(
     for step in steps:
         mark = "• " if current == step else ""
         builder.button(
-            text=f"{mark}≤ {money(step)} ₽",
+            text=f"{mark}≤ {money(step, i18n.language)} ₽",
             callback_data=SubsCallback(action="price", sub=sub_id, value=str(step)),
         )
     builder.button(
@@ -251,7 +251,7 @@ async def on_typed_price(
     sub_id = (await state.get_data()).get("sub")
     value = typed_price(message.text or "")
     if value is None:
-        await message.answer(i18n("subs-edit-bad", limit=money(MAX_TYPED_PRICE)))
+        await message.answer(i18n("subs-edit-bad", limit=money(MAX_TYPED_PRICE, i18n.language)))
         return
     cap = value or None  # 0: no cap
     updated = (
@@ -265,7 +265,7 @@ async def on_typed_price(
         return
     label = short_label(updated.filter)  # a message: the Translator escapes it
     toast = (
-        i18n("subs-toast-price", label=label, max=money(cap))
+        i18n("subs-toast-price", label=label, max=money(cap, i18n.language))
         if cap is not None
         else i18n("subs-toast-price-off", label=label)
     )

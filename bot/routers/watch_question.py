@@ -76,9 +76,11 @@ async def on_run_question(
     parsed = remembered[0]
     data = RunWatchCallback(lang=language, ref=sizing_digest(parsed), budget=round(budget))
     builder = InlineKeyboardBuilder()
-    builder.button(text=i18n("watchq-run-button", budget=money(budget)), callback_data=data)
+    builder.button(
+        text=i18n("watchq-run-button", budget=money(budget, i18n.language)), callback_data=data
+    )
     run = shown_command(stated_command(replace(parsed, budget_rub=None)))
-    text = i18n("watchq-run-offer", run=run, budget=money(budget))
+    text = i18n("watchq-run-offer", run=run, budget=money(budget, i18n.language))
     await message.answer(text, reply_markup=builder.as_markup())
 
 

@@ -286,7 +286,11 @@ def _faster(first: str, second: str, i18n: Translator, quotes: Sequence[PriceQuo
         per_million = per_card / (max(speeds) * 3600) * 1e6
         costs.append((family, per_million))
         server = (
-            i18n("market-faster-server", count=str(best.gpus), rate=money(best.rub_per_hour or 0.0))
+            i18n(
+                "market-faster-server",
+                count=str(best.gpus),
+                rate=money(best.rub_per_hour or 0.0, i18n.language),
+            )
             if best.gpus > 1
             else ""
         )
@@ -294,10 +298,10 @@ def _faster(first: str, second: str, i18n: Translator, quotes: Sequence[PriceQuo
             i18n(
                 "market-faster-price",
                 gpu=family,
-                rate=money(per_card),
+                rate=money(per_card, i18n.language),
                 provider=best.provider,
                 server=server,
-                million=money(per_million),
+                million=money(per_million, i18n.language),
             )
         )
     if len(costs) == 2:
@@ -355,20 +359,27 @@ def _quote_line(
         if quote.gpus > 1:
             return i18n(
                 f"market-offer-{kind}-as-month-per-gpu",
-                rate=money(rub_per_gpu_month(quote)),
-                server=money(monthly_equivalent(quote)),
+                rate=money(rub_per_gpu_month(quote), i18n.language),
+                server=money(monthly_equivalent(quote), i18n.language),
                 **common,
                 **extra,
             )
         return i18n(
             f"market-offer-{kind}-as-month",
-            rate=money(monthly_equivalent(quote)),
+            rate=money(monthly_equivalent(quote), i18n.language),
             **common,
             **extra,
         )
     if quote.rub_per_hour is not None:
-        return i18n("market-offer-hour", rate=money(quote.rub_per_hour), **common, **extra)
-    return i18n("market-offer-month", rate=money(quote.rub_per_month or 0.0), **common, **extra)
+        return i18n(
+            "market-offer-hour", rate=money(quote.rub_per_hour, i18n.language), **common, **extra
+        )
+    return i18n(
+        "market-offer-month",
+        rate=money(quote.rub_per_month or 0.0, i18n.language),
+        **common,
+        **extra,
+    )
 
 
 def _pool(

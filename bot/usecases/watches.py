@@ -88,7 +88,7 @@ async def created_text(
 def new_means(i18n: Translator, watch: WatchFilter) -> str:
     """Exactly which changes will make an alert for this watch (what "new" means)."""
     cap = watch.max_rub_per_gpu_hour
-    price = money(cap) if cap is not None else ""
+    price = money(cap, i18n.language) if cap is not None else ""
     lines = [i18n("watch-new-title")]
     if AlertKind.IN_STOCK in watch.kinds:
         lines.append(

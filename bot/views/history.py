@@ -29,7 +29,7 @@ def chart_spec(
         out_of_stock=i18n("history-key-out-of-stock"),
         low=""
         if low is None
-        else i18n("history-key-low", low=money(low.price), provider=low.provider),
+        else i18n("history-key-low", low=money(low.price, i18n.language), provider=low.provider),
     )
     return ChartSpec(series, since, until, timezone, texts, low, offers)
 
@@ -44,7 +44,10 @@ def caption(i18n: Translator, label: str, spec: ChartSpec) -> str:
     else:
         parts.append(
             i18n(
-                "history-caption", gpu=label, low=money(spec.low.price), provider=spec.low.provider
+                "history-caption",
+                gpu=label,
+                low=money(spec.low.price, i18n.language),
+                provider=spec.low.provider,
             )
         )
     drawn_low = lowest(spec.series, rentable_only=False)
@@ -52,7 +55,7 @@ def caption(i18n: Translator, label: str, spec: ChartSpec) -> str:
         parts.append(
             i18n(
                 "history-caption-unrentable-low",
-                low=money(drawn_low.price),
+                low=money(drawn_low.price, i18n.language),
                 provider=drawn_low.provider,
             )
         )

@@ -102,12 +102,14 @@ def price_text(i18n: Translator, offer: Offer) -> str:
     """Both prices with the billing kind; the one the offer is billed by comes first, bold."""
     billing = billing_of(offer.price)
     per_gpu = (
-        i18n("prices-per-gpu", price=money(offer.rub_per_gpu_hour)) if offer.gpu_count > 1 else ""
+        i18n("prices-per-gpu", price=money(offer.rub_per_gpu_hour, i18n.language))
+        if offer.gpu_count > 1
+        else ""
     )
     return i18n(
         f"prices-price-{billing.value}",
-        hour=money(offer.price.rub_per_hour),
-        month=money(offer.price.rub_per_month),
+        hour=money(offer.price.rub_per_hour, i18n.language),
+        month=money(offer.price.rub_per_month, i18n.language),
         per_gpu=Html(per_gpu),
     )
 
@@ -133,7 +135,7 @@ def specs_text(i18n: Translator, offer: Offer) -> list[str]:
         if offer.vcpu:
             parts.append(i18n("prices-vcpu", count=offer.vcpu))
         if offer.ram_gb:
-            parts.append(i18n("prices-ram", gb=money(offer.ram_gb)))
+            parts.append(i18n("prices-ram", gb=money(offer.ram_gb, i18n.language)))
     if has_nvlink(offer):
         parts.append("NVLink")
     return parts
@@ -156,7 +158,7 @@ def offer_card(i18n: Translator, offer: Offer, freshness: str = "") -> str:
     conversion = offer.price.conversion
     if conversion is not None:
         currency, rate = conversion
-        details.append(i18n("prices-converted", currency=currency, rate=money(rate)))
+        details.append(i18n("prices-converted", currency=currency, rate=money(rate, i18n.language)))
     if freshness:
         details.append(freshness)
     return first + "\n" + "    " + " · ".join(details)
@@ -166,7 +168,7 @@ def gpu_header(i18n: Translator, offer: Offer) -> str:
     vram = card_facts(offer).vram_gb
     if vram is None:
         return i18n("prices-gpu", gpu=offer.gpu)
-    return i18n("prices-gpu-vram", gpu=offer.gpu, vram=money(vram))
+    return i18n("prices-gpu-vram", gpu=offer.gpu, vram=money(vram, i18n.language))
 
 
 def offer_brief(i18n: Translator, offer: Offer, freshness: str = "") -> str:

@@ -76,13 +76,13 @@ def question_reply(
         lines.append(
             i18n(
                 "watchq-cap-server",
-                max=money(cap),
+                max=money(cap, i18n.language),
                 count=watch.min_count,
-                server=money(cap * watch.min_count),
+                server=money(cap * watch.min_count, i18n.language),
             )
         )
     elif cap is not None:
-        lines.append(i18n("watchq-cap", max=money(cap)))
+        lines.append(i18n("watchq-cap", max=money(cap, i18n.language)))
     data = WatchQuestionCallback(lang=language, spec=spec).pack() if ":" not in spec else ""
     if not data or len(data.encode()) > CALLBACK_LIMIT:
         lines.append(i18n("watchq-command", command=f"/watch {spec}"))

@@ -33,3 +33,9 @@ def test_plain_never_writes_an_exponent_and_reads_back(value: float):
 
 def test_plain_of_a_round_value_is_its_digits():
     assert (plain(1e9), plain(24.0), plain(0.5)) == ("1000000000", "24", "0.5")
+
+
+def test_kopecks_take_the_readers_decimal_mark() -> None:
+    assert money(456.27) == "456,27"
+    assert money(456.27, "en") == "456.27"  # a comma would read as thousands in English
+    assert money(230400, "en") == money(230400)  # thin-space grouping reads the same
