@@ -228,6 +228,15 @@ def _unstated(parsed: ParsedQuery, lever: str) -> bool:
     return parsed.assumed(lever) is not None
 
 
+def _named_only(comparison: Comparison, parsed: ParsedQuery) -> Comparison:
+    """«lora или qlora?»: a question that names the methods compares those, not every one."""
+    named = {n.split(":", 1)[1] for n in parsed.notes if n.startswith("extra_method:")}
+    if comparison.lever != "method" or not named:
+        return comparison
+    others = tuple(o for o in comparison.others if o.setting in named)
+    return replace(comparison, others=others) if others else comparison
+
+
 def compare_levers(
     parsed: ParsedQuery,
     gpus: Sequence[GpuSpec],
@@ -241,7 +250,7 @@ def compare_levers(
     is about (the asked one, else the smallest or fewest that hold the run)."""
     sizer = _Sizer(parsed.model, gpus, rented, target, current_card, speed)
     found = [
-        comparison
+        _named_only(comparison, parsed)
         for lever in dict.fromkeys(parsed.asked_about)
         if lever in KEYS and (comparison := sizer.compare(lever, parsed.query, True)) is not None
     ]

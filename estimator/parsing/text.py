@@ -41,6 +41,7 @@ from estimator.parsing.words import (
     LEVER_NAMES,
     LOSS_PHRASES,
     METHOD_PHRASES,
+    NEGATED_VERBS,
     NEGATION_WORDS,
     NO_ADAPTER_PHRASES,
     NO_QUANTISATION_PHRASES,
@@ -55,7 +56,7 @@ from estimator.parsing.words import (
     STACK_PHRASES,
     TARGETS_PHRASES,
 )
-from estimator.query import Method
+from estimator.query import Checkpointing, Method
 
 E = TypeVar("E")
 MAX_LENGTH = 2000  # a question, not a document: bounds the regex work
@@ -269,7 +270,8 @@ def _rule_out(reader: _Reader, given: Given) -> None:
         words = _RULE_OUT_WORDS if method is Method.LORA else NEGATION_WORDS
         if method is Method.FULL:
             phrases = tuple(p for p in phrases if p not in NO_ADAPTER_PHRASES)
-        pattern = compiled(rf"{alternation(words)}{_SEPARATOR}{alternation(phrases)}")
+        verbs = rf"(?:{_SEPARATOR}{alternation(NEGATED_VERBS)}){{0,3}}"
+        pattern = compiled(rf"{alternation(words)}{verbs}{_SEPARATOR}{alternation(phrases)}")
         while (m := pattern.search(reader.rest)) is not None:
             reader.blank(m.start(), m.end())
             if method not in given.ruled_out:
@@ -300,18 +302,43 @@ def _read_levers(reader: _Reader, given: Given) -> None:
         other = reader.choice(METHOD_PHRASES)
         if other is not None and other is not method:
             given.notes.append(f"extra_method:{other.value}")
+            if _METHODS_EITHER.search(reader.text) and "method" not in given.asked_about:
+                # «lora или qlora, что лучше?»: the first is sized, the others compared
+                given.asked_about.append("method")
     given.optimizer = reader.choice(OPTIMIZER_PHRASES, Slot.OPTIMIZER)
     given.precision = reader.choice(PRECISION_PHRASES, Slot.PRECISION)
     given.shard = reader.choice(SHARDING_PHRASES, Slot.SHARD)
     given.targets = reader.choice(TARGETS_PHRASES, Slot.TARGETS)
     # "unsloth" names both the stack and its offloaded checkpointing: read both unblanked.
     given.stack = reader.choice(STACK_PHRASES, Slot.STACK, blank=False)
-    given.grad_checkpointing = reader.choice(CHECKPOINTING_PHRASES, Slot.GRAD_CHECKPOINTING)
+    _negated_checkpointing(reader, given)
+    given.grad_checkpointing = given.grad_checkpointing or reader.choice(
+        CHECKPOINTING_PHRASES, Slot.GRAD_CHECKPOINTING
+    )
     given.offload = reader.choice(OFFLOAD_PHRASES, Slot.OFFLOAD)
     if given.offload is None:
         _ask_bare_offload(reader, given)
     given.loss = reader.choice(LOSS_PHRASES, Slot.LOSS)
     given.packing = reader.choice(PACKING_PHRASES, Slot.PACKING)
+
+
+_ANY_METHOD = alternation([p for phrases in METHOD_PHRASES.values() for p in phrases])
+# Two methods set against each other: «lora или qlora», "full vs lora", «qlora против lora».
+_METHODS_EITHER = compiled(
+    rf"{_ANY_METHOD}\s*(?:,\s*)?(?:или|либо|or|vs\.?|versus|против)\s+{_ANY_METHOD}"
+)
+
+
+def _negated_checkpointing(reader: _Reader, given: Given) -> None:
+    """«не использовать gradient checkpointing», "don't want checkpointing": off, where the
+    phrase alone would read as on."""
+    verbs = rf"(?:{_SEPARATOR}{alternation(NEGATED_VERBS)}){{0,3}}"
+    phrases = CHECKPOINTING_PHRASES[Checkpointing.ON] + LEVER_NAMES["grad_checkpointing"]
+    pattern = rf"{alternation(NEGATION_WORDS)}{verbs}{_SEPARATOR}{alternation(phrases)}"
+    m = compiled(pattern).search(reader.rest)
+    if m is not None:
+        reader.said(Slot.GRAD_CHECKPOINTING, m.start(), m.end())
+        given.grad_checkpointing = Checkpointing.OFF
 
 
 def _ask_bare_offload(reader: _Reader, given: Given) -> None:

@@ -168,7 +168,17 @@ NEGATION_WORDS: tuple[str, ...] = (
     "except",
     "instead of",
     "rather than",
+    "don't",
+    "dont",
+    "do not",
 )
+# Words a negation may reach a method over: «не хочу qlora», «не надо использовать qlora»,
+# "don't want qlora", "i do not want to use qlora".
+NEGATED_VERBS: tuple[str, ...] = (
+    "хочу", "хотим", "хотелось", "надо", "нужно", "нужна", "нужен", "буду", "будем",
+    "использовать", "брать", "юзать", "делать", "want", "wanna", "need", "to", "use", "using",
+    "do", "does",
+)  # fmt: skip
 # Ruling out quantisation rules out QLoRA: «без квантования», "no quantization".
 NO_QUANTISATION_PHRASES: tuple[str, ...] = (
     "без квантован*",

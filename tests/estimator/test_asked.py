@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from estimator.answer import FitAnswer, build_answer
 from estimator.asked import KEYS, alternatives
 from estimator.fit import Verdict
+from estimator.fit_words import understand
 from estimator.gpus import load_gpus
 from estimator.parse import ParsedQuery, parse_command
 from estimator.query import Offload, Optimizer
@@ -141,3 +142,11 @@ def test_every_lever_has_another_way(lever: str) -> None:
     ways = alternatives(lever, parsed.query)
     assert ways
     assert all(changed != parsed.query for _, changed in ways)
+
+
+def test_a_question_naming_two_methods_compares_those_two() -> None:
+    parsed = understand("8b: lora или qlora, что лучше на 4090?")
+    assert parsed is not None
+    answer = build_answer(parsed, load_gpus())
+    (method,) = [c for c in answer.levers if c.lever == "method"]
+    assert [o.setting for o in method.others] == ["qlora"]  # not full, which nobody asked
