@@ -36,6 +36,7 @@ from estimator.parsing.words import (
     AVERAGE_CUES,
     BATCH_CUES,
     BUDGET_CUES,
+    CAP_WORDS,
     CTX_CUES,
     CUE_FILLERS,
     DATASET_CUES,
@@ -92,6 +93,15 @@ class _Context:
         for index, forms in self.before[:depth]:
             if forms & cues:
                 return index
+        return None
+
+    def setting(self, cues: frozenset[str]) -> int | None:
+        """The setting's cue right before the number, over words that only cap it («батч
+        максимум 4», «контекст не больше 4096», "batch at most 4")."""
+        for index, forms in self.before:
+            if forms & CAP_WORDS and not forms & cues:
+                continue
+            return index if forms & cues else None
         return None
 
 
@@ -290,7 +300,7 @@ class _Slots:
             # «20к примеров по 500»: the length of each of them
             self._length(Slot.TOKENS_PER_EXAMPLE, found, found.first - 1)
             return
-        ctx_cue = context.near(CTX_CUES)
+        ctx_cue = context.setting(CTX_CUES)
         if ctx_cue is not None:
             if context.near(AVERAGE_CUES, 2) is not None:
                 self._length(Slot.TOKENS_PER_EXAMPLE, found, context.near(AVERAGE_CUES, 2))
@@ -308,7 +318,7 @@ class _Slots:
             (EXAMPLES_FIRST_CUES, self._examples),
             (BUDGET_CUES, self._money),
         ):
-            cue = context.near(cues)
+            cue = context.setting(cues)
             if cue is not None:
                 read(found, cue)
                 return

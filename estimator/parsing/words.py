@@ -1055,6 +1055,14 @@ AVERAGE_CUES: frozenset[str] = frozenset(
         "обычно",
     }
 )
+# Words that cap a setting's number without naming the setting («батч максимум 4», «контекст не
+# больше 4096», "batch at most 4"): the setting's cue may stand before them.
+CAP_WORDS: frozenset[str] = frozenset(
+    {
+        "не", "больше", "более", "большой", "максимум", "максимально", "макс", "max", "maximum",
+        "at", "most", "up", "до", "не более", "upto", "limit", "лимит",
+    }
+)  # fmt: skip
 LONGEST_CUES: frozenset[str] = frozenset(
     {
         "максимум", "максимально", "макс", "max", "maximum", "longest", "длинный",
