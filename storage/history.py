@@ -115,11 +115,6 @@ _BUCKET_TERMS: Final[Mapping[Dialect, tuple[str, str]]] = {
 class HistoryQueries:
     _db: Database
 
-    async def load_tracked(self, provider: str) -> dict[OfferKey, Tracked]:
-        """The provider's tracked offers, for diffing the next good scrape against."""
-        async with self._db.access() as connection:
-            return await read_tracked(connection, provider)
-
     async def lowest_price(self, cards: CardFilter, since: datetime) -> HistoryPoint | None:
         """The cheapest ₽ per GPU-hour offered for these cards since `since`.
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 from monitor.cards import Card
@@ -15,8 +14,6 @@ from storage.sql import (
     Connection,
     Database,
     Row,
-    in_list,
-    list_value,
     moment_of,
     moment_value,
     optional_moment,
@@ -56,10 +53,6 @@ class OfferQueries:
         async with self._db.transaction() as connection:
             await record_failure(connection, provider, error, at, duration_s)
 
-    async def current_offers(self, gpus: Iterable[str] | None = None) -> list[Offer]:
-        """The last good snapshot of every provider (optionally only these GPU ids)."""
-        return [_offer(row) for row in await self._listed_rows(gpus)]
-
     async def observed_offers(self, now: datetime | None = None) -> list[ObservedOffer]:
         """current_offers(), each with when its part last succeeded, whether the provider's
         latest scrape confirmed it, and whether it still counts as rentable at `now`
@@ -67,7 +60,7 @@ class OfferQueries:
         # Health first: a refresh committing in between can only make a just-recovered
         # part's offers look stale for this one read, never a failing part's look fresh.
         health = {item.provider: item for item in await self.provider_health()}
-        rows = await self._listed_rows(None)
+        rows = await self._listed_rows()
         moment = now or datetime.now(UTC)
         return [
             observe(
@@ -81,16 +74,11 @@ class OfferQueries:
             for row in rows
         ]
 
-    async def _listed_rows(self, gpus: Iterable[str] | None) -> list[Row]:
-        dialect = self._db.dialect
+    async def _listed_rows(self) -> list[Row]:
         # Offers missing from the latest snapshot are kept (to diff against) but not shown.
         query = f"SELECT {_COLUMNS}, part FROM offers WHERE missing_runs = 0"  # noqa: S608
-        params: tuple[object, ...] = ()
-        if gpus is not None:
-            query += f" AND gpu {in_list(dialect, element='text')}"
-            params = (list_value(dialect, sorted(set(gpus))),)
         async with self._db.access() as connection:
-            return await connection.fetchall(query, params)
+            return await connection.fetchall(query)
 
     async def data_version(self) -> str:
         """A value that changes whenever a refresh commits (each bumps its provider's

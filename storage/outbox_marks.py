@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from monitor.outbox import OutboxRow
-from storage.outbox import ROW_COLUMNS, ROW_TABLES, decode_rows
 from storage.outbox_codec import outbox_moment, reason_text
 from storage.sql import Connection, Database, greatest, in_list, list_value, moment_of, scalar
 
@@ -168,17 +166,6 @@ class OutboxMarks:
                 (outbox_moment(connection.dialect, now),),
             )
         return None if found is None else moment_of(found)
-
-    async def outbox_rows(self, chat_id: int | None = None) -> list[OutboxRow]:
-        """Every row (any status) in insertion order; for inspection, not for the hot path."""
-        query = f"SELECT {ROW_COLUMNS} FROM {ROW_TABLES}"  # noqa: S608 - fixed parts
-        params: tuple[int, ...] = ()
-        if chat_id is not None:
-            query += " WHERE outbox.chat_id = ?"
-            params = (chat_id,)
-        async with self._db.access() as connection:
-            rows = await connection.fetchall(query + " ORDER BY outbox.id", params)
-        return decode_rows(rows)
 
 
 async def update_pending(

@@ -21,7 +21,7 @@ from storage.outbox_claims import OutboxClaims
 from storage.outbox_marks import OutboxMarks, drop_pending
 from storage.postgres import CONNECT_RETRY_S, PgDatabase
 from storage.refresh import RefreshQueries
-from storage.sql import Database, Dialect, WriteFault, moment_value, scalar
+from storage.sql import Database, Dialect, moment_value, scalar
 from storage.subscriptions import PAUSE_FOR_BLOCK, RESUME_AFTER_BLOCK, SubscriptionQueries
 from storage.updates import UpdateQueries
 from storage.users import user_from_row
@@ -102,10 +102,6 @@ class Store(
         """Why the last write failed, while no write has succeeded since; None if they work."""
         return self._db.write_error
 
-    def set_write_fault(self, fault: WriteFault | None) -> None:
-        """Make every write fail (tests of storage faults); None ends it."""
-        self._db.write_fault = fault
-
     # -- users ---------------------------------------------------------------------------
 
     async def get_user(self, chat_id: int) -> User | None:
@@ -156,9 +152,6 @@ class Store(
         start = None if quiet_hours is None else quiet_hours.start
         end = None if quiet_hours is None else quiet_hours.end
         return await self._update_user(chat_id, "quiet_start = ?, quiet_end = ?", (start, end))
-
-    async def set_blocked(self, chat_id: int, blocked: bool) -> User:
-        return await self._update_user(chat_id, "blocked = ?", (int(blocked),))
 
     async def block(self, chat_id: int, *, refused: str | None = None) -> int:
         """The user blocked the bot: mark them and pause their subscriptions (marked as the

@@ -20,6 +20,7 @@ from storage import Store
 from tests.bot.conftest import CHAT, make_settings, running_app
 from tests.factories import make_offer, store_snapshot
 from tests.fakes.telegram import FakeTelegram, make_bot
+from tests.store_helpers import set_blocked
 
 NASTY = '<script>alert("x")</script> & co'
 SUBSCRIBERS = (701, 702, 703)
@@ -36,7 +37,7 @@ async def seed(db_path: Path) -> int:
         await store.add_subscription(702, parse_watch("h100 max=1000"))
         paused = await store.add_subscription(703, parse_watch("4090"))
         await store.edit_watch(703, paused.id, WatchEdit(paused=True))
-        await store.set_blocked(703, True)
+        await set_blocked(store, 703, True)
 
         now = datetime.now(UTC)
         until = now + timedelta(days=1)

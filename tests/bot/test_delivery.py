@@ -28,6 +28,7 @@ from monitor.users import QuietHours, zone
 from storage import Store
 from tests.factories import enqueue, make_offer
 from tests.fakes.telegram import FakeTelegram, make_bot, polling
+from tests.store_helpers import outbox_rows
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 TRANSLATORS = translators()
@@ -273,7 +274,7 @@ async def test_an_alert_retried_later_is_not_a_digest(
     tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
 ):
     await queue(store, [Alert(1, 10, appeared("a"))])
-    (row,) = await store.outbox_rows(1)
+    (row,) = await outbox_rows(store, 1)
     # A 5xx put it back for ten minutes: it is late, but no quiet hours held it.
     await store.retry_chat_later(1, [row.id], NOW + timedelta(minutes=10), "502", failed=True)
     fake_time.now += 601
@@ -411,7 +412,7 @@ async def test_a_late_alert_overtakes_a_fan_outs_backlog_and_each_chat_hears_onc
     assert order.index(99) < 20
     assert sent_counts(tg) == dict.fromkeys([*range(10, 70), 99], 1)
     assert tg.last_message(42).plain_text.startswith("🔔 gpuradar: 3 изменения")
-    assert {row.status for row in await store.outbox_rows()} == {"sent"}
+    assert {row.status for row in await outbox_rows(store)} == {"sent"}
 
 
 # --- restarts -----------------------------------------------------------------------------
@@ -427,7 +428,7 @@ async def test_restart_sends_what_was_pending_and_nothing_twice(
     await tg.wait_until(lambda: True if len(tg.calls_of("sendMessage")) >= 5 else None)
     task.cancel()  # as abrupt as the event loop allows: wherever the sender happens to be
     await asyncio.gather(task, return_exceptions=True)
-    marked = {row.chat_id for row in await store.outbox_rows() if row.status == "sent"}
+    marked = {row.chat_id for row in await outbox_rows(store) if row.status == "sent"}
     assert 0 < len(marked) < 20
 
     await store.release_claims()  # what start-up does: this process holds the database
@@ -483,7 +484,9 @@ async def test_mute_button_mutes_for_24_hours_and_drops_queued_rows(
     answer = tg.callbacks[-1].answer
     assert answer is not None
     assert "молчит до" in answer["text"]
-    pending = [row.subscription_id for row in await store.outbox_rows(1) if row.status == "pending"]
+    pending = [
+        row.subscription_id for row in await outbox_rows(store, 1) if row.status == "pending"
+    ]
     assert pending == [11]
 
 
@@ -530,7 +533,7 @@ async def test_snooze_button_defers_the_chat_until_08_local(
     local = until.astimezone(zone("Asia/Novosibirsk"))
     assert (local.hour, local.minute) == (8, 0)
     assert now < until <= now + timedelta(hours=24)
-    (pending,) = [row for row in await store.outbox_rows(1) if row.status == "pending"]
+    (pending,) = [row for row in await outbox_rows(store, 1) if row.status == "pending"]
     assert pending.due_at == until
     answer = tg.callbacks[-1].answer
     assert answer is not None
@@ -603,7 +606,7 @@ async def test_a_pass_that_wakes_past_its_claims_drops_them_without_sending(
     assert sum(sent_counts(tg).values()) == 1
     assert sender.stats.claims_lost == 2
     # Neither sent nor released: the claims stay as they were, for their new holder.
-    left = pending(await store.outbox_rows())
+    left = pending(await outbox_rows(store))
     assert len(left) == 2
     reclaim = await store.claim(
         fake_time.wall(), limit=10, per_chat=1, lease=lease, chat_gap=timedelta(0)

@@ -32,6 +32,7 @@ from tests.bot.test_delivery import (
 )
 from tests.fakes.telegram import FakeTelegram, make_bot
 from tests.polling import eventually
+from tests.store_helpers import outbox_rows, set_write_fault
 
 CHATS = range(1, 7)
 # The fixtures of the delivery tests, shared.
@@ -59,7 +60,7 @@ async def test_a_429_for_one_chat_holds_that_chat_only(
     assert await sender.drain_once() == 5
     assert sent_counts(tg) == dict.fromkeys(range(2, 7), 1)
     assert max(fake_time.sleeps, default=0) < 1  # nobody waited out the 90 s
-    held = pending(await store.outbox_rows())[1]
+    held = pending(await outbox_rows(store))[1]
     assert near(held.due_at, NOW + timedelta(seconds=90))  # back in the outbox, due when told
     assert (held.attempts, held.last_error) == (0, "429: retry after 90 s")
 
@@ -81,7 +82,7 @@ async def test_429s_for_two_chats_pause_every_send_and_retry_the_same_message(
     # (chat 2's own 1 s gap after an answer, then the rest), then chat 2's message went first.
     assert sum(s for s in fake_time.sleeps if s > 0.1) == pytest.approx(3)
     assert [int(c.params["chat_id"]) for c in tg.calls_of("sendMessage")][:3] == [1, 2, 2]
-    assert set(pending(await store.outbox_rows())) == {1}
+    assert set(pending(await outbox_rows(store))) == {1}
     assert statuses(tg).count(429) == 2
     assert sender.stats.flood_waits == 2
 
@@ -95,7 +96,7 @@ async def test_a_flood_longer_than_the_cap_pauses_for_the_cap_and_requeues(
     started = fake_time.now
     assert await sender.drain_once() == 4
     assert fake_time.now - started == pytest.approx(30, abs=0.5)  # not 600
-    waiting = pending(await store.outbox_rows())
+    waiting = pending(await outbox_rows(store))
     assert set(waiting) == {1, 2}
     assert all(near(row.due_at, NOW + timedelta(seconds=600)) for row in waiting.values())
 
@@ -116,13 +117,13 @@ async def test_a_failing_chat_backs_off_and_the_others_go_on(
     assert await sender.drain_once() == 5
     assert set(sent_counts(tg)) == {1, 2, 4, 5, 6}
     assert max(fake_time.sleeps, default=0) < 1  # no worker slept through chat 3's backoff
-    first = pending(await store.outbox_rows())[3]
+    first = pending(await outbox_rows(store))[3]
     assert first.attempts == 1
     assert near(first.due_at, NOW + timedelta(seconds=2))
 
     fake_time.now += 2
     assert await sender.drain_once() == 0  # fails again: now 4 s
-    second = pending(await store.outbox_rows())[3]
+    second = pending(await outbox_rows(store))[3]
     assert second.attempts == 2
     assert near(second.due_at, fake_time.wall() + timedelta(seconds=4))
     fake_time.now += 4
@@ -141,7 +142,7 @@ async def test_a_chat_that_keeps_failing_is_dropped_after_max_attempts_with_the_
     for _ in range(3):
         await sender.drain_once()
         fake_time.now += 10
-    (row,) = await store.outbox_rows()
+    (row,) = await outbox_rows(store)
     assert row.status == "dropped"
     assert row.last_error == "gave up after 3 attempts: TelegramServerError: Bad Gateway"
     assert await sender.drain_once() == 0
@@ -155,7 +156,7 @@ async def test_telegram_down_pauses_everything_without_spending_attempts(
     tg.server_error(times=5)  # every chat's send fails until Telegram is back
     sender = make_sender(bot, store, fake_time)
     assert await sender.drain_once() == 5
-    rows = {row.chat_id: row for row in await store.outbox_rows()}
+    rows = {row.chat_id: row for row in await outbox_rows(store)}
     # Chat 1 could not yet be told from a chat of its own; from chat 2 on it was an outage,
     # waited out with 1, 2, 4, 8 s pauses, retrying chat 2's message.
     assert rows[1].status == "pending"
@@ -177,7 +178,7 @@ async def test_a_message_telegram_finds_too_long_goes_as_a_summary(
     text = tg.last_message(1).plain_text
     assert "/subs" in text
     assert text.count("H100 80GB × 1") == 3
-    assert {row.status for row in await store.outbox_rows()} == {"sent"}
+    assert {row.status for row in await outbox_rows(store)} == {"sent"}
     assert sender.stats.shortened == 1
 
 
@@ -212,7 +213,7 @@ async def test_marks_the_database_refuses_are_held_and_nothing_is_sent_twice(
 
     def break_on_first_send(call: ApiCall) -> None:
         if call.method == "sendMessage" and len(tg.calls_of("sendMessage")) == 2:
-            store.set_write_fault(read_only)
+            set_write_fault(store, read_only)
 
     tg.add_listener(break_on_first_send)
     sender = make_sender(bot, store, fake_time)
@@ -223,19 +224,19 @@ async def test_marks_the_database_refuses_are_held_and_nothing_is_sent_twice(
         assert await sender.drain_once() == 0
     assert len(tg.calls_of("sendMessage")) == 2
 
-    store.set_write_fault(None)
+    set_write_fault(store, None)
     while await store.pending_count():
         await sender.drain_once()
     assert sender.store_error is None
     assert sent_counts(tg) == dict.fromkeys(CHATS, 1)
-    assert {row.status for row in await store.outbox_rows()} == {"sent"}
+    assert {row.status for row in await outbox_rows(store)} == {"sent"}
 
 
 async def test_run_backs_off_while_the_database_is_unwritable(
     tg: FakeTelegram, bot: Bot, store: _Store, fake_time: FakeTime
 ):
     await fan_out(store)
-    store.set_write_fault(read_only)  # even the claim is a write
+    set_write_fault(store, read_only)  # even the claim is a write
     backoffs: list[float] = []
     repaired = asyncio.Event()
 
@@ -253,7 +254,7 @@ async def test_run_backs_off_while_the_database_is_unwritable(
     assert sender.store_error is not None
     assert backoffs == [1, 2, 4, 4]  # capped: resumed within 10 s of the server's return
     assert tg.calls_of("sendMessage") == []
-    store.set_write_fault(None)
+    set_write_fault(store, None)
     repaired.set()
     await eventually(lambda: len(sent_counts(tg)) == 6)
     stop.set()
@@ -278,7 +279,7 @@ async def test_stop_interrupts_a_flood_pause_at_once(store: _Store):
         # The failure is sitting out the 120 s pause; the bound sits well inside it, far from
         # what a quiet machine takes (milliseconds), so a busy one cannot fail it.
         assert time.monotonic() - started < 60
-    assert all(row.status == "pending" for row in await store.outbox_rows())
+    assert all(row.status == "pending" for row in await outbox_rows(store))
 
 
 async def test_a_held_release_is_dropped_once_its_claims_ran_out(
@@ -308,7 +309,7 @@ async def test_a_held_release_is_dropped_once_its_claims_ran_out(
 
     def down_on_first_send(call: ApiCall) -> None:
         if call.method == "sendMessage":
-            store.set_write_fault(read_only)
+            set_write_fault(store, read_only)
 
     tg.add_listener(down_on_first_send)
     sender = make_sender(bot, store, fake_time, lease=lease, lease_clock=lambda: lease_now[0])
@@ -318,10 +319,10 @@ async def test_a_held_release_is_dropped_once_its_claims_ran_out(
 
     lease_now[0] += lease.total_seconds()  # the outage outlasted the lease
     tg.remove_listener(down_on_first_send)
-    store.set_write_fault(None)
+    set_write_fault(store, None)
     assert await sender.drain_once() == 0  # the mark is written, the release dropped
     assert sender.held_writes == 0
     assert released == []
     assert sent_counts(tg) == {1: 1}
     # The two unsent rows keep the claims they had, for whoever holds them now.
-    assert len(pending(await store.outbox_rows())) == 2
+    assert len(pending(await outbox_rows(store))) == 2

@@ -26,6 +26,7 @@ from tests.fakes.providers import (
 from tests.fakes.sites.selectel import H100Control
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
+from tests.store_helpers import outbox_rows
 
 
 @asynccontextmanager
@@ -151,7 +152,7 @@ async def test_appear_once_no_repeat_no_false_alarm_and_price_below_target(
         await refresh(application)
         await eventually(lambda: all_delivered(application))
         assert len(alerts_sent(telegram)) == 1
-        assert len(await application.store.outbox_rows(CHAT)) == 1
+        assert len(await outbox_rows(application.store, CHAT)) == 1
 
         # A price drop below a target: one alert, for that subscription.
         await command(telegram, "/watch h100 max=650")
@@ -159,7 +160,7 @@ async def test_appear_once_no_repeat_no_false_alarm_and_price_below_target(
         await refresh(application)
         await eventually(lambda: len(alerts_sent(telegram)) == 2)
         await eventually(lambda: all_delivered(application))
-        rows = await application.store.outbox_rows(CHAT)
+        rows = await outbox_rows(application.store, CHAT)
     assert [row.event.kind.value for row in rows] == ["appeared", "price_drop"]
     assert len({row.subscription_id for row in rows}) == 2
     assert "→" in alerts_sent(telegram)[1]
@@ -229,7 +230,7 @@ async def test_quiet_hours_hold_alerts_for_one_digest(telegram: FakeTelegram, db
         h100.count = 1
         h100.month_rub = 3_600_000
         await refresh(application)
-        rows = await application.store.outbox_rows(CHAT)
+        rows = await outbox_rows(application.store, CHAT)
         # Both subscriptions hear of the appearance; the one with a target also of the drop.
         assert sorted(row.event.kind.value for row in rows) == [
             "appeared",

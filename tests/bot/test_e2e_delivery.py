@@ -23,6 +23,7 @@ from tests.bot.conftest import running_app
 from tests.factories import enqueue, make_offer
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
+from tests.store_helpers import set_write_fault
 
 CHATS = range(20_000, 20_040)
 
@@ -81,7 +82,7 @@ async def test_an_unwritable_database_mid_fan_out_sends_each_alert_exactly_once(
 
         def break_the_disk(call: ApiCall) -> None:
             if call.method == "sendMessage" and len(delivered(telegram)) == 10:
-                store.set_write_fault(read_only)
+                set_write_fault(store, read_only)
 
         telegram.add_listener(break_the_disk)
         await seed(store, CHATS)
@@ -96,7 +97,7 @@ async def test_an_unwritable_database_mid_fan_out_sends_each_alert_exactly_once(
         assert sent_during_the_fault < len(CHATS)
 
         telegram.remove_listener(break_the_disk)
-        store.set_write_fault(None)
+        set_write_fault(store, None)
         await eventually(lambda: set(delivered(telegram)) == set(CHATS), within=30)
 
         async def drained() -> bool:

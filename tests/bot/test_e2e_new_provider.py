@@ -32,6 +32,7 @@ from tests.fakes.providers import (
 )
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
+from tests.store_helpers import current_offers
 
 ID = "tinycloud"
 INTERVAL_S = 3600  # the record's, and so its scraper's
@@ -90,7 +91,7 @@ async def test_a_registered_fourth_provider_is_scraped_listed_and_watchable(
                 assert job.trigger.interval.total_seconds() == INTERVAL_S
 
                 async def scraped() -> bool:
-                    offers = await application.store.current_offers()
+                    offers = await current_offers(application.store)
                     return any(offer.provider == ID for offer in offers)
 
                 await eventually(scraped)

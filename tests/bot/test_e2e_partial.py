@@ -27,6 +27,7 @@ from tests.fakes.providers import (
 from tests.fakes.sites.selectel import H100Control
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
+from tests.store_helpers import current_offers, outbox_rows
 
 SERVERS = "/servers/v2/pub/service/server"
 # One watch per GPU the server part sells in stock: a false "appeared" for any of them shows.
@@ -71,13 +72,13 @@ async def exactly_one_alert_for_a_real_change(
     application: Application, telegram: FakeTelegram, h100: H100Control
 ) -> None:
     """Nothing was queued or sent so far; the H100 server comes into stock: one alert."""
-    assert await application.store.outbox_rows(CHAT) == []  # queued in the refresh itself
+    assert await outbox_rows(application.store, CHAT) == []  # queued in the refresh itself
     assert alerts_sent(telegram) == []
     h100.count = 1
     await refresh(application)
     await eventually(lambda: len(alerts_sent(telegram)) == 1)
     await eventually(lambda: all_delivered(application))
-    rows = await application.store.outbox_rows(CHAT)
+    rows = await outbox_rows(application.store, CHAT)
     assert [(row.event.kind.value, row.event.offer.sku) for row in rows] == [
         ("appeared", "GL60-8-H100")
     ]
@@ -85,7 +86,7 @@ async def exactly_one_alert_for_a_real_change(
 
 
 async def server_offers(application: Application) -> int:
-    offers = await application.store.current_offers()
+    offers = await current_offers(application.store)
     return sum(1 for o in offers if o.provider == "selectel" and not o.sku.startswith("cloud:"))
 
 
@@ -164,7 +165,7 @@ async def test_one_part_failing_keeps_the_provider_up(
         (health,) = [
             h for h in await application.store.provider_health() if h.provider == "selectel"
         ]
-        rows = await application.store.outbox_rows(CHAT)
+        rows = await outbox_rows(application.store, CHAT)
     assert not health.failing
     failed = "cloud" if part == "/prices/vpc" else "server"
     logged = [r.getMessage() for r in caplog.records if f"part {failed!r}" in r.getMessage()]

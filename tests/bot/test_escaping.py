@@ -20,6 +20,7 @@ from storage import Store
 from tests.bot.conftest import CHAT, running_app
 from tests.factories import make_offer, store_snapshot
 from tests.fakes.telegram import FakeTelegram, make_bot
+from tests.store_helpers import outbox_rows
 
 NASTY = '<b>&"x</b>'
 PROVIDER = '<i>&"prov'
@@ -110,7 +111,7 @@ async def test_alerts_with_provider_strings_are_valid_html(telegram: FakeTelegra
     await seed(db_path)
     store = await Store.open(db_path)
     try:
-        rows = await store.outbox_rows(SUBSCRIBER)
+        rows = await outbox_rows(store, SUBSCRIBER)
     finally:
         await store.close()
     assert rows, "the seed should have queued an 'appeared' alert"

@@ -14,6 +14,7 @@ from storage.sql import scalar
 from tests.bot.test_e2e_delivery import the_event
 from tests.factories import enqueue
 from tests.polling import eventually
+from tests.store_helpers import outbox_rows
 
 
 async def test_housekeeping_purges_old_rows_at_start_and_stops_at_once(tmp_path: Path):
@@ -25,18 +26,18 @@ async def test_housekeeping_purges_old_rows_at_start_and_stops_at_once(tmp_path:
         await enqueue(store, [Alert(1, 1, the_event())], old)
         await enqueue(store, [Alert(1, 2, the_event())], old)
         await enqueue(store, [Alert(1, 3, the_event())], now)
-        first, second, recent = await store.outbox_rows()
+        first, second, recent = await outbox_rows(store)
         await store.mark_sent([first.id, recent.id], now)
         stop = asyncio.Event()
         task = asyncio.create_task(housekeeping(store, stop))
 
         async def purged() -> bool:
-            return len(await store.outbox_rows()) == 2
+            return len(await outbox_rows(store)) == 2
 
         await eventually(purged)
         stop.set()
         await asyncio.wait_for(task, 2)  # not a day
-        left = {row.id for row in await store.outbox_rows()}
+        left = {row.id for row in await outbox_rows(store)}
     finally:
         await store.close()
     # The old pending row stays (never purged), and so does the recent sent one.

@@ -15,6 +15,7 @@ from monitor.scrape import ScrapeResult
 from storage import Store
 from tests.factories import make_offer
 from tests.polling import eventually
+from tests.store_helpers import current_offers
 
 
 class Source:
@@ -86,7 +87,7 @@ async def test_a_superseded_refresh_is_not_reported(tmp_path: Path):
         assert outcome is not None
         assert outcome.superseded
         assert seen == []
-        assert await store.current_offers() == []
+        assert await current_offers(store) == []
         # The same refresh that commits is reported.
         committed = await refresh_job(
             Source("acme", 600), Store(store._db), LiveMatcher(store), seen.append
@@ -118,7 +119,7 @@ async def test_a_refresh_the_database_failed_under_is_one_line_and_stores_nothin
         )
         assert outcome is None
         assert seen == []
-        assert await store.current_offers() == []
+        assert await current_offers(store) == []
         [record] = [r for r in caplog.records if "refresh not stored" in r.getMessage()]
         assert record.exc_info is None
         assert "ConnectionRefusedError" in record.getMessage()

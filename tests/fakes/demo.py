@@ -23,6 +23,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from tests.store_helpers import outbox_rows
+
 # Only the standard library at module level: the /history chart workers are spawned
 # processes, and a spawned process imports its parent's main module (this one, under
 # `python -m tests.fakes.demo`) before its first task. The bot's imports here cost each
@@ -105,7 +107,7 @@ async def refresh_now(console: Console, provider: str) -> bool:
 async def delivered(console: Console, at_least: int) -> bool:
     """At least this many alert rows sent, and none left pending."""
     store = console.application.store
-    rows = await store.outbox_rows()
+    rows = await outbox_rows(store)
     return await store.pending_count() == 0 and sum(r.status == "sent" for r in rows) >= at_least
 
 
@@ -133,7 +135,7 @@ async def run_script(console: Console, h100: H100Control) -> bool:
     for number, (message, field, value) in enumerate(steps, start=1):
         note(message)
         setattr(h100, field, value)
-        wanted = 1 + sum(row.status == "sent" for row in await store.outbox_rows())
+        wanted = 1 + sum(row.status == "sent" for row in await outbox_rows(store))
 
         async def alerted(wanted: int = wanted) -> bool:
             # The refresh woke the sender while the chat was still inside its per-chat gap

@@ -20,6 +20,7 @@ from monitor.plan import RefreshState
 from monitor.scrape import HttpStatusError, LayoutError, ScrapeError, ScrapeResult
 from storage import Store
 from tests.factories import FixedSource, make_offer
+from tests.store_helpers import current_offers, outbox_rows
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -52,10 +53,10 @@ async def test_good_scrape_replaces_snapshot_and_marks_healthy(store: Store):
     outcome = await refresh(source, store, LiveMatcher(store), now=lambda: T0)
     assert outcome.ok
     assert outcome.offers == 2
-    assert {o.sku for o in await store.current_offers()} == {"a", "b"}
+    assert {o.sku for o in await current_offers(store)} == {"a", "b"}
     source.next = ScrapeResult("acme", (offer("b", 90.0, StockState.OUT_OF_STOCK),), T0)
     await refresh(source, store, LiveMatcher(store), now=lambda: T0)
-    stored = await store.current_offers()
+    stored = await current_offers(store)
     assert [(o.sku, o.price.rub_per_hour, o.stock) for o in stored] == [
         ("b", 90.0, StockState.OUT_OF_STOCK)
     ]
@@ -84,7 +85,7 @@ async def test_failed_scrape_keeps_the_last_good_snapshot(
     second = await refresh(source, store, LiveMatcher(store), now=lambda: later)
     assert not first.ok
     assert isinstance(first.error, ScrapeError)
-    assert [o.sku for o in await store.current_offers()] == ["a"]
+    assert [o.sku for o in await current_offers(store)] == ["a"]
     (health,) = await store.provider_health()
     assert health.consecutive_failures == 2
     assert health.last_success_at == T0
@@ -100,8 +101,8 @@ async def test_offers_can_be_filtered_by_gpu(store: Store):
     other = replace(offer("t", 30.0), gpu="T4", sku="t4", card=card_of("T4", None))
     source.next = ScrapeResult("acme", (offer("a", 80.0), other), T0)
     await refresh(source, store, LiveMatcher(store))
-    assert [o.sku for o in await store.current_offers({"T4"})] == ["t4"]
-    assert await store.current_offers(set()) == []
+    assert [o.sku for o in await current_offers(store, {"T4"})] == ["t4"]
+    assert await current_offers(store, set()) == []
 
 
 async def test_a_providers_first_snapshot_is_a_baseline_not_news(store: Store):
@@ -177,8 +178,8 @@ async def test_a_refresh_overtaken_by_another_one_writes_nothing(tmp_path: Path)
         outcome = await refresh(source, store, LiveMatcher(store), now=lambda: later)
         assert outcome.superseded
         assert outcome.alerts == 0
-        assert [row.event.offer.sku for row in await store.outbox_rows()] == ["a"]
-        assert [o.sku for o in await store.current_offers()] == ["a"]  # the rival's snapshot
+        assert [row.event.offer.sku for row in await outbox_rows(store)] == ["a"]
+        assert [o.sku for o in await current_offers(store)] == ["a"]  # the rival's snapshot
         assert (await store.load("acme", later)).revision == 2  # ours, then the rival's
     finally:
         await store.close()

@@ -18,6 +18,7 @@ from monitor.scrape import HttpStatusError, LayoutError, NetworkError, PartOutco
 from monitor.watch_words import parse_watch
 from storage import Store
 from tests.factories import FixedSource, make_offer
+from tests.store_helpers import current_offers, outbox_rows
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
@@ -55,7 +56,7 @@ async def test_a_failed_part_is_named_and_keeps_its_offers(store: Store):
     outcome = await scrape(store, 10, server=SERVERS, cloud=error)
     assert outcome.ok
     assert (outcome.events, outcome.alerts, outcome.offers) == (0, 0, 5)
-    assert {o.sku for o in await store.current_offers()} == {s.sku for s in SERVERS + CLOUD}
+    assert {o.sku for o in await current_offers(store)} == {s.sku for s in SERVERS + CLOUD}
     (health,) = await store.provider_health()
     assert not health.failing
     assert health.partly_failing
@@ -87,7 +88,7 @@ async def test_every_part_failing_fails_the_provider(store: Store):
         "server": PartState.FAILED,
         "cloud": PartState.EMPTY,
     }
-    assert len(await store.current_offers()) == 5
+    assert len(await current_offers(store)) == 5
 
 
 async def test_a_suspect_drop_is_held_then_exactly_one_alert_for_the_real_change(store: Store):
@@ -99,12 +100,12 @@ async def test_a_suspect_drop_is_held_then_exactly_one_alert_for_the_real_change
     (server,) = health.troubled_parts
     assert (server.state, server.suspect_runs) == (PartState.SUSPECT, 2)
     assert server.error == "lost 3 of 4 offers (seen 2 of 3 times)"
-    assert len(await store.current_offers()) == 5
+    assert len(await current_offers(store)) == 5
     # Recovery with one real change: one new 4090 server.
     new = make_offer("s9", 90.0)
     outcome = await scrape(store, 30, server=(*SERVERS, new), cloud=CLOUD)
     assert (outcome.events, outcome.alerts) == (1, 1)
-    rows = await store.outbox_rows(7)
+    rows = await outbox_rows(store, 7)
     assert [(row.event.kind.value, row.event.offer.sku) for row in rows] == [("appeared", "s9")]
 
 
@@ -145,5 +146,5 @@ async def test_offers_back_after_their_data_expired_are_news_again(
         assert (await scrape(store, minutes, server=down, cloud=CLOUD)).alerts == 0
     outcome = await scrape(store, down_for, server=SERVERS, cloud=CLOUD)
     assert outcome.alerts == alerts
-    kinds = {row.event.kind.value for row in await store.outbox_rows(7)}
+    kinds = {row.event.kind.value for row in await outbox_rows(store, 7)}
     assert kinds == ({"appeared"} if alerts else set())

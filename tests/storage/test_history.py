@@ -16,6 +16,7 @@ from storage import Store
 from storage.history import LISTED_OFFERS_FILTER, record_change_points, write_tracked
 from storage.sql import moment_of
 from tests.factories import make_offer
+from tests.store_helpers import load_tracked
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 MONTH_AGO = NOW - timedelta(days=30)
@@ -219,11 +220,11 @@ async def test_write_and_load_tracked_round_trip_with_missing_runs(store: Store)
     tracked = {here.key: Tracked(here), missing.key: Tracked(missing, 1, seen_at=earlier)}
     await track(store, "acme", tracked)
     # Each row keeps when it was last seen; one not stamped yet is the snapshot's own.
-    assert await store.load_tracked("acme") == {
+    assert await load_tracked(store, "acme") == {
         here.key: Tracked(here, seen_at=NOW),
         missing.key: Tracked(missing, 1, seen_at=earlier),
     }
-    assert await store.load_tracked("other") == {}
+    assert await load_tracked(store, "other") == {}
 
 
 async def test_a_held_parts_offers_keep_when_their_part_last_answered(store: Store):
@@ -236,7 +237,7 @@ async def test_a_held_parts_offers_keep_when_their_part_last_answered(store: Sto
     }
     await track(store, "acme", first)
     later = NOW + timedelta(minutes=10)
-    kept = await store.load_tracked("acme")
+    kept = await load_tracked(store, "acme")
     second = {**kept, server.key: Tracked(server, part="server", seen_at=later)}
     await track(store, "acme", second, later)
     observed = {item.offer.sku: item.observed_at for item in await store.observed_offers()}
@@ -248,8 +249,8 @@ async def test_write_tracked_replaces_only_that_provider(store: Store):
     await track(store, "other", {theirs.key: Tracked(theirs)})
     await track(store, "acme", {ours.key: Tracked(ours, 1)})
     await track(store, "acme", {})
-    assert await store.load_tracked("acme") == {}
-    assert await store.load_tracked("other") == {theirs.key: Tracked(theirs, seen_at=NOW)}
+    assert await load_tracked(store, "acme") == {}
+    assert await load_tracked(store, "other") == {theirs.key: Tracked(theirs, seen_at=NOW)}
 
 
 async def test_write_tracked_rejects_entries_of_another_provider(store: Store):

@@ -17,6 +17,7 @@ from storage.outbox_codec import event_from_json, event_to_json
 from storage.outbox_insert import insert_alerts, prepare_alerts
 from tests.factories import enqueue, make_offer
 from tests.storage.conftest import Place
+from tests.store_helpers import outbox_rows
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -47,7 +48,7 @@ async def test_enqueue_is_idempotent_per_dedupe_key(store: Store):
     assert await queue(store, alerts) == 3
     assert await queue(store, alerts, T0 + timedelta(minutes=5)) == 0
     assert await queue(store, [*alerts, Alert(1, 10, event("c"))]) == 1
-    rows = await store.outbox_rows()
+    rows = await outbox_rows(store)
     assert [(row.subscription_id, row.event.offer.sku) for row in rows] == [
         (10, "a"),
         (10, "b"),
@@ -84,7 +85,7 @@ async def test_rows_are_written_as_monitor_decided(store: Store):
     ]
     async with store._db.transaction() as connection:
         assert await insert_alerts(connection, prepare_alerts(rows, T0)) == 2
-    stored = await store.outbox_rows()
+    stored = await outbox_rows(store)
     assert [(r.created_at, r.due_at, r.held) for r in stored] == [
         (T0, T0, False),
         (T0, morning, True),
@@ -172,13 +173,13 @@ async def test_a_stale_holder_can_neither_release_nor_renew_a_claim_taken_since(
     assert await store.retry_chat_later(1, ids, T0 + LEASE, "502", failed=True, token=111) == 0
     # Still the new holder's: nobody claims the chat until its lease ends, unchanged.
     assert await claim(store, T0 + 2 * LEASE - timedelta(seconds=1)) == []
-    assert [(row.attempts, row.due_at) for row in await store.outbox_rows()] == [(0, T0)] * 2
+    assert [(row.attempts, row.due_at) for row in await outbox_rows(store)] == [(0, T0)] * 2
     # The holder itself renews and releases.
     assert await store.extend_claims(ids, T0 + 3 * LEASE, token=222) == 2
     assert await claim(store, T0 + 2 * LEASE) == []
     assert await store.release(ids[1:], token=222) == 1
     assert await store.retry_chat_later(1, ids[:1], T0 + LEASE, "502", failed=True, token=222) == 2
-    rows = await store.outbox_rows()
+    rows = await outbox_rows(store)
     assert [(row.attempts, row.last_error) for row in rows] == [(1, "502"), (0, None)]
     assert [row.id for row in await claim(store, T0 + LEASE)] == ids
 
@@ -253,7 +254,7 @@ async def test_retry_chat_later_moves_the_whole_chat_and_counts_the_try(store: S
     assert (a.chat_id, other.chat_id) == (1, 2)
     later = T0 + timedelta(seconds=30)
     assert await store.retry_chat_later(1, [a.id], later, "502: Bad Gateway", failed=True) == 2
-    rows = {row.id: row for row in await store.outbox_rows(1)}
+    rows = {row.id: row for row in await outbox_rows(store, 1)}
     assert [row.due_at for row in rows.values()] == [later, later]
     assert (rows[a.id].attempts, rows[a.id].last_error) == (1, "502: Bad Gateway")
     assert await claim(store, later - timedelta(seconds=1)) == []  # chat 2's is still leased
@@ -274,10 +275,10 @@ async def test_a_403_blocks_pauses_and_drops_only_that_chats_pending_rows(store:
             Alert(3, 30, event("a")),  # a chat with no users row
         ],
     )
-    first = (await store.outbox_rows(1))[0]
+    first = (await outbox_rows(store, 1))[0]
     await store.mark_sent([first.id], T0)
     assert await store.block(1, refused="403: Forbidden: bot was blocked by the user") == 1
-    statuses = [(row.chat_id, row.status) for row in await store.outbox_rows()]
+    statuses = [(row.chat_id, row.status) for row in await outbox_rows(store)]
     assert statuses == [(1, "sent"), (1, "dropped"), (2, "pending"), (3, "pending")]
     user = await store.get_user(1)
     assert user is not None
@@ -286,7 +287,7 @@ async def test_a_403_blocks_pauses_and_drops_only_that_chats_pending_rows(store:
     # Unknown to the users table, a refusing chat still loses its rows (or the 403 repeats);
     # a block without a 403 (Telegram's update) of such a chat is a LookupError.
     assert await store.block(3, refused="403: Forbidden") == 0
-    assert [row.status for row in await store.outbox_rows(3)] == ["dropped"]
+    assert [row.status for row in await outbox_rows(store, 3)] == ["dropped"]
     with pytest.raises(LookupError):
         await store.block(3)
 
@@ -311,16 +312,16 @@ async def test_snooze_defers_pending_rows_and_rows_queued_meanwhile(store: Store
     # After the snooze, new alerts are due at once again.
     later = morning + timedelta(hours=1)
     await queue(store, [Alert(1, 10, event("c"))], later)
-    assert (await store.outbox_rows())[-1].due_at == later
+    assert (await outbox_rows(store))[-1].due_at == later
 
 
 async def test_purge_keeps_pending_rows(store: Store):
     await add_user(store, 1)
     await queue(store, [Alert(1, 10, event("a")), Alert(1, 10, event("b"))])
-    first = (await store.outbox_rows())[0]
+    first = (await outbox_rows(store))[0]
     await store.mark_sent([first.id], T0)
     assert await store.purge_outbox(T0 + timedelta(days=1)) == 1
-    assert [row.event.offer.sku for row in await store.outbox_rows()] == ["b"]
+    assert [row.event.offer.sku for row in await outbox_rows(store)] == ["b"]
 
 
 async def test_enqueue_writes_the_alerts_own_dedupe_key(store: Store):

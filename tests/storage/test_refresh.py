@@ -27,6 +27,7 @@ from storage.refresh import FROZEN_COMMIT_S, _still_leading
 from storage.sql import moment_value
 from tests.factories import make_offer
 from tests.polling import eventually
+from tests.store_helpers import outbox_rows, set_blocked
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
@@ -67,7 +68,7 @@ async def test_a_commit_writes_everything_and_the_next_load_reads_it_back(store:
     assert state.last_alerts == {(10, "acme", "a", "MSK-1", "appeared"): T0}
     (health,) = await store.provider_health()
     assert (health.offer_count, health.last_success_at, health.consecutive_failures) == (2, T0, 0)
-    assert [row.event.offer.sku for row in await store.outbox_rows()] == ["a"]
+    assert [row.event.offer.sku for row in await outbox_rows(store)] == ["a"]
     assert len(await store.price_series(CardFilter(gpu="RTX 4090"), T0)) == 2  # the change points
 
 
@@ -80,7 +81,7 @@ async def test_a_commit_from_a_superseded_load_writes_nothing(store: Store):
     state = await store.load("acme", later)
     assert state.revision == 1
     assert [key[1] for key in state.tracked] == ["a"]
-    assert [row.event.offer.sku for row in await store.outbox_rows()] == ["a"]
+    assert [row.event.offer.sku for row in await outbox_rows(store)] == ["a"]
     (health,) = await store.provider_health()
     assert health.last_success_at == T0
     # The same plan made from the state as it now is goes through; other providers never
@@ -171,7 +172,7 @@ async def test_load_reads_the_chats_that_may_not_be_alerted_now(store: Store):
     for chat in (1, 2, 3, 4):
         await store.ensure_user(chat, language="ru", timezone="Asia/Novosibirsk", now=T0)
     await store.set_quiet_hours(1, QuietHours(23 * 60, 8 * 60))
-    await store.set_blocked(2, True)
+    await set_blocked(store, 2, True)
     await store.defer_chat(3, T0 + 8 * HOUR)
     await store.defer_chat(4, T0 - HOUR)  # over already
     await store.defer_chat(5, T0 + HOUR)  # a chat with no user row
@@ -242,7 +243,7 @@ async def test_a_stale_leaders_commits_are_refused_good_or_failed(store: Store):
     (health,) = await store.provider_health()
     assert (health.offer_count, health.consecutive_failures) == (1, 0)
     assert (await store.load("acme", T0)).revision == 1
-    assert await store.outbox_rows() == []
+    assert await outbox_rows(store) == []
     term[0] = None  # a knows its lease ran out: nothing is even tried
     assert await store.commit("acme", failure) is None
     term[0] = 2  # as b: its commits go through

@@ -11,6 +11,7 @@ from monitor.users import QuietHours
 from storage import Store
 from tests.factories import make_offer, store_snapshot
 from tests.storage.conftest import Place
+from tests.store_helpers import current_offers, set_blocked, set_write_fault
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -44,7 +45,7 @@ async def test_setters_persist_across_reopen(place: Place):
     await store.set_language(5, "en")
     await store.set_timezone(5, "Asia/Vladivostok")
     await store.set_quiet_hours(5, QuietHours(23 * 60, 8 * 60))
-    await store.set_blocked(5, True)
+    await set_blocked(store, 5, True)
     await store.close()
 
     reopened = await place.open()
@@ -111,7 +112,7 @@ async def test_write_faults_fail_writes_and_are_reported_until_a_write_succeeds(
         raise unwritable("attempt to write a readonly database")
 
     await store.ensure_user(5, language="ru", timezone="UTC")
-    store.set_write_fault(read_only)
+    set_write_fault(store, read_only)
     with pytest.raises(unwritable):
         await store.set_language(5, "en")
     with pytest.raises(unwritable):
@@ -121,7 +122,7 @@ async def test_write_faults_fail_writes_and_are_reported_until_a_write_succeeds(
     user = await store.get_user(5)
     assert user is not None
     assert user.language == "ru"  # the failed write left nothing
-    store.set_write_fault(None)
+    set_write_fault(store, None)
     await store.probe_write()  # a probe proves nothing about a full disk: the error stays
     assert store.write_error is not None
     await store.set_language(5, "en")
@@ -137,7 +138,7 @@ async def test_the_data_version_moves_with_each_refresh_and_failure_not_with_rea
         store, ScrapeResult("selectel", (make_offer("a", 100.0, provider="selectel"),), at)
     )
     refreshed = await store.data_version()
-    await store.current_offers()
+    await current_offers(store)
     assert await store.data_version() == refreshed != empty
     later = at + timedelta(minutes=10)
     await store_snapshot(

@@ -21,6 +21,7 @@ from storage import Store
 from storage.subscriptions import filter_from_json, filter_to_json
 from tests.polling import eventually
 from tests.storage.conftest import INTEGRITY_ERRORS, Place
+from tests.store_helpers import set_blocked
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 ALICE, BOB = 101, 202
@@ -29,7 +30,7 @@ ALICE, BOB = 101, 202
 async def add_user(store: Store, chat_id: int, *, blocked: bool = False) -> None:
     await store.ensure_user(chat_id, language="ru", timezone="Europe/Moscow", now=T0)
     if blocked:
-        await store.set_blocked(chat_id, True)
+        await set_blocked(store, chat_id, True)
 
 
 @pytest.fixture

@@ -34,6 +34,7 @@ from tests.browser import PHONE, SCREENSHOTS, chromium, require_browser, resize
 from tests.fakes.init_data import signed_init_data
 from tests.fakes.providers import FakeProviders, Mode, all_sites
 from tests.fakes.telegram import FakeTelegram
+from tests.store_helpers import current_offers
 
 PUBLIC_URL = "https://bot.example.test"
 WAIT_S = 10.0
@@ -223,7 +224,7 @@ async def test_the_phone_lists_every_offer_as_a_card_in_the_prices_order(
     screen, in the order /prices shows; «≥ 48 GB» filters; a wide screen gets the table."""
     async with served_app(telegram, db_path) as application:
         # /prices lists the store's current offers; the table must show each of them.
-        offers = await application.store.current_offers()
+        offers = await current_offers(application.store)
         in_prices = ranked(await application.store.observed_offers())
         url = app_url(application, "table", init_data())
         seen = await browse(table_steps, browser, url, len(offers))
