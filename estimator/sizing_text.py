@@ -31,6 +31,7 @@ from estimator.measurement import Measurement
 from estimator.models import LLAMA_LADDER
 from estimator.number_text import grouped, money, plain
 from estimator.parsing.build import covering_ctx
+from estimator.parsing.text import INT8_BASE_NOTE
 from estimator.plan_text import (
     break_even_line,
     budget_line,
@@ -108,6 +109,8 @@ def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> s
         lines.append(read)
     lines += _unread_line(answer, language)
     lines += _steps_line(answer, language)
+    if INT8_BASE_NOTE in answer.notes:
+        lines.append(translator(language)("fit-int8-base"))
     lines += _constraints_line(answer, language)
     lines += _ctx_lines(answer, language)
     if answer.model_from_size:

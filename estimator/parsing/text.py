@@ -38,6 +38,7 @@ from estimator.parsing.words import (
     CHECKPOINTING_PHRASES,
     CTX_WORDS,
     FILLER_WORDS,
+    INT8_BASE_PHRASES,
     LEVER_NAMES,
     LOSS_PHRASES,
     METHOD_PHRASES,
@@ -316,17 +317,30 @@ def _read_levers(reader: _Reader, given: Given) -> None:
         CHECKPOINTING_PHRASES, Slot.GRAD_CHECKPOINTING
     )
     given.offload = reader.choice(OFFLOAD_PHRASES, Slot.OFFLOAD)
+    _note_int8_base(reader, given)
     if given.offload is None:
         _ask_bare_offload(reader, given)
     given.loss = reader.choice(LOSS_PHRASES, Slot.LOSS)
     given.packing = reader.choice(PACKING_PHRASES, Slot.PACKING)
 
 
+# The note of a base asked for in 8 bits (sizing_text says the 16-bit base was sized).
+INT8_BASE_NOTE = "int8_base"
 _ANY_METHOD = alternation([p for phrases in METHOD_PHRASES.values() for p in phrases])
 # Two methods set against each other: «lora или qlora», "full vs lora", «qlora против lora».
 _METHODS_EITHER = compiled(
     rf"{_ANY_METHOD}\s*(?:,\s*)?(?:или|либо|or|vs\.?|versus|против)\s+{_ANY_METHOD}"
 )
+
+
+def _note_int8_base(reader: _Reader, given: Given) -> None:
+    """«lora в 8 бит», "load_in_8bit": an 8-bit base (LLM.int8) is not sized; the answer says
+    it sized the 16-bit base, an upper bound (an 8-bit optimizer is read before this)."""
+    m = compiled(alternation(INT8_BASE_PHRASES)).search(reader.rest)
+    if m is not None:
+        reader.blank(m.start(), m.end())
+        if INT8_BASE_NOTE not in given.notes:
+            given.notes.append(INT8_BASE_NOTE)
 
 
 def _negated_checkpointing(reader: _Reader, given: Given) -> None:

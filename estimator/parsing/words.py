@@ -172,6 +172,12 @@ NEGATION_WORDS: tuple[str, ...] = (
     "dont",
     "do not",
 )
+# The base model loaded in 8 bits (bitsandbytes LLM.int8, load_in_8bit): not modelled; read
+# so that the answer says it sized the 16-bit base instead of dropping the words.
+INT8_BASE_PHRASES: tuple[str, ...] = (
+    "load_in_8bit", "load in 8bit", "int8", "llm.int8", "8 bit", "8 бит*", "в 8 битах",
+    "восьмибитн*",
+)  # fmt: skip
 # Words a negation may reach a method over: «не хочу qlora», «не надо использовать qlora»,
 # "don't want qlora", "i do not want to use qlora".
 NEGATED_VERBS: tuple[str, ...] = (
@@ -449,6 +455,11 @@ OPTIMIZER_PHRASES: dict[Optimizer, tuple[str, ...]] = {
         "8 bit optim*",
         "8 битн* оптимизатор*",
         "восьмибитн* оптимизатор*",
+        # the word first: «оптимизатор 8 бит», "optimizer in 8-bit"
+        "оптимизатор* 8 бит*",
+        "оптимизатор* в 8 бит*",
+        "optim* 8 bit",
+        "optim* in 8 bit",
     ),
     Optimizer.ADAFACTOR: ("adafactor", "адафактор*"),
     Optimizer.SGD: ("sgd",),

@@ -143,6 +143,11 @@ def test_a_number_the_reader_did_not_place_is_said_not_counted():
         assert "Не учёл" not in short_ru(text)
 
 
+def test_an_8_bit_base_is_said_to_be_sized_as_16_bit():
+    assert "8-битную базу (load_in_8bit) не считаю" in short_ru("8b lora load_in_8bit на 4090")
+    assert "8-битную базу" not in short_ru("8b lora, оптимизатор 8 бит")
+
+
 def test_the_asked_card_keeps_a_line_among_the_best_plans():
     """Cheaper cards may fill every place; the card asked about still gets its time and
     cost, last."""

@@ -9,6 +9,7 @@ fit-from-size-synthetic = Size { $size } — sized on a typical Llama-like archi
     }, h={ $hidden }, vocabulary { $vocab }.
 fit-method-assumed = No method given — sizing { $method }.
 fit-method-ruled-out = Not { $ruled } — sizing { $method }.
+fit-int8-base = An 8-bit base (load_in_8bit) is not sized: this is the 16-bit base, an upper bound. For 4 bits: qlora.
 fit-steps = { $steps } steps of { $per } examples (bs × ga × cards) — sizing { $examples } examples, once through.
 fit-ctx-from-tokens = Examples of up to { $tokens } tokens — sizing ctx { $ctx } to hold them whole.
 fit-ctx-cut = ⚠️ Examples of up to { $tokens } tokens are longer than ctx { $ctx }: training cuts them at { $ctx } (whole: <code>ctx={ $covering }</code>).

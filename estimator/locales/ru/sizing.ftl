@@ -10,6 +10,7 @@ fit-from-size-synthetic = Размер { $size } — считаю на типи�
     }, h={ $hidden }, словарь { $vocab }.
 fit-method-assumed = Метод не указан — считаю { $method }.
 fit-method-ruled-out = Без { $ruled } — считаю { $method }.
+fit-int8-base = 8-битную базу (load_in_8bit) не считаю: посчитал с 16-битной — это верхняя граница. Для 4 бит — qlora.
 fit-steps = { $steps } шагов по { $per } примеров (bs × ga × карты) — считаю { $examples } примеров, одна эпоха.
 fit-ctx-from-tokens = Примеры до { $tokens } токенов — считаю ctx { $ctx }, чтобы они поместились целиком.
 fit-ctx-cut = ⚠️ Примеры до { $tokens } токенов длиннее ctx { $ctx }: при обучении они обрежутся до { $ctx } (целиком — <code>ctx={ $covering }</code>).
