@@ -79,6 +79,7 @@ class FitAnswer:
     break_even: BreakEven | None = None
     budget: BudgetVerdict | None = None
     hours_per_month: float | None = None  # the user's use a month, for the break-even
+    time_budget_hours: float | None = None  # «успею за 5 часов?»: the most the run may take
     constraints: StatedConstraints = field(default_factory=StatedConstraints)  # as said
     solved: Solution | None = None  # a reverse question's answer; the run is sized at it
     # The levers asked about («нужен ли offload?») and the unstated defaults that decide the
@@ -186,6 +187,7 @@ def build_answer(
         break_even=break_even_for(plans, quotes, parsed.hours_per_month),
         budget=budget,
         hours_per_month=parsed.hours_per_month,
+        time_budget_hours=parsed.time_budget_hours,
         constraints=parsed.constraints,
         solved=solution,
         levers=levers,

@@ -113,6 +113,8 @@ def command_for(parsed: ParsedQuery) -> str:
         parts.append(f"ds={query.dataset_tokens}tok")
     if parsed.steps is not None:
         parts.append(f"steps={parsed.steps}")
+    if parsed.time_budget_hours is not None:
+        parts.append(f"hours={plain(parsed.time_budget_hours)}")
     gpu = parsed.target_gpu or parsed.target_family
     if gpu:
         parts.append(f"gpu={gpu.replace(' ', '-')}")

@@ -71,6 +71,7 @@ _PARSED_FIELDS = (
     "longest_tokens",
     "shortest_tokens",
     "steps",
+    "time_budget_hours",
     "target_gpu",
     "target_family",
 )
@@ -151,6 +152,13 @@ FILLER_WORDS = frozenset(
         "потянет",
         "запустится",
         "через",  # «а через unsloth?»: the stack the run goes through
+        # «а успею за 3 часа?», "can I finish in 10 hours?"
+        "успею",
+        "успеем",
+        "успеть",
+        "за",
+        "finish",
+        "done",
         # «можно ли использовать offload, чтобы влезло 32b?», «а если offload включить?»
         "использовать",
         "использую",

@@ -111,6 +111,7 @@ def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> s
     lines += _steps_line(answer, language)
     if INT8_BASE_NOTE in answer.notes:
         lines.append(translator(language)("fit-int8-base"))
+    lines += _time_budget_line(answer, language)
     lines += _constraints_line(answer, language)
     lines += _ctx_lines(answer, language)
     if answer.model_from_size:
@@ -214,6 +215,38 @@ def _ctx_lines(answer: FitAnswer, language: str) -> list[str]:
         covering = str(covering_ctx(longest))
         lines.append(i18n("fit-ctx-cut", tokens=str(longest), ctx=str(ctx), covering=covering))
     return lines
+
+
+def _time_budget_line(answer: FitAnswer, language: str) -> list[str]:
+    """«успею за 5 часов?»: on which cards that hold the run its hours stay within the time —
+    by the high end of their range (what the time model's error allows), the safe side."""
+    budget = answer.time_budget_hours
+    if budget is None:
+        return []
+    i18n = translator(language)
+    # As said: «5 ч», not the 5.0 a computed duration would print.
+    limit = i18n("fit-hours", hours=plain(budget)) if budget >= 1 else duration(language, budget)
+    rows = [answer.target] if answer.target is not None else _fitting_cards(answer)
+    timed = [
+        (row, answer.times[row.gpu.id])
+        for row in rows
+        if row is not None and row.gpu.id in answer.times
+    ]
+    if not timed:
+        return [i18n("fit-time-budget-no-data", limit=limit)]
+    timed.sort(key=lambda item: item[1].band.high)
+
+    def named(item: tuple[GpuFit, TrainingTime]) -> str:
+        row, time = item
+        return i18n("fit-time-budget-card", gpu=row.gpu.id, time=time_span(language, time))
+
+    within = [item for item in timed if item[1].band.high <= budget]
+    if within:
+        cards = ", ".join(named(item) for item in within[:3])
+        return [i18n("fit-time-budget-yes", limit=limit, cards=cards)]
+    if timed[0][1].band.low <= budget:
+        return [i18n("fit-time-budget-tight", limit=limit, cards=named(timed[0]))]
+    return [i18n("fit-time-budget-no", limit=limit, cards=named(timed[0]))]
 
 
 def _steps_line(answer: FitAnswer, language: str) -> list[str]:

@@ -57,6 +57,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "mrate": (1, 1_000_000_000),  # roubles per month of rent
     "ga": (1, 4096),  # micro-batches per optimizer step
     "steps": (1, 100_000_000),  # optimizer steps (HF max_steps)
+    "hours": (0.1, 100_000),  # the time a run must take at most
 }
 # Methods in the order a ruled-out one falls back: QLoRA is the default, LoRA the same
 # adapters without the 4-bit base, full the last resort.
@@ -100,6 +101,8 @@ class Given:
     # «60 шагов», "max_steps 60": the run's length in optimizer steps; with no dataset it
     # stands for one (steps × examples a step, `finish`).
     steps: int | None = None
+    # «успею за 5 часов?», "in 2 hours": the most the run may take, hours.
+    time_budget_hours: float | None = None
     target_gpu: str | None = None
     target_family: str | None = None
     ruled_out: list[Method] = field(default_factory=list)  # «без qlora», "not full"
@@ -370,6 +373,7 @@ def finish(given: Given) -> ParsedQuery:
         longest_tokens=given.longest_tokens,
         shortest_tokens=given.shortest_tokens if given.longest_tokens else None,
         steps=given.steps,
+        time_budget_hours=given.time_budget_hours,
         solve=given.solve,
         asked_about=tuple(dict.fromkeys(given.asked_about)),
     )

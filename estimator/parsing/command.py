@@ -139,6 +139,7 @@ NUMBER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "tokens": ("300", "512", "2k"),
     "epochs": ("1", "3", "0.5"),
     "steps": ("60", "1000"),
+    "hours": ("2", "5", "24"),
     "budget": ("5000", "20k", "5000₽"),
     "longest": ("1000", "3500", "8k"),
     "vram": ("24", "48", "80"),
@@ -322,6 +323,9 @@ _SETTERS: dict[str, Callable[[Given, str], None]] = {
     ),
     "epochs": lambda g, v: setattr(g, "epochs", check_epochs(_amount("epochs", v, 1000))),
     "steps": lambda g, v: setattr(g, "steps", check_int("steps", _amount("steps", v, 1000))),
+    "hours": lambda g, v: setattr(
+        g, "time_budget_hours", _bounded("hours", v, _amount("hours", v, 1000))
+    ),
     "vram": lambda g, v: setattr(g, "min_vram_gib", _vram(v)),
     "hpm": lambda g, v: setattr(g, "hours_per_month", _bounded("hpm", v, _amount("hpm", v, 1000))),
     "loc": lambda g, v: setattr(g, "russia_only", _location(v)),
@@ -364,7 +368,7 @@ _KEY_SLOTS: dict[str, Slot] = {
     "vram": Slot.MIN_VRAM, "hpm": Slot.HOURS_PER_MONTH, "loc": Slot.RUSSIA_ONLY,
     "rate": Slot.MAX_RUB_PER_HOUR, "gpurate": Slot.MAX_RUB_PER_GPU_HOUR,
     "mrate": Slot.MAX_RUB_PER_MONTH, "billing": Slot.BILLING, "packing": Slot.PACKING,
-    "ga": Slot.GRAD_ACCUM, "steps": Slot.STEPS,
+    "ga": Slot.GRAD_ACCUM, "steps": Slot.STEPS, "hours": Slot.TIME_BUDGET,
 }  # fmt: skip
 
 

@@ -44,6 +44,7 @@ class Slot(StrEnum):
     PACKING = "packing"
     GRAD_ACCUM = "grad_accum"
     STEPS = "steps"
+    TIME_BUDGET = "time_budget_hours"
     BUDGET = "budget_rub"
     MIN_VRAM = "min_vram_gib"
     HOURS_PER_MONTH = "hours_per_month"
@@ -95,6 +96,7 @@ class ParsedQuery:
     # «60 шагов»: the run's optimizer steps as said; the dataset they stand for is assumed
     # (note `dataset_from_steps`), so a follow-up keeps the steps, not their product.
     steps: int | None = None
+    time_budget_hours: float | None = None  # «успею за 5 часов?»: the most the run may take
     # A reverse question: the lever to solve for ("ctx", "bs", "rank": ctx=max, «какой
     # максимальный контекст влезет»); the query holds the default there until solved.
     solve: str | None = None

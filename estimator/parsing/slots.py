@@ -279,6 +279,8 @@ class _Slots:
             self._epochs(found, None)
         elif unit is Unit.STEPS:
             self._steps(found, context)
+        elif unit is Unit.HOURS:
+            self._time_budget(found)
         elif unit is Unit.GPUS:
             self._gpus(found, None)
         elif unit is Unit.TIMES and _after_has(context, GPUS_CUES):
@@ -438,6 +440,16 @@ class _Slots:
             self._unread(found)
             return
         self._int_slot(slot, key, name, found.value(), self._span(found, cue))
+
+    def _time_budget(self, found: Quantity) -> None:
+        """«успею за 5 часов?», «уложиться в 2 часа», "in 10 hours": the most the run may
+        take (hours a month are an offer constraint, read before this)."""
+        low, high = LIMITS["hours"]
+        if self.given.time_budget_hours is not None or not low <= found.value() <= high:
+            self._unread(found)
+            return
+        self.given.time_budget_hours = found.value()
+        self.said(Slot.TIME_BUDGET, *self._span(found, None))
 
     def _steps(self, found: Quantity, context: _Context) -> None:
         """«60 шагов», "1000 steps": the run's optimizer steps; «warmup 100 шагов», "save

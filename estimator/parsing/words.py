@@ -861,6 +861,8 @@ COMMAND_KEYS: dict[str, tuple[str, ...]] = {
     ),
     # HF max_steps: the run's length in optimizer steps
     "steps": ("steps", "max_steps", "step", "шаги", "шагов"),
+    # the time the run may take at most
+    "hours": ("hours", "time", "часов", "часы"),
 }
 
 # key=value: extra spellings of a value, mapped to the enum value.

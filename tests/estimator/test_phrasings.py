@@ -65,6 +65,7 @@ def reading(parsed: ParsedQuery) -> dict[str, Any]:
         "shortest": parsed.shortest_tokens,
         "epochs": q.epochs,
         "steps": parsed.steps,
+        "hours": parsed.time_budget_hours,
         "gpu": parsed.target_gpu or parsed.target_family,
         "budget": parsed.budget_rub,
         "rate": parsed.max_rub_per_hour,

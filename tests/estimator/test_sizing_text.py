@@ -148,6 +148,14 @@ def test_an_8_bit_base_is_said_to_be_sized_as_16_bit():
     assert "8-битную базу" not in short_ru("8b lora, оптимизатор 8 бит")
 
 
+def test_a_time_limit_is_judged_on_the_high_end_of_the_hours() -> None:
+    on_card = short_ru("8b qlora на 4090, датасет 20к, успею за 3 часа?")
+    assert "⏱ В 3 ч не уложитесь: быстрее всего RTX 4090" in on_card
+    anywhere = short_ru("8b qlora, датасет 20к, хочу уложиться в 5 часов")
+    assert "⏱ В 5 ч уложитесь:" in anywhere
+    assert "датасет" in short_ru("8b qlora, успею за 5 часов?").split("⏱")[1]
+
+
 def test_the_asked_card_keeps_a_line_among_the_best_plans():
     """Cheaper cards may fill every place; the card asked about still gets its time and
     cost, last."""

@@ -10,6 +10,11 @@ fit-from-size-synthetic = Size { $size } — sized on a typical Llama-like archi
 fit-method-assumed = No method given — sizing { $method }.
 fit-method-ruled-out = Not { $ruled } — sizing { $method }.
 fit-int8-base = An 8-bit base (load_in_8bit) is not sized: this is the 16-bit base, an upper bound. For 4 bits: qlora.
+fit-time-budget-yes = ⏱ Within { $limit }: { $cards }.
+fit-time-budget-tight = ⏱ { $limit } is tight: { $cards }; if training runs slower than estimated, it will not make it.
+fit-time-budget-no = ⏱ Not within { $limit }: the fastest is { $cards }. More cards (gpus=2) or less data would help.
+fit-time-budget-no-data = ⏱ To say whether it takes under { $limit }, I need the dataset's size: dataset=20k or “2 GB of text”.
+fit-time-budget-card = { $gpu } (~{ $time })
 fit-steps = { $steps } steps of { $per } examples (bs × ga × cards) — sizing { $examples } examples, once through.
 fit-ctx-from-tokens = Examples of up to { $tokens } tokens — sizing ctx { $ctx } to hold them whole.
 fit-ctx-cut = ⚠️ Examples of up to { $tokens } tokens are longer than ctx { $ctx }: training cuts them at { $ctx } (whole: <code>ctx={ $covering }</code>).

@@ -11,6 +11,11 @@ fit-from-size-synthetic = Размер { $size } — считаю на типи�
 fit-method-assumed = Метод не указан — считаю { $method }.
 fit-method-ruled-out = Без { $ruled } — считаю { $method }.
 fit-int8-base = 8-битную базу (load_in_8bit) не считаю: посчитал с 16-битной — это верхняя граница. Для 4 бит — qlora.
+fit-time-budget-yes = ⏱ В { $limit } уложитесь: { $cards }.
+fit-time-budget-tight = ⏱ { $limit } — впритык: { $cards }; если обучение пойдёт медленнее расчёта, не уложитесь.
+fit-time-budget-no = ⏱ В { $limit } не уложитесь: быстрее всего { $cards }. Помогут больше карт (gpus=2) или меньше данных.
+fit-time-budget-no-data = ⏱ Чтобы сказать, уложитесь ли в { $limit }, нужен размер датасета: dataset=20k или «датасет 2 гб текста».
+fit-time-budget-card = { $gpu } (~{ $time })
 fit-steps = { $steps } шагов по { $per } примеров (bs × ga × карты) — считаю { $examples } примеров, одна эпоха.
 fit-ctx-from-tokens = Примеры до { $tokens } токенов — считаю ctx { $ctx }, чтобы они поместились целиком.
 fit-ctx-cut = ⚠️ Примеры до { $tokens } токенов длиннее ctx { $ctx }: при обучении они обрежутся до { $ctx } (целиком — <code>ctx={ $covering }</code>).
