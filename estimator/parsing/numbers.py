@@ -52,6 +52,7 @@ class Unit(StrEnum):
     EPOCHS = "epochs"
     STEPS = "steps"  # optimizer steps: «60 шагов», "1000 steps"
     HOURS = "hours"
+    DAYS = "days"  # «за сутки», «за 2 дня», "in 3 days": a time, in days
     GPUS = "gpus"
     PARAMS = "params"  # a model size: «13b», «13 млрд параметров»
     PERCENT = "percent"

@@ -115,6 +115,13 @@ def _forms(token: Token) -> frozenset[str]:
 _MIN_PIECES = 100
 
 
+def _per_day(context: _Context) -> bool:
+    """Hours said per day: «в день по 5 часов», «5 часов в день», "5 hours a day"."""
+    after = context.after[:2]
+    before = {form for _, forms in context.before[:2] for form in forms}
+    return after in (["в", "день"], ["a", "day"], ["per", "day"]) or "день" in before
+
+
 def _identifier_start(tokens: list[Token], k: int) -> int:
     """Where the snake_case identifier ending at tokens[k] starts (k when it is one word)."""
     start = k
@@ -279,8 +286,12 @@ class _Slots:
             self._epochs(found, None)
         elif unit is Unit.STEPS:
             self._steps(found, context)
+        elif unit is Unit.HOURS and _per_day(context):
+            self._hours_a_day(found)
         elif unit is Unit.HOURS:
             self._time_budget(found)
+        elif unit is Unit.DAYS:
+            self._time_budget(found, hours_each=24)
         elif unit is Unit.GPUS:
             self._gpus(found, None)
         elif unit is Unit.TIMES and _after_has(context, GPUS_CUES):
@@ -441,14 +452,23 @@ class _Slots:
             return
         self._int_slot(slot, key, name, found.value(), self._span(found, cue))
 
-    def _time_budget(self, found: Quantity) -> None:
+    def _hours_a_day(self, found: Quantity) -> None:
+        """«в день по 5 часов», "5 hours a day": a use a month (30 days), as «150 ч в месяц»."""
+        if self.given.hours_per_month is None and 0 < found.value() <= 24:
+            self.given.hours_per_month = found.value() * 30
+            self.said(Slot.HOURS_PER_MONTH, *self._span(found, None))
+        else:
+            self._unread(found)
+
+    def _time_budget(self, found: Quantity, hours_each: float = 1) -> None:
         """«успею за 5 часов?», «уложиться в 2 часа», "in 10 hours": the most the run may
         take (hours a month are an offer constraint, read before this)."""
         low, high = LIMITS["hours"]
-        if self.given.time_budget_hours is not None or not low <= found.value() <= high:
+        hours = found.value() * hours_each
+        if self.given.time_budget_hours is not None or not low <= hours <= high:
             self._unread(found)
             return
-        self.given.time_budget_hours = found.value()
+        self.given.time_budget_hours = hours
         self.said(Slot.TIME_BUDGET, *self._span(found, None))
 
     def _steps(self, found: Quantity, context: _Context) -> None:

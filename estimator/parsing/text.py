@@ -402,7 +402,27 @@ def _read_all(reader: _Reader, given: Given, *, followup: bool = False) -> None:
     _read_gpus(reader, given)
     _read_levers(reader, given)
     _read_counts(reader, given, followup=followup)
+    _read_day_limit(reader, given)
     _read_asks(reader, given)
+
+
+# «за сутки», «за день», "in a day", «за ночь»: a time limit said without a number («в день»
+# is a use per day, read with its hours).
+_ONE_DAY = re.compile(
+    r"(?<!\w)(?:за|in|within)\s+(?:одн[иу]\s+|a\s+|one\s+|a\s+single\s+)?"
+    r"(?:сутки|день|ночь|day|night)(?!\w)",
+    re.IGNORECASE,
+)
+_NIGHT_HOURS = 10.0  # «за ночь»: an evening to a morning
+
+
+def _read_day_limit(reader: _Reader, given: Given) -> None:
+    m = _ONE_DAY.search(reader.rest)
+    if m is None or given.time_budget_hours is not None:
+        return
+    night = "ноч" in m.group(0).lower() or "night" in m.group(0).lower()
+    given.time_budget_hours = _NIGHT_HOURS if night else 24.0
+    reader.said(Slot.TIME_BUDGET, m.start(), m.end())
 
 
 def _read_asks(reader: _Reader, given: Given) -> None:

@@ -1022,6 +1022,7 @@ UNIT_LEMMAS: dict[str, frozenset[str]] = {
     "epochs": frozenset({"эпоха", "эпох", "epoch", "эп"}),
     "steps": frozenset({"шаг", "step", "итерация", "iteration"}),
     "hours": frozenset({"час", "ч", "h", "hr", "hour"}),
+    "days": frozenset({"сутки", "день", "day"}),
     "gpus": frozenset({"карта", "видеокарта", "карточка", "гпу", "gpu", "card", "видюха"}),
     "params": frozenset({"параметр", "param", "parameter", "парам"}),
     "percent": frozenset({"процент", "percent", "pct"}),
