@@ -152,6 +152,15 @@ FILLER_WORDS = frozenset(
         "потянет",
         "запустится",
         "через",  # «а через unsloth?»: the stack the run goes through
+        # «ок, а если модель 70b?», "ok and with unsloth?"
+        "модель",
+        "модели",
+        "ок",
+        "окей",
+        "хорошо",
+        "ладно",
+        "понял",
+        "ясно",
         # «а успею за 3 часа?», "can I finish in 10 hours?"
         "успею",
         "успеем",
@@ -207,6 +216,9 @@ FILLER_WORDS = frozenset(
         "we",
         "use",
         "enable",
+        "model",
+        "ok",
+        "okay",
         "turn",
         "could",
         "is",
