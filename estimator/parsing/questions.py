@@ -172,6 +172,10 @@ def take_questions(rest: str, given: Given) -> str:
         asked = _asked(tokens, first, last)
         if asked is None:
             continue
+        if field == "method" and first > 0 and tokens[first - 1].folded == "to":
+            # "how much VRAM do I need to full fine-tune…": the method is the verb of what
+            # they will do, the need is for memory; "do I need (to use) qlora…" asks about it
+            continue
         found.append((field, tokens[asked[0]].start, tokens[max(asked[1], asked[0] + 1) - 1].end))
     for field, start, end in found:
         if field not in given.asked_about:
