@@ -14,10 +14,13 @@ from estimator.cost import PriceQuote
 from estimator.fit import (
     RENTED_CARDS,
     GpuFit,
+    Judged,
     Verdict,
     fewest_cards,
     fit_table,
+    judge_run,
     smallest_fitting,
+    trains_in_bf16,
 )
 from estimator.gpus import family_members, family_of, resolve_for_sizing
 from estimator.hardware import runs_unsloth
@@ -39,7 +42,7 @@ from estimator.planner import (
 )
 from estimator.query import Checkpointing, FitQuery, Method, Offload, Stack
 from estimator.solve import Solution, solve, solved_json, solved_query
-from estimator.specs import GpuSpec, ModelSpec
+from estimator.specs import GIB, GpuSpec, ModelSpec
 from estimator.stacks import COMMON_STACKS
 from estimator.timing import TrainingTime, training_time
 
@@ -80,6 +83,8 @@ class FitAnswer:
     budget: BudgetVerdict | None = None
     hours_per_month: float | None = None  # the user's use a month, for the break-even
     time_budget_hours: float | None = None  # «успею за 5 часов?»: the most the run may take
+    # «хватит ли 24 гб?» with no card named: the run on a card sold with that memory.
+    capacity: Capacity | None = None
     constraints: StatedConstraints = field(default_factory=StatedConstraints)  # as said
     solved: Solution | None = None  # a reverse question's answer; the run is sized at it
     # The levers asked about («нужен ли offload?») and the unstated defaults that decide the
@@ -97,6 +102,29 @@ class FitAnswer:
 
     def row(self, gpu_id: str) -> GpuFit | None:
         return next((row for row in self.table if row.gpu.id == gpu_id), None)
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """A card's memory asked about by its size: the run judged on what such a card gives."""
+
+    gb: float  # as sold
+    usable_gib: float  # the least the catalogue's cards of that size give (the safe side)
+    judged: Judged
+
+
+# What torch reports of a card sold as N GB when no catalogue card has that size: ECC on, as
+# datacenter boards ship (0.923 × GB, estimator/data/gpus.csv's est-ECC rule).
+UNKNOWN_CARD_SHARE = 0.923
+
+
+def _capacity(parsed: ParsedQuery, gpus: Sequence[GpuSpec]) -> Capacity | None:
+    if parsed.card_gb is None:
+        return None
+    # The cards people train on (bf16): a 24 GB P40 is no one's training card today.
+    same = [g.usable_gib for g in gpus if g.vram_gb == parsed.card_gb and trains_in_bf16(g)]
+    usable = min(same) if same else parsed.card_gb * 1e9 / GIB * UNKNOWN_CARD_SHARE
+    return Capacity(parsed.card_gb, usable, judge_run(parsed.query, parsed.model, usable))
 
 
 def build_answer(
@@ -188,6 +216,7 @@ def build_answer(
         budget=budget,
         hours_per_month=parsed.hours_per_month,
         time_budget_hours=parsed.time_budget_hours,
+        capacity=_capacity(parsed, gpus) if parsed.target_gpu is None else None,
         constraints=parsed.constraints,
         solved=solution,
         levers=levers,

@@ -115,6 +115,8 @@ def command_for(parsed: ParsedQuery) -> str:
         parts.append(f"steps={parsed.steps}")
     if parsed.time_budget_hours is not None:
         parts.append(f"hours={plain(parsed.time_budget_hours)}")
+    if parsed.card_gb is not None:
+        parts.append(f"cardgb={plain(parsed.card_gb)}")
     gpu = parsed.target_gpu or parsed.target_family
     if gpu:
         parts.append(f"gpu={gpu.replace(' ', '-')}")

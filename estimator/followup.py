@@ -72,6 +72,7 @@ _PARSED_FIELDS = (
     "shortest_tokens",
     "steps",
     "time_budget_hours",
+    "card_gb",
     "target_gpu",
     "target_family",
 )
@@ -79,7 +80,7 @@ _PARSED_FIELDS = (
 _TOGETHER: tuple[frozenset[str], ...] = (
     frozenset({"dataset_examples", "dataset_tokens", "dataset_bytes", "tokens_assumed", "steps"}),
     frozenset({"model", "size_b"}),
-    frozenset({"target_gpu", "target_family"}),
+    frozenset({"target_gpu", "target_family", "card_gb"}),
     frozenset({"tokens_per_example", "shortest_tokens"}),
     frozenset({"shortest_tokens", "longest_tokens"}),
 )

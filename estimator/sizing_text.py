@@ -117,6 +117,7 @@ def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> s
     if answer.model_from_size:
         lines.append(_from_size(answer, language))
     lines.append(_verdict(answer, language))
+    lines += _capacity_line(answer, language)
     # Every card the question compared gets its own verdict, not just the first one named.
     lines += [_target_line(answer, row, language) for row in answer.compared]
     # A card's own limits belong next to its verdict, not only under «Подробнее».
@@ -215,6 +216,24 @@ def _ctx_lines(answer: FitAnswer, language: str) -> list[str]:
         covering = str(covering_ctx(longest))
         lines.append(i18n("fit-ctx-cut", tokens=str(longest), ctx=str(ctx), covering=covering))
     return lines
+
+
+def _capacity_line(answer: FitAnswer, language: str) -> list[str]:
+    """«хватит ли 24 гб?»: the verdict on a card sold with that memory, by the least such
+    cards give, on the range's high end like every card's."""
+    capacity = answer.capacity
+    if capacity is None:
+        return []
+    judged = capacity.judged
+    args = {
+        "gb": plain(capacity.gb),
+        "usable": gib(capacity.usable_gib),
+        "low": gib(judged.band.low),
+        "high": gib(judged.band.high),
+        "headroom": gib(capacity.usable_gib - judged.band.high),
+    }
+    key = {Verdict.FITS: "fits", Verdict.TIGHT: "tight", Verdict.NO: "no"}[judged.verdict]
+    return [translator(language)(f"fit-capacity-{key}", **args)]
 
 
 def _time_budget_line(answer: FitAnswer, language: str) -> list[str]:

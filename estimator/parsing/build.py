@@ -58,6 +58,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "ga": (1, 4096),  # micro-batches per optimizer step
     "steps": (1, 100_000_000),  # optimizer steps (HF max_steps)
     "hours": (0.1, 100_000),  # the time a run must take at most
+    "cardgb": (1, 4096),  # GB of memory a card is sold with
 }
 # Methods in the order a ruled-out one falls back: QLoRA is the default, LoRA the same
 # adapters without the 4-bit base, full the last resort.
@@ -103,6 +104,8 @@ class Given:
     steps: int | None = None
     # «успею за 5 часов?», "in 2 hours": the most the run may take, hours.
     time_budget_hours: float | None = None
+    # «хватит ли 24 гб?», "is 48GB enough": a card's memory as sold, asked about with no card.
+    card_gb: float | None = None
     target_gpu: str | None = None
     target_family: str | None = None
     ruled_out: list[Method] = field(default_factory=list)  # «без qlora», "not full"
@@ -374,6 +377,7 @@ def finish(given: Given) -> ParsedQuery:
         shortest_tokens=given.shortest_tokens if given.longest_tokens else None,
         steps=given.steps,
         time_budget_hours=given.time_budget_hours,
+        card_gb=given.card_gb,
         solve=given.solve,
         asked_about=tuple(dict.fromkeys(given.asked_about)),
     )

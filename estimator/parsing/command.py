@@ -140,6 +140,7 @@ NUMBER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "epochs": ("1", "3", "0.5"),
     "steps": ("60", "1000"),
     "hours": ("2", "5", "24"),
+    "cardgb": ("16", "24", "48", "80"),
     "budget": ("5000", "20k", "5000₽"),
     "longest": ("1000", "3500", "8k"),
     "vram": ("24", "48", "80"),
@@ -323,6 +324,7 @@ _SETTERS: dict[str, Callable[[Given, str], None]] = {
     ),
     "epochs": lambda g, v: setattr(g, "epochs", check_epochs(_amount("epochs", v, 1000))),
     "steps": lambda g, v: setattr(g, "steps", check_int("steps", _amount("steps", v, 1000))),
+    "cardgb": lambda g, v: setattr(g, "card_gb", _bounded("cardgb", v, _amount("cardgb", v, 1000))),
     "hours": lambda g, v: setattr(
         g, "time_budget_hours", _bounded("hours", v, _amount("hours", v, 1000))
     ),
@@ -368,7 +370,7 @@ _KEY_SLOTS: dict[str, Slot] = {
     "vram": Slot.MIN_VRAM, "hpm": Slot.HOURS_PER_MONTH, "loc": Slot.RUSSIA_ONLY,
     "rate": Slot.MAX_RUB_PER_HOUR, "gpurate": Slot.MAX_RUB_PER_GPU_HOUR,
     "mrate": Slot.MAX_RUB_PER_MONTH, "billing": Slot.BILLING, "packing": Slot.PACKING,
-    "ga": Slot.GRAD_ACCUM, "steps": Slot.STEPS, "hours": Slot.TIME_BUDGET,
+    "ga": Slot.GRAD_ACCUM, "steps": Slot.STEPS, "hours": Slot.TIME_BUDGET, "cardgb": Slot.CARD_GB,
 }  # fmt: skip
 
 

@@ -45,6 +45,7 @@ class Slot(StrEnum):
     GRAD_ACCUM = "grad_accum"
     STEPS = "steps"
     TIME_BUDGET = "time_budget_hours"
+    CARD_GB = "card_gb"
     BUDGET = "budget_rub"
     MIN_VRAM = "min_vram_gib"
     HOURS_PER_MONTH = "hours_per_month"
@@ -97,6 +98,7 @@ class ParsedQuery:
     # (note `dataset_from_steps`), so a follow-up keeps the steps, not their product.
     steps: int | None = None
     time_budget_hours: float | None = None  # «успею за 5 часов?»: the most the run may take
+    card_gb: float | None = None  # «хватит ли 24 гб?»: a card's memory (as sold) asked about
     # A reverse question: the lever to solve for ("ctx", "bs", "rank": ctx=max, «какой
     # максимальный контекст влезет»); the query holds the default there until solved.
     solve: str | None = None

@@ -41,6 +41,7 @@ from estimator.parsing.words import (
     CUE_FILLERS,
     DATASET_CUES,
     ENGLISH_TEXT_CUES,
+    ENOUGH_WORDS,
     EPOCH_CUES,
     EXAMPLES_FIRST_CUES,
     GPUS_CUES,
@@ -517,13 +518,31 @@ class _Slots:
             self.given.notes.append("out_of_range:budget")
             self.used.append(span)
 
+    def _card_memory(self, found: Quantity) -> None:
+        """«хватит ли 24 гб?», "is 48GB enough", «влезет в 80 гигов»: a card's memory asked
+        about, when the clause asks whether it is enough; any other bare size stays unread."""
+        start, end = found.first, found.last
+        while start > 0 and self.tokens[start - 1].text not in _CLAUSE_END:
+            start -= 1
+        while end < len(self.tokens) and self.tokens[end].text not in _CLAUSE_END:
+            end += 1
+        words = [_forms(t) | {t.folded} for t in self.tokens[start:end]]
+        gb = found.value() * found.byte_factor / 1e9
+        low, high = LIMITS["cardgb"]
+        asks = any(forms & ENOUGH_WORDS for forms in words)
+        if not asks or self.given.card_gb is not None or not low <= gb <= high:
+            self._unread(found)
+            return
+        self.given.card_gb = gb
+        self.said(Slot.CARD_GB, *self._span(found, None))
+
     def _text_size(self, found: Quantity, context: _Context) -> None:
         """«2 гб текста», «датасет 500 мб»: the dataset as text; a bare «2 гб» is memory or
         data, so it is left unread."""
         text_words = _after_has(context, TEXT_CUES, 3)
         dataset = context.near(DATASET_CUES, 3)
         if not text_words and dataset is None:
-            self._unread(found)
+            self._card_memory(found)
             return
         after = [lemmas(w) | {w} for w in context.after[: text_words + 1]]
         before = [forms for _, forms in context.before]

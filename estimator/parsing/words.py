@@ -863,6 +863,8 @@ COMMAND_KEYS: dict[str, tuple[str, ...]] = {
     "steps": ("steps", "max_steps", "step", "шаги", "шагов"),
     # the time the run may take at most
     "hours": ("hours", "time", "часов", "часы"),
+    # a card's memory (as sold) asked about with no card named
+    "cardgb": ("cardgb", "card_gb"),
 }
 
 # key=value: extra spellings of a value, mapped to the enum value.
@@ -1036,6 +1038,16 @@ BYTE_UNITS: dict[str, float] = {
     "гигабайтов": 1e9, "gigabyte": 1e9, "gigabytes": 1e9, "tb": 1e12, "тб": 1e12,
     "терабайт": 1e12, "g": 1e9,
 }  # fmt: skip
+
+# Words that ask whether a card's memory holds the run: «хватит ли 24 гб», "is 48GB enough",
+# «влезет ли в 24 гига», "will it fit in 80GB"; by lemma.
+ENOUGH_WORDS: frozenset[str] = frozenset(
+    {
+        "хватить", "хватит", "хватать", "достаточно", "достаточный", "влезть", "влезет",
+        "поместиться", "поместится", "уместиться", "уместится", "enough", "suffice",
+        "sufficient", "fit", "fits",
+    }
+)  # fmt: skip
 
 # --- which slot a number fills, by the words around it (estimator.parsing.slots) -----------
 # Lemmas, as estimator.parsing.lemmas gives them. Little words between a cue and its number

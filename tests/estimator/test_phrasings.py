@@ -66,6 +66,7 @@ def reading(parsed: ParsedQuery) -> dict[str, Any]:
         "epochs": q.epochs,
         "steps": parsed.steps,
         "hours": parsed.time_budget_hours,
+        "cardgb": parsed.card_gb,
         "gpu": parsed.target_gpu or parsed.target_family,
         "budget": parsed.budget_rub,
         "rate": parsed.max_rub_per_hour,

@@ -136,7 +136,7 @@ def test_a_single_cards_peak_is_said_to_be_on_one_card():
 
 
 def test_a_number_the_reader_did_not_place_is_said_not_counted():
-    assert "Не учёл «24 гб»" in short_ru("хватит ли 24 гб для 13b lora?")
+    assert "Не учёл «64 гб»" in short_ru("8b lora, контекст 4к, RAM 64 гб")
     assert "Не учёл «20000»" in short_ru("8b lora, а если 20000?")
     # A small count, a year or a version of the person's life is no setting left out.
     for text in ("8b lora, ctx 4096, я студент и у меня 2 собаки", "8b lora, в 2024 году"):
@@ -146,6 +146,13 @@ def test_a_number_the_reader_did_not_place_is_said_not_counted():
 def test_an_8_bit_base_is_said_to_be_sized_as_16_bit():
     assert "8-битную базу (load_in_8bit) не считаю" in short_ru("8b lora load_in_8bit на 4090")
     assert "8-битную базу" not in short_ru("8b lora, оптимизатор 8 бит")
+
+
+def test_a_cards_memory_asked_by_its_size_is_judged_on_the_least_such_cards_give() -> None:
+    no = short_ru("хватит ли 24 гб для 13b lora?")
+    assert "❌ Карте на 24 ГБ не хватит" in no
+    assert "Не учёл" not in no
+    assert "✅ Карте на 48 ГБ" in short_ru("хватит ли 48 гб для 8b qlora?")
 
 
 def test_a_time_limit_is_judged_on_the_high_end_of_the_hours() -> None:

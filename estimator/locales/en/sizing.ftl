@@ -15,6 +15,9 @@ fit-time-budget-tight = ⏱ { $limit } is tight: { $cards }; if training runs sl
 fit-time-budget-no = ⏱ Not within { $limit }: the fastest is { $cards }. More cards (gpus=2) or less data would help.
 fit-time-budget-no-data = ⏱ To say whether it takes under { $limit }, I need the dataset's size: dataset=20k or “2 GB of text”.
 fit-time-budget-card = { $gpu } (~{ $time })
+fit-capacity-fits = ✅ A { $gb } GB card ({ $usable } GiB usable) holds it: { $headroom } GiB free even at a { $high } GiB peak
+fit-capacity-tight = ⚠️ A { $gb } GB card is tight: a { $low }–{ $high } GiB peak on { $usable } GiB usable
+fit-capacity-no = ❌ A { $gb } GB card is not enough: a { $low }–{ $high } GiB peak on { $usable } GiB usable
 fit-steps = { $steps } steps of { $per } examples (bs × ga × cards) — sizing { $examples } examples, once through.
 fit-ctx-from-tokens = Examples of up to { $tokens } tokens — sizing ctx { $ctx } to hold them whole.
 fit-ctx-cut = ⚠️ Examples of up to { $tokens } tokens are longer than ctx { $ctx }: training cuts them at { $ctx } (whole: <code>ctx={ $covering }</code>).

@@ -16,6 +16,9 @@ fit-time-budget-tight = ⏱ { $limit } — впритык: { $cards }; если 
 fit-time-budget-no = ⏱ В { $limit } не уложитесь: быстрее всего { $cards }. Помогут больше карт (gpus=2) или меньше данных.
 fit-time-budget-no-data = ⏱ Чтобы сказать, уложитесь ли в { $limit }, нужен размер датасета: dataset=20k или «датасет 2 гб текста».
 fit-time-budget-card = { $gpu } (~{ $time })
+fit-capacity-fits = ✅ Карте на { $gb } ГБ ({ $usable } ГиБ доступно) хватит: запас { $headroom } ГиБ даже при пике { $high }
+fit-capacity-tight = ⚠️ Карте на { $gb } ГБ впритык: пик { $low }–{ $high } ГиБ при { $usable } доступных
+fit-capacity-no = ❌ Карте на { $gb } ГБ не хватит: пик { $low }–{ $high } ГиБ при { $usable } доступных
 fit-steps = { $steps } шагов по { $per } примеров (bs × ga × карты) — считаю { $examples } примеров, одна эпоха.
 fit-ctx-from-tokens = Примеры до { $tokens } токенов — считаю ctx { $ctx }, чтобы они поместились целиком.
 fit-ctx-cut = ⚠️ Примеры до { $tokens } токенов длиннее ctx { $ctx }: при обучении они обрежутся до { $ctx } (целиком — <code>ctx={ $covering }</code>).
