@@ -31,6 +31,7 @@ from monitor.alerts import Alert
 from monitor.cards import CardFilter
 from monitor.queueing import queue
 from storage import Store
+from storage.history_tiers import rebuild_tiers
 from storage.outbox_insert import insert_alerts, prepare_alerts
 from storage.sql import moment_value
 
@@ -104,6 +105,7 @@ async def history(backend: Backend, offers: int, days: int) -> tuple[int, float,
                 " ('selectel', ?, 'MSK-1', 'H100 80GB', 1, ?, ?, 'in_stock', 1, 'H100', 80)",
                 rows,
             )
+            await rebuild_tiers(connection)  # as if written scrape by scrape
             if backend == "postgresql":
                 await connection.execute("ANALYZE")
         since = now - timedelta(days=90)

@@ -47,6 +47,7 @@ import monitor.watch_words
 import scrapers.http
 import storage.database
 import storage.history
+import storage.history_tiers
 import storage.leader
 import storage.postgres
 import storage.refresh
@@ -189,8 +190,10 @@ NUMBERS: tuple[tuple[str, float], ...] = (
     # section 5: domain rules
     ("per hour and per month ({n} h)", monitor.offers.HOURS_PER_MONTH),
     ("held until seen in {n} scrapes in a row", monitor.parts.CONFIRM_AFTER),
-    ("the range cut into {n} buckets", storage.history.HISTORY_BUCKETS),
-    ("at most {n} points per offer", storage.history.HISTORY_POINTS_PER_OFFER),
+    ("the range cut into {n} buckets shared", storage.history.HISTORY_BUCKETS),
+    ("per span of {n} hours and of a day", storage.history_tiers.FOUR_HOURS / 3600),
+    ("for {n} days (`FULL_DETAIL`)", seconds(storage.history_tiers.FULL_DETAIL) / 86400),
+    ("in batches of {n} rows", storage.history_tiers.COMPACT_BATCH),
     ("₽/h moved by more than {n} %", default(monitor.diff.diff, "price_epsilon") * 100),
     ("at `removal_after` ({n}) consecutive misses", default(monitor.diff.diff, "removal_after")),
     (
