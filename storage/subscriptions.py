@@ -141,10 +141,17 @@ class SubscriptionQueries:
         found = await self._select("WHERE id = ?", (sub_id,))
         return found[0] if found else None
 
-    async def active_subscriptions(self) -> list[Subscription]:
+    async def active_subscriptions(
+        self, after: int = 0, limit: int | None = None
+    ) -> list[Subscription]:
         """Everything the match index needs at start-up: not paused, user not blocked.
-        Muted ones are included; a mute ends by itself and matching checks it."""
-        return await self._select(f"WHERE {_ACTIVE} ORDER BY id", ())
+        Muted ones are included; a mute ends by itself and matching checks it.
+
+        By id; with `limit`, the page of at most that many after id `after` (the index loads
+        page by page, letting replies in between: monitor.matcher)."""
+        if limit is None:
+            return await self._select(f"WHERE {_ACTIVE} AND id > ? ORDER BY id", (after,))
+        return await self._select(f"WHERE {_ACTIVE} AND id > ? ORDER BY id LIMIT ?", (after, limit))
 
     async def active_subscriptions_among(self, ids: Collection[int]) -> list[Subscription]:
         """The active ones (as `active_subscriptions` means it) of these ids."""
