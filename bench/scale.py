@@ -37,9 +37,7 @@ import argparse
 import asyncio
 import contextlib
 import gzip
-import os
 import signal
-import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -52,13 +50,12 @@ import aiohttp
 
 from bench.backends import Backend, add_backend_option, chosen_backends
 from bench.scale_world import LATE_CHAT, Prepared, late_alert, prepare
-from bench.soak import free_port, rss_mib
+from bench.soak import free_port, rss_mib, start_bot
 from storage import Store
 from tests.fakes.providers import FakeProviders, all_sites
 from tests.fakes.telegram import FakeTelegram
 from tests.postgres import temporary_database
 
-ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "5151:scale"
 HELP_EVERY_S = 0.25
 PEOPLE = 500_000  # the /help askers' chat ids start here, apart from every subscriber
@@ -143,7 +140,10 @@ async def measure(backend: Backend, n: int, offers: int, days: int) -> Figures:
         ops_port = free_port()
         stop = asyncio.Event()
         started = time.monotonic()
-        bot = await start_bot(telegram, sites, env, ops_port, log)
+        settings = {**env, "GPURADAR_OPS_PORT": str(ops_port)}
+        bot = await start_bot(
+            telegram, sites, settings, cwd=Path(tempfile.gettempdir()), token=TOKEN, stderr=log
+        )
         asking = asyncio.create_task(asker.run(stop))
         try:
             loaded = await index_loaded(store, datetime.now(UTC), bot)
@@ -215,37 +215,6 @@ async def a_database(backend: Backend) -> AsyncIterator[tuple[Store, dict[str, s
             yield store, {"GPURADAR_DATABASE_URL": url}
         finally:
             await store.close()
-
-
-async def start_bot(
-    telegram: FakeTelegram,
-    sites: FakeProviders,
-    database: dict[str, str],
-    ops_port: int,
-    log: IO[bytes],
-) -> asyncio.subprocess.Process:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GPURADAR_")}
-    env.update(sites.env())
-    env.update(database)
-    env.update(
-        {
-            "GPURADAR_BOT_TOKEN": TOKEN,
-            "GPURADAR_TELEGRAM_API_URL": telegram.base_url,
-            "GPURADAR_OPS_PORT": str(ops_port),
-            "GPURADAR_LOG_LEVEL": "WARNING",
-            "PYTHONPATH": str(ROOT),
-        }
-    )
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        cwd=tempfile.gettempdir(),
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=log,
-    )
 
 
 async def index_loaded(store: Store, since: datetime, bot: asyncio.subprocess.Process) -> float:

@@ -40,6 +40,7 @@ import monitor.alarms
 import monitor.alerts
 import monitor.diff
 import monitor.health
+import monitor.matcher
 import monitor.offers
 import monitor.parts
 import monitor.queueing
@@ -166,6 +167,7 @@ NUMBERS: tuple[tuple[str, float], ...] = (
     ("HOSTKEY and immers {n} s), jitter", IMMERS.interval_s),
     ("no redirect to another host, at most {n} within it", scrapers.http.MAX_REDIRECTS),
     ("once after {n} failed runs in a row", monitor.alarms.DEFAULT_THRESHOLD),
+    ("a page (`LOAD_PAGE`, {n}) per turn", monitor.matcher.LOAD_PAGE),
     # section 4: one delivery
     ("(`DELIVERY_POLL_S`, {n} s)", bot.app.DELIVERY_POLL_S),
     ("or the {n} s poll", bot.app.DELIVERY_POLL_S),

@@ -106,22 +106,27 @@ def true_low(points: Points, since_ago: int, carried: bool) -> float | None:
 # Three days: ranges long enough to be read from the 4-hour and the daily summaries.
 SPAN_MINUTES = 3 * 1440
 
-point_lists = st.lists(
-    st.tuples(
-        st.integers(0, SPAN_MINUTES),
-        st.integers(1, 1000),
-        st.sampled_from(list(StockState)),
-    ),
-    max_size=40,
-    unique_by=lambda point: point[0],
-)
+
+def point_lists(highest_price: int, most: int) -> st.SearchStrategy[Points]:
+    """One offer's change points within SPAN_MINUTES, at most one a minute."""
+    return st.lists(
+        st.tuples(
+            st.integers(0, SPAN_MINUTES),
+            st.integers(1, highest_price),
+            st.sampled_from(list(StockState)),
+        ),
+        max_size=most,
+        unique_by=lambda point: point[0],
+    )
 
 
 # The patched constant is the same for every example: the fixture needs no reset.
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(kept=point_lists, gone=point_lists, since_ago=st.integers(0, SPAN_MINUTES))
+@given(
+    kept=point_lists(1000, 40), gone=point_lists(1000, 40), since_ago=st.integers(0, SPAN_MINUTES)
+)
 # The newest point ends the range: it closes the last bucket, never opens a fourth.
 @example(
     kept=[
@@ -170,22 +175,11 @@ async def tier_rows(store: Store) -> list[tuple[object, ...]]:
     return [tuple(row) for row in rows]
 
 
-# Prices from a few values, so that ties (which the newest point wins) are common.
-tied_points = st.lists(
-    st.tuples(
-        st.integers(0, SPAN_MINUTES),
-        st.integers(1, 4),
-        st.sampled_from(list(StockState)),
-    ),
-    max_size=30,
-    unique_by=lambda point: point[0],
-)
-
-
 @settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(points=tied_points, cuts=st.lists(st.integers(0, 30), max_size=4))
+# Prices from a few values, so that ties (which the newest point wins) are common.
+@given(points=point_lists(4, 30), cuts=st.lists(st.integers(0, 30), max_size=4))
 def test_summaries_kept_as_points_come_are_the_ones_made_from_all_of_them(
     points: Points, cuts: list[int]
 ) -> None:
