@@ -94,7 +94,7 @@ class Asker:
         waits = [wait for at, wait in self.waits if start <= at < end]
         waits += [now - at for at in self.pushed.values() if start <= at < end]
         if not waits:
-            return float("nan")
+            return 0.0  # none asked in the window (the index loaded before the first reply)
         waits.sort()
         return waits[min(len(waits) - 1, round(0.99 * (len(waits) - 1)))] * 1000
 
