@@ -1,151 +1,310 @@
-"""Scale: what a hundred thousand subscribers cost the parts that grow with them, each figure
-printed beside the 1k baseline of the same run.
+"""Scale: the bot as a real process (`python -m bot`, polling a fake Telegram that allows 30
+messages/s overall and 1 per chat, scraping the fake provider sites, its ops server on
+127.0.0.1) on a real database with 1k, 10k and 100k subscriptions, on SQLite and PostgreSQL.
+Every figure is printed beside the 1k baseline of the same run.
 
-* Fan-out: N subscribers match one popular change; a minute in, one more change arrives for
-  one chat. Printed: one claim's time (the sender's pass, 500 rows) with N pending, and how
-  many messages go before the late alert (with the delay that means at Telegram's 28 msg/s).
-  Before fair claims it waited behind the whole backlog: N messages, N / 28 s.
-* History: a high-change market (every offer of one GPU changes every 10 minutes), the 90-day
-  answer of /api/v1/history as bot.ops.open_data builds it: the query's time, the JSON's bytes
-  and gzipped bytes (the ops server compresses when asked), beside what the raw change points
-  would have weighed.
+Before each start, in this process (bench.scale_world): the market's first snapshots, N
+subscriptions (one in ten waits for any H100 in stock, the rest bench.match's mix), then
+Selectel's 8x H100 server comes into stock and one refresh through the real pipeline queues
+its alerts: the fan-out the started bot finds in its outbox. Beside it, a history market of
+`--offers` H100 offers each changing price every 10 minutes for `--days` days.
+
+Printed per size:
+  refresh     the popular event's refresh (load, match, write) in ms, and the alerts queued
+  index       the match index loaded from the store, in ms (what the bot does at its
+              first refresh, a page per turn of its event loop)
+  first reply seconds from starting the process to the reply to a /help sent at once
+  RSS         the bot's resident memory once its index is loaded, MiB, and per subscription
+              beyond the 1k baseline's, KiB
+  late alert  seconds from one more alert's event (queued 15 s into the fan-out, for one new
+              chat) to its delivery, and how many fan-out messages were still waiting
+  history     GET /api/v1/history?gpu=h100&days=90: ms to the whole answer, its KB as JSON
+              and as sent gzip-compressed; and the median ms of it and nine more ranges
+  /help p99   other people's /help (one every 250 ms, each from a new chat), push to reply,
+              ms: during start-up (from the first reply until the index is loaded), during
+              the fan-out (until the late alert is delivered), during ten history answers
 
     .venv/bin/python -m bench.scale [--sizes 1000,10000,100000] [--backend sqlite|postgresql|both]
         [--offers 20] [--days 120]
 
-Refresh time at scale is bench.match's (`--store-only` for the write).
+Targets on a 2-core machine: first reply <= 3 s at 100k; the late alert within 30 s of its
+event during a 10k fan-out; history <= 300 ms and <= 200 KB; /help p99 <= 200 ms throughout.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gzip
+import signal
+import statistics
+import tempfile
 import time
-from datetime import UTC, datetime, timedelta
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO
 
-from bench.backends import Backend, add_backend_option, chosen_backends, scratch_store
-from bench.fanout import FIRST_CHAT, fill, the_event
-from bot.ops.open_data import _json, _point_row
-from monitor.alerts import Alert
-from monitor.cards import CardFilter
-from monitor.queueing import queue
+import aiohttp
+
+from bench.backends import Backend, add_backend_option, chosen_backends
+from bench.scale_world import LATE_CHAT, Prepared, late_alert, prepare
+from bench.soak import free_port, rss_mib, start_bot
 from storage import Store
-from storage.outbox_insert import insert_alerts, prepare_alerts
-from storage.sql import moment_value
+from tests.fakes.providers import FakeProviders, all_sites
+from tests.fakes.telegram import FakeTelegram
+from tests.postgres import temporary_database
 
-RATE = 28.0  # messages per second: the sender's limiter
-BATCH = 500  # the sender's claim (Sender batch_size)
-LEASE = timedelta(minutes=5)
-H100_80 = CardFilter(family="H100", min_vram_gb=80)  # what «/history h100 80gb» asks
+TOKEN = "5151:scale"
+HELP_EVERY_S = 0.25
+PEOPLE = 500_000  # the /help askers' chat ids start here, apart from every subscriber
+LATE_AFTER_S = 15.0  # into the fan-out
+PATIENCE_S = 300.0
 
 
-async def fan_out(backend: Backend, n: int) -> tuple[float, int]:
-    """(one claim's ms with n pending, messages sent before the late alert)."""
-    now = datetime.now(UTC)
-    async with scratch_store(backend) as store:
-        await fill(store, n, now)
-        if backend == "postgresql":
-            async with store.database.transaction() as connection:
-                await connection.execute("ANALYZE")
-        started = time.perf_counter()
-        first = await store.claim(
-            now, limit=BATCH, per_chat=20, lease=LEASE, chat_gap=timedelta(seconds=1)
+@dataclass
+class Asker:
+    """Other people's /help, one every HELP_EVERY_S from a new chat; reply waits by push time."""
+
+    telegram: FakeTelegram
+    pushed: dict[int, float] = field(default_factory=dict)  # chat -> push moment
+    waits: list[tuple[float, float]] = field(default_factory=list)  # (push moment, wait s)
+    first_reply: float | None = None
+
+    def heard(self, chat: int, at: float) -> None:
+        start = self.pushed.pop(chat, None)
+        if start is not None:
+            self.waits.append((start, at - start))
+            self.first_reply = self.first_reply or at
+
+    async def run(self, stop: asyncio.Event) -> None:
+        chat = PEOPLE
+        while not stop.is_set():
+            chat += 1
+            self.pushed[chat] = time.monotonic()
+            self.telegram.push_message(chat, "/help")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), HELP_EVERY_S)
+
+    def p99_ms(self, start: float, end: float) -> float:
+        """The p99 of the waits of the /help pushed in [start, end); one never answered
+        counts as waiting until now."""
+        now = time.monotonic()
+        waits = [wait for at, wait in self.waits if start <= at < end]
+        waits += [now - at for at in self.pushed.values() if start <= at < end]
+        if not waits:
+            return 0.0  # none asked in the window (the index loaded before the first reply)
+        waits.sort()
+        return waits[min(len(waits) - 1, round(0.99 * (len(waits) - 1)))] * 1000
+
+
+@dataclass(frozen=True)
+class Figures:
+    n: int
+    prepared: Prepared
+    first_reply_s: float
+    rss_mib: float
+    late_s: float
+    late_behind: int
+    history_ms: float
+    history_kb: float
+    history_gzip_kb: float
+    history_median_ms: float
+    help_p99_ms: tuple[float, float, float]  # start-up, fan-out, history
+
+
+async def measure(backend: Backend, n: int, offers: int, days: int) -> Figures:
+    async with (
+        FakeTelegram(token=TOKEN, global_per_second=30, per_chat_per_second=1) as telegram,
+        a_log() as log,
+        FakeProviders(all_sites()) as sites,
+        a_database(backend) as (store, env),
+    ):
+        prepared = await prepare(store, sites, n, offers, days)
+        asker = Asker(telegram)
+        fan_out: dict[str, float] = {}
+
+        def on_call(call: object) -> None:
+            method, params = getattr(call, "method", ""), getattr(call, "params", {})
+            if method.lower() != "sendmessage":
+                return
+            chat, now = int(params.get("chat_id", 0)), time.monotonic()
+            if chat >= PEOPLE and chat < LATE_CHAT:
+                asker.heard(chat, now)
+            elif chat == LATE_CHAT:
+                fan_out.setdefault("late", now)
+            else:
+                fan_out.setdefault("first", now)
+
+        telegram.add_listener(on_call)
+        ops_port = free_port()
+        stop = asyncio.Event()
+        started = time.monotonic()
+        settings = {**env, "GPURADAR_OPS_PORT": str(ops_port)}
+        bot = await start_bot(
+            telegram, sites, settings, cwd=Path(tempfile.gettempdir()), token=TOKEN, stderr=log
         )
-        claim_ms = (time.perf_counter() - started) * 1000
-        await store.mark_sent([row.id for row in first], now)
-        late_chat = FIRST_CHAT + n
-        later = now + timedelta(minutes=1)
-        await late_alert(store, late_chat, later)
-        ahead = len(first)
-        while True:
-            rows = await store.claim(
-                later, limit=BATCH, per_chat=20, lease=LEASE, chat_gap=timedelta(seconds=1)
+        asking = asyncio.create_task(asker.run(stop))
+        try:
+            loaded = await index_loaded(store, datetime.now(UTC), bot)
+            rss = rss_mib(bot.pid)
+            await until(lambda: asker.first_reply is not None)
+            first_reply = (asker.first_reply or 0.0) - started
+            await until(lambda: "first" in fan_out)
+            await asyncio.sleep(max(0.0, fan_out["first"] + LATE_AFTER_S - time.monotonic()))
+            late_at = time.monotonic()
+            await late_alert(store, datetime.now(UTC))
+            behind = await store.pending_count()
+            await until(lambda: "late" in fan_out)
+            fanned = time.monotonic()
+            history = await history_answers(ops_port)
+            done = time.monotonic()
+            p99s = (
+                asker.p99_ms(asker.first_reply or started, loaded),
+                asker.p99_ms(loaded, fanned),
+                asker.p99_ms(fanned, done),
             )
-            chats = [row.chat_id for row in rows]
-            if late_chat in chats or not rows:
-                return claim_ms, ahead + chats.index(late_chat) if late_chat in chats else ahead
-            ahead += len(rows)
-            await store.mark_sent([row.id for row in rows], later)
+        finally:
+            stop.set()
+            await asking
+            bot.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(bot.wait(), 60)
+            log.seek(0)
+            errors = [
+                line
+                for line in log.read().decode(errors="replace").splitlines()
+                if "ERROR" in line or "Traceback" in line
+            ]
+            log.close()
+            for line in errors[-5:]:
+                print(f"    bot: {line}")
+    return Figures(
+        n,
+        prepared,
+        first_reply,
+        rss,
+        fan_out["late"] - late_at,
+        behind,
+        *history,
+        p99s,
+    )
 
 
-async def late_alert(store: Store, chat: int, at: datetime) -> None:
-    event = the_event(at)
-    event = type(event)(event.kind, event.offer, at, old_stock=event.old_stock)
-    async with store.database.transaction() as connection:
-        seen = moment_value(connection.dialect, at)
-        await connection.execute(
-            "INSERT INTO users (chat_id, language, timezone, created_at, last_seen_at)"
-            " VALUES (?, 'ru', 'Europe/Moscow', ?, ?)",
-            (chat, seen, seen),
+@contextlib.asynccontextmanager
+async def a_log() -> AsyncIterator[IO[bytes]]:
+    """Where the bot's log goes (a pipe left unread could fill and stall it)."""
+    with tempfile.TemporaryFile() as log:
+        yield log
+
+
+@contextlib.asynccontextmanager
+async def a_database(backend: Backend) -> AsyncIterator[tuple[Store, dict[str, str]]]:
+    """A migrated store of `backend` for this process, and the bot's settings for it."""
+    if backend == "sqlite":
+        with tempfile.TemporaryDirectory(prefix="gpuradar-scale-") as folder:
+            path = Path(folder) / "scale.sqlite3"
+            store = await Store.open(path)
+            try:
+                yield store, {"GPURADAR_DB_PATH": str(path)}
+            finally:
+                await store.close()
+        return
+    async with temporary_database() as url:
+        store = await Store.connect(url)
+        try:
+            yield store, {"GPURADAR_DATABASE_URL": url}
+        finally:
+            await store.close()
+
+
+async def index_loaded(store: Store, since: datetime, bot: asyncio.subprocess.Process) -> float:
+    """When every provider has refreshed since `since` (the first refresh loads the index)."""
+
+    def done(health: list[object]) -> bool:
+        fresh = [h for h in health if (getattr(h, "last_attempt_at", None) or since) >= since]
+        return len(fresh) >= 3
+
+    deadline = time.monotonic() + PATIENCE_S
+    while not done(list(await store.provider_health())):
+        if time.monotonic() > deadline or bot.returncode is not None:
+            raise RuntimeError("the bot's first refresh did not come")
+        await asyncio.sleep(0.2)
+    return time.monotonic()
+
+
+async def until(condition: object) -> None:
+    deadline = time.monotonic() + PATIENCE_S
+    while not condition():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise RuntimeError("gave up waiting")
+        await asyncio.sleep(0.05)
+
+
+async def history_answers(port: int) -> tuple[float, float, float, float]:
+    """(ms, KB, gzipped KB) of the 90-day answer, then nine more ranges (81-89 days: each
+    made anew, none cached) to hold the server busy while /help is asked, and the median ms
+    of all ten."""
+    url = f"http://127.0.0.1:{port}/api/v1/history"
+    took: list[float] = []
+    async with aiohttp.ClientSession(auto_decompress=False) as session:
+        for days in (90, *range(81, 90)):
+            started = time.perf_counter()
+            async with session.get(
+                url, params={"gpu": "h100", "days": str(days)}, headers={"Accept-Encoding": "gzip"}
+            ) as response:
+                response.raise_for_status()
+                sent = await response.read()
+                encoding = response.headers.get("Content-Encoding")
+            took.append((time.perf_counter() - started) * 1000)
+            if days == 90:
+                body = gzip.decompress(sent) if encoding == "gzip" else sent
+                sizes = (len(body) / 1000, len(sent) / 1000)
+    return took[0], *sizes, statistics.median(took)
+
+
+def ratio(value: float, base: float) -> str:
+    return f"x{value / base:.1f}" if base else ""
+
+
+def print_figures(backend: Backend, rows: list[Figures]) -> None:
+    base = rows[0]
+    print(f"== {backend} (baseline: {base.n:,} subscriptions, same run)")
+    for row in rows:
+        p = row.prepared
+        per_sub = (row.rss_mib - base.rss_mib) * 1024 / (row.n - base.n) if row.n != base.n else 0.0
+        first = row.first_reply_s
+        print(
+            f"{row.n:>7,} subs: refresh {p.refresh_ms:6.0f} ms ({p.queued:,} alerts;"
+            f" {ratio(p.refresh_ms, base.prepared.refresh_ms)}), index {p.index_ms:6.0f} ms;"
+            f" first reply {first:4.1f} s ({ratio(first, base.first_reply_s)});"
+            f" RSS {row.rss_mib:5.0f} MiB ({per_sub:.1f} KiB/subscription over {base.n:,})"
         )
-        queued = queue([Alert(chat, 10**9, event, cooldown_s=0)], now=at, last_alerts={}, holds={})
-        await insert_alerts(connection, prepare_alerts(queued, at))
-
-
-async def history(backend: Backend, offers: int, days: int) -> tuple[int, float, int, int, int]:
-    """(rows stored, ms of the 90-day answer, its bytes, gzipped, the raw points' bytes)."""
-    now = datetime.now(UTC).replace(second=0, microsecond=0)
-    async with scratch_store(backend) as store:
-        dialect = store.dialect
-        rows = [
-            (
-                f"h100-{offer}",
-                moment_value(dialect, now - timedelta(minutes=ago)),
-                300.0 + (ago * 7 + offer) % 50,
-            )
-            for offer in range(offers)
-            for ago in range(10, days * 1440, 10)
-        ]
-        async with store.database.transaction() as connection:
-            await connection.executemany(
-                "INSERT INTO offer_history (provider, sku, location, gpu, gpu_count, at,"
-                " price_hour, stock, stock_count, card_family, card_vram_gb) VALUES"
-                " ('selectel', ?, 'MSK-1', 'H100 80GB', 1, ?, ?, 'in_stock', 1, 'H100', 80)",
-                rows,
-            )
-            if backend == "postgresql":
-                await connection.execute("ANALYZE")
-        since = now - timedelta(days=90)
-        started = time.perf_counter()
-        points = await store.price_series(H100_80, since)
-        low = await store.lowest_price(H100_80, since)
-        body = _json(
-            {
-                "points": [_point_row(point) for point in points],
-                "low": None if low is None else _point_row(low),
-            }
+        print(
+            f"{'':>13} late alert {row.late_s:5.1f} s with {row.late_behind:,} waiting"
+            f" (1k: {base.late_s:.1f} s); history 90 days ({p.history_rows:,} change points)"
+            f" {row.history_ms:4.0f} ms (median of 10: {row.history_median_ms:.0f} ms),"
+            f" {row.history_kb:.0f} KB, {row.history_gzip_kb:.0f} KB gzipped"
+            f" (1k: {base.history_ms:.0f} ms, {base.history_median_ms:.0f} ms)"
         )
-        took = (time.perf_counter() - started) * 1000
-        start = moment_value(dialect, since)
-        raw_points = sum(1 for row in rows if str(row[1]) >= str(start))
-        per_point = len(body) / max(1, len(points))
-        return len(rows), took, len(body), len(gzip.compress(body)), int(raw_points * per_point)
+        start, fan, history = row.help_p99_ms
+        b_start, b_fan, b_history = base.help_p99_ms
+        print(
+            f"{'':>13} /help p99: start-up {start:5.0f} ms, fan-out {fan:5.0f} ms,"
+            f" history {history:5.0f} ms (1k: {b_start:.0f}, {b_fan:.0f}, {b_history:.0f})"
+        )
 
 
 async def main(sizes: list[int], backends: list[Backend], offers: int, days: int) -> None:
     for backend in backends:
-        print(f"== {backend}")
-        baseline: tuple[float, int] | None = None
-        for n in sizes:
-            claim_ms, ahead = await fan_out(backend, n)
-            baseline = baseline or (claim_ms, ahead)
-            print(
-                f"fan-out {n:>7}: claim {claim_ms:6.1f} ms (1k: {baseline[0]:.1f});"
-                f" late alert after {ahead} messages = {ahead / RATE:5.1f} s at {RATE:.0f} msg/s"
-                f" (1k: {baseline[1]}); oldest-first order: {n} = {n / RATE:.0f} s"
-            )
-        stored, took, size, zipped, raw = await history(backend, offers, days)
-        print(
-            f"history 90 days, {offers} offers changing every 10 min ({stored} rows):"
-            f" {took:.0f} ms, {size / 1000:.0f} KB JSON, {zipped / 1000:.0f} KB gzipped"
-            f" (every change point: ~{raw / 1e6:.1f} MB)"
-        )
+        rows = [await measure(backend, n, offers, days) for n in sizes]
+        print_figures(backend, rows)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="1000,10000,100000", help="subscribers per run")
+    parser.add_argument("--sizes", default="1000,10000,100000", help="subscriptions per run")
     parser.add_argument("--offers", type=int, default=20, help="offers in the history market")
     parser.add_argument("--days", type=int, default=120, help="days of history stored")
     add_backend_option(parser)

@@ -32,9 +32,11 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import IO
 
 from monitor.watch_words import parse_watch
 from storage import Store
@@ -103,30 +105,36 @@ async def seed(db_path: Path, users: int) -> None:
 
 
 async def start_bot(
-    telegram: FakeTelegram, sites: FakeProviders, db_path: Path
+    telegram: FakeTelegram,
+    sites: FakeProviders,
+    settings: Mapping[str, str],
+    *,
+    cwd: Path,
+    token: str = TOKEN,
+    stderr: int | IO[bytes] = asyncio.subprocess.PIPE,
 ) -> asyncio.subprocess.Process:
+    """`python -m bot` polling `telegram`, scraping `sites`, with these settings besides
+    (GPURADAR_*: the database, ...); none of this process's own GPURADAR_* settings."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GPURADAR_")}
     env.update(sites.env())
     env.update(
         {
-            "GPURADAR_BOT_TOKEN": TOKEN,
+            "GPURADAR_BOT_TOKEN": token,
             "GPURADAR_TELEGRAM_API_URL": telegram.base_url,
-            "GPURADAR_DB_PATH": str(db_path),
-            "GPURADAR_REFRESH_SECONDS": "10",
-            "GPURADAR_OPS_PORT": str(free_port()),
             "GPURADAR_LOG_LEVEL": "WARNING",
             "PYTHONPATH": str(ROOT),
+            **settings,
         }
     )
     return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "bot",
-        cwd=db_path.parent,
+        cwd=cwd,
         env=env,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
+        stderr=stderr,
     )
 
 
@@ -183,7 +191,12 @@ async def soak(minutes: float, users: int, seed_value: int) -> int:
     driver = Driver()
     async with FakeTelegram(token=TOKEN) as telegram, FakeProviders(all_sites()) as sites:
         driver.control.install(sites["selectel"])
-        bot = await start_bot(telegram, sites, db_path)
+        settings = {
+            "GPURADAR_DB_PATH": str(db_path),
+            "GPURADAR_REFRESH_SECONDS": "10",
+            "GPURADAR_OPS_PORT": str(free_port()),
+        }
+        bot = await start_bot(telegram, sites, settings, cwd=db_path.parent)
         await telegram.wait_for_call("getUpdates", timeout=60)
         started = time.monotonic()
         rss_start = rss_mib(bot.pid)

@@ -86,6 +86,12 @@ def heartbeat(
     return background("heartbeat", beating, before=join)
 
 
+async def compact(store: Store, leading: Callable[[], bool]) -> None:
+    points, summaries = await store.compact_history(datetime.now(UTC), keep_going=leading)
+    if points or summaries:
+        logger.info("history retention: %s change points, %s summary rows", points, summaries)
+
+
 async def housekeeping(
     store: Store,
     stop: asyncio.Event,
@@ -94,8 +100,10 @@ async def housekeeping(
 ) -> None:
     """Daily, from start-up: forget sent and dropped alerts older than OUTBOX_KEEP, all but
     the newest subscription changes (the match index has long applied them), the shared
-    flood state of users long quiet, the sizings too old to be followed up, and the webhook
-    updates' claims older than Telegram retries (storage.updates.KEEP_UPDATES).
+    flood state of users long quiet, the sizings too old to be followed up, the webhook
+    updates' claims older than Telegram retries (storage.updates.KEEP_UPDATES), and the
+    history's detail past its retention (storage.history_tiers.compact_history, in short
+    batches).
 
     `leading` is asked before each step: a leader whose lease ran out (storage.leader) stops
     at once, the election stopping this duty right after."""
@@ -109,6 +117,7 @@ async def housekeeping(
             ]
             if flows is not None:
                 steps.append(flows.forget_quiet)
+            steps.append(lambda: compact(store, leading))
             if leading():
                 purged = await store.purge_outbox(datetime.now(UTC) - OUTBOX_KEEP)
             for step in steps:
@@ -118,6 +127,6 @@ async def housekeeping(
             if purged:
                 logger.info("purged %s sent or dropped outbox rows", purged)
         except Exception:  # the next day tries again; delivery does not depend on this
-            logger.exception("outbox purge failed")
+            logger.exception("housekeeping failed")
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), HOUSEKEEPING_INTERVAL.total_seconds())

@@ -229,8 +229,12 @@ class MatchIndex:
         self._floor_list: list[float] = []
         for sub in subs:
             self.add(sub)
-        # Sorted now, while loading, not at the first match: that one runs inside a
-        # refresh's write transaction. Later changes are inserted in place.
+        self.sort()
+
+    def sort(self) -> None:
+        """Sort the shelves filled in bulk (by `add` into an empty index) now, while loading,
+        not at the first match: that one runs inside a refresh's write transaction. Later
+        changes are inserted in place."""
         for bucket in self._buckets.values():
             for shelf in bucket.shelves():
                 shelf.sort()

@@ -15,9 +15,12 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from types import MappingProxyType
+from typing import TypeVar
 
 from estimator import gpus
 from monitor.alerts import DEFAULT_COOLDOWN_S
+
+T = TypeVar("T")
 
 
 class AlertKind(StrEnum):
@@ -38,7 +41,21 @@ def default_kinds(
     return frozenset({AlertKind.IN_STOCK, AlertKind.BELOW_TARGET})
 
 
-@dataclass(frozen=True)
+# Each distinct set of providers or of alert kinds, once: a hundred thousand filters hold a
+# handful of them, and a frozenset each was 200 bytes (tracemalloc, bench.scale's mix).
+_SETS: dict[frozenset[object], frozenset[object]] = {}
+
+
+_NEEDS: dict[tuple[tuple[str, int], ...], Mapping[str, int]] = {}
+
+
+def _shared(values: frozenset[T]) -> frozenset[T]:
+    return _SETS.setdefault(values, values)  # type: ignore[return-value]
+
+
+# Slots: no __dict__ per filter and per subscription, which the index holds by the hundred
+# thousand (bench.scale prints the bot's memory per subscription).
+@dataclass(frozen=True, slots=True)
 class WatchFilter:
     """Every condition an offer must meet; None / empty means "any"."""
 
@@ -70,14 +87,18 @@ class WatchFilter:
             # Catalog spelling, so matching compares strings and not case-folded copies.
             if members:
                 object.__setattr__(self, "family", members[0].family)
-        object.__setattr__(self, "providers", frozenset(p.lower() for p in self.providers))
-        object.__setattr__(self, "kinds", frozenset(AlertKind(k) for k in self.kinds))
-        if not self.kinds:
-            kinds = default_kinds(self.max_rub_per_gpu_hour, max_job_rub=self.max_job_rub)
-            object.__setattr__(self, "kinds", kinds)
+        providers = frozenset(p.lower() for p in self.providers)
+        object.__setattr__(self, "providers", _shared(providers))
+        kinds = frozenset(AlertKind(k) for k in self.kinds) or default_kinds(
+            self.max_rub_per_gpu_hour, max_job_rub=self.max_job_rub
+        )
+        object.__setattr__(self, "kinds", _shared(kinds))
         if self.fit_need is not None:
-            # A read-only copy: the filter is shared by the index and must not change under it.
-            object.__setattr__(self, "fit_need", MappingProxyType(dict(self.fit_need)))
+            # A read-only copy: the filter is shared by the index and must not change under
+            # it; one per distinct fit table (the same query gives the same table).
+            need = tuple(sorted(self.fit_need.items()))
+            shared = _NEEDS.setdefault(need, MappingProxyType(dict(need)))
+            object.__setattr__(self, "fit_need", shared)
         if (self.fit_need is None) != (self.fit_query is None):
             raise ValueError("fit_query and fit_need come together")
         if (self.job_hours is None) != (self.max_job_rub is None):
@@ -120,7 +141,7 @@ class WatchEdit:
         return cls(cap_changed=True, cap=cap)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Subscription:
     id: int
     chat_id: int

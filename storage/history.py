@@ -9,14 +9,30 @@ for each offer still tracked, the point that was in effect at T (see `_POINTS_SI
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Final
 
-from monitor.cards import VRAM_SLACK_GB, CardFilter
+from monitor.cards import VRAM_SLACK_GB, Card, CardFilter
 from monitor.diff import OfferKey, Tracked
 from monitor.history import HistoryPoint, PointState, changed_offers
-from monitor.offers import RENTABLE_STOCK, Offer, StockState
+from monitor.offers import Offer, StockState
+from storage.history_points import (
+    KEPT,
+    POINT_COLUMNS,
+    RENTABLE_VALUES,
+    STORED_COLUMNS,
+    STORED_COUNT,
+    rank_columns,
+)
+from storage.history_tiers import (
+    DAY,
+    GRAINS,
+    add_to_tiers,
+    compact_history,
+    span_after,
+    span_start,
+)
 
 # One stored row layout for offers lives in storage.offers; reusing it keeps the two writers
 # of the offers table from drifting apart.
@@ -31,30 +47,20 @@ LISTED_OFFERS_FILTER: Final = "missing_runs = 0"
 # (32766 since 3.32) and PostgreSQL's (65535).
 _KEYS_PER_QUERY = 300
 
-# monitor.offers.rentable as SQL: fixed enum values, not user input.
-_RENTABLE_VALUES = ", ".join(f"'{stock.value}'" for stock in sorted(RENTABLE_STOCK))
+# A series answers with at most this many buckets in all, shared among its offers (each
+# offer at least one), each bucket keeping up to three points, and each offer the point
+# carried in: about 1 000 points, some 200 KB of /api/v1/history's JSON at about 200 bytes a
+# point, however many offers a card has and however busy its market. A year of one offer
+# changing every 10 minutes was 52 000 points, more than any screen can draw.
+HISTORY_BUCKETS = 300
 
-_POINT_COLUMNS = "provider, sku, location, gpu, gpu_count, at, price_hour, stock, stock_count"
-# What a history row records beside the point it is read back as: the offer's card.
-_HISTORY_COLUMNS = f"{_POINT_COLUMNS}, card_id, card_family, card_sizing, card_vram_gb"
-
-# A series answers with at most this many buckets per offer (configuration), each keeping up
-# to three points (HISTORY_POINTS_PER_OFFER in all, with the point carried in): a year of an
-# offer changing every 10 minutes was 52 000 points, more than any screen can draw.
-HISTORY_BUCKETS = 333
-HISTORY_POINTS_PER_OFFER = 3 * HISTORY_BUCKETS + 1
-
-# Change points of some cards since a moment, plus the point that was in effect at that moment
-# for each offer still tracked (in the offers table with the same GPU): a price that has not
-# changed for 40 days is still a price "in the last 30 days". Offers no longer tracked are not
-# carried in, because history does not record when they went away.
-#
-# Bounded by time: the points since come off offer_history_by_card (card_id, at) or
-# offer_history_by_family (card_family, at), and the point carried in is one look-up per
-# tracked offer on offer_history_by_offer, so a year of older rows is never read (ranking them
-# all took 182 ms for a 30-day answer that needs 19).
-# Bound values: the card condition's (`_card_condition`) and :since.
-_POINTS_SINCE = """
+# The point that was in effect at :since for each offer still tracked (in the offers table
+# with the same card): a price that has not changed for 40 days is still a price "in the last
+# 30 days". Offers no longer tracked are not carried in, because history does not record
+# when they went away. One look-up per tracked offer on offer_history_by_offer; the
+# retention keeps each offer's newest point before its cutoff (storage.history_tiers), so
+# the point is there for any range within the full detail.
+_CARRIED = """
 WITH carried AS (
     SELECT (
         SELECT x.id FROM offer_history AS x
@@ -64,67 +70,64 @@ WITH carried AS (
     ) AS id
     FROM offers AS o WHERE {offer_cards}
 ),
-points AS MATERIALIZED (
-    SELECT id, {columns} FROM offer_history WHERE {cards} AND at >= :since
-    UNION ALL
-    SELECT id, {columns} FROM offer_history WHERE id IN (SELECT id FROM carried)
-)
 """
 
-# The series in buckets, in the database: the range since :since (to the newest point) cut
-# into HISTORY_BUCKETS equal buckets, and in each bucket of each offer only its cheapest point
-# (the rentable ones first: the low a caption or `low` quotes is kept exactly), its dearest,
-# and its last (where the line goes on from). The point carried in is a bucket of its own.
-# {width}: the bucket's length in seconds; {bucket}: a point's bucket number (per dialect).
+# The series in buckets, in the database: the range since :since cut into :last + 1 buckets
+# of :width seconds, and in each bucket of each offer only the points storage.history_points
+# ORDERS keeps (its cheapest, rentable ones first, so the low a caption or `low` quotes is
+# kept exactly; its dearest; its last, where the line goes on from). The point carried in is
+# a bucket of its own. {bucket}: a point's bucket number (per dialect).
 _BUCKETED = f"""
-, span AS MATERIALIZED (SELECT {{width}} AS width FROM points),
-bucketed AS (
-    SELECT id, provider, sku, location, at, price_hour / gpu_count AS unit,
-        CASE WHEN stock IN ({_RENTABLE_VALUES}) THEN 0 ELSE 1 END AS unrentable,
-        CASE WHEN at < :since THEN -1 ELSE {{bucket}} END AS bucket
-    FROM points CROSS JOIN span
+, bucketed AS (
+    SELECT {POINT_COLUMNS}, CASE WHEN at < :since THEN -1 ELSE {{bucket}} END AS bucket
+    FROM points
 ),
 ranked AS (
-    SELECT id,
-        row_number() OVER (PARTITION BY provider, sku, location, bucket
-            ORDER BY unrentable, unit, at DESC, id DESC) AS low_rank,
-        row_number() OVER (PARTITION BY provider, sku, location, bucket
-            ORDER BY unit DESC, at DESC, id DESC) AS high_rank,
-        row_number() OVER (PARTITION BY provider, sku, location, bucket
-            ORDER BY at DESC, id DESC) AS last_rank
+    SELECT {POINT_COLUMNS},
+    {rank_columns("provider, sku, location, bucket")}
     FROM bucketed
 )
-SELECT {_POINT_COLUMNS} FROM points WHERE id IN (
-    SELECT id FROM ranked WHERE low_rank = 1 OR high_rank = 1 OR last_rank = 1
-)
-ORDER BY at, provider, sku, location, id
+SELECT {POINT_COLUMNS} FROM ranked WHERE {KEPT}
+ORDER BY at, provider, sku, location, price_hour
 """  # noqa: S608 - fixed columns and enum values
 
-_BUCKET_TERMS: Final[Mapping[Dialect, tuple[str, str]]] = {
-    "sqlite": (
-        "max(1.0, (julianday(max(at)) - julianday(:since)) * 86400.0 / {buckets})",
-        "min(CAST((julianday(at) - julianday(:since)) * 86400.0 / width AS INTEGER), {last})",
-    ),
-    "postgresql": (
-        "greatest(1.0, extract(epoch FROM max(at) - CAST(:since AS timestamptz)) / {buckets})",
-        "least(floor(extract(epoch FROM at - CAST(:since AS timestamptz)) / width), {last})",
-    ),
+_BUCKET_TERMS: Final[Mapping[Dialect, str]] = {
+    "sqlite": "min(CAST((julianday(at) - julianday(:since)) * 86400.0 / :width AS INTEGER), :last)",
+    "postgresql": "least(floor(CAST(extract(epoch FROM at - CAST(:since AS timestamptz))"
+    " AS double precision) / :width), :last)",
 }
+
+# How many offers have points in a range, and the newest point: from the daily summaries of
+# the days the range touches (a few rows per offer and day), before the series is read.
+_OFFERS_IN_RANGE = """
+SELECT count(*), max(newest) FROM (
+    SELECT max(at) AS newest FROM offer_history_tiers
+    WHERE grain = :grain AND {cards} AND start >= :day
+    GROUP BY provider, sku, location
+) AS offers
+"""
 
 
 class HistoryQueries:
     _db: Database
 
+    async def compact_history(
+        self, now: datetime, keep_going: Callable[[], bool] = lambda: True
+    ) -> tuple[int, int]:
+        """The history's retention (storage.history_tiers.compact_history)."""
+        return await compact_history(self._db, now, keep_going=keep_going)
+
     async def lowest_price(self, cards: CardFilter, since: datetime) -> HistoryPoint | None:
-        """The cheapest ₽ per GPU-hour offered for these cards since `since`.
+        """The cheapest ₽ per GPU-hour offered for these cards since `since` (within the full
+        detail: storage.history_tiers.FULL_DETAIL).
 
         Only points that were rentable count (in stock, or priced with unknown stock). Ties go
-        to the most recent point.
+        to the most recent point. Read from the daily summaries, which keep each day's low.
         """
-        query, params = _points_since(self._db.dialect, cards, since)
+        query, params = _points_since(self._db.dialect, cards, since, DAY)
         query += (
-            f"SELECT {_POINT_COLUMNS} FROM points"  # noqa: S608 - fixed columns
-            f" WHERE stock IN ({_RENTABLE_VALUES})"
+            f"SELECT {POINT_COLUMNS} FROM points"  # noqa: S608 - fixed columns
+            f" WHERE stock IN ({RENTABLE_VALUES})"
             " ORDER BY price_hour / gpu_count, at DESC, provider, sku, location LIMIT 1"
         )
         async with self._db.access() as connection:
@@ -132,22 +135,30 @@ class HistoryQueries:
         return None if row is None else _point(row)
 
     async def price_series(self, cards: CardFilter, since: datetime) -> list[HistoryPoint]:
-        """The change points of these cards since `since` in buckets, oldest first, for a chart
-        and the open-data history: at most HISTORY_POINTS_PER_OFFER per offer, the range's
-        lowest rentable price among them exactly (`_BUCKETED`).
+        """The change points of these cards since `since` (within the full detail) in
+        buckets, oldest first, for a chart and the open-data history: HISTORY_BUCKETS shared
+        among the offers, up to three points each (`_BUCKETED`), the range's lowest rentable
+        price among them exactly.
+
+        A bucket spanning 4 hours or more is read from the summaries of that grain
+        (storage.history_tiers), which keep every span's low, high and last: the parts of
+        the range before the first whole span come from the finer grains and the change
+        points, so every point the range holds is either read or stood for by a cheaper,
+        dearer or later point of the same range.
 
         Each tracked offer's series starts with the point in effect at `since` (which may be
         older), so a line can be drawn from the left edge of the chart.
         """
         dialect = self._db.dialect
-        query, params = _points_since(dialect, cards, since)
-        width, bucket = _BUCKET_TERMS[dialect]
-        # The newest point ends the range: it closes the last bucket rather than opening one.
-        last = HISTORY_BUCKETS - 1
-        query += _BUCKETED.format(
-            width=width.format(buckets=HISTORY_BUCKETS), bucket=bucket.format(last=last)
-        )
         async with self._db.access() as connection:
+            offers, newest = await _offers_in_range(connection, cards, since)
+            buckets = max(1, HISTORY_BUCKETS // max(1, offers))
+            width = max(1.0, ((newest or since) - since).total_seconds() / buckets)
+            grain = max((grain for grain in GRAINS if grain <= width), default=0)
+            query, params = _points_since(dialect, cards, since, grain)
+            # The newest point ends the range: it closes the last bucket rather than opening one.
+            query += _BUCKETED.format(bucket=_BUCKET_TERMS[dialect])
+            params |= {"width": width, "last": buckets - 1}
             rows = await connection.fetchall(query, params)
         return [_point(row) for row in rows]
 
@@ -209,13 +220,21 @@ async def record_change_points(
     by_key = {offer.key: offer for offer in offers}
     latest = await _latest_states(connection, list(by_key))
     changed = changed_offers(by_key.values(), latest)
-    when = moment_value(connection.dialect, at)
-    await connection.executemany(
-        f"INSERT INTO offer_history ({_HISTORY_COLUMNS})"  # noqa: S608 - fixed columns
-        f" VALUES ({', '.join('?' * (_HISTORY_COLUMNS.count(',') + 1))})",
-        [_history_row(offer, when) for offer in changed],
-    )
+    await write_points(connection, [(_change_point(offer, at), offer.card) for offer in changed])
     return len(changed)
+
+
+async def write_points(connection: Connection, points: Sequence[tuple[HistoryPoint, Card]]) -> None:
+    """Store change points with their offers' cards, and fold them into the summaries
+    (storage.history_tiers), inside the caller's transaction: the one way points are written."""
+    dialect = connection.dialect
+    rows = [(point.at, _stored_row(dialect, point, card)) for point, card in points]
+    await connection.executemany(
+        f"INSERT INTO offer_history ({STORED_COLUMNS})"  # noqa: S608 - fixed columns
+        f" VALUES ({', '.join('?' * STORED_COUNT)})",
+        [values for _, values in rows],
+    )
+    await add_to_tiers(connection, rows)
 
 
 async def _latest_states(
@@ -240,18 +259,32 @@ async def _latest_states(
     return found
 
 
-def _history_row(offer: Offer, when: object) -> tuple[object, ...]:
+def _change_point(offer: Offer, at: datetime) -> HistoryPoint:
+    return HistoryPoint(
+        provider=offer.provider,
+        sku=offer.sku,
+        location=offer.location,
+        gpu=offer.gpu,
+        gpu_count=offer.gpu_count,
+        at=at,
+        price_hour=offer.price.rub_per_hour,
+        stock=offer.stock,
+        stock_count=offer.stock_count,
+    )
+
+
+def _stored_row(dialect: Dialect, point: HistoryPoint, card: Card) -> tuple[object, ...]:
     return (
-        offer.provider,
-        offer.sku,
-        offer.location,
-        offer.gpu,
-        offer.gpu_count,
-        when,
-        offer.price.rub_per_hour,
-        offer.stock.value,
-        offer.stock_count,
-        *card_values(offer.card),
+        point.provider,
+        point.sku,
+        point.location,
+        point.gpu,
+        point.gpu_count,
+        moment_value(dialect, point.at),
+        point.price_hour,
+        point.stock.value,
+        point.stock_count,
+        *card_values(card),
     )
 
 
@@ -274,15 +307,56 @@ def _card_condition(cards: CardFilter, table: str = "") -> tuple[str, dict[str, 
 
 
 def _points_since(
-    dialect: Dialect, cards: CardFilter, since: datetime
+    dialect: Dialect, cards: CardFilter, since: datetime, grain: int
 ) -> tuple[str, dict[str, object]]:
+    """`WITH carried AS (...), points AS (...)`: the points of these cards since `since` read
+    at `grain` (0: the change points themselves), and each tracked offer's point carried in.
+
+    Each grain up to `grain` reads the part of the range from where the finer one stops to
+    its own first span start (the change points from `since`): a span of a grain is read
+    only when the range holds all of it, so every point of the range is read or stood for.
+    """
     condition, params = _card_condition(cards)
     offer_condition, _ = _card_condition(cards, "o.")
     params["since"] = moment_value(dialect, since)
-    query = _POINTS_SINCE.format(
-        columns=_POINT_COLUMNS, cards=condition, offer_cards=offer_condition
+    grains = [0, *(each for each in GRAINS if each <= grain)]
+    # Where each grain's part starts: `since`, then each coarser grain's first span start.
+    starts = [since, *(span_after(since, each) for each in grains[1:])]
+    parts: list[str] = []
+    for number, each in enumerate(grains):
+        params[f"from{number}"] = moment_value(dialect, starts[number])
+        if each == 0:
+            where = f"offer_history WHERE {condition} AND at >= :from{number}"
+        else:
+            where = (
+                f"offer_history_tiers WHERE grain = {each} AND {condition}"
+                f" AND start >= :from{number}"
+            )
+        if number + 1 < len(grains):
+            if starts[number + 1] <= starts[number]:
+                continue  # `since` is a span start: nothing before it to read finer
+            params[f"to{number}"] = moment_value(dialect, starts[number + 1])
+            where += f" AND {'at' if each == 0 else 'start'} < :to{number}"
+        parts.append(f"SELECT {POINT_COLUMNS} FROM {where}")  # noqa: S608 - fixed parts
+    parts.append(
+        f"SELECT {POINT_COLUMNS} FROM offer_history"  # noqa: S608 - fixed columns
+        " WHERE id IN (SELECT id FROM carried)"
     )
-    return query, params
+    union = "\n    UNION\n    ".join(parts)
+    query = _CARRIED.format(offer_cards=offer_condition)
+    return f"{query}points AS MATERIALIZED (\n    {union}\n)\n", params
+
+
+async def _offers_in_range(
+    connection: Connection, cards: CardFilter, since: datetime
+) -> tuple[int, datetime | None]:
+    """How many offers have points in the days `since` reaches into, and the newest point."""
+    condition, params = _card_condition(cards)
+    params |= {"grain": DAY, "day": moment_value(connection.dialect, span_start(since, DAY))}
+    row = await connection.fetchone(_OFFERS_IN_RANGE.format(cards=condition), params)
+    if row is None or row[1] is None:
+        return 0, None
+    return int(row[0]), moment_of(row[1])
 
 
 def _point(row: Row) -> HistoryPoint:

@@ -27,6 +27,7 @@ import asyncpg
 
 from storage.cards import fill_cards
 from storage.database import SqliteDatabase
+from storage.history_tiers import rebuild_tiers
 from storage.leader import MIGRATION_LOCK_KEY
 from storage.postgres import PgDatabase
 from storage.sql import Connection, Dialect, scalar
@@ -43,10 +44,11 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 """
 
 
-# A step in Python that a version's SQL cannot do (reading the GPU catalogue), run after that
-# version's SQL in the same transaction.
+# A step in Python that a version's SQL cannot do (reading the GPU catalogue; the history
+# summaries, whose grains and ranking storage.history_tiers holds), run after that version's
+# SQL in the same transaction.
 DataStep = Callable[[Connection], Awaitable[None]]
-DATA_STEPS: Mapping[int, DataStep] = {22: fill_cards}
+DATA_STEPS: Mapping[int, DataStep] = {22: fill_cards, 23: rebuild_tiers}
 
 
 class MigrationError(Exception):

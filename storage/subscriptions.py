@@ -7,6 +7,7 @@ user could forge, and it must never touch someone else's subscription.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Collection
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -66,14 +67,15 @@ def filter_from_json(text: str) -> WatchFilter:
     need = data.get("fit_need")
     job = data.get("job_hours")
     return WatchFilter(
-        gpu=data.get("gpu"),
-        family=data.get("family"),
+        # Interned: the index holds these names once, not once per subscription.
+        gpu=_interned(data.get("gpu")),
+        family=_interned(data.get("family")),
         min_count=data.get("min_count"),
         min_vram_gb=data.get("min_vram_gb"),
         min_total_vram_gb=data.get("min_total_vram_gb"),
         max_rub_per_gpu_hour=data.get("max_rub_per_gpu_hour"),
         providers=frozenset(data.get("providers", ())),
-        location=data.get("location"),
+        location=_interned(data.get("location")),
         kinds=frozenset(AlertKind(kind) for kind in data.get("kinds", ())),
         fit_query=data.get("fit_query"),
         fit_need=None if need is None else {str(k): int(v) for k, v in need.items()},
@@ -81,6 +83,10 @@ def filter_from_json(text: str) -> WatchFilter:
         job_hours=None if job is None else _job_hours(job),
         max_job_rub=data.get("max_job_rub"),
     )
+
+
+def _interned(text: str | None) -> str | None:
+    return None if text is None else sys.intern(text)
 
 
 def _job_hours(data: dict[str, dict[str, float]]) -> dict[str, dict[int, float]]:
@@ -141,10 +147,17 @@ class SubscriptionQueries:
         found = await self._select("WHERE id = ?", (sub_id,))
         return found[0] if found else None
 
-    async def active_subscriptions(self) -> list[Subscription]:
+    async def active_subscriptions(
+        self, after: int = 0, limit: int | None = None
+    ) -> list[Subscription]:
         """Everything the match index needs at start-up: not paused, user not blocked.
-        Muted ones are included; a mute ends by itself and matching checks it."""
-        return await self._select(f"WHERE {_ACTIVE} ORDER BY id", ())
+        Muted ones are included; a mute ends by itself and matching checks it.
+
+        By id; with `limit`, the page of at most that many after id `after` (the index loads
+        page by page, letting replies in between: monitor.matcher)."""
+        if limit is None:
+            return await self._select(f"WHERE {_ACTIVE} AND id > ? ORDER BY id", (after,))
+        return await self._select(f"WHERE {_ACTIVE} AND id > ? ORDER BY id LIMIT ?", (after, limit))
 
     async def active_subscriptions_among(self, ids: Collection[int]) -> list[Subscription]:
         """The active ones (as `active_subscriptions` means it) of these ids."""

@@ -40,6 +40,7 @@ import monitor.alarms
 import monitor.alerts
 import monitor.diff
 import monitor.health
+import monitor.matcher
 import monitor.offers
 import monitor.parts
 import monitor.queueing
@@ -47,6 +48,7 @@ import monitor.watch_words
 import scrapers.http
 import storage.database
 import storage.history
+import storage.history_tiers
 import storage.leader
 import storage.postgres
 import storage.refresh
@@ -165,6 +167,7 @@ NUMBERS: tuple[tuple[str, float], ...] = (
     ("HOSTKEY and immers {n} s), jitter", IMMERS.interval_s),
     ("no redirect to another host, at most {n} within it", scrapers.http.MAX_REDIRECTS),
     ("once after {n} failed runs in a row", monitor.alarms.DEFAULT_THRESHOLD),
+    ("a page (`LOAD_PAGE`, {n}) per turn", monitor.matcher.LOAD_PAGE),
     # section 4: one delivery
     ("(`DELIVERY_POLL_S`, {n} s)", bot.app.DELIVERY_POLL_S),
     ("or the {n} s poll", bot.app.DELIVERY_POLL_S),
@@ -189,8 +192,10 @@ NUMBERS: tuple[tuple[str, float], ...] = (
     # section 5: domain rules
     ("per hour and per month ({n} h)", monitor.offers.HOURS_PER_MONTH),
     ("held until seen in {n} scrapes in a row", monitor.parts.CONFIRM_AFTER),
-    ("the range cut into {n} buckets", storage.history.HISTORY_BUCKETS),
-    ("at most {n} points per offer", storage.history.HISTORY_POINTS_PER_OFFER),
+    ("the range cut into {n} buckets shared", storage.history.HISTORY_BUCKETS),
+    ("per span of {n} hours and of a day", storage.history_tiers.FOUR_HOURS / 3600),
+    ("for {n} days (`FULL_DETAIL`)", seconds(storage.history_tiers.FULL_DETAIL) / 86400),
+    ("in batches of {n} rows", storage.history_tiers.COMPACT_BATCH),
     ("₽/h moved by more than {n} %", default(monitor.diff.diff, "price_epsilon") * 100),
     ("at `removal_after` ({n}) consecutive misses", default(monitor.diff.diff, "removal_after")),
     (

@@ -1,4 +1,5 @@
-"""The daily purge: sent and dropped alerts older than 30 days go, at start and every day."""
+"""The daily purge: sent and dropped alerts older than 30 days go, at start and every day, and
+so does the history's detail past its retention."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from bot.jobs import OUTBOX_KEEP, housekeeping
 from monitor.alerts import Alert
 from monitor.sizing_memory import REMEMBER_FOR
 from storage import Store
+from storage.history import record_change_points
+from storage.history_tiers import DAY, FULL_DETAIL
 from storage.sql import scalar
 from tests.bot.test_e2e_delivery import the_event
-from tests.factories import enqueue
+from tests.factories import enqueue, make_offer
 from tests.polling import eventually
 from tests.store_helpers import outbox_rows
 
@@ -65,3 +68,34 @@ async def test_housekeeping_forgets_sizings_too_old_to_follow_up(tmp_path: Path)
         await store.close()
     assert kept is not None
     assert kept.command == "7b lora"
+
+
+async def test_housekeeping_keeps_full_history_detail_for_its_retention_only(tmp_path: Path):
+    store = await Store.open(tmp_path / "h.sqlite3")
+    try:
+        now = datetime.now(UTC)
+        old = now - FULL_DETAIL - timedelta(days=2)
+        offer = make_offer("a", 100)
+        async with store.database.transaction() as connection:
+            await record_change_points(connection, [offer], old)
+            await record_change_points(connection, [make_offer("a", 90)], old + timedelta(days=1))
+            await record_change_points(connection, [offer], now)
+        stop = asyncio.Event()
+        task = asyncio.create_task(housekeeping(store, stop))
+
+        async def compacted() -> bool:
+            async with store.database.access() as connection:
+                return bool(await scalar(connection, "SELECT count(*) FROM offer_history") == 2)
+
+        await eventually(compacted)
+        stop.set()
+        await asyncio.wait_for(task, 2)
+        async with store.database.access() as connection:
+            days = await scalar(
+                connection,
+                "SELECT count(DISTINCT start) FROM offer_history_tiers WHERE grain = ?",
+                (DAY,),
+            )
+    finally:
+        await store.close()
+    assert days == 3  # each day's summary stays

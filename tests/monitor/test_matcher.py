@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+import monitor.matcher
 from monitor.events import Event, EventKind
 from monitor.matcher import LiveMatcher
 from monitor.offers import StockState
@@ -26,13 +28,15 @@ H100 = Event(
 
 
 class CountingStore(Store):
-    """The real store, counting full reloads."""
+    """The real store, counting full reloads (each starts at the first page)."""
 
     full_reloads = 0
 
-    async def active_subscriptions(self) -> list[Subscription]:
-        self.full_reloads += 1
-        return await super().active_subscriptions()
+    async def active_subscriptions(
+        self, after: int = 0, limit: int | None = None
+    ) -> list[Subscription]:
+        self.full_reloads += after == 0
+        return await super().active_subscriptions(after, limit)
 
 
 @pytest.fixture
@@ -83,3 +87,33 @@ async def test_a_reader_behind_the_pruning_reloads(store: CountingStore):
     await store.prune_subscription_changes(keep=1)
     assert await matched(matcher) == [sub.id]
     assert store.full_reloads == 2
+
+
+async def test_the_index_loads_page_by_page_letting_others_run_between(
+    store: CountingStore, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(monitor.matcher, "LOAD_PAGE", 2)
+    subs = [await store.add_subscription(1 + n % 2, parse_watch("h100")) for n in range(5)]
+    matcher = LiveMatcher(store)
+    turns = 0
+
+    async def elsewhere() -> None:  # a reply's handler, say: it runs while the index loads
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    other = asyncio.create_task(elsewhere())
+    try:
+        assert await matched(matcher) == [sub.id for sub in subs]
+    finally:
+        other.cancel()
+    assert turns >= 3  # one page after another, with the loop's turns between them
+
+
+async def test_providers_refreshing_at_once_load_the_index_once(store: CountingStore):
+    sub = await store.add_subscription(1, parse_watch("h100"))
+    matcher = LiveMatcher(store)
+    await asyncio.gather(*(matcher.prepare() for _ in range(3)))
+    assert store.full_reloads == 1
+    assert [alert.subscription_id for alert in matcher.match([H100], T0)] == [sub.id]
