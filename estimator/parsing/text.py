@@ -262,6 +262,8 @@ _RULE_OUT_WORDS = tuple(
     w for w in NEGATION_WORDS if w not in {p.split()[0] for p in NO_ADAPTER_PHRASES}
 )
 _SEPARATOR = r"[\s\-_]*"
+# What a negation may reach its method or lever over: «не хочу использовать qlora».
+_OVER_VERBS = rf"(?:{_SEPARATOR}{alternation(NEGATED_VERBS)}){{0,3}}"
 
 
 def _rule_out(reader: _Reader, given: Given) -> None:
@@ -271,8 +273,7 @@ def _rule_out(reader: _Reader, given: Given) -> None:
         words = _RULE_OUT_WORDS if method is Method.LORA else NEGATION_WORDS
         if method is Method.FULL:
             phrases = tuple(p for p in phrases if p not in NO_ADAPTER_PHRASES)
-        verbs = rf"(?:{_SEPARATOR}{alternation(NEGATED_VERBS)}){{0,3}}"
-        pattern = compiled(rf"{alternation(words)}{verbs}{_SEPARATOR}{alternation(phrases)}")
+        pattern = compiled(rf"{alternation(words)}{_OVER_VERBS}{_SEPARATOR}{alternation(phrases)}")
         while (m := pattern.search(reader.rest)) is not None:
             reader.blank(m.start(), m.end())
             if method not in given.ruled_out:
@@ -333,22 +334,26 @@ _METHODS_EITHER = compiled(
 )
 
 
+def _note_said(reader: _Reader, given: Given, phrases: tuple[str, ...], note: str) -> None:
+    """Blank the first of `phrases` in the text and note that it was said (once)."""
+    m = compiled(alternation(phrases)).search(reader.rest)
+    if m is not None:
+        reader.blank(m.start(), m.end())
+        if note not in given.notes:
+            given.notes.append(note)
+
+
 def _note_int8_base(reader: _Reader, given: Given) -> None:
     """«lora в 8 бит», "load_in_8bit": an 8-bit base (LLM.int8) is not sized; the answer says
     it sized the 16-bit base, an upper bound (an 8-bit optimizer is read before this)."""
-    m = compiled(alternation(INT8_BASE_PHRASES)).search(reader.rest)
-    if m is not None:
-        reader.blank(m.start(), m.end())
-        if INT8_BASE_NOTE not in given.notes:
-            given.notes.append(INT8_BASE_NOTE)
+    _note_said(reader, given, INT8_BASE_PHRASES, INT8_BASE_NOTE)
 
 
 def _negated_checkpointing(reader: _Reader, given: Given) -> None:
     """«не использовать gradient checkpointing», "don't want checkpointing": off, where the
     phrase alone would read as on."""
-    verbs = rf"(?:{_SEPARATOR}{alternation(NEGATED_VERBS)}){{0,3}}"
     phrases = CHECKPOINTING_PHRASES[Checkpointing.ON] + LEVER_NAMES["grad_checkpointing"]
-    pattern = rf"{alternation(NEGATION_WORDS)}{verbs}{_SEPARATOR}{alternation(phrases)}"
+    pattern = rf"{alternation(NEGATION_WORDS)}{_OVER_VERBS}{_SEPARATOR}{alternation(phrases)}"
     m = compiled(pattern).search(reader.rest)
     if m is not None:
         reader.said(Slot.GRAD_CHECKPOINTING, m.start(), m.end())
@@ -427,11 +432,7 @@ def _read_day_limit(reader: _Reader, given: Given) -> None:
 
 def _read_asks(reader: _Reader, given: Given) -> None:
     """«а по времени?», "how long?": the reply asks for the time (note `ask:time`)."""
-    m = compiled(alternation(ASK_TIME_PHRASES)).search(reader.rest)
-    if m is not None:
-        reader.blank(m.start(), m.end())
-        if ASK_TIME_NOTE not in given.notes:
-            given.notes.append(ASK_TIME_NOTE)
+    _note_said(reader, given, ASK_TIME_PHRASES, ASK_TIME_NOTE)
 
 
 def _fill(given: Given, found: Given) -> None:
