@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from estimator.number_text import plain
 from estimator.parse import ParsedQuery, QueryError, parse_command, parse_question
 from estimator.parsing.build import CHEAPEST_NOTE, CHEAPEST_WORD
 from estimator.query import FitQuery, Method
+
+# «70 qlora»: the command grammar reads a bare number that opens the text as a size.
+_SIZE_UP_FRONT = re.compile(r"\s*\d")
 
 
 def understand(text: str) -> ParsedQuery | None:
@@ -22,6 +27,8 @@ def understand(text: str) -> ParsedQuery | None:
     question = parse_question(text)
     if question is not None:
         return question
+    if not _SIZE_UP_FRONT.match(text):
+        return None  # «rank 64 съедает столько же, сколько full?»: 64 is no model's size
     try:
         return parse_command(text)
     except QueryError as error:
