@@ -115,6 +115,7 @@ _HOURLY = re.compile(r"почасов|помесячн|hourly|monthly|по ча�
 
 # Hourly billing named: «почасовая или помесячная?» compares the two, it asks no month price.
 _BY_HOUR = re.compile(r"почасов|hourly|по часам|per hour", re.I)
+_BY_MONTH = re.compile(r"помесячн|monthly|на месяц|по месяцам|per month|by the month", re.I)
 
 
 _SIZE = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s*[bб](?!\w)", re.I)
@@ -144,7 +145,7 @@ async def market_reply(
     return answer_question(text, i18n, quotes, wish, timezone=timezone)
 
 
-RunQuestion = Literal["cheaper", "month"]
+RunQuestion = Literal["cheaper", "month", "hour"]
 
 
 def run_question(text: str, wish: StatedConstraints) -> RunQuestion | None:
@@ -154,6 +155,8 @@ def run_question(text: str, wish: StatedConstraints) -> RunQuestion | None:
         return None
     if asks_month_price(text) and not _BY_HOUR.search(text):
         return "month"
+    if _BY_HOUR.search(text) and not _BY_MONTH.search(text):
+        return "hour"  # «а если только почасово?»: the hourly plans alone
     if _HOURLY.search(text):
         return "month"  # «почасовая или помесячная?»: the run's monthly plans and break-even
     return "cheaper" if _CHEAPER.search(text) else None
@@ -169,10 +172,10 @@ def answer_for_run(
     run = Html(f"<code>{html.escape(command_for(parsed), quote=False)}</code>")
     peak = gib(answer.memory.peak)
     plans = distinct(answer.plans)
-    if kind == "month":
-        plans = [plan for plan in plans if plan.monthly]
+    if kind != "cheaper":
+        plans = [plan for plan in plans if plan.monthly == (kind == "month")]
     if not plans:
-        key = "run-month-none" if kind == "month" else "run-none"
+        key = "run-none" if kind == "cheaper" else f"run-{kind}-none"
         return i18n(key, run=run, peak=peak)
     lines = [i18n(f"run-{kind}-title", run=run, peak=peak)]
     lines += [plan_line(n, plan, language) for n, plan in enumerate(plans[:RUN_SHOWN], start=1)]

@@ -21,4 +21,6 @@ run-cheaper-title = Cheapest where { $run } fits (peak { $peak } GiB per card):
 run-month-title = By the month, where { $run } fits (peak { $peak } GiB per card):
 run-none = No offer holds { $run } right now (peak { $peak } GiB per card). I can tell you when one appears: the “🔔 Watch for fitting offers” button under the answer.
 run-month-none = No monthly offer holds { $run } right now (peak { $peak } GiB per card).
+run-hour-title = By the hour, where { $run } fits (peak { $peak } GiB per card):
+run-hour-none = No hourly offer holds { $run } right now (peak { $peak } GiB per card).
 run-cheaper-note = Cards this run does not fit on are left out, even when they are cheaper.

@@ -22,3 +22,14 @@ def test_the_memory_a_card_name_states_narrows_its_family() -> None:
         assert "A100 80GB PCIe" in answer
     every = answer_question("где дешевле a100?", ru, QUOTES)
     assert "A100 40GB PCIe" in every  # the family named alone: every member
+
+
+def test_a_billing_asked_about_the_last_run_is_the_one_named() -> None:
+    from bot.usecases.market import NO_WISH, run_question
+
+    assert run_question("а если только почасово?", NO_WISH) == "hour"
+    assert run_question("and hourly?", NO_WISH) == "hour"
+    assert run_question("а помесячно?", NO_WISH) == "month"
+    # both named: the monthly plans and the break-even against the hourly rate
+    assert run_question("почасовая или помесячная?", NO_WISH) == "month"
+    assert run_question("а дешевле есть?", NO_WISH) == "cheaper"
