@@ -1,8 +1,9 @@
-"""Market answers read the card as its name says it: «a100 80» is the 80 GB A100s."""
+"""Market answers read what was asked: «a100 80» is the 80 GB A100s, «только почасово» the
+hourly plans."""
 
 from __future__ import annotations
 
-from bot.usecases.market import answer_question
+from bot.usecases.market import NO_WISH, answer_question, run_question
 from estimator.cost import PriceQuote
 from estimator.i18n import translators
 
@@ -25,8 +26,6 @@ def test_the_memory_a_card_name_states_narrows_its_family() -> None:
 
 
 def test_a_billing_asked_about_the_last_run_is_the_one_named() -> None:
-    from bot.usecases.market import NO_WISH, run_question
-
     assert run_question("а если только почасово?", NO_WISH) == "hour"
     assert run_question("and hourly?", NO_WISH) == "hour"
     assert run_question("а помесячно?", NO_WISH) == "month"
