@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from estimator import gpus
 from estimator.number_text import plain
 from estimator.parse import QueryError
 from estimator.parsing.patterns import amount_value
@@ -14,8 +15,8 @@ from monitor.watch_words import WATCH_KEY_OF, Parts, gpu_in_words, parse_watch, 
 
 # «сообщи, когда…», "notify me when…": a question asking to be told later, i.e. a watch.
 _NOTIFY = re.compile(
-    r"сообщ|уведом|оповест|напомн|дай(?:те)?\s+знать|напиши(?:те)?,?\s+когда|"
-    r"скажи(?:те)?,?\s+когда|notify|let\s+me\s+know|tell\s+me\s+when|alert\s+me|ping\s+me|"
+    r"сообщ|уведом|оповест|напомн|дай(?:те)?\s+знать|напиши(?:те)?,?\s+(?:когда|если)|"
+    r"скажи(?:те)?,?\s+(?:когда|если)|notify|let\s+me\s+know|tell\s+me\s+when|alert\s+me|ping\s+me|"
     r"message\s+me\s+when",
     re.IGNORECASE,
 )
@@ -80,13 +81,14 @@ def watch_words_in_question(text: str) -> str | None:
         return None
     if gpu is None and "max" not in parts.keyed:
         return None
-    words = [f"count={parts.keyed['count']}"] if "count" in parts.keyed else []
+    count = parts.keyed.get("count") or _count_before_card(text)
+    words = [f"count={count}"] if count else []
     if gpu is not None:
         words.append(gpu.gpu or gpu.family or "")
         if gpu.min_vram_gb is not None:
             words.append(f"vram={plain(gpu.min_vram_gb)}")
     if "max" in parts.keyed:
-        words.append(f"max={_per_gpu(text, parts.keyed['max'], parts.keyed.get('count'))}")
+        words.append(f"max={_per_gpu(text, parts.keyed['max'], count)}")
     words += [f"provider={provider}" for provider in sorted(parts.providers)]
     spec = " ".join(words)
     try:
@@ -94,6 +96,19 @@ def watch_words_in_question(text: str) -> str | None:
     except QueryError:
         return None
     return spec
+
+
+# «сервер с 8 h100», "a box with 4 a100": a count right before the card's name.
+_COUNT_BEFORE = re.compile(r"(?<![\w.,])(\d{1,2})\s*[x×х*]?\s*$", re.IGNORECASE)
+
+
+def _count_before_card(text: str) -> str | None:
+    """The card count said right before the first card named, when there is one."""
+    mentions = gpus.find_in_text(text)
+    if not mentions:
+        return None
+    found = _COUNT_BEFORE.search(text[: mentions[0][1]])
+    return found.group(1) if found and int(found.group(1)) > 1 else None
 
 
 def _per_gpu(text: str, cap: str, count: str | None) -> str:

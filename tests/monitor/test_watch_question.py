@@ -16,6 +16,10 @@ from monitor.watch_words import parse_watch
         ("сообщи когда появится a100 80gb", "A100 vram=80"),
         ("уведоми, когда 4090 будет до 60 руб/ч на селектеле", "RTX 4090 max=60 provider=selectel"),
         ("let me know when anything is under 100₽", "max=100"),
+        # a count said with a space before the card, and «напиши, если…»
+        ("сообщи, когда появится сервер с 8 h100", "count=8 H100"),
+        ("напиши если появится h100 в selectel", "H100 provider=selectel"),
+        ("сообщи когда h100 будет дешевле 300, у меня 2 задачи", "H100 max=300"),
     ],
 )
 def test_the_question_becomes_watch_words(question: str, words: str) -> None:
