@@ -5,8 +5,10 @@ price watch, or the budget of a watch on the whole run's cost."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from estimator import gpus
+from estimator.fit_words import command_for, understand
 from estimator.number_text import plain
 from estimator.parse import QueryError
 from estimator.parsing.patterns import amount_value
@@ -79,10 +81,13 @@ def watch_words_in_question(text: str) -> str | None:
         gpu, _rest = gpu_in_words(parts.words)
     except QueryError:
         return None
-    if gpu is None and "max" not in parts.keyed:
+    run = _run_words(text) if gpu is None else None
+    if gpu is None and run is None and "max" not in parts.keyed:
         return None
     count = parts.keyed.get("count") or _count_before_card(text)
     words = [f"count={count}"] if count else []
+    if run is not None:
+        words.append(run)  # «что-то для 70b qlora»: offers that hold the run
     if gpu is not None:
         words.append(gpu.gpu or gpu.family or "")
         if gpu.min_vram_gb is not None:
@@ -96,6 +101,19 @@ def watch_words_in_question(text: str) -> str | None:
     except QueryError:
         return None
     return spec
+
+
+def _run_words(text: str) -> str | None:
+    """«сообщи, когда появится что-то для 70b qlora»: the run a watch holds offers to, as its
+    /fit words, or None when the question names no model."""
+    try:
+        parsed = understand(text)
+    except QueryError:
+        return None
+    if parsed is None or parsed.model is None:
+        return None
+    # Only what says the run: a cap or a budget in the question is the watch's own.
+    return command_for(replace(parsed, budget_rub=None, max_rub_per_hour=None))
 
 
 # «сервер с 8 h100», "a box with 4 a100": a count right before the card's name.

@@ -20,6 +20,10 @@ from monitor.watch_words import parse_watch
         ("сообщи, когда появится сервер с 8 h100", "count=8 H100"),
         ("напиши если появится h100 в selectel", "H100 provider=selectel"),
         ("сообщи когда h100 будет дешевле 300, у меня 2 задачи", "H100 max=300"),
+        # a run named instead of a card: offers that hold it
+        ("сообщи когда появится что-то для 70b qlora", "70b qlora"),
+        ("notify me when something fits 13b lora ctx 4096", "13b lora ctx=4096"),
+        ("сообщи, когда появится карта под 8b qlora дешевле 100 рублей", "8b qlora max=100"),
     ],
 )
 def test_the_question_becomes_watch_words(question: str, words: str) -> None:
