@@ -28,6 +28,7 @@ from estimator.cost import HOURS_PER_MONTH, PriceQuote
 from estimator.fit_words import command_for
 from estimator.gpus import family_members, find_in_text, get, load_gpus
 from estimator.i18n import Html, Translator
+from estimator.largest import DEFAULT_CTX, asks_largest, largest_models
 from estimator.models import find_model_in_text, get_model
 from estimator.number_text import money, plain
 from estimator.parse import ParsedQuery
@@ -47,7 +48,7 @@ from estimator.planner import (
 from estimator.query import FitQuery, Method
 from estimator.specs import GpuSpec
 from estimator.timing import tokens_per_second
-from monitor.cards import CardFilter, card_filter
+from monitor.cards import CardFilter, card_filter, card_of
 from monitor.price_query import PriceQuery
 from monitor.users import DEFAULT_TIMEZONE
 
@@ -135,6 +136,9 @@ async def market_reply(
 ) -> str:
     """The answer to a market question at live prices. One that names nothing («а дешевле
     есть?») after a sizing is about that run: only servers that hold it."""
+    largest = largest_answer(text, i18n)
+    if largest is not None:
+        return largest
     quotes = await live_quotes(store)
     wish = read_constraints(text)
     kind = run_question(text, wish)
@@ -143,6 +147,50 @@ async def market_reply(
         answer = build_answer(remembered[0], load_gpus(), quotes)
         return answer_for_run(kind, remembered[0], answer, i18n)
     return answer_question(text, i18n, quotes, wish, timezone=timezone)
+
+
+def largest_answer(text: str, i18n: Translator) -> str | None:
+    """«какую модель можно дообучить на 4090?»: the largest size the card named holds, for the
+    method named or for each; None when the text asks no such thing or names no card."""
+    if not asks_largest(text):
+        return None
+    mentions = find_in_text(text)
+    named = card_filter(text[mentions[0][1] : mentions[0][2]]) if mentions else None
+    if named is None:
+        return None
+    # A family («a100») is judged on its member with the least memory: the safe side.
+    members = [get(named.gpu)] if named.gpu else _members(named.family or "")
+    members = [g for g in members if named.accepts(card_of(g.id, None))]
+    if not members:
+        return None
+    card = min(members, key=lambda gpu: gpu.usable_gib)
+    method, _ruled_out = read_method(text)
+    methods = [method] if method is not None else [Method.QLORA, Method.LORA, Method.FULL]
+    lines = [i18n("largest-title", gpu=card.id, usable=gib(card.usable_gib), ctx=str(DEFAULT_CTX))]
+    for each in methods:
+        found = largest_models(card, each)
+        tight = (
+            i18n("largest-tight", size=f"{plain(found.tight_size)}B")
+            if found.tight_size is not None
+            else ""
+        )
+        if found.fits is None:
+            lines.append(i18n("largest-none", method=each.value, tight=tight))
+            continue
+        lines.append(
+            i18n(
+                "largest-fits",
+                method=each.value,
+                size=f"{plain(found.fits_size or 0)}B",
+                model=found.fits.id,
+                high=gib(found.fits_high_gib or 0.0),
+                tight=tight,
+            )
+        )
+    size = largest_models(card, methods[0]).fits_size or 1
+    example = f"{plain(size)}b {methods[0].value} gpu={command_word(card.id)}"
+    lines.append(i18n("largest-hint", example=example))
+    return "\n".join(lines)
 
 
 RunQuestion = Literal["cheaper", "month", "hour"]

@@ -3,7 +3,7 @@ hourly plans."""
 
 from __future__ import annotations
 
-from bot.usecases.market import NO_WISH, answer_question, run_question
+from bot.usecases.market import NO_WISH, answer_question, largest_answer, run_question
 from estimator.cost import PriceQuote
 from estimator.i18n import translators
 
@@ -32,3 +32,13 @@ def test_a_billing_asked_about_the_last_run_is_the_one_named() -> None:
     # both named: the monthly plans and the break-even against the hourly rate
     assert run_question("почасовая или помесячная?", NO_WISH) == "month"
     assert run_question("а дешевле есть?", NO_WISH) == "cheaper"
+
+
+def test_the_largest_model_a_named_card_holds_is_answered_by_method() -> None:
+    ru = translators()["ru"]
+    answer = largest_answer("у меня 3060 12 гб, какую модель можно дообучить?", ru)
+    assert answer is not None
+    assert "RTX 3060" in answer
+    assert "• qlora: до <b>7B</b>" in answer
+    assert "• full: не помещается даже 1B" in answer
+    assert largest_answer("какую модель можно дообучить?", ru) is None  # no card named
