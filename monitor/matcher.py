@@ -56,9 +56,19 @@ class LiveMatcher:
         return self._index.match(events, now) if events else []
 
 
+# From this many subscriptions a new index is collected at once (below). 100k subscriptions
+# make hundreds of thousands of objects, whose full collection would otherwise come inside
+# the first refresh's write transaction: 50 ms at 100k (bench/match.py, when the collection
+# was added). A tenth of that is a few milliseconds; below it, the collection costs more than
+# it saves: it walks the whole heap, not just the index, for every small index built (a new
+# bot's, or each of the test suite's hundreds).
+COLLECT_FROM_SUBS = 10_000
+
+
 def _build(subs: list[Subscription]) -> MatchIndex:
     index = MatchIndex(subs)
-    # Collect now: else the first refresh's allocations trigger a full collection of these
-    # hundreds of thousands of new objects, inside its write transaction (50 ms at 100k).
-    gc.collect()
+    if len(subs) >= COLLECT_FROM_SUBS:
+        # Collect now: else the first refresh's allocations trigger a full collection of
+        # these new objects, inside its write transaction.
+        gc.collect()
     return index
