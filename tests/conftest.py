@@ -41,6 +41,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("processes") is None)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> object:
+    # Collection imports every test module and all they import (aiogram's hundreds of
+    # models among them): objects that pile up and live to the end, which the cyclic
+    # collector would walk again at each of its collections meanwhile (0.7 s of a worker's
+    # 5 s of collecting). It runs again once they are frozen.
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.enable()
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     # Everything collection made (modules, test items, fixtures) lives to the end: frozen,
     # the cyclic collector stops walking it again at every full collection of the run.
