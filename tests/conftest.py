@@ -9,6 +9,7 @@ import pytest
 from tests.browser import missing_reason
 from tests.ci import in_ci
 from tests.postgres import ADMIN_URL, drop_templates, unreachable_reason
+from tests.tls import share_one_context
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -55,6 +56,8 @@ def pytest_collection(session: pytest.Session) -> object:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
+    # Only where tests run (not in xdist's controller), once aiogram is imported anyway.
+    share_one_context()
     # Everything collection made (modules, test items, fixtures) lives to the end: frozen,
     # the cyclic collector stops walking it again at every full collection of the run.
     gc.freeze()
