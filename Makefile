@@ -39,13 +39,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# Three workers on two cores (pytest-xdist): the tests that start real bot processes
-# (marked `processes`) spend most of their time waiting on elections, leases and refresh
-# intervals, and a third worker fills that idle time; they are handed out first
+# Four workers on two cores (pytest-xdist): the tests that start real bot processes
+# (marked `processes`) spend much of their time waiting on elections, leases and refresh
+# intervals, and the workers beyond two fill that idle time; they are handed out first
 # (tests/conftest.py), kept in that order by --no-loadscope-reorder (xdist would otherwise
 # sort files by their number of tests, leaving those one-test 25 s files to run last and
-# alone). Measured in-tree on this 2-core machine, 2026-12-04: 2 workers 174 s, 3 workers
-# 146 s, 4 workers 138 s (4 runs a dozen bots at once on a busy machine: not worth 8 s).
+# alone). Measured in-tree on this 2-core machine, 2026-12-07, others' work beside it (load
+# average 3-5): 3 workers 144.5 s, 4 workers 120.7 s and 123.0 s, 5 workers 141.5 s; with
+# two CPU-bound processes beside it too, 4 workers stay green (212.8 s).
 # loadfile hands out whole files, so a module-scoped fixture (the README examples in
 # tests/e2e/test_newcomer.py) is set up once, on one worker (loadgroup would not: pytest 9
 # ignores how it renames tests).
@@ -53,7 +54,7 @@ typecheck: $(STAMP)
 # PYTHONDONTWRITEBYTECODE (set in some shells and images) would make every worker rewrite
 # the asserts of every test module again at each run, ~4 s of CPU a worker; the rewritten
 # modules are cached in the ignored __pycache__ folders instead.
-PYTEST_WORKERS ?= 3
+PYTEST_WORKERS ?= 4
 pytest: $(STAMP)
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 

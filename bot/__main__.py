@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import sys
 from collections.abc import Iterator
 
@@ -59,7 +60,9 @@ def starting() -> Iterator[None]:
         raise StartupError(one_line(error)) from error
 
 
-def main() -> int:
+def main(*, own_process: bool = False) -> int:
+    """`own_process`: main() is this process's whole life (`python -m bot`), not a call in
+    someone else's (tests/in_process.py)."""
     try:
         settings = resolve_mode(load_settings(), interactive=_interactive())
     except ConfigError as error:
@@ -72,6 +75,11 @@ def main() -> int:
     from bot.logging_setup import configure_console_logging, configure_logging, one_line, redact
     from bot.startup import StartupError
 
+    if own_process:
+        # What the imports made (aiogram's hundreds of models) lives as long as the process:
+        # frozen, the cyclic collector never walks it again, neither at each full collection
+        # nor at exit, where walking it took about a second of CPU after SIGTERM.
+        gc.freeze()
     secrets = settings.secrets
     if settings.console_mode:
         # stdout is the chat: logs go to a file, warnings and errors to stderr once each.
@@ -112,4 +120,4 @@ def _interactive() -> bool:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(own_process=True))

@@ -34,8 +34,9 @@ class _Settings(BaseSettings):
     # ₽ per unit for prices published in EUR/USD (HOSTKEY's international locations).
     eur_rub: float = Field(default=100.0, gt=0)
     usd_rub: float = Field(default=90.0, gt=0)
-    # Overrides every provider's own refresh interval when set.
-    refresh_seconds: int | None = Field(default=None, ge=10)
+    # Overrides every provider's own refresh interval when set. The process tests refresh
+    # their fake sites every few seconds, to see a change without waiting long.
+    refresh_seconds: int | None = Field(default=None, ge=1)
     # Off: no scheduled scraping (tests, or a bot that only sizes).
     monitor: bool = True
 

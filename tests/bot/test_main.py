@@ -27,6 +27,12 @@ from tests.processes import ROOT, clean_environ, free_port
 pytestmark = pytest.mark.processes
 
 
+# No test here draws a chart: each bot would otherwise spawn a chart worker that imports
+# matplotlib and draws once (a second or more of CPU) for nothing. A chart asked for still
+# starts one (bot/chart_pool.py); tests/bot/test_e2e_history.py checks the warm-up itself.
+NO_CHARTS = {"GPURADAR_CHART_WARM_UP": "false"}
+
+
 def run_bot(tmp_path: Path, env: dict[str, str], stdin: str = "") -> Finished:
     """`python -m bot` run in this process (tests/in_process.py): what it printed and its
     exit status, with exactly these settings, in `tmp_path` (no .env from the checkout)."""
@@ -34,6 +40,7 @@ def run_bot(tmp_path: Path, env: dict[str, str], stdin: str = "") -> Finished:
         "GPURADAR_DB_PATH": str(tmp_path / "data" / "bot.sqlite3"),
         "GPURADAR_MONITOR": "false",  # no scraping of real providers from tests
         "GPURADAR_OPS_PORT": "0",  # any free port: 8080 may be taken
+        **NO_CHARTS,
     }
     return run_entry(main, env={**settings, **env}, cwd=tmp_path, stdin=stdin)
 
@@ -180,6 +187,7 @@ async def start_bot_process(tmp_path: Path, env: dict[str, str]) -> asyncio.subp
             "GPURADAR_DB_PATH": str(tmp_path / "bot.sqlite3"),
             "GPURADAR_MONITOR": "false",
             "GPURADAR_OPS_PORT": "0",
+            **NO_CHARTS,
             "PYTHONPATH": str(ROOT),
             **env,
         }

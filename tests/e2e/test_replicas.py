@@ -42,10 +42,13 @@ pytestmark = pytest.mark.processes
 
 REPLICAS = ("r1", "r2", "r3")
 USERS = range(50_000, 50_150)
-REFRESH_S = 10  # the shortest interval the settings allow (GPURADAR_REFRESH_SECONDS)
+# GPURADAR_REFRESH_SECONDS (production: 600-900 s): the H100's flip is seen within seconds.
+REFRESH_S = 6
 # One refresher's runs are an interval apart or more (APScheduler adds its jitter, bot/scheduler.py,
-# on top); a second less leaves room for where the server list falls within a scrape.
-CLOSEST_RUNS_S = REFRESH_S - 1
+# on top); two seconds less leave room for where the server list falls within a scrape on a
+# loaded machine. Two refreshers would fetch half an interval apart or closer somewhere
+# (3 s): closer than this.
+CLOSEST_RUNS_S = REFRESH_S - 2
 IN_FLIGHT = 8  # GPURADAR_SEND_CONCURRENCY: a dead replica's sends in flight, the duplicates bound
 HELP_WITHIN_S = 40.0  # the bound for a /help sent after the leader's death
 # The waits a takeover sits through, shortened (production: 15 s, 15 s and 5 s): the killed

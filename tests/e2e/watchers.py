@@ -47,11 +47,6 @@ def selectel_success(body: dict[str, Any]) -> datetime | None:
     return None if last is None else datetime.fromisoformat(last)
 
 
-def monitored(body: dict[str, Any]) -> bool:
-    """/healthz lists the providers: the monitor is attached (the ops server starts first)."""
-    return "selectel" in body.get("providers", {})
-
-
 def answered_help(telegram: FakeTelegram, chat: int, after: int) -> bool:
     return any(
         call.ok

@@ -128,24 +128,39 @@ events_st = st.builds(
 )
 
 
+# The pieces of a subscription, made once: a strategy made inside the composite below was
+# made and validated again at every draw (Hypothesis caches none made from a list), which
+# was most of this file's time; drawn from, they are the same choices.
+TARGETS = st.sampled_from(["gpu", "family", "fit", "any"])
+SUB_GPUS = st.sampled_from(GPU_NAMES[:7])
+FAMILIES = st.sampled_from(["H100", "A100", "RTX 4090"])
+FIT_NEEDS = st.dictionaries(st.sampled_from(FIT_IDS), st.integers(1, 4), min_size=1)
+CAPS = st.sampled_from([None, 60.0, 80.0, 100.0, 200.0])
+MIN_COUNTS = st.sampled_from([None, 1, 2, 8])
+MIN_VRAMS = st.sampled_from([None, 24.0, 80.0, 80.1, 94.5])
+PROVIDER_SETS = st.sets(st.sampled_from(PROVIDERS), max_size=2)
+LOCATIONS = st.sampled_from([None, "msk", "spb"])
+KIND_SETS = st.sets(st.sampled_from(list(AlertKind)))
+MUTES = st.sampled_from([None, T0 - timedelta(hours=1), T0 + timedelta(hours=1)])
+
+
 @st.composite
 def subs_st(draw: st.DrawFn, sub_id: int) -> Subscription:
-    target = draw(st.sampled_from(["gpu", "family", "fit", "any"]))
+    target = draw(TARGETS)
     fields: dict[str, object] = {}
     if target == "gpu":
-        fields["gpu"] = draw(st.sampled_from(GPU_NAMES[:7]))
+        fields["gpu"] = draw(SUB_GPUS)
     elif target == "family":
-        fields["family"] = draw(st.sampled_from(["H100", "A100", "RTX 4090"]))
+        fields["family"] = draw(FAMILIES)
     if target == "fit" or (target != "any" and draw(st.booleans())):
-        need = draw(st.dictionaries(st.sampled_from(FIT_IDS), st.integers(1, 4), min_size=1))
-        fields.update(fit_query="q", fit_need=need)
-    fields["max_rub_per_gpu_hour"] = draw(st.sampled_from([None, 60.0, 80.0, 100.0, 200.0]))
-    fields["min_count"] = draw(st.sampled_from([None, 1, 2, 8]))
-    fields["min_vram_gb"] = draw(st.sampled_from([None, 24.0, 80.0, 80.1, 94.5]))
-    fields["providers"] = frozenset(draw(st.sets(st.sampled_from(PROVIDERS), max_size=2)))
-    fields["location"] = draw(st.sampled_from([None, "msk", "spb"]))
-    fields["kinds"] = frozenset(draw(st.sets(st.sampled_from(list(AlertKind)))))
-    muted = draw(st.sampled_from([None, T0 - timedelta(hours=1), T0 + timedelta(hours=1)]))
+        fields.update(fit_query="q", fit_need=draw(FIT_NEEDS))
+    fields["max_rub_per_gpu_hour"] = draw(CAPS)
+    fields["min_count"] = draw(MIN_COUNTS)
+    fields["min_vram_gb"] = draw(MIN_VRAMS)
+    fields["providers"] = frozenset(draw(PROVIDER_SETS))
+    fields["location"] = draw(LOCATIONS)
+    fields["kinds"] = frozenset(draw(KIND_SETS))
+    muted = draw(MUTES)
     return Subscription(
         sub_id,
         chat_id=sub_id % 7,
