@@ -31,6 +31,9 @@ def console_settings(db_path: Path, *, warm_charts: bool = False) -> Settings:
             "ops_host": "127.0.0.1",
             "ops_port": 0,
             "chart_warm_up": warm_charts,
+            # Telegram's gap between two messages to one chat is 1 s; here what is said is
+            # checked, not its pace (tests/bot/test_limiter.py proves the gap).
+            "send_chat_interval_s": 0.05,
         }
     )
 

@@ -178,14 +178,31 @@ async def tg() -> AsyncIterator[FakeTelegram]:
         yield fake
 
 
-async def test_a_reply_waits_out_a_429_and_is_delivered(tg: FakeTelegram):
-    slept: list[float] = []
+class SteppedTime:
+    """A clock that each sleep moves on at once, for the limiter and the middleware alike:
+    a 429's wait is waited out on it, not on the wall clock."""
 
-    async def sleep(seconds: float) -> None:
-        slept.append(seconds)
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += max(0.0, seconds)
+
+    def limiter(self) -> Limiter:
+        return Limiter(1000, clock=self.clock, sleep=self.sleep)
+
+
+async def test_a_reply_waits_out_a_429_and_is_delivered(tg: FakeTelegram):
+    stepped = SteppedTime()
+    slept = stepped.slept
 
     async with make_bot(tg) as bot:
-        bot.session.middleware(SharedLimitMiddleware(Limiter(1000), sleep=sleep))
+        bot.session.middleware(SharedLimitMiddleware(stepped.limiter(), sleep=stepped.sleep))
         tg.flood_wait(retry_after=3, times=2)
         await bot.send_message(5, "hi")
     assert 3 in slept
@@ -193,11 +210,12 @@ async def test_a_reply_waits_out_a_429_and_is_delivered(tg: FakeTelegram):
 
 
 async def test_a_reply_gives_up_after_its_retries(tg: FakeTelegram):
-    async def sleep(seconds: float) -> None:
-        return None
+    stepped = SteppedTime()
 
     async with make_bot(tg) as bot:
-        bot.session.middleware(SharedLimitMiddleware(Limiter(1000), max_retries=2, sleep=sleep))
+        bot.session.middleware(
+            SharedLimitMiddleware(stepped.limiter(), max_retries=2, sleep=stepped.sleep)
+        )
         tg.flood_wait(retry_after=1, times=3)
         with pytest.raises(TelegramRetryAfter):
             await bot.send_message(5, "hi")

@@ -31,6 +31,10 @@ pytestmark = pytest.mark.processes
 # matplotlib and draws once (a second or more of CPU) for nothing. A chart asked for still
 # starts one (bot/chart_pool.py); tests/bot/test_e2e_history.py checks the warm-up itself.
 NO_CHARTS = {"GPURADAR_CHART_WARM_UP": "false"}
+# Telegram's gap between two messages to one chat (1 s): the console's replies here come
+# 0.05 s apart instead; what is checked is what they say (tests/bot/test_limiter.py and
+# test_delivery.py prove the gap).
+QUICK_REPLIES = {"GPURADAR_SEND_CHAT_INTERVAL_S": "0.05"}
 
 
 def run_bot(tmp_path: Path, env: dict[str, str], stdin: str = "") -> Finished:
@@ -41,6 +45,7 @@ def run_bot(tmp_path: Path, env: dict[str, str], stdin: str = "") -> Finished:
         "GPURADAR_MONITOR": "false",  # no scraping of real providers from tests
         "GPURADAR_OPS_PORT": "0",  # any free port: 8080 may be taken
         **NO_CHARTS,
+        **QUICK_REPLIES,
     }
     return run_entry(main, env={**settings, **env}, cwd=tmp_path, stdin=stdin)
 
