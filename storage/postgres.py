@@ -11,7 +11,7 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import Literal
 from urllib.parse import urlsplit
@@ -127,10 +127,11 @@ class PgDatabase(WriteWatch):
         max_size: int = 10,
         retry_for_s: float = CONNECT_RETRY_S,
         first_delay_s: float = CONNECT_FIRST_DELAY_S,
+        clock: Callable[[], float] = time.monotonic,
     ) -> PgDatabase:
-        """Connect, retrying an unreachable server with backoff for `retry_for_s`; raises
-        DatabaseUnavailableError with one line that never holds the password."""
-        started = time.monotonic()
+        """Connect, retrying an unreachable server with backoff for `retry_for_s` (on `clock`);
+        raises DatabaseUnavailableError with one line that never holds the password."""
+        started = clock()
         delay = first_delay_s
         tries = 0
         while True:
@@ -139,7 +140,7 @@ class PgDatabase(WriteWatch):
                 pool = await _connected_pool(url, max_size)
             except _RETRIABLE_AT_START as error:
                 reason = _reason(error, url)
-                elapsed = time.monotonic() - started
+                elapsed = clock() - started
                 if elapsed + delay > retry_for_s:
                     raise DatabaseUnavailableError(
                         f"cannot reach PostgreSQL at {hide_userinfo(url)} after {tries} tries"

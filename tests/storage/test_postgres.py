@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
+from unittest.mock import patch
 
 import asyncpg
 import pytest
@@ -63,8 +65,20 @@ async def test_an_unreachable_server_is_retried_then_fails_with_one_line_and_no_
     caplog: pytest.LogCaptureFixture,
 ):
     url = "postgresql://gpuradar:s3cret-pw@127.0.0.1:1/nowhere"
-    with pytest.raises(DatabaseUnavailableError) as raised:
-        await PgDatabase.open(url, retry_for_s=0.05, first_delay_s=0.01)
+    # The budget runs on a clock that moves only by the delays slept, so a slow first attempt
+    # on a busy machine cannot use it up before any retry.
+    slept: list[float] = []
+    real_sleep = asyncio.sleep
+
+    def clock() -> float:
+        return sum(slept)
+
+    async def counted_sleep(delay: float) -> None:
+        slept.append(delay)
+        await real_sleep(0)
+
+    with pytest.raises(DatabaseUnavailableError) as raised, patch("asyncio.sleep", counted_sleep):
+        await PgDatabase.open(url, retry_for_s=0.05, first_delay_s=0.01, clock=clock)
     message = str(raised.value)
     retries = [record.getMessage() for record in caplog.records]
     assert retries  # delays of 0.01 s and more fit in the budget before it gives up
