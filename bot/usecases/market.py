@@ -167,8 +167,8 @@ def largest_answer(text: str, i18n: Translator) -> str | None:
     method, _ruled_out = read_method(text)
     methods = [method] if method is not None else [Method.QLORA, Method.LORA, Method.FULL]
     lines = [i18n("largest-title", gpu=card.id, usable=gib(card.usable_gib), ctx=str(DEFAULT_CTX))]
-    for each in methods:
-        found = largest_models(card, each)
+    found_all = [largest_models(card, each) for each in methods]
+    for each, found in zip(methods, found_all, strict=True):
         tight = (
             i18n("largest-tight", size=f"{plain(found.tight_size)}B")
             if found.tight_size is not None
@@ -187,7 +187,7 @@ def largest_answer(text: str, i18n: Translator) -> str | None:
                 tight=tight,
             )
         )
-    size = largest_models(card, methods[0]).fits_size or 1
+    size = found_all[0].fits_size or 1
     example = f"{plain(size)}b {methods[0].value} gpu={command_word(card.id)}"
     lines.append(i18n("largest-hint", example=example))
     return "\n".join(lines)
