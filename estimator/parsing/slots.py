@@ -43,6 +43,7 @@ from estimator.parsing.words import (
     ENGLISH_TEXT_CUES,
     ENOUGH_WORDS,
     EPOCH_CUES,
+    EXAMPLE_NOUNS,
     EXAMPLES_FIRST_CUES,
     GPUS_CUES,
     GRAD_ACCUM_CUES,
@@ -114,6 +115,21 @@ def _forms(token: Token) -> frozenset[str]:
 
 # «15к штук»: at least this many pieces is a dataset, not cards.
 _MIN_PIECES = 100
+# «их» / "them" before a count, and how far back the examples it stands for may be named.
+_THEM = frozenset({"их", "они"})
+_THEM_REACH = 10
+# What "them" may stand for: the examples' own nouns, and the chats and messages people
+# collect them from («мои переписки», "my chats"), which are no unit of ours on their own.
+_THEM_NOUNS = EXAMPLE_NOUNS | {"чат", "chat", "переписка", "сообщение", "message"}
+
+
+def _theirs(context: _Context, cue: int) -> bool:
+    """«их длина 500», "their length is 500": the length of each example, not the context."""
+    for n, (index, _) in enumerate(context.before):
+        if index == cue:
+            following = context.before[n + 1 : n + 2]
+            return bool(following and following[0][1] & (_THEM | {"their"}))
+    return False
 
 
 def _per_day(context: _Context) -> bool:
@@ -262,6 +278,18 @@ class _Slots:
                 self.used.append((start, low.end))
         return taken
 
+    def _counts_examples_named_before(self, found: Quantity, context: _Context) -> bool:
+        """A count of "them" («их тысяч 30», "30k of them") where "them" can only be the
+        examples the message named a few words before."""
+        them = bool(context.before[:1] and context.before[0][1] & _THEM) or context.after[:2] == [
+            "of",
+            "them",
+        ]
+        if not them:
+            return False
+        window = self.tokens[max(0, found.first - _THEM_REACH) : found.first]
+        return any(lemmas(t.text) & _THEM_NOUNS for t in window if t.kind == "word")
+
     def _opened(self, low: Quantity, words: frozenset[str] | set[str]) -> bool:
         return low.first > 0 and self.tokens[low.first - 1].folded in words
 
@@ -310,13 +338,17 @@ class _Slots:
             # («две штуки 4090» is a card count, read with the card)
             self._examples(found, None)
             return
+        if found.value() >= _MIN_PIECES and self._counts_examples_named_before(found, context):
+            # «на своих диалогах, их тысяч 30», "my chats, there are 30k of them"
+            self._examples(found, None)
+            return
         if context.each and previous is not None and previous.unit is Unit.EXAMPLES:
             # «20к примеров по 500»: the length of each of them
             self._length(Slot.TOKENS_PER_EXAMPLE, found, found.first - 1)
             return
         ctx_cue = context.setting(CTX_CUES)
         if ctx_cue is not None:
-            if context.near(AVERAGE_CUES, 2) is not None:
+            if context.near(AVERAGE_CUES, 2) is not None or _theirs(context, ctx_cue):
                 self._length(Slot.TOKENS_PER_EXAMPLE, found, context.near(AVERAGE_CUES, 2))
             else:
                 self._ctx(found, ctx_cue)
@@ -376,6 +408,8 @@ class _Slots:
             return
         ctx_cue = context.near(CTX_CUES)
         average = context.near(AVERAGE_CUES, 3)
+        if average is None and ctx_cue is not None and _theirs(context, ctx_cue):
+            average = ctx_cue  # «их длина 500 токенов»: each example's
         if average is not None:
             self._length(Slot.TOKENS_PER_EXAMPLE, found, average)
         elif ctx_cue is not None and context.near(_MAX_FIELDS, 2) is not None:

@@ -1108,6 +1108,8 @@ DATASET_CUES: frozenset[str] = frozenset(
         "ds",
     }
 )
+# The nouns a count of examples is said in (the unit's own words).
+EXAMPLE_NOUNS: frozenset[str] = UNIT_LEMMAS["examples"]
 # A count of examples with the unit said first, as a rough count is: «примеров тысяч 20».
 EXAMPLES_FIRST_CUES: frozenset[str] = frozenset(
     {"пример", "сэмпл", "семпл", "строка", "диалог", "запись"}
