@@ -124,14 +124,17 @@ def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> s
     for row in (answer.target, *answer.compared):
         if row is not None and not trains_in_bf16(row.gpu):
             lines.append(i18n("fit-card-no-bf16", gpu=row.gpu.id))
-    if answer.also is not None:
+    also = answer.also
+    if also is not None and also.verdict is Verdict.TIGHT:
+        # Its range reaches past what the card has free: no headroom to quote.
+        high = gib(also.high_gib)
         lines.append(
-            i18n(
-                "fit-also",
-                gpu=answer.also.gpu.id,
-                headroom=gib(answer.also.headroom_gib),
-                usable=gib(answer.also.usable_gib),
-            )
+            i18n("fit-also-tight", gpu=also.gpu.id, high=high, usable=gib(also.usable_gib))
+        )
+    elif also is not None:
+        headroom = gib(also.headroom_gib)
+        lines.append(
+            i18n("fit-also", gpu=also.gpu.id, headroom=headroom, usable=gib(also.usable_gib))
         )
     lines.append(_peak(answer, language))
     offload = offload_line(answer, language)
@@ -367,6 +370,16 @@ def _verdict(answer: FitAnswer, language: str) -> str:
 
 
 def _target_line(answer: FitAnswer, row: GpuFit, language: str) -> str:
+    line = _target_verdict(answer, row, language)
+    # «сколько часов на h100?»: the card asked about carries its own time, at the count asked
+    # for, beside its verdict, not only when it happens to be among the best plans.
+    timing = answer.times.get(row.gpu.id)
+    if timing is None or row.verdict is Verdict.NO or row.min_gpus != answer.query.gpus:
+        return line
+    return line + translator(language)("fit-row-time", time=time_span(language, timing))
+
+
+def _target_verdict(answer: FitAnswer, row: GpuFit, language: str) -> str:
     i18n = translator(language)
     query = answer.query
     common = {"gpu": row.gpu.id, "usable": gib(row.usable_gib)}

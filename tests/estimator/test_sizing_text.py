@@ -311,3 +311,41 @@ def test_the_cli_is_quiet_when_its_reader_goes_away():
     _, stderr = process.communicate(timeout=60)
     assert b"Traceback" not in stderr
     assert process.returncode in (0, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "card"),
+    [
+        ("сколько часов на h100 для 8b lora на 1 млрд токенов", "H100 PCIe"),
+        ("70b qlora on 2 h100, 1 epoch over 10k samples", "H100 PCIe"),
+    ],
+)
+def test_the_card_asked_about_carries_its_time_beside_its_verdict(text: str, card: str) -> None:
+    parsed = understand(text)
+    assert parsed is not None
+    answer = build_answer(parsed, load_gpus(), [])
+    assert answer.target is not None
+    assert answer.target.gpu.id == card
+    verdict = next(
+        line for line in to_plain(render_short(answer, "ru")).splitlines() if card in line
+    )
+    timing = answer.times[card]
+    assert verdict.startswith("✅")
+    assert verdict.endswith(("ч", "сут", "мин"))
+    assert timing.hours > 0
+
+
+def test_a_card_of_the_same_family_that_is_only_tight_is_not_said_to_fit() -> None:
+    parsed = understand("3080 13b qlora")
+    assert parsed is not None
+    answer = build_answer(parsed, load_gpus(), [])
+    assert answer.also is not None
+    assert answer.also.verdict is Verdict.TIGHT
+    for language, tight in (("ru", "впритык"), ("en", "tight")):
+        line = next(
+            line
+            for line in to_plain(render_short(answer, language)).splitlines()
+            if line.startswith("🔸")
+        )
+        assert tight in line
+        assert "-" not in line.replace("—", "")

@@ -48,6 +48,7 @@ fit-target-set-ddp-fsdp = ❌ <b>{ $count }× { $gpu }</b> (ddp): each card hold
 fit-target-set-ddp-more = ❌ <b>{ $count }× { $gpu }</b> (ddp): each card holds the whole model, { $missing } GiB short; with FSDP { $need } are needed: gpus={ $need } shard=fsdp
 fit-stack-fits = 🔸 With { $stack } it fits: { $peak } GiB (<code>stack={ $code }</code>)
 fit-also = 🔸 <b>{ $gpu }</b> does fit: { $headroom } GiB free of { $usable }
+fit-also-tight = 🔸 <b>{ $gpu }</b> is tight: a peak up to { $high } GiB of { $usable }
 fit-smallest = Smallest card that fits: <b>{ $gpu }</b> ({ $usable } GiB)
 fit-none = No single card holds this run — see “Details”.
 fit-best-title = <b>Best options right now</b>

@@ -49,6 +49,7 @@ fit-target-set-ddp-fsdp = ❌ <b>{ $count }× { $gpu }</b> (ddp): каждая �
 fit-target-set-ddp-more = ❌ <b>{ $count }× { $gpu }</b> (ddp): каждая карта держит всю модель, не хватает { $missing } ГиБ; с FSDP нужно { $need } шт.: gpus={ $need } shard=fsdp
 fit-stack-fits = 🔸 С { $stack } поместится: { $peak } ГиБ (<code>stack={ $code }</code>)
 fit-also = 🔸 А <b>{ $gpu }</b> подойдёт: запас { $headroom } ГиБ из { $usable }
+fit-also-tight = 🔸 А <b>{ $gpu }</b> — впритык: пик до { $high } ГиБ из { $usable }
 fit-smallest = Наименьшая подходящая карта: <b>{ $gpu }</b> ({ $usable } ГиБ)
 fit-none = Ни одна карта не вмещает этот запуск целиком — см. «Подробнее».
 fit-best-title = <b>Лучшие варианты сейчас</b>
