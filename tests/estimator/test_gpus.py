@@ -74,6 +74,13 @@ PINNED = [
     ("GTX 1080 Ti 11GB", "GTX 1080 Ti"),
     ("RTX A2000 12GB", "RTX A2000 12GB"),
     ("RTX 3080 10GB", "RTX 3080 10GB"),
+    ("4060 ti 16gb", "RTX 4060 Ti 16GB"),
+    ("RTX 4060 Ti 8GB", "RTX 4060 Ti 8GB"),
+    ("rtx 4070 ti super", "RTX 4070 Ti Super"),
+    ("4070 ti", "RTX 4070 Ti"),
+    ("RTX 4080 Super", "RTX 4080 Super"),
+    ("rtx 5070 ti", "RTX 5070 Ti"),
+    ("3080 ti", "RTX 3080 Ti"),
     ("RTX 5090 32GB", "RTX 5090"),
     ("B200 192GB", "B200"),
     ("A30 24GB", "A30"),
@@ -118,9 +125,9 @@ UNKNOWN = [
     "RTX 9999",
     "RTX 3060 8GB",  # the 2022 128-bit board is another card, not in the catalog
     "RTX 4090 96GB",
-    "RTX 4080 Super",
+    "RTX 2080 Super",
     "RTX 4090 D",
-    "RTX 3080 Ti",
+    "RTX 3070 Ti",
     "V100S 32GB",
     "A 100",
     "13b",
@@ -390,7 +397,7 @@ NO_GPU = [
     "8b",
     "llama 3.1 70B, ctx=8192, batch 4, 2048 tokens",
     "а 100 карт хватит?",
-    "RTX 4080 super или 3080 ti?",
+    "RTX 2080 super или 3070 ti?",
     "это 4090 D или нет",
     "Mistral-7B и Phi-3 на T5",
     "",
@@ -474,8 +481,10 @@ def test_closest_suggests_only_a_near_miss_of_one_card(typed: str, near: str | N
         ("t5 на a100", None),  # a model name is not a card
         ("deepseek v2 lite на 4090", None),
         ("датасет 1080 примеров", None),  # a count, not the GTX 1080
-        ("хватит ли 4080 super для 7b?", "4080 super"),  # another card than the RTX 4080
-        ("3080 ti потянет 13b?", "3080 ti"),
+        ("хватит ли 5080 super для 7b?", "5080 super"),  # another card than the RTX 5080
+        ("3070 ti потянет 13b?", "3070 ti"),
+        ("хватит ли 4080 super для 7b?", None),  # its own card, not the RTX 4080
+        ("4060 ti 16гб потянет 7b?", None),
     ],
 )
 def test_unknown_card_in_text_names_what_was_written(text: str, unknown: str | None) -> None:

@@ -161,7 +161,7 @@ ERRORS = [
     ("/watch", "empty", ""),
     ("   ", "empty", ""),
     ("h1000", "unknown_gpu", "h1000"),
-    ("4080 super", "unknown_gpu", "4080 super"),
+    ("5080 super", "unknown_gpu", "5080 super"),
     ("gpu=voodoo", "unknown_gpu", "voodoo"),
     ("h100 max=abc", "bad_value", "max=abc"),
     ("h100 max=0", "bad_value", "max=0"),

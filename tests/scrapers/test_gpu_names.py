@@ -36,7 +36,8 @@ def test_clean_gpu_name(raw: str, name: str, vram: float | None):
         ("GPU Nvidia RTX 2080 Ti", None, ("RTX 2080 Ti", True, 11)),
         ("T4", 16, ("T4", True, 16)),
         ("GTX 1080", 8, ("GTX 1080", True, 8)),
-        ("RTX 3060 Ti", 8, ("RTX 3060 Ti", False, 8)),  # not in the catalog: kept, memory hinted
+        ("RTX 3070 Ti", 8, ("RTX 3070 Ti", False, 8)),  # not in the catalog: kept, memory hinted
+        ("RTX 3060 Ti", None, ("RTX 3060 Ti", True, 8)),
     ],
 )
 def test_gpu_identity(raw: str, hint: float | None, expected: tuple[str, bool, float | None]):
