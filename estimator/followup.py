@@ -33,7 +33,7 @@ from estimator.parsing.build import CHEAPEST_NOTE, Given, check_epochs, check_in
 from estimator.parsing.command import apply_pair, key_of, unknown_key
 from estimator.parsing.result import ParsedQuery, QueryError, Slot
 from estimator.parsing.text import language_of, read_reply
-from estimator.parsing.words import COMMAND_KEYS
+from estimator.parsing.words import COMMAND_KEYS, NO_EFFECT_KEYS
 from estimator.query import FitQuery, Method
 
 MAX_LENGTH = 300  # a reply to an answer, not a document
@@ -490,6 +490,9 @@ def _read(text: str) -> Given | None:
     for match in _PAIR.finditer(rest):
         raw_key = match.group(1).strip(_TRAILING)
         key = key_of(raw_key)
+        if key is None and raw_key.lower() in NO_EFFECT_KEYS:
+            changes.notes.append(f"no_effect:{match.group(0).rstrip(_TRAILING)}")
+            continue
         if key is None:
             if not difflib.get_close_matches(raw_key.lower(), _known_keys(), cutoff=0.6):
                 return None  # "num_workers=4": a setting of the user's code, not this sizing
@@ -505,9 +508,11 @@ def _read(text: str) -> Given | None:
         n.startswith("ask:") and n != CHEAPEST_NOTE for n in changes.notes
     )
     named = _set_fields(changes)
-    if not named and not asks:
+    # «а если alpha=64?»: the same sizing, told that the setting changes neither figure
+    no_effect = any(n.startswith("no_effect:") for n in changes.notes)
+    if not named and not asks and not no_effect:
         return None  # «550», «?»: nothing that changes the sizing
-    if named <= _RUN_QUESTIONS and not asks:
+    if named <= _RUN_QUESTIONS and not asks and not no_effect:
         # «а дешевле есть?», «а помесячно?» alone ask about offers for the run as it is: the
         # market router lists the plans that hold it (bot/routers/market.py, run questions).
         return None

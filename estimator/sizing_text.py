@@ -297,10 +297,18 @@ def _unread_line(answer: FitAnswer, language: str) -> list[str]:
         for code, _, value in (n.partition(":") for n in answer.notes)
         if code == "unread" and _sizing_number(value)
     ]
-    if not unread:
-        return []
-    quoted = ", ".join(translator(language)("fit-unread-item", words=words) for words in unread)
-    return [translator(language)("fit-unread", items=quoted)]
+    i18n = translator(language)
+    lines = []
+    if unread:
+        quoted = ", ".join(i18n("fit-unread-item", words=words) for words in unread)
+        lines.append(i18n("fit-unread", items=quoted))
+    # «lora r=16 alpha=32»: settings read that change neither memory nor time, said so.
+    no_effect = [
+        value for code, _, value in (n.partition(":") for n in answer.notes) if code == "no_effect"
+    ]
+    if no_effect:
+        lines.append(i18n("fit-no-effect", settings=", ".join(no_effect)))
+    return lines
 
 
 # A number worth saying it was not counted: with a unit or multiplier («24 гб», «10 тыс»,

@@ -48,6 +48,7 @@ from estimator.parsing.words import (
     COMMAND_METHOD_WORDS,
     FALSE_WORDS,
     NEGATION_WORDS,
+    NO_EFFECT_KEYS,
     RUSSIA_WORDS,
     SIZE_UNITS,
     TEXT_SIZE_UNITS,
@@ -588,6 +589,9 @@ def parse_command(args: str) -> ParsedQuery:
         if "=" in token and not token.startswith("="):
             raw_key, value = token.split("=", 1)
             key = _KEY_OF.get(raw_key.lower())
+            if key is None and raw_key.lower() in NO_EFFECT_KEYS:
+                given.notes.append(f"no_effect:{token}")
+                continue
             if key is None:
                 raise unknown_key(raw_key)
             if key in explicit:

@@ -867,6 +867,18 @@ COMMAND_KEYS: dict[str, tuple[str, ...]] = {
     "cardgb": ("cardgb", "card_gb"),
 }
 
+# Training settings people paste beside the ones we read that change neither the memory nor
+# the time of a step (LoRA's scale, dropout, the learning-rate schedule, logging): read, said
+# back as not counted, never an error.
+NO_EFFECT_KEYS: frozenset[str] = frozenset(
+    {
+        "alpha", "lora_alpha", "dropout", "lora_dropout", "lr", "learning_rate", "warmup",
+        "warmup_steps", "warmup_ratio", "weight_decay", "wd", "seed", "scheduler",
+        "lr_scheduler", "lr_scheduler_type", "max_grad_norm", "logging_steps", "save_steps",
+        "eval_steps", "save_total_limit",
+    }
+)  # fmt: skip
+
 # key=value: extra spellings of a value, mapped to the enum value.
 VALUE_ALIASES: dict[str, dict[str, str]] = {
     "targets": {

@@ -7,9 +7,9 @@ case a line:
 
 Only the slots named are checked (the ones that matter for the case). Slots: the FitQuery and
 ParsedQuery fields by short names (see `reading`), `asked` (levers asked about, comma
-separated), `unread` (numbers noted as unread, comma separated), `said.<slot>` (the words
-that set a slot), `none` for a text that is no sizing (or no follow-up), and `error=<code>`
-for one /fit refuses.
+separated), `unread` (numbers noted as unread, comma separated), `noeffect` (settings read
+that change neither memory nor time), `said.<slot>` (the words that set a slot), `none` for
+a text that is no sizing (or no follow-up), and `error=<code>` for one /fit refuses.
 """
 
 from __future__ import annotations
@@ -80,6 +80,8 @@ def reading(parsed: ParsedQuery) -> dict[str, Any]:
         "cheapest": "ask:cheapest" in parsed.notes,
         "asked": ",".join(sorted(parsed.asked_about)) or "-",
         "unread": ",".join(n.split(":", 1)[1] for n in parsed.notes if n.startswith("unread:"))
+        or "-",
+        "noeffect": ",".join(n.split(":", 1)[1] for n in parsed.notes if n.startswith("no_effect:"))
         or "-",
         "asks": ",".join(
             n.split(":", 1)[1] for n in parsed.notes if n.startswith("ask:") and n != "ask:cheapest"

@@ -349,3 +349,10 @@ def test_a_card_of_the_same_family_that_is_only_tight_is_not_said_to_fit() -> No
         )
         assert tight in line
         assert "-" not in line.replace("—", "")
+
+
+def test_a_setting_that_changes_neither_memory_nor_time_is_said_not_refused() -> None:
+    parsed = understand("обучаю gemma 3 12b, контекст 8к, батч 2, lora r=16 alpha=32")
+    assert parsed is not None
+    short = to_plain(render_short(build_answer(parsed, load_gpus(), []), "ru"))
+    assert "alpha=32: не влияет ни на память, ни на время" in short

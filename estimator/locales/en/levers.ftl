@@ -7,6 +7,7 @@ fit-read = Read: { $items }
 fit-read-words = { $setting } (“{ $words }”)
 fit-unread = ❓ Not counted: { $items } — I could not tell what it is. Say it plainly: “50k examples”, “budget 5000 ₽”, “on a 4090” — or as a /fit key: dataset=50k, budget=5000, gpu=4090.
 fit-unread-item = “{ $words }”
+fit-no-effect = ℹ️ { $settings }: changes neither memory nor time — not counted.
 
 lever-name-offload = Offload
 lever-name-shard = Sharding (DeepSpeed/FSDP)
