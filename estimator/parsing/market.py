@@ -73,6 +73,12 @@ _VRAM = (
     rf"(?<![\w.,])({DECIMAL})\s*{_UNITS}\s*{alternation(VRAM_WORDS)}",
     rf"(?<!\w)(?:видео)?карт\w*\s+(?:на|в)\s+({DECIMAL})\s*{_UNITS}{_NOT_TEXT}",
 )
+# «у меня карта на 12 гб», «моя видеокарта на 16 гб»: the card the person has, not a floor on
+# the offers; the sizing reader takes its memory (estimator.parsing.slots, card memory).
+_OWN_CARD = (
+    rf"(?<!\w)(?:у\s+меня|у\s+нас|моя|есть)\s+(?:\w+\s+)?(?:видео)?карт\w*\s+(?:на|в)\s+"
+    rf"{DECIMAL}\s*{_UNITS}"
+)
 _HOURS = (
     rf"(?<![\w.,])({DECIMAL})\s*{alternation(HOUR_WORDS)}\s*"
     rf"{alternation(PER_MONTH_WORDS, left_boundary=False)}",
@@ -142,7 +148,9 @@ def take_constraints_said(text: str) -> tuple[Constraints, dict[str, tuple[int, 
     rates, text = _take_rates(text, spans)
     raw_hours, text = _take(text, _HOURS, spans, "hours_per_month")
     hours = _within(amount_value(raw_hours, thousand=1000), HOURS_RANGE) if raw_hours else None
-    raw_vram, text = _take(text, _VRAM, spans, "min_vram_gib")
+    raw_vram: str | None = None
+    if not compiled(_OWN_CARD).search(text):
+        raw_vram, text = _take(text, _VRAM, spans, "min_vram_gib")
     vram = _within(amount_value(raw_vram, thousand=1000), VRAM_RANGE) if raw_vram else None
     russia = compiled(_RUSSIA).search(text)
     if russia:

@@ -37,6 +37,7 @@ from estimator.parsing.words import (
     BATCH_CUES,
     BUDGET_CUES,
     CAP_WORDS,
+    CARD_WORDS,
     CTX_CUES,
     CUE_FILLERS,
     DATASET_CUES,
@@ -563,12 +564,18 @@ class _Slots:
         words = [_forms(t) | {t.folded} for t in self.tokens[start:end]]
         gb = found.value() * found.byte_factor / 1e9
         low, high = LIMITS["cardgb"]
-        asks = any(forms & ENOUGH_WORDS for forms in words)
+        asks = any(forms & ENOUGH_WORDS for forms in words) or self._names_a_card(found)
         if not asks or self.given.card_gb is not None or not low <= gb <= high:
             self._unread(found)
             return
         self.given.card_gb = gb
         self.said(Slot.CARD_GB, *self._span(found, None))
+
+    def _names_a_card(self, found: Quantity) -> bool:
+        """«у меня карта на 24 гб», "I have a 24GB card", «видеокарта 12гб»: the size is what
+        the card next to it holds."""
+        near = self.tokens[max(0, found.first - 3) : found.last + 2]
+        return any(t.kind == "word" and (_forms(t) | {t.folded}) & CARD_WORDS for t in near)
 
     def _text_size(self, found: Quantity, context: _Context) -> None:
         """«2 гб текста», «датасет 500 мб»: the dataset as text; a bare «2 гб» is memory or

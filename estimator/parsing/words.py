@@ -1061,6 +1061,11 @@ ENOUGH_WORDS: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 
+# A card named by its kind, not its model: «карта на 24 гб», "a 24GB card" say what it holds.
+CARD_WORDS: frozenset[str] = frozenset(
+    {"карта", "видеокарта", "видюха", "видеокарточка", "гпу", "gpu", "card", "graphics"}
+)
+
 # --- which slot a number fills, by the words around it (estimator.parsing.slots) -----------
 # Lemmas, as estimator.parsing.lemmas gives them. Little words between a cue and its number
 # («бюджет у меня тысяч 5», «контекстом примерно в 8k», "batch size of 8") are skipped.
