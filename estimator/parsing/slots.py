@@ -366,6 +366,8 @@ class _Slots:
             (BUDGET_CUES, self._money),
         ):
             cue = context.setting(cues)
+            if cues is BUDGET_CUES and _after_has(context, CTX_CUES):
+                continue  # "lora for 32k context": the noun after it says what it is
             if cue is not None:
                 read(found, cue)
                 return
