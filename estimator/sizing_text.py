@@ -19,6 +19,7 @@ from estimator.answer import FitAnswer
 from estimator.fit import RENTED_CARDS, TIGHT_HEADROOM, GpuFit, Verdict, trains_in_bf16
 from estimator.hardware import runs_unsloth
 from estimator.i18n import Html, translator
+from estimator.inference import inference_memory
 from estimator.lever_text import (
     lever_details,
     lever_lines,
@@ -31,7 +32,7 @@ from estimator.measurement import Measurement
 from estimator.models import LLAMA_LADDER
 from estimator.number_text import grouped, money, plain
 from estimator.parsing.build import covering_ctx
-from estimator.parsing.text import INT8_BASE_NOTE
+from estimator.parsing.text import INFERENCE_NOTE, INT8_BASE_NOTE
 from estimator.plan_text import (
     break_even_line,
     budget_line,
@@ -99,6 +100,7 @@ def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> s
     i18n = translator(language)
     # A reverse answer (ctx=max) or the cheapest card asked for heads the answer.
     lines = [
+        *_inference_line(answer, language),
         *head_lines(answer, language),
         *_method_line(answer, language),
         _title(answer, language),
@@ -287,6 +289,26 @@ def _steps_line(answer: FitAnswer, language: str) -> list[str]:
                 )
             ]
     return []
+
+
+def _inference_line(answer: FitAnswer, language: str) -> list[str]:
+    """«сколько памяти надо для инференса 70b?»: what running the model holds, first, so the
+    training sizing below is not taken for it."""
+    if INFERENCE_NOTE not in answer.notes:
+        return []
+    held = inference_memory(answer.model, answer.query.ctx)
+    return [
+        translator(language)(
+            "fit-inference",
+            model=answer.model.id,
+            bf16=gib(held.weights_bf16_gib),
+            int8=gib(held.weights_int8_gib),
+            int4=gib(held.weights_int4_gib),
+            kv=gib(held.kv_cache_gib),
+            ctx=grouped(held.ctx, language),
+            context=gib(held.cuda_context_gib),
+        )
+    ]
 
 
 def _unread_line(answer: FitAnswer, language: str) -> list[str]:

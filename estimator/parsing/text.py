@@ -38,6 +38,7 @@ from estimator.parsing.words import (
     CHECKPOINTING_PHRASES,
     CTX_WORDS,
     FILLER_WORDS,
+    INFERENCE_PHRASES,
     INT8_BASE_PHRASES,
     LEVER_NAMES,
     LOSS_PHRASES,
@@ -319,6 +320,9 @@ def _read_levers(reader: _Reader, given: Given) -> None:
     )
     given.offload = reader.choice(OFFLOAD_PHRASES, Slot.OFFLOAD)
     _note_int8_base(reader, given)
+    # Not blanked: the word still parts the numbers around it from the cues before it.
+    if compiled(alternation(INFERENCE_PHRASES)).search(reader.rest) is not None:
+        given.notes.append(INFERENCE_NOTE)
     if given.offload is None:
         _ask_bare_offload(reader, given)
     given.loss = reader.choice(LOSS_PHRASES, Slot.LOSS)
@@ -327,6 +331,8 @@ def _read_levers(reader: _Reader, given: Given) -> None:
 
 # The note of a base asked for in 8 bits (sizing_text says the 16-bit base was sized).
 INT8_BASE_NOTE = "int8_base"
+# The note of a question about inference (sizing_text adds what running the model holds).
+INFERENCE_NOTE = "inference"
 _ANY_METHOD = alternation([p for phrases in METHOD_PHRASES.values() for p in phrases])
 # Two methods set against each other: «lora или qlora», "full vs lora", «qlora против lora».
 _METHODS_EITHER = compiled(

@@ -178,6 +178,11 @@ INT8_BASE_PHRASES: tuple[str, ...] = (
     "load_in_8bit", "load in 8bit", "int8", "llm.int8", "8 bit", "8 бит*", "в 8 битах",
     "восьмибитн*",
 )  # fmt: skip
+# A question about running a model, not training it: answered with the training sizing and
+# what inference holds beside it (estimator.inference).
+INFERENCE_PHRASES: tuple[str, ...] = (
+    "инференс*", "inference", "inferencing", "serving", "vllm", "ollama",
+)  # fmt: skip
 # Words a negation may reach a method over: «не хочу qlora», «не надо использовать qlora»,
 # "don't want qlora", "i do not want to use qlora".
 NEGATED_VERBS: tuple[str, ...] = (

@@ -10,6 +10,7 @@ fit-from-size-synthetic = Size { $size } — sized on a typical Llama-like archi
 fit-method-assumed = No method given — sizing { $method }.
 fit-method-ruled-out = Not { $ruled } — sizing { $method }.
 fit-int8-base = An 8-bit base (load_in_8bit) is not sized: this is the 16-bit base, an upper bound. For 4 bits: qlora.
+fit-inference = ℹ️ This sizes fine-tuning. To run { $model } (inference): weights { $bf16 } GiB in bf16, { $int8 } in 8 bits, { $int4 } in 4 bits; KV cache { $kv } GiB a sequence at { $ctx } tokens; ~{ $context } GiB of CUDA context on top.
 fit-time-budget-yes = ⏱ Within { $limit }: { $cards }.
 fit-time-budget-tight = ⏱ { $limit } is tight: { $cards }; if training runs slower than estimated, it will not make it.
 fit-time-budget-no = ⏱ Not within { $limit }: the fastest is { $cards }. More cards (gpus=2) or less data would help.

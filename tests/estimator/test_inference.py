@@ -1,0 +1,56 @@
+"""What running a model holds, for a question about inference."""
+
+from __future__ import annotations
+
+import pytest
+
+from estimator.answer import build_answer
+from estimator.fit_words import understand
+from estimator.gpus import load_gpus
+from estimator.inference import GIB, inference_memory
+from estimator.memory import GPTQ_BYTES
+from estimator.models import get_model
+from estimator.sizing_text import render_short, to_plain
+
+
+def test_the_parts_are_the_weights_and_the_cache_of_the_config() -> None:
+    model = get_model("Llama-3.1-8B")
+    held = inference_memory(model, 8192)
+    embeddings = model.vocab * model.hidden * 2  # untied: embed_tokens and lm_head
+    blocks = model.total_params - embeddings
+    assert held.weights_bf16_gib == pytest.approx(model.total_params * 2 / GIB)
+    assert held.weights_int8_gib == pytest.approx((blocks + embeddings * 2) / GIB)
+    assert held.weights_int4_gib == pytest.approx((blocks * GPTQ_BYTES + embeddings * 2) / GIB)
+    # 32 layers x (K and V) x 8 KV heads x 128 x 8192 tokens x 2 bytes = 1 GiB
+    assert held.kv_cache_gib == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "said"),
+    [
+        ("сколько памяти надо для инференса 70b?", "ru", "Это расчёт дообучения"),
+        (
+            "how much vram for inference of qwen2.5 7b at 32k context",
+            "en",
+            "This sizes fine-tuning",
+        ),
+    ],
+)
+def test_a_question_about_inference_is_told_what_running_the_model_holds(
+    text: str, language: str, said: str
+) -> None:
+    parsed = understand(text)
+    assert parsed is not None
+    answer = build_answer(parsed, load_gpus(), [])
+    first = to_plain(render_short(answer, language)).splitlines()[0]
+    held = inference_memory(answer.model, answer.query.ctx)
+    assert first.startswith(f"ℹ️ {said}")
+    bf16 = f"{held.weights_bf16_gib:.1f}"
+    assert (bf16 if language == "en" else bf16.replace(".", ",")) in first
+
+
+def test_a_training_question_says_nothing_of_inference() -> None:
+    parsed = understand("70b qlora ctx=4096")
+    assert parsed is not None
+    short = render_short(build_answer(parsed, load_gpus(), []), "ru")
+    assert "инференс" not in short
