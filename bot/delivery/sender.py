@@ -58,7 +58,7 @@ from aiogram.exceptions import (
 from aiogram.methods.base import Response
 from aiogram.types import Message
 
-from bot.deep_links import LinkKind, share_sheet
+from bot.deep_links import WORDS_VERSION, LinkKind, share_sheet
 from bot.delivery.alert_text import AlertMessage, fit_message, render_alerts, summary_message
 from bot.delivery.journal import Journal
 from bot.delivery.limiter import Limiter
@@ -483,8 +483,9 @@ class Sender:
 
         def share(watch: WatchFilter) -> str | None:
             if watch not in links:
+                words = canonical(watch)
                 links[watch] = share_sheet(
-                    username, LinkKind.WATCH, canonical(watch), text, today=today
+                    username, LinkKind.WATCH, words, text, today=today, version=WORDS_VERSION
                 )
             return links[watch]
 

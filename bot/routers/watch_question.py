@@ -20,7 +20,7 @@ from bot.conversation import Conversations
 from bot.ports import BotStore
 from bot.replies import show
 from bot.usecases.watches import subscribe
-from bot.views.sizing_reply import sizing_digest
+from bot.views.sizing_reply import refers_to, sizing_digest
 from bot.views.watches import question_reply
 from estimator.followup import shown_command, stated_command
 from estimator.i18n import Translator
@@ -96,7 +96,7 @@ async def on_run_press(
     i18n = _translator(translators, callback_data.lang)
     chat = callback.message.chat.id
     remembered = await conversations.last(chat)
-    if remembered is None or sizing_digest(remembered[0]) != callback_data.ref:
+    if remembered is None or not refers_to(remembered[0], callback_data.ref):
         await show(callback, i18n("watchq-run-stale"), None)
         return
     words = run_watch_words(remembered[0], callback_data.budget)
