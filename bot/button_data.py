@@ -102,8 +102,9 @@ class FitDetailsCallback(CallbackData, prefix="d"):
 
 
 class WatchQuestionCallback(CallbackData, prefix="q"):
-    """«Следить» under a notify-me question's answer: the watch travels as its /watch words
-    (monitor.watch_question.watch_words_in_question), parsed again when pressed."""
+    """«Следить» under a notify-me question's answer (or a shared watch link): the watch
+    travels typed (monitor.watch_codec). One no text carries (a watch on a run), and a button
+    sent before the typed texts, carry /watch words, parsed again when pressed."""
 
     lang: str  # "ru" | "en": the language of the question
     spec: str

@@ -6,10 +6,11 @@ Telegram allows a /start payload of at most 64 characters of [A-Za-z0-9_-]
     <kind><version><packing><day>_<body>
 
 - kind: "w" a watch, "f" a sizing;
-- version: "2", the typed value's own versioned text (a sizing: estimator.stated_codec);
-  "1", from before: the command words (canonical /watch words, a /fit command), still
-  opened through the grammar; a payload of another version is answered as stale, never
-  misread;
+- version: "2", the typed value's own versioned text (a sizing: estimator.stated_codec, a
+  watch: monitor.watch_codec);
+  "1", the command words (canonical /watch words, a /fit command): links from before, and
+  a watch on a run, which no text carries; opened through the grammar. A payload of another
+  version is answered as stale, never misread;
 - packing: "p" the text as UTF-8, "z" raw-deflated (whichever is shorter);
 - day: the day it was made, days since 2026-01-01 in base 36 (3 characters): a link older
   than MAX_AGE is stale, since the prices it was made to ask about have moved on;

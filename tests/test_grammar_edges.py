@@ -22,10 +22,11 @@ ALLOWED = {
     "bot/routers/inline.py:_results": "an inline query's text",
     "bot/routers/measurement.py:_run": "the run a measured speed's message names",
     "bot/usecases/watches.py:subscribe": "the /watch command's words",
-    "bot/views/watches.py:question_reply": "the /watch words of a notify-me question",
+    "bot/routers/watch_question.py:on_question": "the /watch words of a notify-me question",
     # Legacy readers: what was sent before the typed texts.
     "bot/routers/fit.py:_legacy_button_sizing": "a «Подробнее» button carrying a /fit command",
     "bot/routers/start.py:_legacy_sizing": "a version-1 sizing link",
+    "bot/routers/start.py:_legacy_watch": "a version-1 watch link (or a watch on a run)",
     "bot/conversation.py:_legacy_sizing": "a remembered sizing stored as a /fit command",
 }
 

@@ -11,6 +11,8 @@ import pytest
 from bot.deep_links import MAX_AGE, VERSION, WORDS_VERSION, LinkKind, encode_link
 from estimator.fit_words import understand
 from estimator.stated_codec import stated_text
+from monitor.watch_codec import encode
+from monitor.watch_words import parse_watch
 from tests.bot.conftest import CHAT, running_app
 from tests.bot.test_e2e_watch import reply
 from tests.fakes.telegram import FakeTelegram
@@ -24,12 +26,16 @@ def link(kind: LinkKind, text: str, *, days_ago: int = 0, version: str = VERSION
     return payload
 
 
+@pytest.mark.parametrize("version", [VERSION, WORDS_VERSION])
 async def test_a_shared_watch_offers_to_subscribe_and_the_button_does(
-    telegram: FakeTelegram, db_path: Path
+    telegram: FakeTelegram, db_path: Path, version: str
 ):
+    # Version 1: a link shared before the typed texts, carrying the /watch words.
+    typed = encode(parse_watch("h100 max=650"))
+    assert typed is not None
+    value = typed if version == VERSION else "h100 max=650"
     async with running_app(telegram, db_path) as application:
-        shared = link(LinkKind.WATCH, "h100 max=650", version=WORDS_VERSION)
-        text = await reply(telegram, f"/start {shared}")
+        text = await reply(telegram, f"/start {link(LinkKind.WATCH, value, version=version)}")
         [button] = telegram.last_message(CHAT).buttons()
         assert "H100" in text
         assert "650" in text
