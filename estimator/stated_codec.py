@@ -106,7 +106,8 @@ def _model(raw: str) -> ModelSpec:
         raise StatedCodecError(f"no model {raw!r} in the catalogue") from None
 
 
-def _gpu(raw: str) -> str:
+def read_gpu(raw: str) -> str:
+    """A catalogue GPU id written with "_" for spaces (a watch's text writes it so too)."""
     name = raw.replace("_", " ")
     try:
         return gpus.get(name).id
@@ -114,7 +115,8 @@ def _gpu(raw: str) -> str:
         raise StatedCodecError(f"no GPU {name!r} in the catalogue") from None
 
 
-def _family(raw: str) -> str:
+def read_family(raw: str) -> str:
+    """A catalogue GPU family written with "_" for spaces."""
     name = raw.replace("_", " ")
     members = gpus.family_members(name)
     if not members or members[0].family != name:
@@ -190,8 +192,8 @@ _FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "B": ("billing", _one_of(BILLINGS)),
     "w": ("time_budget_hours", _float("hours")),
     "g": ("card_gb", _float("cardgb")),
-    "q": ("target_gpu", _gpu),
-    "F": ("target_family", _family),
+    "q": ("target_gpu", read_gpu),
+    "F": ("target_family", read_family),
     "z": ("russia_only", _flag),
     "C": ("cheapest", _flag),
     "X": ("solve", _one_of(_SOLVABLE)),

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from estimator import gpus
+from estimator.stated_codec import StatedCodecError, read_family, read_gpu
 from monitor.providers import PROVIDERS
 from monitor.subscriptions import AlertKind, WatchFilter, default_kinds
 from monitor.watch_words import WATCH_LIMITS, has_filter
@@ -45,19 +45,16 @@ def _number(limit: str, integer: bool = False) -> Callable[[str], float]:
     return read
 
 
-def _gpu(raw: str) -> str:
-    try:
-        return gpus.get(raw.replace("_", " ")).id
-    except KeyError:
-        raise WatchCodecError(f"no GPU {raw!r} in the catalogue") from None
+def _catalogue(read: Callable[[str], str]) -> Callable[[str], str]:
+    """A GPU or family reader of estimator.stated_codec, its error made this codec's."""
 
+    def checked(raw: str) -> str:
+        try:
+            return read(raw)
+        except StatedCodecError as error:
+            raise WatchCodecError(str(error)) from None
 
-def _family(raw: str) -> str:
-    name = raw.replace("_", " ")
-    members = gpus.family_members(name)
-    if not members or members[0].family != name:
-        raise WatchCodecError(f"no GPU family {name!r} in the catalogue")
-    return name
+    return checked
 
 
 def _providers(raw: str) -> frozenset[str]:
@@ -83,8 +80,8 @@ def _location(raw: str) -> str:
 
 # Key -> (WatchFilter field, reader). A key keeps its meaning within a version.
 _FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
-    "g": ("gpu", _gpu),
-    "f": ("family", _family),
+    "g": ("gpu", _catalogue(read_gpu)),
+    "f": ("family", _catalogue(read_family)),
     "n": ("min_count", _number("count", integer=True)),
     "v": ("min_vram_gb", _number("vram")),
     "t": ("min_total_vram_gb", _number("total_vram")),
