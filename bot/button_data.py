@@ -90,17 +90,21 @@ class LegacyFitWatchCallback(CallbackData, prefix="v"):
 
 
 class FitDetailsCallback(CallbackData, prefix="d"):
-    """«Подробнее» / «Кратко» on a /fit answer. The run travels as its shortest /fit command
-    (estimator.fit_words.command_for), so the view can be rebuilt at today's prices."""
+    """«Подробнее» / «Кратко» on a /fit answer (and the other-method, reading and example
+    buttons). The run travels as what the user stated (estimator.stated_codec), so the view
+    is rebuilt by `finish` at today's prices; one too long for 64 bytes as a reference to the
+    chat's remembered sizing (bot.views.sizing_reply.BY_REFERENCE). A button sent before
+    carries a /fit command, still read through the grammar."""
 
     lang: str  # "ru" | "en": the language of the question it answers
     full: int  # 1: the details view, 0: the short answer
-    cmd: str
+    run: str
 
 
 class WatchQuestionCallback(CallbackData, prefix="q"):
-    """«Следить» under a notify-me question's answer: the watch travels as its /watch words
-    (monitor.watch_question.watch_words_in_question), parsed again when pressed."""
+    """«Следить» under a notify-me question's answer (or a shared watch link): the watch
+    travels typed (monitor.watch_codec). One no text carries (a watch on a run), and a button
+    sent before the typed texts, carry /watch words, parsed again when pressed."""
 
     lang: str  # "ru" | "en": the language of the question
     spec: str
@@ -108,8 +112,8 @@ class WatchQuestionCallback(CallbackData, prefix="q"):
 
 class RunWatchCallback(CallbackData, prefix="j"):
     """«Следить за ценой запуска» under a run-cost question: the run is the chat's remembered
-    sizing, named by a digest of its command (bot.views.sizing_reply.sizing_digest) so that a later
-    sizing makes the button outdated rather than silently watching another run."""
+    sizing, named by a digest of what was stated (bot.views.sizing_reply.sizing_digest), so
+    that a later sizing makes the button outdated rather than silently watching another run."""
 
     lang: str  # "ru" | "en"
     ref: str  # the digest of the remembered sizing

@@ -17,7 +17,7 @@ from estimator.specs import ModelSpec
 
 # A bare size the parser reads as a model, standing in while the run's words are read; the
 # config's model replaces it (nothing `finish` fills in depends on the model). A remembered
-# config sizing is stored as a command on it (estimator.followup.stated_command).
+# config sizing was stored as a command on it before the typed texts (bot.conversation).
 STAND_IN = "7b"
 
 

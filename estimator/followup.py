@@ -17,8 +17,9 @@ and cost do not move with a setting of the trainer.
 A text with words that are not a change (a price question, chatter, a number with no unit)
 is not a follow-up: `apply_followup` returns None and the bot's other routers answer it.
 
-Between messages a sizing is stored as a /fit command (`stated_command`, bot.conversation):
-that is the storage edge, where the typed run becomes words once.
+Between messages a sizing travels as the text of its `stated_given` (estimator.stated_codec);
+`stated_command` writes the same as /fit words, for a person to read and for the rows,
+buttons and links made before the typed texts.
 """
 
 from __future__ import annotations
@@ -327,8 +328,17 @@ def stated_given(parsed: ParsedQuery) -> Given:
     return given
 
 
+def stated_with_method(parsed: ParsedQuery, method: Method) -> Given:
+    """What the user stated of `parsed`, with `method` named in place of the one they named,
+    assumed or left by ruling others out: the same run on another method."""
+    given = stated_given(parsed)
+    given.method, given.ruled_out = method, []
+    return given
+
+
 def stated_command(parsed: ParsedQuery) -> str:
-    """The /fit command of what the user stated, for storage (bot.conversation): command_for
+    """The /fit command of what the user stated (as the chat's memory stored it before the
+    typed texts, and as a watch on the run's cost names it): command_for
     without the assumed values, and an assumed length of a dataset's examples as `tok=~N`, so
     that the data keeps its token count through later replies.
 
@@ -568,4 +578,5 @@ __all__ = [
     "shown_command",
     "stated_command",
     "stated_given",
+    "stated_with_method",
 ]

@@ -156,11 +156,16 @@ def unnamed_reverse(text: str) -> ParsedQuery | None:
     return None
 
 
+def example_method(parsed: ParsedQuery) -> Method | None:
+    """The method a model-less question's example names in place of an assumed one; None
+    when the question named its own."""
+    return EXAMPLE_METHOD if parsed.assumed("method") is not None else None
+
+
 def model_example(parsed: ParsedQuery) -> str:
     """The /fit command of a model-less question's run, with a method named."""
-    if parsed.assumed("method") is not None:
-        return command_with_method(parsed, EXAMPLE_METHOD)
-    return command_for(parsed)
+    method = example_method(parsed)
+    return command_for(parsed) if method is None else command_with_method(parsed, method)
 
 
 def needs_model_text(parsed: ParsedQuery, language: str) -> str:
@@ -170,7 +175,7 @@ def needs_model_text(parsed: ParsedQuery, language: str) -> str:
 
 def example_label(parsed: ParsedQuery, language: str) -> str:
     """The button that sizes the example: «Посчитать: 8B QLoRA»."""
-    method = parsed.query.method if parsed.assumed("method") is None else EXAMPLE_METHOD
+    method = example_method(parsed) or parsed.query.method
     return translator(language)(
         "solve-needs-model-button", model=EXAMPLE_SIZE.upper(), method=METHOD_NAMES[method]
     )

@@ -15,7 +15,8 @@ REMEMBER_FOR = timedelta(hours=24)
 
 @dataclass(frozen=True)
 class RememberedSizing:
-    command: str  # the sizing in the /fit command grammar (estimator.followup.stated_command)
+    # What the user stated (estimator.stated_codec); a row from before: a /fit command.
+    command: str
     language: Language  # the language the answer was given in
     at: datetime
     # A model from the user's config.json, which `command` names by a stand-in size: its

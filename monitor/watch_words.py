@@ -131,7 +131,7 @@ _SECONDS = {
     **dict.fromkeys(("h", "hr", "hour", "hours", "ч", "час", "часа", "часов"), 3600),
     **dict.fromkeys(("d", "day", "days", "д", "дн", "день", "дня", "дней", "сут"), 86400),
 }
-_LIMITS: dict[str, tuple[float, float]] = {
+WATCH_LIMITS: dict[str, tuple[float, float]] = {
     "max": (0.01, 1_000_000),
     "count": (1, 64),
     "vram": (1, 1024),
@@ -194,7 +194,7 @@ def _number(key: str, raw: str, *, integer: bool = False) -> float:
         unit = _VRAM_WORD.fullmatch(text)
         text = unit.group(1) if unit else text
     value = amount_value(text, thousand=1000)
-    low, high = _LIMITS[key]
+    low, high = WATCH_LIMITS[key]
     if value is None:
         raise _bad(key, raw, "not a number")
     if integer and value != int(value):
@@ -210,7 +210,7 @@ def _cooldown(raw: str) -> int:
     if m is None or unit not in _SECONDS:
         raise _bad("cooldown", raw, "write it like 30m, 6h or 1d", ("30m", "6h", "1d"))
     seconds = round(min(float(m.group(1).replace(",", ".")) * _SECONDS[unit], 1e18))  # not inf
-    low, high = _LIMITS["cooldown"]
+    low, high = WATCH_LIMITS["cooldown"]
     if not low <= seconds <= high:
         raise _bad("cooldown", raw, "must be at most 30 days")
     return seconds
@@ -389,7 +389,7 @@ def parse_watch(text: str, *, narrow: bool = True) -> WatchFilter:
         max_job_rub=None if job is None else job[1],
         cooldown_s=_cooldown(keyed["cooldown"]) if "cooldown" in keyed else None,
     )
-    if narrow and not _has_filter(watch):
+    if narrow and not has_filter(watch):
         raise QueryError(
             "no_filter",
             "name a GPU, a model to train, a memory size or a price",
@@ -398,7 +398,7 @@ def parse_watch(text: str, *, narrow: bool = True) -> WatchFilter:
     return watch
 
 
-def _has_filter(watch: WatchFilter) -> bool:
+def has_filter(watch: WatchFilter) -> bool:
     # Provider, location or count alone would alert on nearly every offer: that is spam.
     return any(
         value is not None

@@ -202,8 +202,8 @@ NUMBERS: tuple[tuple[str, float], ...] = (
         "{n} h by default (`monitor.alerts.DEFAULT_COOLDOWN_S`)",
         monitor.alerts.DEFAULT_COOLDOWN_S / 3600,
     ),
-    ("`cooldown=` from {n} to 30 days", monitor.watch_words._LIMITS["cooldown"][0]),
-    ("`cooldown=` from 0 to {n} days", monitor.watch_words._LIMITS["cooldown"][1] / 86400),
+    ("`cooldown=` from {n} to 30 days", monitor.watch_words.WATCH_LIMITS["cooldown"][0]),
+    ("`cooldown=` from 0 to {n} days", monitor.watch_words.WATCH_LIMITS["cooldown"][1] / 86400),
     ("until the next {n}:00 on the user's clock", monitor.queueing.MORNING_MINUTE / 60),
     ("outbox rows are purged after {n} days", seconds(bot.jobs.OUTBOX_KEEP) / 86400),
     (

@@ -58,7 +58,7 @@ from aiogram.exceptions import (
 from aiogram.methods.base import Response
 from aiogram.types import Message
 
-from bot.deep_links import LinkKind, share_sheet
+from bot.deep_links import VERSION, WORDS_VERSION, LinkKind, share_sheet
 from bot.delivery.alert_text import AlertMessage, fit_message, render_alerts, summary_message
 from bot.delivery.journal import Journal
 from bot.delivery.limiter import Limiter
@@ -68,6 +68,7 @@ from estimator.i18n import Translator
 from monitor.outbox import OutboxRow
 from monitor.subscriptions import WatchFilter
 from monitor.users import Language
+from monitor.watch_codec import encode
 from monitor.watch_words import canonical
 
 logger = logging.getLogger(__name__)
@@ -483,8 +484,11 @@ class Sender:
 
         def share(watch: WatchFilter) -> str | None:
             if watch not in links:
+                typed = encode(watch)  # a watch on a run has only its /watch words
+                version = VERSION if typed is not None else WORDS_VERSION
+                value = typed if typed is not None else canonical(watch)
                 links[watch] = share_sheet(
-                    username, LinkKind.WATCH, canonical(watch), text, today=today
+                    username, LinkKind.WATCH, value, text, today=today, version=version
                 )
             return links[watch]
 

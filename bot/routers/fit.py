@@ -34,22 +34,25 @@ from bot.views.sizing_reply import (
     ctx_keyboard,
     method_keyboard,
     packs,
+    refers_to,
     reply_with_answer,
     share_link,
     size_keyboard,
-    sizing_digest,
 )
 from estimator.answer import build_answer
-from estimator.fit_words import command_with_method, understand
+from estimator.fit_words import understand
+from estimator.followup import stated_with_method
 from estimator.gpus import load_gpus, unknown_card_in_text
 from estimator.i18n import Translator
 from estimator.parse import ParsedQuery, QueryError, parse_question
+from estimator.parsing.build import finish
 from estimator.parsing.language import reply_language
 from estimator.parsing.text import language_of
 from estimator.query import Method
 from estimator.sizing_text import render_compare, render_details, render_short
 from estimator.solve import solve, solved_query
-from estimator.solve_text import example_label, model_example, needs_model_text, unnamed_reverse
+from estimator.solve_text import example_label, example_method, needs_model_text, unnamed_reverse
+from estimator.stated_codec import StatedCodecError, is_typed, sizing, stated_text
 from estimator.unknown_model import UnknownModel, unknown_model_in_text, unknown_model_text
 from monitor.users import User
 from monitor.watch_question import watch_words_in_question
@@ -148,17 +151,17 @@ async def on_details(
     store: BotStore,
     conversations: Conversations,
 ) -> None:
-    """Rebuild the answer from the button's command (or the chat's remembered sizing it
-    refers to) at today's prices, in the question's language, and switch the message between
-    the short and the detailed view."""
+    """Rebuild the answer from the button's run (or the chat's remembered sizing it refers
+    to) at today's prices, in the question's language, and switch the message between the
+    short and the detailed view."""
     await callback.answer()
     language = callback_data.lang if callback_data.lang in ("ru", "en") else i18n.language
     local = translators.get(language, i18n)
-    parsed = await _button_sizing(callback, callback_data.cmd, conversations)
+    parsed = await _button_sizing(callback, callback_data.run, conversations)
     if parsed is None:  # a forged or outdated button
         await show(callback, local("fitb-stale"), None)
         return
-    if not callback_data.cmd.startswith(BY_REFERENCE):
+    if not callback_data.run.startswith(BY_REFERENCE):
         # The run on screen is the one a follow-up («а с lora?») changes, also when a button
         # sized it (the example of a model-less question, another method, an older answer).
         chat = callback.message.chat.id if callback.message else callback.from_user.id
@@ -175,22 +178,27 @@ async def _referred(reference: str, conversations: Conversations, chat: int) -> 
     """The chat's remembered sizing a button's `reference` (BY_REFERENCE and its digest)
     stands for; None once a later sizing replaced it (an outdated button) or it expired."""
     remembered = await conversations.last(chat)
-    if remembered is None or sizing_digest(remembered[0]) != reference[len(BY_REFERENCE) :]:
+    if remembered is None or not refers_to(remembered[0], reference[len(BY_REFERENCE) :]):
         return None
     return remembered[0]
 
 
 async def _button_sizing(
-    callback: CallbackQuery, cmd: str, conversations: Conversations
+    callback: CallbackQuery, run: str, conversations: Conversations
 ) -> ParsedQuery | None:
     """The run a «Подробнее» button stands for; None for a forged or outdated one."""
-    if cmd.startswith(BY_REFERENCE):
+    if run.startswith(BY_REFERENCE):
         chat = callback.message.chat.id if callback.message else callback.from_user.id
-        return await _referred(cmd, conversations, chat)
+        return await _referred(run, conversations, chat)
     try:
-        return understand(cmd)
-    except QueryError:
+        return sizing(run) if is_typed(run) else _legacy_button_sizing(run)
+    except (QueryError, StatedCodecError):
         return None
+
+
+def _legacy_button_sizing(command: str) -> ParsedQuery | None:
+    """A button sent before the typed texts: its /fit command, read by the grammar."""
+    return understand(command)
 
 
 async def on_fit(
@@ -256,9 +264,8 @@ async def on_compare(
     quotes = await live_quotes(store)
     answers = []
     for method in (Method.FULL, Method.LORA, Method.QLORA):
-        variant = understand(command_with_method(parsed, method))
-        if variant is not None:
-            answers.append(build_answer(variant, load_gpus(), quotes))
+        variant = finish(stated_with_method(parsed, method))
+        answers.append(build_answer(variant, load_gpus(), quotes))
     await message.answer(render_compare(answers, user.language))
 
 
@@ -297,7 +304,8 @@ async def on_unnamed_reverse(message: Message, unnamed: ParsedQuery, user: User)
     (<code>) and a button that sizes it."""
     language = reply_language(message.text or "", user.language)
     builder = InlineKeyboardBuilder()
-    run = FitDetailsCallback(lang=language, full=0, cmd=model_example(unnamed))
+    example = stated_text(unnamed, example_method(unnamed))
+    run = FitDetailsCallback(lang=language, full=0, run=example)
     if packs(run):
         builder.button(text=example_label(unnamed, language), callback_data=run)
     await message.answer(needs_model_text(unnamed, language), reply_markup=builder.as_markup())

@@ -22,10 +22,14 @@ from bot.views.sizing_reply import reply_with_answer, size_keyboard
 from bot.views.watches import question_reply, subs_view
 from estimator.fit_words import understand
 from estimator.i18n import Translator
-from estimator.parse import QueryError
+from estimator.parse import ParsedQuery, QueryError
+from estimator.stated_codec import StatedCodecError, sizing
 from monitor.price_query import PriceQuery
 from monitor.providers import PROVIDERS
+from monitor.subscriptions import WatchFilter
 from monitor.users import User
+from monitor.watch_codec import WatchCodecError, decode
+from monitor.watch_words import parse_watch
 
 
 def create_router() -> Router:
@@ -61,14 +65,15 @@ async def on_start_link(
     try:
         link = decode_link(command.args or "", today=datetime.now(UTC).date())
         if link.kind is LinkKind.WATCH:
-            text, keyboard = question_reply(i18n, link.words, user.language)
+            watch = _legacy_watch(link.text) if link.words else decode(link.text)
+            text, keyboard = question_reply(i18n, watch, user.language)
             await message.answer(text, reply_markup=keyboard)
             return
-        parsed = understand(link.words)
+        parsed = _legacy_sizing(link.text) if link.words else sizing(link.text)
     except DeepLinkError as error:
         await message.answer(i18n(f"link-{error.code}"))
         return
-    except QueryError:  # well-formed, but words the grammar no longer reads
+    except (QueryError, StatedCodecError, WatchCodecError):  # well-formed, but not read now
         await message.answer(i18n("link-malformed"))
         return
     if parsed is None:
@@ -76,6 +81,17 @@ async def on_start_link(
         return
     await conversations.remember(message.chat.id, parsed, user.language)
     await reply_with_answer(message, parsed, user.language, i18n, store)
+
+
+def _legacy_sizing(words: str) -> ParsedQuery | None:
+    """A sizing link made before the typed texts: its /fit command, read by the grammar."""
+    return understand(words)
+
+
+def _legacy_watch(words: str) -> WatchFilter:
+    """A watch link made before the typed texts (or of a watch on a run): its /watch words,
+    read by the grammar."""
+    return parse_watch(words)
 
 
 async def on_start(message: Message, i18n: Translator, settings: Settings) -> None:

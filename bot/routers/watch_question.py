@@ -19,15 +19,17 @@ from bot.button_data import RunWatchCallback, WatchQuestionCallback
 from bot.conversation import Conversations
 from bot.ports import BotStore
 from bot.replies import show
-from bot.usecases.watches import subscribe
-from bot.views.sizing_reply import sizing_digest
+from bot.usecases.watches import subscribe, subscribe_to
+from bot.views.sizing_reply import refers_to, sizing_digest
 from bot.views.watches import question_reply
 from estimator.followup import shown_command, stated_command
 from estimator.i18n import Translator
 from estimator.number_text import money, plain
 from estimator.parse import ParsedQuery
 from estimator.parsing.text import language_of
+from monitor.watch_codec import WatchCodecError, decode, is_typed
 from monitor.watch_question import run_budget_in_question, watch_words_in_question
+from monitor.watch_words import parse_watch
 
 MAX_TEXT = 300
 
@@ -96,7 +98,7 @@ async def on_run_press(
     i18n = _translator(translators, callback_data.lang)
     chat = callback.message.chat.id
     remembered = await conversations.last(chat)
-    if remembered is None or sizing_digest(remembered[0]) != callback_data.ref:
+    if remembered is None or not refers_to(remembered[0], callback_data.ref):
         await show(callback, i18n("watchq-run-stale"), None)
         return
     words = run_watch_words(remembered[0], callback_data.budget)
@@ -120,7 +122,8 @@ async def on_question(message: Message, spec: str, translators: dict[str, Transl
     # Answered in the question's language, as the other free-text answers are.
     language = language_of((message.text or "")[:MAX_TEXT])
     i18n = _translator(translators, language)
-    text, keyboard = question_reply(i18n, spec, language)
+    # The filter found words that parse_watch reads: the question's, at the user's edge.
+    text, keyboard = question_reply(i18n, parse_watch(spec), language)
     await message.answer(text, reply_markup=keyboard)
 
 
@@ -133,6 +136,19 @@ async def on_press(
     await callback.answer()
     assert callback.message is not None
     i18n = _translator(translators, callback_data.lang)
-    # subscribe() parses the words again: a forged button gets the /watch error, not a crash.
-    text = await subscribe(store, i18n, callback.message.chat.id, callback_data.spec)
-    await show(callback, text, None)
+    chat, spec = callback.message.chat.id, callback_data.spec
+    if not is_typed(spec):
+        await show(callback, await _legacy_press(store, i18n, chat, spec), None)
+        return
+    try:
+        watch = decode(spec)
+    except WatchCodecError:  # a forged button
+        await show(callback, i18n("button-stale"), None)
+        return
+    await show(callback, await subscribe_to(store, i18n, chat, watch), None)
+
+
+async def _legacy_press(store: BotStore, i18n: Translator, chat: int, words: str) -> str:
+    """A button carrying /watch words (a watch on a run, or one sent before the typed texts):
+    subscribe() parses them; forged words get the /watch error, not a crash."""
+    return await subscribe(store, i18n, chat, words)

@@ -22,7 +22,7 @@ from bot.deep_links import LinkKind, share_sheet
 from bot.ports import BotStore
 from bot.usecases.sizing import build
 from estimator.answer import FitAnswer
-from estimator.fit_words import command_for, command_with_method
+from estimator.fit_words import command_for
 from estimator.gpus import load_gpus
 from estimator.i18n import Translator
 from estimator.model_config import spec_json
@@ -32,6 +32,7 @@ from estimator.query import FitQuery, Method
 from estimator.readings import readings_to_ask
 from estimator.sizing_text import render_short
 from estimator.solve import Outcome, solve, solved_query
+from estimator.stated_codec import stated_text
 
 # Wizard choices: (button label, value put into the command).
 # A range sizes its larger end (the safe side): «13–14B» is Qwen2.5-14B, not Llama-2-13B.
@@ -44,25 +45,35 @@ METHODS = (("QLoRA", "qlora"), ("LoRA", "lora"), ("Full", "full"))
 CONTEXTS = ("2048", "4096", "8192", "16384", "32768")
 
 
-# A run whose command does not fit in callback data (64 bytes) is carried by reference: "@"
-# and a digest of its command. The press finds it as the chat's remembered sizing (storage,
-# shared by replicas); a digest that no longer matches is an outdated button.
+# A run whose stated text does not fit in callback data (64 bytes) is carried by reference:
+# "@" and a digest of that text. The press finds it as the chat's remembered sizing
+# (storage, shared by replicas); a digest that no longer matches is an outdated button.
 BY_REFERENCE = "@"
 
 
 def sizing_digest(parsed: ParsedQuery) -> str:
     """A model from a config.json is named in the digest by its shapes too: another file
     with the same name is another model."""
-    said = command_for(parsed) + (spec_json(parsed.model) if parsed.model_from_config else "")
+    return _digest(stated_text(parsed), parsed)
+
+
+def refers_to(parsed: ParsedQuery, digest: str) -> bool:
+    """Whether a button's digest names `parsed`: today's, or the digest of its /fit command
+    that buttons sent before the stated texts carry (legacy, while such a sizing is remembered)."""
+    return digest in (sizing_digest(parsed), _digest(command_for(parsed), parsed))
+
+
+def _digest(said: str, parsed: ParsedQuery) -> str:
+    said += spec_json(parsed.model) if parsed.model_from_config else ""
     return hashlib.sha256(said.encode()).hexdigest()[:12]
 
 
 def details_button(parsed: ParsedQuery, language: str, *, full: bool) -> FitDetailsCallback:
-    toggle = FitDetailsCallback(lang=language, full=0 if full else 1, cmd=command_for(parsed))
-    if not parsed.model_from_config and packs(toggle):  # no command names a config's model
+    flip = 0 if full else 1
+    toggle = FitDetailsCallback(lang=language, full=flip, run=stated_text(parsed))
+    if not parsed.model_from_config and packs(toggle):  # no text names a config's model
         return toggle
-    reference = BY_REFERENCE + sizing_digest(parsed)
-    return FitDetailsCallback(lang=language, full=0 if full else 1, cmd=reference)
+    return FitDetailsCallback(lang=language, full=flip, run=BY_REFERENCE + sizing_digest(parsed))
 
 
 def answer_keyboard(
@@ -84,7 +95,7 @@ def answer_keyboard(
     builder.button(text=i18n(key), callback_data=toggle)
     for method in other_methods(parsed):
         again = FitDetailsCallback(
-            lang=language, full=1 if full else 0, cmd=command_with_method(parsed, method)
+            lang=language, full=1 if full else 0, run=stated_text(parsed, method)
         )
         if packs(again):
             builder.button(
@@ -147,7 +158,7 @@ def packs(data: CallbackData) -> bool:
 
 async def share_link(bot: Bot | None, parsed: ParsedQuery, i18n: Translator) -> str | None:
     """Telegram's share sheet with a /start link that opens this sizing (bot.deep_links), or
-    None when its command is too long for a link."""
+    None when what was stated is too long for a link."""
     if bot is None or parsed.model_from_config:  # a link cannot carry the user's file
         return None
     me = await bot.me()
@@ -156,7 +167,7 @@ async def share_link(bot: Bot | None, parsed: ParsedQuery, i18n: Translator) -> 
     return share_sheet(
         me.username,
         LinkKind.SIZING,
-        command_for(parsed),
+        stated_text(parsed),
         i18n("share-sizing-text"),
         today=datetime.now(UTC).date(),
     )
@@ -196,7 +207,7 @@ def clarifying_question(
         return None
     builder = InlineKeyboardBuilder()
     for reading in readings:
-        data = FitDetailsCallback(lang=language, full=0, cmd=command_for(reading.parsed))
+        data = FitDetailsCallback(lang=language, full=0, run=stated_text(reading.parsed))
         if not packs(data):
             return None
         if reading.kind == "model":

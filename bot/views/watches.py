@@ -18,10 +18,12 @@ from estimator.number_text import money
 from monitor.subscriptions import (
     MAX_SUBSCRIPTIONS,
     Subscription,
+    WatchFilter,
 )
 from monitor.users import DEFAULT_TIMEZONE, zone
+from monitor.watch_codec import encode
 from monitor.watch_describe import describe, short_label
-from monitor.watch_words import parse_watch
+from monitor.watch_words import canonical
 
 
 async def subs_view(
@@ -65,11 +67,11 @@ CALLBACK_LIMIT = 64
 
 
 def question_reply(
-    i18n: Translator, spec: str, language: str
+    i18n: Translator, watch: WatchFilter, language: str
 ) -> tuple[str, InlineKeyboardMarkup | None]:
-    """The watch the question asked for, the per-GPU-hour rule, and its button (when the
-    words fit in a button; otherwise the command to send)."""
-    watch = parse_watch(spec)
+    """The watch the question (or a shared link) asked for, the per-GPU-hour rule, and its
+    button, which carries the watch typed (monitor.watch_codec), or its /watch words when no
+    text carries it (a watch on a run); the command to send when neither fits in a button."""
     lines = [i18n("watchq-offer", summary=describe(watch, i18n.language))]
     cap = watch.max_rub_per_gpu_hour
     if cap is not None and watch.min_count is not None and watch.min_count > 1:
@@ -83,9 +85,10 @@ def question_reply(
         )
     elif cap is not None:
         lines.append(i18n("watchq-cap", max=money(cap, i18n.language)))
+    spec = encode(watch) or canonical(watch)
     data = WatchQuestionCallback(lang=language, spec=spec).pack() if ":" not in spec else ""
     if not data or len(data.encode()) > CALLBACK_LIMIT:
-        lines.append(i18n("watchq-command", command=f"/watch {spec}"))
+        lines.append(i18n("watchq-command", command=f"/watch {canonical(watch)}"))
         return "\n".join(lines), None
     lines.append(i18n("watchq-press"))
     builder = InlineKeyboardBuilder()

@@ -131,3 +131,22 @@ async def test_a_duplicate_watch_is_recognised_as_the_one_that_exists(
     assert str(pressed.result["text"]).startswith("Такая подписка уже есть — №1")
     assert str(other.result["text"]).startswith("✅ Подписка")  # another cap: another watch
     assert [sub.filter.max_rub_per_gpu_hour for sub in subs] == [300, 250]
+
+
+async def test_a_button_with_watch_words_from_before_still_subscribes(
+    telegram: FakeTelegram, db_path: Path
+):
+    """A button sent before the typed texts carries /watch words; a forged typed one is stale."""
+    async with running_app(telegram, db_path) as application:
+        await ask(telegram, "сообщи, когда H100 будет дешевле 600 ₽")
+        answer = telegram.last_message(CHAT)
+        after = telegram.mark()
+        telegram.push_callback(CHAT, answer.message_id, "q:ru:~1fNoFamily")
+        forged = await telegram.wait_for_call("editMessageText", after=after)
+        after = telegram.mark()
+        telegram.push_callback(CHAT, answer.message_id, "q:ru:H100 max=600")
+        created = await telegram.wait_for_call("editMessageText", after=after)
+        (sub,) = await application.store.subscriptions_of(CHAT)
+    assert "устарела" in str(forged.result["text"])
+    assert str(created.result["text"]).startswith("✅ Подписка: H100")
+    assert (sub.filter.family, sub.filter.max_rub_per_gpu_hour) == ("H100", 600)
