@@ -18,7 +18,6 @@ ALLOWED = {
     "bot/routers/fit.py:create_router": "free text, through the FreeText filter",
     "bot/routers/fit.py:on_fit": "the /fit command",
     "bot/routers/fit.py:on_compare": "/fit compare's words",
-    "bot/routers/fit.py:on_wizard": "the wizard's size, method and ctx: /fit words by design",
     "bot/routers/inline.py:_results": "an inline query's text",
     "bot/routers/measurement.py:_run": "the run a measured speed's message names",
     "bot/usecases/watches.py:subscribe": "the /watch command's words",

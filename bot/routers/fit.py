@@ -38,6 +38,7 @@ from bot.views.sizing_reply import (
     reply_with_answer,
     share_link,
     size_keyboard,
+    wizard_sizing,
 )
 from estimator.answer import build_answer
 from estimator.fit_words import understand
@@ -327,12 +328,8 @@ async def on_wizard(
     if not ctx:
         await show(callback, i18n("fit-wizard-ctx"), ctx_keyboard(size, method))
         return
-    try:
-        parsed = understand(f"{size} {method} ctx={ctx}")
-    except QueryError as error:
-        await show(callback, error_text(i18n, error), None)
-        return
-    if parsed is None:  # pragma: no cover - the wizard only offers readable choices
+    parsed = wizard_sizing(size, method, ctx)
+    if parsed is None:  # not one of the wizard's own choices: anyone can send callback data
         await show(callback, i18n("fit-not-understood"), None)
         return
     answer = await build(parsed, store)

@@ -27,6 +27,7 @@ from estimator.gpus import load_gpus
 from estimator.i18n import Translator
 from estimator.model_config import spec_json
 from estimator.parse import ParsedQuery
+from estimator.parsing.build import Given, finish
 from estimator.plan_text import gib
 from estimator.query import FitQuery, Method
 from estimator.readings import readings_to_ask
@@ -221,6 +222,16 @@ def clarifying_question(
         size = f"{parsed.asked_size:g}B"
         return i18n("clarify-model", size=size), builder.as_markup()
     return i18n("clarify-card", family=parsed.target_family or ""), builder.as_markup()
+
+
+def wizard_sizing(size: str, method: str, ctx: str) -> ParsedQuery | None:
+    """The run the wizard's three choices state, typed: None for anything the wizard does not
+    offer."""
+    if size not in {value for _, value in SIZES} or ctx not in CONTEXTS:
+        return None
+    if method not in {value for _, value in METHODS}:
+        return None
+    return finish(Given(size_b=float(size.removesuffix("b")), method=Method(method), ctx=int(ctx)))
 
 
 def size_keyboard() -> InlineKeyboardMarkup:
