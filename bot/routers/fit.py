@@ -26,7 +26,7 @@ from bot.conversation import Conversations
 from bot.ports import BotStore
 from bot.replies import show
 from bot.usecases.sizing import build, live_quotes
-from bot.usecases.watches import subscribe, subscribe_to, watch_error_text
+from bot.usecases.watches import subscribe_to, watch_error_text
 from bot.views.sizing_errors import error_text, unknown_gpu_text
 from bot.views.sizing_reply import (
     BY_REFERENCE,
@@ -38,6 +38,7 @@ from bot.views.sizing_reply import (
     reply_with_answer,
     share_link,
     size_keyboard,
+    watched_run,
     wizard_sizing,
 )
 from estimator.answer import build_answer
@@ -118,9 +119,27 @@ async def on_fit_watch(
     if data.model.startswith(BY_REFERENCE):
         reply = await _watch_remembered(data.model, run, i18n, store, conversations, chat)
     else:
-        reply = await subscribe(store, i18n, chat, f"{data.model} {run}")
+        reply = await _watch_run(data.model, run, data, rank, i18n, store, chat)
     if callback.bot is not None:
         await callback.bot.send_message(callback.message.chat.id, reply)
+
+
+async def _watch_run(
+    model: str,
+    run: str,
+    data: FitWatchCallback | LegacyFitWatchCallback,
+    rank: int,
+    i18n: Translator,
+    store: BotStore,
+    chat: int,
+) -> str:
+    """A watch for the run the button carries, typed; its words only say it back."""
+    try:
+        parsed = watched_run(model, data.method, data.ctx, data.bs, rank)
+        watch = watch_for_run(parsed, f"{model} {run}")
+    except QueryError as error:
+        return watch_error_text(i18n, error)
+    return await subscribe_to(store, i18n, chat, watch)
 
 
 async def _watch_remembered(

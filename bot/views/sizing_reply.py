@@ -26,8 +26,9 @@ from estimator.fit_words import command_for
 from estimator.gpus import load_gpus
 from estimator.i18n import Translator
 from estimator.model_config import spec_json
-from estimator.parse import ParsedQuery
-from estimator.parsing.build import Given, finish
+from estimator.models import get_model
+from estimator.parse import ParsedQuery, QueryError
+from estimator.parsing.build import Given, check_int, finish
 from estimator.plan_text import gib
 from estimator.query import FitQuery, Method
 from estimator.readings import readings_to_ask
@@ -129,6 +130,25 @@ def watch_button(parsed: ParsedQuery, answer: FitAnswer | None) -> FitWatchCallb
         bs=query.micro_batch,
         rank=rank,
     )
+
+
+def watched_run(model_id: str, method: str, ctx: int, bs: int, rank: int) -> ParsedQuery:
+    """The run a watch button carries (`watch_button`'s fields), typed; QueryError for a
+    model, method or value no answer would have put there (anyone can send callback data)."""
+    try:
+        model = get_model(model_id)
+        chosen = Method(method)
+    except (KeyError, ValueError):
+        raise QueryError("bad_value", "not a run of ours", value=model_id) from None
+    lora_rank = check_int("rank", rank) if rank else None
+    given = Given(
+        model=model,
+        method=chosen,
+        ctx=check_int("ctx", ctx),
+        micro_batch=check_int("bs", bs),
+        lora_rank=lora_rank,
+    )
+    return finish(given)
 
 
 def other_methods(parsed: ParsedQuery) -> list[Method]:
