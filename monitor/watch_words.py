@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from estimator import gpus
 from estimator.answer import build_answer
 from estimator.fit_words import understand
+from estimator.followup import stated_command
 from estimator.models import find_model_in_text
 from estimator.number_text import plain
 from estimator.parse import ParsedQuery, QueryError
@@ -296,12 +297,32 @@ def _fit_need(parsed: ParsedQuery, text: str) -> dict[str, int]:
     return need
 
 
-def watch_for_run(parsed: ParsedQuery, words: str) -> WatchFilter:
-    """A watch for offers that hold `parsed`, a run no /watch words can name (a model from the
-    user's config.json); `words` say it back to the user. QueryError when no card holds it."""
+def watch_for_run(parsed: ParsedQuery, words: str, budget: float | None = None) -> WatchFilter:
+    """A watch for offers that hold `parsed`, typed (a button's run, a model from the user's
+    config.json), with `budget` the most the whole run may cost; `words` say it back to the
+    user. QueryError when no card holds it, or a budget is set for a run with no dataset."""
+    need = _fit_need(parsed, words)
+    job = None if budget is None else _job_cost(parsed, budget, need, words)
     return WatchFilter(
-        kinds=default_kinds(None), fit_query=words, fit_need=_fit_need(parsed, words)
+        kinds=default_kinds(None, max_job_rub=budget),
+        fit_query=words,
+        fit_need=need,
+        job_hours=None if job is None else job[0],
+        max_job_rub=budget,
     )
+
+
+def watch_for_run_cost(parsed: ParsedQuery, budget: float) -> WatchFilter:
+    """The watch on a sized run's whole cost (the run-cost question's button), typed: offers
+    that hold the run and price all of it within `budget`, on the card it was sized on when
+    it named one. Its words (the run as /fit says it, and the budget) only say it back."""
+    named = parsed.target_gpu or parsed.target_family
+    card = _resolve_gpu(named) if named is not None else None
+    run = replace(parsed, budget_rub=None, target_gpu=None, target_family=None)
+    watch = watch_for_run(run, f"{stated_command(run)} budget={plain(budget)}", budget)
+    if card is None:
+        return watch
+    return replace(watch, gpu=card.gpu, family=card.family, min_vram_gb=card.min_vram_gb)
 
 
 def _job_cost(

@@ -19,17 +19,17 @@ from bot.button_data import RunWatchCallback, WatchQuestionCallback
 from bot.conversation import Conversations
 from bot.ports import BotStore
 from bot.replies import show
-from bot.usecases.watches import subscribe, subscribe_to
+from bot.usecases.watches import subscribe, subscribe_to, watch_error_text
 from bot.views.sizing_reply import refers_to, sizing_digest
 from bot.views.watches import question_reply
 from estimator.followup import shown_command, stated_command
 from estimator.i18n import Translator
-from estimator.number_text import money, plain
-from estimator.parse import ParsedQuery
+from estimator.number_text import money
+from estimator.parse import ParsedQuery, QueryError
 from estimator.parsing.text import language_of
 from monitor.watch_codec import WatchCodecError, decode, is_typed
 from monitor.watch_question import run_budget_in_question, watch_words_in_question
-from monitor.watch_words import parse_watch
+from monitor.watch_words import parse_watch, watch_for_run_cost
 
 MAX_TEXT = 300
 
@@ -49,15 +49,9 @@ def _run_question(message: Message) -> bool | dict[str, Any]:
     return {"budget": budget} if budget is not None else False
 
 
-def run_watch_words(parsed: ParsedQuery, budget: float) -> str | None:
-    """The /watch words of a watch on the whole run's cost, or None when the run has no
-    dataset (no length, so no cost to watch)."""
-    query = parsed.query
-    if not (query.dataset_examples or query.dataset_tokens):
-        return None
-    # The run without a budget it was asked with («уложусь в 1000 ₽?»): this budget is the
-    # watch's, said once.
-    return f"{stated_command(replace(parsed, budget_rub=None))} budget={plain(budget)}"
+def costed(parsed: ParsedQuery) -> bool:
+    """Whether the run has a length, so a cost to watch (its dataset)."""
+    return bool(parsed.query.dataset_examples or parsed.query.dataset_tokens)
 
 
 async def on_run_question(
@@ -71,8 +65,7 @@ async def on_run_question(
     language = language_of((message.text or "")[:MAX_TEXT])
     i18n = _translator(translators, language)
     remembered = await conversations.last(message.chat.id)
-    words = run_watch_words(remembered[0], budget) if remembered is not None else None
-    if remembered is None or words is None:
+    if remembered is None or not costed(remembered[0]):
         await message.answer(i18n("watchq-run-needs-sizing"))
         return
     parsed = remembered[0]
@@ -101,11 +94,12 @@ async def on_run_press(
     if remembered is None or not refers_to(remembered[0], callback_data.ref):
         await show(callback, i18n("watchq-run-stale"), None)
         return
-    words = run_watch_words(remembered[0], callback_data.budget)
-    if words is None:  # pragma: no cover - the question's answer checked it
-        await show(callback, i18n("watchq-run-needs-sizing"), None)
+    try:
+        watch = watch_for_run_cost(remembered[0], callback_data.budget)
+    except QueryError as error:  # no dataset, or no card holds it: the answer said so
+        await show(callback, watch_error_text(i18n, error), None)
         return
-    await show(callback, await subscribe(store, i18n, chat, words), None)
+    await show(callback, await subscribe_to(store, i18n, chat, watch), None)
 
 
 def _notify_question(message: Message) -> bool | dict[str, Any]:

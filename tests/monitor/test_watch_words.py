@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -9,11 +11,12 @@ from hypothesis import strategies as st
 from estimator import gpus
 from estimator.answer import build_answer
 from estimator.fit_words import understand
+from estimator.followup import stated_command
 from estimator.gpus import load_gpus
 from estimator.parse import QueryError
 from monitor.providers import PROVIDERS
 from monitor.subscriptions import AlertKind, WatchFilter
-from monitor.watch_words import canonical, parse_watch
+from monitor.watch_words import canonical, parse_watch, watch_for_run_cost
 
 IN, DROP, BELOW = AlertKind.IN_STOCK, AlertKind.PRICE_DROP, AlertKind.BELOW_TARGET
 
@@ -262,3 +265,29 @@ def test_canonical_numbers_have_no_exponent():
     assert canonical(parse_watch("vram=1.5 total_vram=12.345678")) == (
         "vram=1.5 total_vram=12.345678"
     )
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        "8b qlora dataset=20k",
+        "13b lora dataset=50k tokens=800 gpu=4090",
+        "8b lora dataset=30k gpu=a100 80gb",
+        "8b lora dataset=30k gpu=a100",
+        "70b qlora dataset=10k epochs=2 budget=5000",
+    ],
+)
+def test_a_run_cost_watch_built_typed_is_the_one_its_words_state(run: str) -> None:
+    parsed = understand(run)
+    assert parsed is not None
+    # The words the run-cost button used to subscribe with: the run as /fit states it
+    # without its own budget, and the watch's.
+    words = f"{stated_command(replace(parsed, budget_rub=None))} budget=3000"
+    assert watch_for_run_cost(parsed, 3000) == parse_watch(words)
+
+
+def test_a_run_cost_watch_on_a_run_with_no_dataset_is_refused() -> None:
+    parsed = understand("8b qlora")
+    assert parsed is not None
+    with pytest.raises(QueryError):
+        watch_for_run_cost(parsed, 3000)
