@@ -205,6 +205,11 @@ FILLER_WORDS = frozenset(
         "аренды",
         "примеры",
         "примеров",
+        # «а если у меня карта на 12 гб?», "what if I have a 24GB card"
+        "у",
+        "меня",
+        "моя",
+        "мой",
         # English
         "a",
         "an",
@@ -258,6 +263,8 @@ FILLER_WORDS = frozenset(
         "takes",
         "but",
         "card",
+        "my",
+        "have",
         "cards",
         "gpus",
         "be",
