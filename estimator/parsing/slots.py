@@ -116,6 +116,8 @@ def _forms(token: Token) -> frozenset[str]:
 
 # «15к штук»: at least this many pieces is a dataset, not cards.
 _MIN_PIECES = 100
+# Words that make a number rough without changing what it counts.
+_APPROXIMATELY = frozenset({"about", "around", "approx", "approximately", "roughly", "~", "≈"})
 # «их» / "them" before a count, and how far back the examples it stands for may be named.
 _THEM = frozenset({"их", "они"})
 _THEM_REACH = 10
@@ -419,7 +421,7 @@ class _Slots:
             self._ctx(found, ctx_cue)  # "max length 4096 tokens" is the setting
         elif (longest := context.near(LONGEST_CUES, 3)) is not None:
             self._length(Slot.LONGEST_TOKENS, found, longest)
-        elif context.each or _after_phrase(context):
+        elif context.each or _after_phrase(context) or self._of_examples(found):
             start = found.first - 1 if context.each else None
             self._length(Slot.TOKENS_PER_EXAMPLE, found, start, extra=_after_phrase(context))
         elif ctx_cue is not None:
@@ -578,6 +580,16 @@ class _Slots:
             return
         self.given.card_gb = gb
         self.said(Slot.CARD_GB, *self._span(found, None))
+
+    def _of_examples(self, found: Quantity) -> bool:
+        """ "5000 examples of about 1500 tokens", "samples with ~800 tokens": each one's length."""
+        k = found.first - 1
+        while k >= 0 and self.tokens[k].folded in _APPROXIMATELY:
+            k -= 1
+        if k < 1 or self.tokens[k].folded not in {"of", "with"}:
+            return False
+        noun = self.tokens[k - 1]
+        return noun.kind == "word" and bool(lemmas(noun.text) & _THEM_NOUNS)
 
     def _names_a_card(self, found: Quantity) -> bool:
         """«у меня карта на 24 гб», "I have a 24GB card", «видеокарта 12гб»: the size is what
