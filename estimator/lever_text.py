@@ -34,9 +34,12 @@ READ_KEYS: tuple[tuple[str, str], ...] = (
     ("packing", "packing"),
     ("grad_accum", "ga"),
     ("dataset_examples", "dataset"),
+    ("dataset_tokens", "dataset"),
     ("tokens_per_example", "tokens"),
     ("epochs", "epochs"),
 )
+# Values written with their unit, as /fit reads them back: a dataset in tokens.
+_UNIT_OF = {"dataset_tokens": "tok"}
 # Title fields: named in the header only beside the words that set them.
 TITLE_KEYS: tuple[tuple[str, str], ...] = (
     ("method", "method"),
@@ -70,11 +73,14 @@ def read_line(answer: FitAnswer, language: str) -> str | None:
             in_title
             or value is None
             or value == getattr(_DEFAULT, name)
-            or name in assumed
+            # a dataset said as text is read, its tokens assumed from its bytes: shown «≈»
+            or (name in assumed and name != "dataset_tokens")
             or (name in ADAPTER_ONLY and query.method is Method.FULL)
         ):
             continue
-        setting = _shown(value) if name == "method" else f"{key}={_shown(value)}"
+        shown = _shown(value) + _UNIT_OF.get(name, "")
+        sign = "≈" if name in assumed else "="
+        setting = shown if name == "method" else f"{key}{sign}{shown}"
         if words is not None:
             setting = i18n("fit-read-words", setting=setting, words=words)
         items.append(setting)

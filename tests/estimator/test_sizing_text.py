@@ -356,3 +356,18 @@ def test_a_setting_that_changes_neither_memory_nor_time_is_said_not_refused() ->
     assert parsed is not None
     short = to_plain(render_short(build_answer(parsed, load_gpus(), []), "ru"))
     assert "alpha=32: не влияет ни на память, ни на время" in short
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("нужно 2 эпохи на датасете в 300 мб текста, модель 14b, qlora", "dataset≈54545455tok"),
+        ("8b lora на 1 млрд токенов", "dataset=1000000000tok"),
+    ],
+)
+def test_a_dataset_in_tokens_or_text_is_shown_as_read(text: str, read: str) -> None:
+    parsed = understand(text)
+    assert parsed is not None
+    short = to_plain(render_short(build_answer(parsed, load_gpus(), []), "ru"))
+    line = next(line for line in short.splitlines() if line.startswith("Прочитал:"))
+    assert read in line
