@@ -31,7 +31,7 @@ import re
 from estimator.config_query import STAND_IN, with_config_model
 from estimator.fit_words import command_for
 from estimator.parsing.build import CHEAPEST_NOTE, Given, check_epochs, check_int, finish
-from estimator.parsing.command import apply_pair, key_of, unknown_key
+from estimator.parsing.command import TRAILING, apply_pair, key_of, unknown_key
 from estimator.parsing.result import ParsedQuery, QueryError, Slot
 from estimator.parsing.text import language_of, read_reply
 from estimator.parsing.words import COMMAND_KEYS, NO_EFFECT_KEYS
@@ -278,7 +278,6 @@ _LEFT_COUNT = re.compile(r"\d{0,3}[x×х*]", re.IGNORECASE)
 _PUNCTUATION = "?!.,;:…()«»\"'“”„—–-"
 # key=value, as /fit reads it ("ctx = 4096" glued first).
 _PAIR = re.compile(r"(?<!\S)([^\s=]+)=(\S*)")
-_TRAILING = ",;.!?)»\"'"
 # Words a follow-up that names a model opens with; without one, a text that names a model is
 # a new question («13b lora на 4090»), not a change of the last one («а для 70b?»).
 _CUES = frozenset(
@@ -505,16 +504,16 @@ def _read(text: str) -> Given | None:
     changes = Given(text_language=language_of(rest))
     pairs: list[tuple[str, str, str]] = []
     for match in _PAIR.finditer(rest):
-        raw_key = match.group(1).strip(_TRAILING)
+        raw_key = match.group(1).strip(TRAILING)
         key = key_of(raw_key)
         if key is None and raw_key.lower() in NO_EFFECT_KEYS:
-            changes.notes.append(f"no_effect:{match.group(0).rstrip(_TRAILING)}")
+            changes.notes.append(f"no_effect:{match.group(0).rstrip(TRAILING)}")
             continue
         if key is None:
             if not difflib.get_close_matches(raw_key.lower(), _known_keys(), cutoff=0.6):
                 return None  # "num_workers=4": a setting of the user's code, not this sizing
             raise unknown_key(raw_key)  # "cxt=8192": the grammar names the key it meant
-        pairs.append((key, match.group(2).rstrip(_TRAILING), match.group(0)))
+        pairs.append((key, match.group(2).rstrip(TRAILING), match.group(0)))
     words = _PAIR.sub(" ", rest)
     left = read_reply(words, changes)
     if any(not _is_filler(word) for word in left):

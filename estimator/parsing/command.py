@@ -519,7 +519,8 @@ MODEL_EXAMPLES = ("7b", "13b", "70b", "llama 3 8b", "qwen2.5 7b", "mistral 7b")
 GPU_EXAMPLES = ("4090", "3090", "a100-80", "a100-40", "h100", "h200", "l40s", "t4")
 
 
-_TRAILING = ",;.!?)»\"'"
+# Punctuation around a word people type: "ctx=2048,", "(bs=4)", «qlora».
+TRAILING = ",;.!?()[]«»“”\"'"
 
 
 def unknown_key(raw_key: str) -> QueryError:
@@ -564,7 +565,7 @@ def _joined_values(tokens: list[str]) -> list[str]:
                 following = tokens[n + 1 : n + 1 + more]
                 if len(following) < more or any("=" in word for word in following):
                     break
-                if whole(" ".join([value, *following]).strip(_TRAILING)):
+                if whole(" ".join([value, *following]).strip(TRAILING)):
                     best = more
             if best:
                 joined.append(" ".join([token, *tokens[n + 1 : n + 1 + best]]))
@@ -583,7 +584,7 @@ def parse_command(args: str) -> ParsedQuery:
     said: dict[str, str] = {}
     tokens = _joined_values(_tidy(args).split(" "))
     for raw_token in tokens:
-        token = raw_token.strip(_TRAILING)  # "ctx=2048," and "qlora," are what people type
+        token = raw_token.strip(TRAILING)  # "ctx=2048," and "qlora," are what people type
         if not token:
             continue
         if "=" in token and not token.startswith("="):
