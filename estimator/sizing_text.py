@@ -32,7 +32,7 @@ from estimator.measurement import Measurement
 from estimator.models import LLAMA_LADDER
 from estimator.number_text import grouped, money, plain
 from estimator.parsing.build import covering_ctx
-from estimator.parsing.text import INFERENCE_NOTE, INT8_BASE_NOTE
+from estimator.parsing.text import INFERENCE_NOTE, INT8_BASE_NOTE, PREFERENCE_NOTE
 from estimator.plan_text import (
     break_even_line,
     budget_line,
@@ -103,6 +103,7 @@ def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> s
         *_inference_line(answer, language),
         *head_lines(answer, language),
         *_method_line(answer, language),
+        *_preference_line(answer, language),
         _title(answer, language),
     ]
     # Every setting read beyond the title, so a misread word shows before the verdict.
@@ -309,6 +310,33 @@ def _inference_line(answer: FitAnswer, language: str) -> list[str]:
             context=gib(held.cuda_context_gib),
         )
     ]
+
+
+def _preference_line(answer: FitAnswer, language: str) -> list[str]:
+    """«dpo на 8b, lora»: sized as supervised fine-tuning, and said what DPO adds. TRL's
+    DPOTrainer pads each chosen and rejected completion together and runs them as one batch
+    of twice the examples, then the reference's forward under no_grad; with PEFT the reference
+    is the model with its adapter off, without PEFT a second copy of the model
+    (trl/trainer/dpo_trainer.py @f2cd5771: `torch.cat(pad([chosen_ids, rejected_ids]))`,
+    `self.ref_model = create_model_from_path(...)` unless PEFT or precomputed log-probs).
+    The reference's forward then runs after the policy's, so its logits sit beside the
+    policy's graph at the peak; the line says the batch and the copy, not that."""
+    objective = next(
+        (n.split(":", 1)[1] for n in answer.notes if n.startswith(f"{PREFERENCE_NOTE}:")), None
+    )
+    if objective is None:
+        return []
+    i18n = translator(language)
+    query = answer.query
+    line = i18n("fit-preference", objective=objective.upper(), bs=str(2 * query.micro_batch))
+    # ORPO and SimPO are reference-free; DPO without an adapter to turn off keeps a copy.
+    if query.method is Method.FULL and objective == "dpo":
+        # Loaded as the model is (16-bit), and prepared as it is: TRL's prepare_deepspeed and
+        # prepare_fsdp shard it under ZeRO-3 and FSDP; ZeRO-1/2 and DDP keep it whole.
+        shards = query.gpus if query.shard in (Sharding.ZERO3, Sharding.FSDP) else 1
+        reference = answer.model.total_params * 2 / 2**30 / shards
+        line += " " + i18n("fit-preference-reference", gib=gib(reference))
+    return [line]
 
 
 def _unread_line(answer: FitAnswer, language: str) -> list[str]:

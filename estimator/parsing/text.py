@@ -52,6 +52,7 @@ from estimator.parsing.words import (
     OPTIMIZER_PHRASES,
     PACKING_PHRASES,
     PRECISION_PHRASES,
+    PREFERENCE_PHRASES,
     RANK_WORDS,
     SHARDING_PHRASES,
     SOLVE_WORDS,
@@ -323,6 +324,9 @@ def _read_levers(reader: _Reader, given: Given) -> None:
     # Not blanked: the word still parts the numbers around it from the cues before it.
     if compiled(alternation(INFERENCE_PHRASES)).search(reader.rest) is not None:
         given.notes.append(INFERENCE_NOTE)
+    objective = compiled(alternation(PREFERENCE_PHRASES)).search(reader.rest)
+    if objective is not None:
+        given.notes.append(f"{PREFERENCE_NOTE}:{objective.group().lower()}")
     if given.offload is None:
         _ask_bare_offload(reader, given)
     given.loss = reader.choice(LOSS_PHRASES, Slot.LOSS)
@@ -333,6 +337,8 @@ def _read_levers(reader: _Reader, given: Given) -> None:
 INT8_BASE_NOTE = "int8_base"
 # The note of a question about inference (sizing_text adds what running the model holds).
 INFERENCE_NOTE = "inference"
+# The note of a preference objective named: "preference:dpo", "preference:orpo".
+PREFERENCE_NOTE = "preference"
 _ANY_METHOD = alternation([p for phrases in METHOD_PHRASES.values() for p in phrases])
 # Two methods set against each other: «lora или qlora», "full vs lora", «qlora против lora».
 _METHODS_EITHER = compiled(

@@ -183,6 +183,10 @@ INT8_BASE_PHRASES: tuple[str, ...] = (
 INFERENCE_PHRASES: tuple[str, ...] = (
     "инференс*", "inference", "inferencing", "serving", "vllm", "ollama",
 )  # fmt: skip
+# A preference objective (TRL's DPOTrainer and its kin): sized as supervised fine-tuning, with
+# what the objective adds said beside it (estimator/sizing_text.py, `_preference_line`).
+# ORPO and SimPO need no reference model; DPO keeps one.
+PREFERENCE_PHRASES: tuple[str, ...] = ("dpo", "orpo", "simpo")
 # Words a negation may reach a method over: «не хочу qlora», «не надо использовать qlora»,
 # "don't want qlora", "i do not want to use qlora".
 NEGATED_VERBS: tuple[str, ...] = (

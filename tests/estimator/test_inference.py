@@ -1,4 +1,4 @@
-"""What running a model holds, for a question about inference."""
+"""What a question about inference or a preference objective is told beside the sizing."""
 
 from __future__ import annotations
 
@@ -54,3 +54,23 @@ def test_a_training_question_says_nothing_of_inference() -> None:
     assert parsed is not None
     short = render_short(build_answer(parsed, load_gpus(), []), "ru")
     assert "инференс" not in short
+
+
+@pytest.mark.parametrize(
+    ("text", "objective", "reference"),
+    [
+        ("dpo на 8b модели, lora — сколько нужно памяти?", "DPO", False),
+        ("full dpo for llama 3.1 8b", "DPO", True),
+        ("orpo full 8b", "ORPO", False),
+    ],
+)
+def test_a_preference_objective_is_said_with_its_batch_and_reference(
+    text: str, objective: str, reference: bool
+) -> None:
+    parsed = understand(text)
+    assert parsed is not None
+    answer = build_answer(parsed, load_gpus(), [])
+    first = to_plain(render_short(answer, "en")).splitlines()[0]
+    assert first.startswith(f"ℹ️ {objective} is sized as supervised fine-tuning")
+    assert f"bs={2 * answer.query.micro_batch}" in first
+    assert ("reference model" in first) is reference

@@ -11,6 +11,8 @@ fit-from-size-synthetic = Размер { $size } — считаю на типи�
 fit-method-assumed = Метод не указан — считаю { $method }.
 fit-method-ruled-out = Без { $ruled } — считаю { $method }.
 fit-int8-base = 8-битную базу (load_in_8bit) не считаю: посчитал с 16-битной — это верхняя граница. Для 4 бит — qlora.
+fit-preference = ℹ️ { $objective } считаю как обычное дообучение: TRL прогоняет chosen и rejected одним батчем вдвое больше, так что пик будет как у bs={ $bs }: спросите с bs={ $bs }.
+fit-preference-reference = Без LoRA ещё держит эталонную модель: +{ $gib } ГиБ весов.
 fit-inference = ℹ️ Это расчёт дообучения. Для запуска { $model } (инференс): веса { $bf16 } ГиБ в bf16, { $int8 } в 8 бит, { $int4 } в 4 бит; KV-кэш { $kv } ГиБ на последовательность в { $ctx } токенов; сверху ~{ $context } ГиБ контекста CUDA.
 fit-time-budget-yes = ⏱ В { $limit } уложитесь: { $cards }.
 fit-time-budget-tight = ⏱ { $limit } — впритык: { $cards }; если обучение пойдёт медленнее расчёта, не уложитесь.
