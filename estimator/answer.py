@@ -237,6 +237,8 @@ def constraints_of(parsed: ParsedQuery) -> Constraints:
         min_vram_gb=parsed.min_vram_gib,
         russia_only=parsed.russia_only,
         max_rub_per_hour=parsed.max_rub_per_hour,
+        max_rub_per_gpu_hour=parsed.max_rub_per_gpu_hour,
+        max_rub_per_month=parsed.max_rub_per_month,
         allow_fp16=frozenset(named),
     )
 
@@ -249,7 +251,13 @@ def _unmet(
     if plans or not quotes:
         return ()
     loose = replace(
-        constraints, min_vram_gb=None, russia_only=False, max_rub_per_hour=None, gpus=None
+        constraints,
+        min_vram_gb=None,
+        russia_only=False,
+        max_rub_per_hour=None,
+        max_rub_per_gpu_hour=None,
+        max_rub_per_month=None,
+        gpus=None,
     )
     if not any(admits(quote, loose) for quote in quotes):
         return ()
@@ -260,6 +268,10 @@ def _unmet(
         found.append("min_vram")
     if constraints.max_rub_per_hour is not None:
         found.append("max_rate")
+    if constraints.max_rub_per_gpu_hour is not None:
+        found.append("max_gpu_rate")
+    if constraints.max_rub_per_month is not None:
+        found.append("max_month_rate")
     if constraints.gpus is not None:
         found.append("gpus")
     return tuple(found)

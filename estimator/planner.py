@@ -70,6 +70,8 @@ class Constraints:
     min_vram_gb: float | None = None  # each card at least this much memory, as sold (GB)
     russia_only: bool = False
     max_rub_per_hour: float | None = None  # the most per server-hour (monthly: month / 720)
+    max_rub_per_gpu_hour: float | None = None  # the most per card-hour (server-hour / cards)
+    max_rub_per_month: float | None = None  # the most per month (hourly: 720 h round the clock)
     gpus: int | None = None  # exactly this many cards per server
     gpu_ids: frozenset[str] | None = None  # only these cards (a question about one card)
     hourly_only: bool = False
@@ -265,8 +267,12 @@ def admits(quote: PriceQuote, constraints: Constraints) -> bool:
         return False
     if constraints.hourly_only and quote.rub_per_hour is None:
         return False
-    cap = constraints.max_rub_per_hour
-    return cap is None or hourly_equivalent(quote) <= cap
+    caps = (
+        (constraints.max_rub_per_hour, hourly_equivalent),
+        (constraints.max_rub_per_gpu_hour, rub_per_gpu_hour),
+        (constraints.max_rub_per_month, monthly_equivalent),
+    )
+    return all(cap is None or price(quote) <= cap for cap, price in caps)
 
 
 def _caveats(

@@ -32,6 +32,7 @@ from estimator.measurement import Measurement
 from estimator.models import LLAMA_LADDER
 from estimator.number_text import grouped, money, plain
 from estimator.parsing.build import covering_ctx
+from estimator.parsing.market import Constraints as StatedConstraints
 from estimator.parsing.text import INFERENCE_NOTE, INT8_BASE_NOTE, PREFERENCE_NOTE
 from estimator.plan_text import (
     break_even_line,
@@ -376,8 +377,14 @@ def _sizing_number(words: str) -> bool:
 
 def _constraints_line(answer: FitAnswer, language: str) -> list[str]:
     """What the offers must be, as the user said it (the planner applies it)."""
+    line = constraints_text(answer.constraints, language)
+    return [] if line is None else [line]
+
+
+def constraints_text(said: StatedConstraints, language: str) -> str | None:
+    """«Условия: до 300 ₽/ч · в России»: what the user said of the offers; None for nothing.
+    The sizing answer and the market answer say it the same way."""
     i18n = translator(language)
-    said = answer.constraints
     items = []
     if said.min_vram_gib is not None:
         items.append(i18n("fit-constraint-vram", gb=plain(said.min_vram_gib)))
@@ -385,11 +392,16 @@ def _constraints_line(answer: FitAnswer, language: str) -> list[str]:
         items.append(i18n("fit-constraint-russia"))
     if said.max_rub_per_hour is not None:
         items.append(i18n("fit-constraint-rate", rate=plain(said.max_rub_per_hour)))
+    if said.max_rub_per_gpu_hour is not None:
+        items.append(i18n("fit-constraint-gpu-rate", rate=plain(said.max_rub_per_gpu_hour)))
+    if said.max_rub_per_month is not None:
+        month = money(said.max_rub_per_month, language)
+        items.append(i18n("fit-constraint-month-rate", rate=month))
     if said.hours_per_month is not None:
         items.append(i18n("fit-constraint-hours", hours=plain(said.hours_per_month)))
     if not items:
-        return []
-    return [i18n("fit-constraints", items=" · ".join(items))]
+        return None
+    return i18n("fit-constraints", items=" · ".join(items))
 
 
 def _from_size(answer: FitAnswer, language: str) -> str:

@@ -46,6 +46,7 @@ from estimator.planner import (
     rub_per_gpu_month,
 )
 from estimator.query import FitQuery, Method
+from estimator.sizing_text import constraints_text
 from estimator.specs import GpuSpec
 from estimator.timing import tokens_per_second
 from monitor.cards import CardFilter, card_filter, card_of
@@ -255,18 +256,27 @@ def answer_question(
         wish = replace(wish, min_vram_gib=stated)
     if len(families) >= 2 and (_FASTER.search(text) or " или " in text or " or " in text):
         return _faster(families[0], families[1], i18n, quotes)
+    # «какие карты есть в России до 200 ₽ в час?», "under 300 rub per hour": what the offers
+    # may cost or where they are is a question about the cheapest that qualify.
+    capped = (
+        wish.max_rub_per_hour is not None
+        or wish.max_rub_per_gpu_hour is not None
+        or wish.max_rub_per_month is not None
+        or wish.russia_only
+    )
     month = asks_month_price(text) and not _BY_HOUR.search(text)
     if month and first and _STOCK.search(text):
         return _in_stock(first, i18n, quotes, wish, month=True, timezone=timezone)
-    if month and (first or _CHEAPER.search(text) or wish.min_vram_gib is not None):
+    if month and (first or _CHEAPER.search(text) or wish.min_vram_gib is not None or capped):
         return _cheapest(first, i18n, quotes, wish, month=True, timezone=timezone)
-    if _HOURLY.search(text):
+    if _HOURLY.search(text) and not capped:
         return _hourly_or_monthly(first, i18n, quotes, wish)
     if first and _STOCK.search(text):
         return _in_stock(first, i18n, quotes, wish, timezone=timezone)
     if (
         _CHEAPER.search(text)
         or wish.min_vram_gib is not None
+        or capped
         or (families and _STOCK.search(text) is None and "?" in text)
     ):
         return _cheapest(first, i18n, quotes, wish, timezone=timezone)
@@ -381,6 +391,8 @@ def _constraints(
         min_vram_gb=wish.min_vram_gib,
         russia_only=wish.russia_only,
         max_rub_per_hour=wish.max_rub_per_hour,
+        max_rub_per_gpu_hour=wish.max_rub_per_gpu_hour,
+        max_rub_per_month=wish.max_rub_per_month,
         hourly_only=hourly,
     )
 
@@ -466,10 +478,12 @@ def _cheapest(
         named = CardFilter(family=family, min_vram_gb=wish.min_vram_gib).label
         title = i18n("market-cheapest-title", gpu=named)
         hint = i18n("market-cheapest-hint", gpu=family.lower())
+    said = constraints_text(replace(wish, min_vram_gib=None), i18n.language)
     if not pool:
-        return i18n("market-none-now", gpu=family or "GPU", query=(family or "h100").lower())
+        none = i18n("market-none-now", gpu=family or "GPU", query=(family or "h100").lower())
+        return none if said is None else f"{none}\n{said}"
     lines = [_quote_line(q, i18n, month=month, timezone=timezone) for q in pool[:SHOWN]]
-    return "\n".join([title, *lines, hint])
+    return "\n".join([title, *([said] if said else []), *lines, hint])
 
 
 def _in_stock(

@@ -128,6 +128,7 @@ class ParsedQuery:
             russia_only=self.russia_only,
             max_rub_per_hour=self.max_rub_per_hour,
             max_rub_per_gpu_hour=self.max_rub_per_gpu_hour,
+            max_rub_per_month=self.max_rub_per_month,
         )
 
     def assumed(self, key: str) -> str | None:

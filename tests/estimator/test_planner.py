@@ -314,3 +314,20 @@ def test_a_count_named_with_the_card_is_the_run_s_not_a_filter_on_the_offers(tex
     short = render_short(answer, "ru")
     assert "A100 80GB PCIe" in short
     assert "2× RTX 4090" in short
+
+
+def test_caps_per_gpu_hour_and_per_month_are_applied_not_dropped() -> None:
+    quotes = [
+        PriceQuote("RTX 4090", 1, "a", 90.0, None),
+        PriceQuote("RTX 4090", 4, "b", 300.0, None),  # 75 ₽ a GPU-hour
+        PriceQuote("RTX 4090", 1, "c", None, 40_000.0),
+    ]
+    for text, kept in (
+        ("8b qlora, до 80 ₽ за GPU-час", {"b", "c"}),  # c: 40 000 / 720 = 55,6 ₽ an hour
+        ("8b qlora, до 50 000 ₽ в месяц", {"c"}),  # a: 90 × 720 = 64 800 ₽
+    ):
+        parsed = understand(text)
+        assert parsed is not None
+        answer = build_answer(parsed, load_gpus(), quotes)
+        assert {plan.quote.provider for plan in answer.plans} == kept
+        assert "Условия: до" in render_short(answer, "ru")

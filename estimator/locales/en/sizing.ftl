@@ -28,6 +28,8 @@ fit-constraints = Conditions: { $items }
 fit-constraint-vram = cards with { $gb } GB or more
 fit-constraint-russia = Russia only
 fit-constraint-rate = up to { $rate } ₽/h
+fit-constraint-gpu-rate = up to { $rate } ₽ per GPU-hour
+fit-constraint-month-rate = up to { $rate } ₽ a month
 fit-constraint-hours = { $hours } h a month
 # $per: single (the run on one card: its whole peak) or each (a set: per card).
 fit-peak = Peak VRAM: <b>{ $peak } GiB</b> (likely { $low }–{ $high }) { $per ->
@@ -189,6 +191,8 @@ fit-unmet = Nothing matches ({ $what }); without that, offers would fit — drop
 unmet-russia_only = Russia only
 unmet-min_vram = card memory
 unmet-max_rate = hourly price
+unmet-max_gpu_rate = price per GPU-hour
+unmet-max_month_rate = monthly price
 unmet-gpus = card count
 fit-breakeven-pays = <b>Hourly or monthly</b> ({ $gpu } ×{ $count }): a month at { $monthly_provider } ({ $month } ₽) is cheaper above { $hours } h of use a month (~{ $days } days non-stop); hourly is { $rate } ₽/h at { $hourly_provider }.
 fit-breakeven-never = <b>Hourly or monthly</b> ({ $gpu } ×{ $count }): hourly is cheaper even around the clock — 720 h × { $rate } ₽ = { $around } ₽ against { $month } ₽ for a month at { $monthly_provider }.

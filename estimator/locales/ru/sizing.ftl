@@ -29,6 +29,8 @@ fit-constraints = Условия: { $items }
 fit-constraint-vram = карта от { $gb } ГБ
 fit-constraint-russia = только РФ
 fit-constraint-rate = до { $rate } ₽/ч
+fit-constraint-gpu-rate = до { $rate } ₽ за GPU·ч
+fit-constraint-month-rate = до { $rate } ₽ в месяц
 fit-constraint-hours = { $hours } ч в месяц
 # $per: single (the run on one card: its whole peak) or each (a set: per card).
 fit-peak = Пик видеопамяти: <b>{ $peak } ГиБ</b> (вероятно { $low }–{ $high }) { $per ->
@@ -193,6 +195,8 @@ fit-unmet = Под условия ({ $what }) ничего нет; без них
 unmet-russia_only = только РФ
 unmet-min_vram = память карты
 unmet-max_rate = цена за час
+unmet-max_gpu_rate = цена за GPU·час
+unmet-max_month_rate = цена за месяц
 unmet-gpus = число карт
 fit-breakeven-pays = <b>Почасовая или помесячная</b> ({ $gpu } ×{ $count }): месяц у { $monthly_provider } ({ $month } ₽) выгоднее, если работать больше { $hours } ч в месяц (~{ $days } сут. без перерыва); почасово — { $rate } ₽/ч у { $hourly_provider }.
 fit-breakeven-never = <b>Почасовая или помесячная</b> ({ $gpu } ×{ $count }): почасовая дешевле даже круглосуточно — 720 ч × { $rate } ₽ = { $around } ₽ против { $month } ₽ за месяц у { $monthly_provider }.

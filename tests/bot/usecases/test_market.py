@@ -3,9 +3,12 @@ hourly plans."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from bot.usecases.market import NO_WISH, answer_question, largest_answer, run_question
 from estimator.cost import PriceQuote
 from estimator.i18n import translators
+from estimator.parsing.market import read_constraints
 
 QUOTES = [
     PriceQuote("A100 40GB PCIe", 1, "Selectel", 198.0, None),
@@ -42,3 +45,28 @@ def test_the_largest_model_a_named_card_holds_is_answered_by_method() -> None:
     assert "• qlora: до <b>7B</b>" in answer
     assert "• full: не помещается даже 1B" in answer
     assert largest_answer("какую модель можно дообучить?", ru) is None  # no card named
+
+
+def ask(text: str, language: Literal["ru", "en"] = "ru") -> str:
+    """The market answer to `text` with what it says of the offers, as market_reply reads it."""
+    return answer_question(text, translators()[language], QUOTES, read_constraints(text))
+
+
+def test_a_price_cap_with_no_card_lists_the_cheapest_within_it() -> None:
+    answer = ask("какие карты есть до 200 рублей в час?")
+    assert answer.startswith("<b>Дешевле всего сейчас")
+    assert "Условия: до 200 ₽/ч" in answer
+    assert "A100 40GB PCIe" in answer
+    assert "A100 80GB PCIe" not in answer  # 229,50 ₽/ч is over the cap
+    english = ask("what GPUs are there under 300 rub per hour?", "en")
+    assert "Conditions: up to 300 ₽/h" in english  # a cap, not "hourly or monthly?"
+
+
+def test_caps_per_gpu_hour_and_per_month_narrow_the_offers() -> None:
+    per_card = ask("a100 до 150 ₽ за GPU-час")
+    assert "A100 80GB SXM ×8" in per_card  # 790 000 ₽ a month over 8 cards: 137 ₽ a GPU-hour
+    assert "A100 40GB PCIe" not in per_card
+    month = ask("хочу арендовать что-нибудь до 150 000 ₽ в месяц")
+    assert "Условия: до 150\u202f000 ₽ в месяц" in month
+    assert "A100 40GB PCIe" in month  # 198 ₽/ч round the clock is 142 560 ₽
+    assert "A100 80GB PCIe" not in month  # 165 240 ₽
