@@ -7,6 +7,7 @@ import re
 from estimator.number_text import plain
 from estimator.parse import ParsedQuery, QueryError, parse_command, parse_question
 from estimator.parsing.build import CHEAPEST_NOTE, CHEAPEST_WORD
+from estimator.parsing.command import parse_mixed
 from estimator.query import FitQuery, Method
 
 # «70 qlora»: the command grammar reads a bare number that opens the text as a size.
@@ -23,7 +24,12 @@ def understand(text: str) -> ParsedQuery | None:
     is a size in billions there). None means neither found a sizing question.
     """
     if "=" in text:
-        return parse_command(text)
+        parsed = parse_command(text)
+        if any(note.startswith("ignored:") for note in parsed.notes):
+            # words the grammar could not place around the pairs: a question that has some
+            # pairs in it, read as one (the pairs still win)
+            return parse_mixed(text) or parsed
+        return parsed
     question = parse_question(text)
     if question is not None:
         return question

@@ -31,7 +31,7 @@ import re
 from estimator.config_query import STAND_IN, with_config_model
 from estimator.fit_words import command_for
 from estimator.parsing.build import CHEAPEST_NOTE, Given, check_epochs, check_int, finish
-from estimator.parsing.command import TRAILING, apply_pair, key_of, unknown_key
+from estimator.parsing.command import PAIR, TRAILING, apply_pair, key_of, unknown_key
 from estimator.parsing.result import ParsedQuery, QueryError, Slot
 from estimator.parsing.text import language_of, read_reply
 from estimator.parsing.words import COMMAND_KEYS, NO_EFFECT_KEYS
@@ -277,7 +277,6 @@ FILLER_WORDS = frozenset(
 _LEFT_COUNT = re.compile(r"\d{0,3}[x×х*]", re.IGNORECASE)
 _PUNCTUATION = "?!.,;:…()«»\"'“”„—–-"
 # key=value, as /fit reads it ("ctx = 4096" glued first).
-_PAIR = re.compile(r"(?<!\S)([^\s=]+)=(\S*)")
 # Words a follow-up that names a model opens with; without one, a text that names a model is
 # a new question («13b lora на 4090»), not a change of the last one («а для 70b?»).
 _CUES = frozenset(
@@ -503,7 +502,7 @@ def _read(text: str) -> Given | None:
     rest = _tidy(text[:MAX_LENGTH])
     changes = Given(text_language=language_of(rest))
     pairs: list[tuple[str, str, str]] = []
-    for match in _PAIR.finditer(rest):
+    for match in PAIR.finditer(rest):
         raw_key = match.group(1).strip(TRAILING)
         key = key_of(raw_key)
         if key is None and raw_key.lower() in NO_EFFECT_KEYS:
@@ -514,7 +513,7 @@ def _read(text: str) -> Given | None:
                 return None  # "num_workers=4": a setting of the user's code, not this sizing
             raise unknown_key(raw_key)  # "cxt=8192": the grammar names the key it meant
         pairs.append((key, match.group(2).rstrip(TRAILING), match.group(0)))
-    words = _PAIR.sub(" ", rest)
+    words = PAIR.sub(" ", rest)
     left = read_reply(words, changes)
     if any(not _is_filler(word) for word in left):
         return None

@@ -41,7 +41,7 @@ from estimator.parsing.patterns import (
     size_value,
 )
 from estimator.parsing.result import ParsedQuery, QueryError, Slot
-from estimator.parsing.text import read_levers_and_counts
+from estimator.parsing.text import parse_question, read_levers_and_counts
 from estimator.parsing.words import (
     ANYWHERE_WORDS,
     COMMAND_KEYS,
@@ -574,6 +574,36 @@ def _joined_values(tokens: list[str]) -> list[str]:
         joined.append(token)
         n += 1
     return joined
+
+
+# A key=value pair as people type it among words.
+PAIR = re.compile(r"(?<!\S)([^\s=]+)=(\S*)")
+
+
+def parse_mixed(text: str) -> ParsedQuery | None:
+    """A question in words with /fit pairs among them ("train qwen2.5 coder 32b with lora r=16
+    on 8x a100 40gb"): the words are read as a question's, then each pair is set as /fit sets
+    it (a pair is exact: it wins). None when the words name no model; QueryError for a pair
+    /fit would refuse."""
+    pairs: list[tuple[str, str, str]] = []
+    notes: list[str] = []
+    for match in PAIR.finditer(text):
+        token = match.group(0).strip(TRAILING)
+        raw_key, value = token.split("=", 1)
+        key = _KEY_OF.get(raw_key.lower())
+        if key is None and raw_key.lower() in NO_EFFECT_KEYS:
+            notes.append(f"no_effect:{token}")
+        elif key is None:
+            raise unknown_key(raw_key)
+        else:
+            pairs.append((key, value, token))
+
+    def settle(given: Given) -> None:
+        for key, value, said in pairs:
+            apply_pair(given, key, value, said)
+        given.notes += notes
+
+    return parse_question(PAIR.sub(" ", text), settle)
 
 
 def parse_command(args: str) -> ParsedQuery:

@@ -10,7 +10,7 @@ defaults and listed as assumptions. Anything unreadable is skipped: this never r
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 from estimator import gpus
@@ -463,8 +463,9 @@ def _fill(given: Given, found: Given) -> None:
         given.text_language = found.text_language
 
 
-def parse_question(text: str) -> ParsedQuery | None:
-    """A sizing question in free text, or None when the text names no model and no size."""
+def parse_question(text: str, settle: Callable[[Given], None] | None = None) -> ParsedQuery | None:
+    """A sizing question in free text, or None when the text names no model and no size.
+    `settle` sets what the words were not asked to say (a command's exact pairs) last."""
     if not isinstance(text, str) or not text.strip():
         return None
     given = Given(text_language=language_of(text))
@@ -473,6 +474,8 @@ def parse_question(text: str) -> ParsedQuery | None:
     if given.model is None and given.size_b is None:
         return None  # greetings, prices, "когда появятся A100?": not a sizing question
     _read_all(reader, given)
+    if settle is not None:
+        settle(given)
     if given.solve == "rank" and given.method is Method.FULL:
         given.solve = None  # a full fine-tune has no rank to solve for
         given.notes.append("unused:rank")
