@@ -388,6 +388,7 @@ CHEAPEST_PHRASES: tuple[str, ...] = (
 # after it: "max context 8k" sets ctx (text.py).
 SOLVE_WORDS: tuple[str, ...] = (
     "максимальн*",
+    "максимум",
     "макс",
     "наибольш*",
     "самый большой",
