@@ -16,6 +16,7 @@ from estimator.fit import (
     GpuFit,
     Judged,
     Verdict,
+    fewest_across_servers,
     fewest_cards,
     fit_table,
     judge_run,
@@ -74,6 +75,9 @@ class FitAnswer:
     # Another member of the family asked about that holds the run when the target does not
     # ("A100": the 40GB does not, the 80GB does).
     also: GpuFit | None = None
+    # The asked card that no server of 8 holds the run on: the fewest of it, in whole
+    # servers, sharded across them (estimator.fit.fewest_across_servers); None otherwise.
+    across_servers: int | None = None
     # The other cards the question named («a6000 или 4090?»): each gets its own verdict.
     compared: tuple[GpuFit, ...] = ()
     asked_size: float | None = None  # the bare size asked, echoed as asked ("7B")
@@ -192,6 +196,7 @@ def build_answer(
         band=band(memory.peak, query.stack, memory.must_fit, floor=memory.weights),
         table=table,
         target=target,
+        across_servers=_across_servers(target, query, model),
         smallest=smallest,
         fewest=fewest,
         times=times,
@@ -313,6 +318,12 @@ def _compared(
         if row is not None and row is not target and row not in rows:
             rows.append(row)
     return tuple(rows)
+
+
+def _across_servers(target: GpuFit | None, query: FitQuery, model: ModelSpec) -> int | None:
+    if target is None or target.verdict is not Verdict.NO or target.min_gpus is not None:
+        return None
+    return fewest_across_servers(query, model, target.gpu)
 
 
 def _also_fits(parsed: ParsedQuery, target: GpuFit | None, table: list[GpuFit]) -> GpuFit | None:

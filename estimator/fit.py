@@ -100,6 +100,26 @@ def fewest_gpus(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> int | None:
     return tight
 
 
+# Sharded across servers of 8 («how many H100s for a 70B full fine-tune?»): up to 8 servers.
+MAX_SERVERS = 8
+
+
+def fewest_across_servers(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> int | None:
+    """The fewest cards, in whole servers of MAX_GPUS_PER_SERVER, on which the run fits with
+    room sharded across them (ZeRO-3 / FSDP over the servers), else the fewest on which it is
+    tight; None when not even MAX_SERVERS servers hold it."""
+    tight = None
+    for servers in range(2, MAX_SERVERS + 1):
+        count = servers * MAX_GPUS_PER_SERVER
+        sharded = replace(query, gpus=count, shard=_multi_shard(query))
+        verdict = judge_run(sharded, model, gpu.usable_gib).verdict
+        if verdict is Verdict.FITS:
+            return count
+        if verdict is Verdict.TIGHT and tight is None:
+            tight = count
+    return tight
+
+
 def _multi_shard(query: FitQuery) -> Sharding:
     # With several cards, FSDP/ZeRO-3 is what makes a model that does not fit on one card
     # fit on many; keep the user's choice if they made one.

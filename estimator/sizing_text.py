@@ -16,7 +16,14 @@ from collections.abc import Sequence
 from estimator import speed_accuracy
 from estimator.accuracy import ALL, AccuracyLine, band, band_line, for_stack, overall
 from estimator.answer import FitAnswer
-from estimator.fit import RENTED_CARDS, TIGHT_HEADROOM, GpuFit, Verdict, trains_in_bf16
+from estimator.fit import (
+    MAX_GPUS_PER_SERVER,
+    RENTED_CARDS,
+    TIGHT_HEADROOM,
+    GpuFit,
+    Verdict,
+    trains_in_bf16,
+)
 from estimator.hardware import runs_unsloth
 from estimator.i18n import Html, translator
 from estimator.inference import inference_memory
@@ -481,6 +488,11 @@ def _target_verdict(answer: FitAnswer, row: GpuFit, language: str) -> str:
         return i18n("fit-target-tight", **span, **common)
     if row.min_gpus and row.min_gpus > 1:
         return i18n("fit-target-no-multi", count=str(row.min_gpus), **common)
+    if row is answer.target and answer.across_servers is not None:
+        # «How many H100s for a 70B full fine-tune?»: no server of 8 holds it; so many do.
+        count = answer.across_servers
+        servers = str(count // MAX_GPUS_PER_SERVER)
+        return i18n("fit-target-no-servers", count=str(count), servers=servers, **common)
     return i18n("fit-target-no", missing=gib(row.missing_gib), **common)
 
 

@@ -371,3 +371,18 @@ def test_a_dataset_in_tokens_or_text_is_shown_as_read(text: str, read: str) -> N
     short = to_plain(render_short(build_answer(parsed, load_gpus(), []), "ru"))
     line = next(line for line in short.splitlines() if line.startswith("Прочитал:"))
     assert read in line
+
+
+def test_how_many_cards_beyond_one_server_is_answered_in_whole_servers() -> None:
+    parsed = understand("How many H100s do I need to full fine-tune Llama 3.1 70B?")
+    assert parsed is not None
+    answer = build_answer(parsed, load_gpus(), [])
+    assert answer.across_servers is not None
+    assert answer.across_servers % 8 == 0
+    assert answer.across_servers > 8
+    line = to_plain(render_short(answer, "en")).splitlines()[1]
+    servers = answer.across_servers // 8
+    assert f"{answer.across_servers} of them sharded across {servers} servers" in line
+    small = understand("8b qlora on h100")
+    assert small is not None
+    assert build_answer(small, load_gpus(), []).across_servers is None  # one card holds it
