@@ -20,8 +20,8 @@ from estimator.fit import (
     fewest_cards,
     fit_table,
     judge_run,
+    least_card_of_size,
     smallest_fitting,
-    trains_in_bf16,
 )
 from estimator.gpus import family_members, family_of, resolve_for_sizing
 from estimator.hardware import runs_unsloth
@@ -125,9 +125,8 @@ UNKNOWN_CARD_SHARE = 0.923
 def _capacity(parsed: ParsedQuery, gpus: Sequence[GpuSpec]) -> Capacity | None:
     if parsed.card_gb is None:
         return None
-    # The cards people train on (bf16): a 24 GB P40 is no one's training card today.
-    same = [g.usable_gib for g in gpus if g.vram_gb == parsed.card_gb and trains_in_bf16(g)]
-    usable = min(same) if same else parsed.card_gb * 1e9 / GIB * UNKNOWN_CARD_SHARE
+    least = least_card_of_size(parsed.card_gb, gpus)
+    usable = least.usable_gib if least else parsed.card_gb * 1e9 / GIB * UNKNOWN_CARD_SHARE
     return Capacity(parsed.card_gb, usable, judge_run(parsed.query, parsed.model, usable))
 
 

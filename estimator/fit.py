@@ -100,6 +100,14 @@ def fewest_gpus(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> int | None:
     return tight
 
 
+def least_card_of_size(gb: float, gpus: Iterable[GpuSpec]) -> GpuSpec | None:
+    """The card a size asked about stands for («хватит ли 24 гб?»): of the catalogue's cards
+    people train on (bf16: a 24 GB P40 is no one's training card today) that are sold with
+    `gb`, the one that gives the least usable memory, the safe side; None when none is."""
+    same = [g for g in gpus if g.vram_gb == gb and trains_in_bf16(g)]
+    return min(same, key=lambda gpu: (gpu.usable_gib, gpu.tflops), default=None)
+
+
 # Sharded across servers of 8 («how many H100s for a 70B full fine-tune?»): up to 8 servers.
 MAX_SERVERS = 8
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from estimator.fit import Verdict, judge_run
+from estimator.fit import Verdict, judge_run, least_card_of_size
 from estimator.parsing.result import ParsedQuery
 from estimator.query import FitQuery
 from estimator.specs import GpuSpec, ModelSpec
@@ -180,6 +180,8 @@ def target_gpu(parsed: ParsedQuery, gpus: Sequence[GpuSpec]) -> GpuSpec | None:
         members = [gpu for gpu in gpus if gpu.family == parsed.target_family]
         usual = [gpu for gpu in members if gpu.form != "NVL"] or members
         return min(usual, key=lambda gpu: (gpu.usable_gib, gpu.tflops), default=None)
+    if parsed.card_gb is not None:  # "what batch fits a 24GB card?"
+        return least_card_of_size(parsed.card_gb, gpus)
     return None
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from estimator.answer import FitAnswer
 from estimator.fit_words import command_for, command_with_method
 from estimator.i18n import Html, translator
-from estimator.number_text import grouped, money
+from estimator.number_text import grouped, money, plain
 from estimator.parse import ParsedQuery, parse_question
 from estimator.parsing.build import CHEAPEST_NOTE
 from estimator.plan_text import gib, where
@@ -57,8 +57,13 @@ def solve_line(answer: FitAnswer, language: str) -> str | None:
     if solution.outcome is Outcome.NO_GPU or solution.gpu is None:
         return needs_gpu_text(answer, language)
     value = solution.value or 0
+    # A card asked about by its size is named by its size, not by the catalogue card that
+    # stands for it (estimator.fit.least_card_of_size).
+    card = solution.gpu.id
+    if answer.capacity is not None and answer.target is None:
+        card = i18n("solve-card-of-size", gb=plain(answer.capacity.gb))
     args: dict[str, str | int] = {
-        "gpus": f"{solution.gpus}× {solution.gpu.id}",
+        "gpus": f"{solution.gpus}× {card}",
         "value": shown(solution.lever, value, language),
         "count": value,
     }

@@ -386,3 +386,13 @@ def test_how_many_cards_beyond_one_server_is_answered_in_whole_servers() -> None
     small = understand("8b qlora on h100")
     assert small is not None
     assert build_answer(small, load_gpus(), []).across_servers is None  # one card holds it
+
+
+def test_a_reverse_question_on_a_card_of_a_size_is_solved_on_that_size() -> None:
+    parsed = understand("what batch size can I use for 7b qlora on a 24gb card?")
+    assert parsed is not None
+    answer = build_answer(parsed, load_gpus(), [])
+    assert answer.solved is not None
+    assert answer.solved.value is not None
+    first = to_plain(render_short(answer, "en")).splitlines()[0]
+    assert first.startswith("📐 Max micro-batch on 1× 24 GB card:")

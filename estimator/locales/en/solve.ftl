@@ -40,3 +40,4 @@ solve-cheapest-none = 💸 No offer and no card holds this run.
 # A reverse question that names no model: which one, with its own run as the example.
 solve-needs-model = 📐 Which model and method? For example, <code>/fit { $example }</code>, or tap the button.
 solve-needs-model-button = Size { $model } { $method }
+solve-card-of-size = { $gb } GB card

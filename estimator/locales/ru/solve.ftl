@@ -56,3 +56,4 @@ solve-cheapest-none = 💸 Ни одно предложение и ни одна
 # A reverse question that names no model: which one, with its own run as the example.
 solve-needs-model = 📐 Для какой модели и каким методом? Например, <code>/fit { $example }</code> — или нажмите кнопку.
 solve-needs-model-button = Посчитать: { $model } { $method }
+solve-card-of-size = карте { $gb } ГБ
