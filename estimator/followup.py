@@ -33,7 +33,7 @@ from estimator.fit_words import command_for
 from estimator.parsing.build import CHEAPEST_NOTE, Given, check_epochs, check_int, finish
 from estimator.parsing.command import PAIR, TRAILING, apply_pair, key_of, unknown_key
 from estimator.parsing.result import ParsedQuery, QueryError, Slot
-from estimator.parsing.text import language_of, read_reply
+from estimator.parsing.text import INFERENCE_NOTE, PREFERENCE_NOTE, language_of, read_reply
 from estimator.parsing.words import COMMAND_KEYS, NO_EFFECT_KEYS
 from estimator.query import FitQuery, Method
 
@@ -205,6 +205,9 @@ FILLER_WORDS = frozenset(
         "аренды",
         "примеры",
         "примеров",
+        # «а для инференса сколько надо?»
+        "надо",
+        "нужно",
         # «а если у меня карта на 12 гб?», "what if I have a 24GB card"
         "у",
         "меня",
@@ -524,7 +527,8 @@ def _read(text: str) -> Given | None:
     )
     named = _set_fields(changes)
     # «а если alpha=64?»: the same sizing, told that the setting changes neither figure
-    no_effect = any(n.startswith("no_effect:") for n in changes.notes)
+    # «а если dpo?», «а для инференса?»: the same sizing, told what that changes
+    no_effect = any(n.startswith(_TOLD) for n in changes.notes)
     if not named and not asks and not no_effect:
         return None  # «550», «?»: nothing that changes the sizing
     if named <= _RUN_QUESTIONS and not asks and not no_effect:
@@ -532,6 +536,10 @@ def _read(text: str) -> Given | None:
         # market router lists the plans that hold it (bot/routers/market.py, run questions).
         return None
     return changes
+
+
+# Notes of what a reply asks to be told about the same run.
+_TOLD = ("no_effect:", f"{PREFERENCE_NOTE}:", INFERENCE_NOTE)
 
 
 def _known_keys() -> list[str]:

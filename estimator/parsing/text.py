@@ -443,8 +443,14 @@ def _read_day_limit(reader: _Reader, given: Given) -> None:
 
 
 def _read_asks(reader: _Reader, given: Given) -> None:
-    """«а по времени?», "how long?": the reply asks for the time (note `ask:time`)."""
+    """«а по времени?», "how long?": the reply asks for the time (note `ask:time`). The
+    inference and preference words, noted with the levers, are used up here, once the
+    numbers they part from their cues are read («а если dpo?» is all understood)."""
     _note_said(reader, given, ASK_TIME_PHRASES, ASK_TIME_NOTE)
+    for phrases in (INFERENCE_PHRASES, PREFERENCE_PHRASES):
+        m = compiled(alternation(phrases)).search(reader.rest)
+        if m is not None:
+            reader.blank(m.start(), m.end())
 
 
 def _fill(given: Given, found: Given) -> None:

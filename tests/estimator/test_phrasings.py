@@ -8,8 +8,9 @@ case a line:
 Only the slots named are checked (the ones that matter for the case). Slots: the FitQuery and
 ParsedQuery fields by short names (see `reading`), `asked` (levers asked about, comma
 separated), `unread` (numbers noted as unread, comma separated), `noeffect` (settings read
-that change neither memory nor time), `said.<slot>` (the words that set a slot), `none` for
-a text that is no sizing (or no follow-up), and `error=<code>` for one /fit refuses.
+that change neither memory nor time), `told` (inference or a preference objective asked
+about), `said.<slot>` (the words that set a slot), `none` for a text that is no sizing (or no
+follow-up), and `error=<code>` for one /fit refuses.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ def reading(parsed: ParsedQuery) -> dict[str, Any]:
         "cheapest": "ask:cheapest" in parsed.notes,
         "asked": ",".join(sorted(parsed.asked_about)) or "-",
         "unread": ",".join(n.split(":", 1)[1] for n in parsed.notes if n.startswith("unread:"))
+        or "-",
+        "told": ",".join(n for n in parsed.notes if n == "inference" or n.startswith("preference:"))
         or "-",
         "noeffect": ",".join(n.split(":", 1)[1] for n in parsed.notes if n.startswith("no_effect:"))
         or "-",
