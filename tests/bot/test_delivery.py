@@ -446,15 +446,23 @@ async def test_restart_sends_what_was_pending_and_nothing_twice(
 async def test_run_stops_cleanly_and_wake_skips_the_idle_wait(
     tg: FakeTelegram, bot: Bot, store: _Store
 ):
-    sender = Sender(bot, store, TRANSLATORS, idle_interval=30)
+    idle = asyncio.Event()
+
+    async def sleep(seconds: float) -> None:
+        if seconds == 30:
+            idle.set()  # the sender found nothing and waits out its idle interval
+        await asyncio.sleep(seconds)
+
+    sender = Sender(bot, store, TRANSLATORS, idle_interval=30, sleep=sleep)
     stop = asyncio.Event()
     task = asyncio.create_task(sender.run(stop))
-    await asyncio.sleep(0.05)  # idle now: nothing queued
+    await asyncio.wait_for(idle.wait(), 30)
     await queue(store, [Alert(1, 10, appeared("a"))])
     sender.wake()
-    await tg.wait_for_call("sendMessage", timeout=5)
+    # The failure is waiting out the 30 s idle interval; the bound sits well inside it.
+    await tg.wait_for_call("sendMessage", timeout=15)
     stop.set()
-    await asyncio.wait_for(task, 5)
+    await asyncio.wait_for(task, 15)
     assert await store.pending_count() == 0
 
 
