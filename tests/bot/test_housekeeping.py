@@ -39,7 +39,7 @@ async def test_housekeeping_purges_old_rows_at_start_and_stops_at_once(tmp_path:
 
         await eventually(purged)
         stop.set()
-        await asyncio.wait_for(task, 2)  # not a day
+        await asyncio.wait_for(task, 30)  # not a day
         left = {row.id for row in await outbox_rows(store)}
     finally:
         await store.close()
@@ -62,7 +62,7 @@ async def test_housekeeping_forgets_sizings_too_old_to_follow_up(tmp_path: Path)
 
         await eventually(forgotten)
         stop.set()
-        await asyncio.wait_for(task, 2)
+        await asyncio.wait_for(task, 30)
         kept = await store.last_sizing(2, now)
     finally:
         await store.close()
@@ -89,7 +89,7 @@ async def test_housekeeping_keeps_full_history_detail_for_its_retention_only(tmp
 
         await eventually(compacted)
         stop.set()
-        await asyncio.wait_for(task, 2)
+        await asyncio.wait_for(task, 30)
         async with store.database.access() as connection:
             days = await scalar(
                 connection,
