@@ -259,14 +259,24 @@ def _time_budget_line(answer: FitAnswer, language: str) -> list[str]:
     i18n = translator(language)
     # As said: «5 ч», not the 5.0 a computed duration would print.
     limit = i18n("fit-hours", hours=plain(budget)) if budget >= 1 else duration(language, budget)
-    rows = [answer.target] if answer.target is not None else _fitting_cards(answer)
+    # The card asked about, when the run fits it; else the cards that hold it (its own
+    # verdict says it does not).
+    target = answer.target
+    asked = (
+        target is not None and target.verdict is not Verdict.NO and target.gpu.id in answer.times
+    )
+    rows = [target] if asked else _fitting_cards(answer)
     timed = [
         (row, answer.times[row.gpu.id])
         for row in rows
         if row is not None and row.gpu.id in answer.times
     ]
     if not timed:
-        return [i18n("fit-time-budget-no-data", limit=limit)]
+        query = answer.query
+        has_data = query.dataset_examples is not None or query.dataset_tokens is not None
+        return [
+            i18n("fit-time-budget-no-card" if has_data else "fit-time-budget-no-data", limit=limit)
+        ]
     timed.sort(key=lambda item: item[1].band.high)
 
     def named(item: tuple[GpuFit, TrainingTime]) -> str:

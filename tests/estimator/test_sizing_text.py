@@ -396,3 +396,16 @@ def test_a_reverse_question_on_a_card_of_a_size_is_solved_on_that_size() -> None
     assert answer.solved.value is not None
     first = to_plain(render_short(answer, "en")).splitlines()[0]
     assert first.startswith("📐 Max micro-batch on 1× 24 GB card:")
+
+
+def test_a_time_limit_on_a_card_that_cannot_hold_the_run_is_answered_on_cards_that_can() -> None:
+    text = "qwen3 4b lora, контекст 2к, батч 8, на 4090 — уложусь за 3 часа на 30к примерах?"
+    parsed = understand(text)
+    assert parsed is not None
+    answer = build_answer(parsed, load_gpus(), [])
+    assert answer.target is not None
+    assert answer.target.verdict is Verdict.NO
+    lines = to_plain(render_short(answer, "ru")).splitlines()
+    budget = next(line for line in lines if line.startswith("⏱"))
+    assert "нужен размер датасета" not in budget  # the dataset was said: 30 000 examples
+    assert "RTX 4090" not in budget

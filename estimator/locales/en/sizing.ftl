@@ -17,6 +17,7 @@ fit-time-budget-yes = ⏱ Within { $limit }: { $cards }.
 fit-time-budget-tight = ⏱ { $limit } is tight: { $cards }; if training runs slower than estimated, it will not make it.
 fit-time-budget-no = ⏱ Not within { $limit }: the fastest is { $cards }. More cards (gpus=2) or less data would help.
 fit-time-budget-no-data = ⏱ To say whether it takes under { $limit }, I need the dataset's size: dataset=20k or “2 GB of text”.
+fit-time-budget-no-card = ⏱ { $limit }: no card holds this run, so there is no time to give.
 fit-time-budget-card = { $gpu } (~{ $time })
 fit-capacity-fits = ✅ A { $gb } GB card ({ $usable } GiB usable) holds it: { $headroom } GiB free even at a { $high } GiB peak
 fit-capacity-tight = ⚠️ A { $gb } GB card is tight: a { $low }–{ $high } GiB peak on { $usable } GiB usable

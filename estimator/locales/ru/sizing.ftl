@@ -18,6 +18,7 @@ fit-time-budget-yes = ⏱ В { $limit } уложитесь: { $cards }.
 fit-time-budget-tight = ⏱ { $limit } — впритык: { $cards }; если обучение пойдёт медленнее расчёта, не уложитесь.
 fit-time-budget-no = ⏱ В { $limit } не уложитесь: быстрее всего { $cards }. Помогут больше карт (gpus=2) или меньше данных.
 fit-time-budget-no-data = ⏱ Чтобы сказать, уложитесь ли в { $limit }, нужен размер датасета: dataset=20k или «датасет 2 гб текста».
+fit-time-budget-no-card = ⏱ { $limit }: ни одна карта не вмещает этот запуск — времени не назову.
 fit-time-budget-card = { $gpu } (~{ $time })
 fit-capacity-fits = ✅ Карте на { $gb } ГБ ({ $usable } ГиБ доступно) хватит: запас { $headroom } ГиБ даже при пике { $high }
 fit-capacity-tight = ⚠️ Карте на { $gb } ГБ впритык: пик { $low }–{ $high } ГиБ при { $usable } доступных
