@@ -341,8 +341,12 @@ INFERENCE_NOTE = "inference"
 PREFERENCE_NOTE = "preference"
 _ANY_METHOD = alternation([p for phrases in METHOD_PHRASES.values() for p in phrases])
 # Two methods set against each other: «lora или qlora», "full vs lora", «qlora против lora».
+# «сравни lora и qlora», "compare lora and qlora", «разница между lora и qlora»: «и» / "and"
+# set two methods against each other after a word that asks to compare.
 _METHODS_EITHER = compiled(
     rf"{_ANY_METHOD}\s*(?:,\s*)?(?:или|либо|or|vs\.?|versus|против)\s+{_ANY_METHOD}"
+    rf"|(?:сравни\w*|сравнен\w*|разниц\w*|отлича\w*|compare|comparison|difference)\W+"
+    rf"(?:\w+\W+){{0,2}}{_ANY_METHOD}\s*(?:,\s*)?(?:и|and|с|with)\s+{_ANY_METHOD}"
 )
 
 
