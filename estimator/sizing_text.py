@@ -40,7 +40,7 @@ from estimator.models import LLAMA_LADDER
 from estimator.number_text import grouped, money, plain
 from estimator.parsing.build import covering_ctx
 from estimator.parsing.market import Constraints as StatedConstraints
-from estimator.parsing.text import INFERENCE_NOTE, INT8_BASE_NOTE, PREFERENCE_NOTE
+from estimator.parsing.text import INFERENCE_NOTE, INT8_BASE_NOTE, PREFERENCE_NOTE, PRETRAIN_NOTE
 from estimator.plan_text import (
     break_even_line,
     budget_line,
@@ -112,6 +112,7 @@ def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> s
         *head_lines(answer, language),
         *_method_line(answer, language),
         *_preference_line(answer, language),
+        *_pretrain_line(answer, language),
         _title(answer, language),
     ]
     # Every setting read beyond the title, so a misread word shows before the verdict.
@@ -328,6 +329,14 @@ def _inference_line(answer: FitAnswer, language: str) -> list[str]:
             context=gib(held.cuda_context_gib),
         )
     ]
+
+
+def _pretrain_line(answer: FitAnswer, language: str) -> list[str]:
+    """«обучить модель с нуля»: its memory is a full fine-tune's (every weight, its gradient
+    and optimizer state); what differs is the data, so the time needs its tokens."""
+    if PRETRAIN_NOTE not in answer.notes:
+        return []
+    return [translator(language)("fit-pretrain", method=METHOD_NAMES[answer.query.method])]
 
 
 def _preference_line(answer: FitAnswer, language: str) -> list[str]:

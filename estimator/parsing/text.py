@@ -53,6 +53,7 @@ from estimator.parsing.words import (
     PACKING_PHRASES,
     PRECISION_PHRASES,
     PREFERENCE_PHRASES,
+    PRETRAIN_PHRASES,
     RANK_WORDS,
     SHARDING_PHRASES,
     SOLVE_WORDS,
@@ -301,6 +302,10 @@ def _read_levers(reader: _Reader, given: Given) -> None:
     reader.rest = take_questions(reader.rest, given)  # «нужен ли offload?»: asked, not set
     _rule_out(reader, given)
     method = reader.choice(METHOD_PHRASES, Slot.METHOD) or _fuzzy_method(reader)
+    scratch = reader.choice({Method.FULL: PRETRAIN_PHRASES}, Slot.METHOD)
+    if scratch is not None:
+        given.notes.append(PRETRAIN_NOTE)  # «с нуля»: a full run, said to be one
+        method = method or scratch
     if method is not None:
         given.method = method
         other = reader.choice(METHOD_PHRASES)
@@ -337,6 +342,8 @@ def _read_levers(reader: _Reader, given: Given) -> None:
 INT8_BASE_NOTE = "int8_base"
 # The note of a question about inference (sizing_text adds what running the model holds).
 INFERENCE_NOTE = "inference"
+# The note of a model trained from scratch (sized as a full fine-tune, said so).
+PRETRAIN_NOTE = "pretrain"
 # The note of a preference objective named: "preference:dpo", "preference:orpo".
 PREFERENCE_NOTE = "preference"
 _ANY_METHOD = alternation([p for phrases in METHOD_PHRASES.values() for p in phrases])

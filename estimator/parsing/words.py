@@ -183,6 +183,11 @@ INT8_BASE_PHRASES: tuple[str, ...] = (
 INFERENCE_PHRASES: tuple[str, ...] = (
     "инференс*", "inference", "inferencing", "serving", "vllm", "ollama",
 )  # fmt: skip
+# Training a model from scratch: every weight trained with its gradient and optimizer state,
+# as a full fine-tune, on as many tokens as the data has (estimator/sizing_text.py says so).
+PRETRAIN_PHRASES: tuple[str, ...] = (
+    "с нуля", "from scratch", "pretrain*", "pre-train*", "предобуч*", "претрейн*", "претрен*",
+)  # fmt: skip
 # A preference objective (TRL's DPOTrainer and its kin): sized as supervised fine-tuning, with
 # what the objective adds said beside it (estimator/sizing_text.py, `_preference_line`).
 # ORPO and SimPO need no reference model; DPO keeps one.

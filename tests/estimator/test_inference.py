@@ -1,4 +1,5 @@
-"""What a question about inference or a preference objective is told beside the sizing."""
+"""What a question about inference, a preference objective or training from scratch is told
+beside the sizing."""
 
 from __future__ import annotations
 
@@ -74,3 +75,11 @@ def test_a_preference_objective_is_said_with_its_batch_and_reference(
     assert first.startswith(f"ℹ️ {objective} is sized as supervised fine-tuning")
     assert f"bs={2 * answer.query.micro_batch}" in first
     assert ("reference model" in first) is reference
+
+
+def test_training_from_scratch_is_sized_as_a_full_run_and_said_to_be() -> None:
+    parsed = understand("хочу обучить свою модель с нуля на 1b параметров")
+    assert parsed is not None
+    assert parsed.query.method.value == "full"
+    first = to_plain(render_short(build_answer(parsed, load_gpus(), []), "ru")).splitlines()[0]
+    assert first.startswith("ℹ️ Обучение с нуля считаю как full")
