@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import itertools
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 import monitor.matcher
 from monitor.events import Event, EventKind
+from monitor.match_index import MatchIndex
 from monitor.matcher import LiveMatcher
 from monitor.offers import StockState
 from monitor.subscriptions import Subscription, WatchEdit
@@ -109,6 +111,38 @@ async def test_the_index_loads_page_by_page_letting_others_run_between(
     finally:
         other.cancel()
     assert turns >= 3  # one page after another, with the loop's turns between them
+
+
+async def test_the_loaded_shelves_are_sorted_with_the_loops_turns_between_them(
+    store: CountingStore, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(monitor.matcher, "SORT_TURN_S", 0.0)  # a turn after every shelf
+    watches = ("h100 до 400", "a100 до 200", "4090 до 90")  # three buckets, nine shelves
+    subs = [await store.add_subscription(1, parse_watch(words)) for words in watches]
+    turns = 0
+    seen: list[int] = []  # the other task's turns, at each shelf sorted
+    sorting = MatchIndex.sorting
+
+    def watched(index: MatchIndex) -> Iterator[None]:
+        for step in sorting(index):
+            seen.append(turns)
+            yield step
+
+    monkeypatch.setattr(MatchIndex, "sorting", watched)
+
+    async def elsewhere() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    other = asyncio.create_task(elsewhere())
+    try:
+        await LiveMatcher(store).prepare()
+    finally:
+        other.cancel()
+    assert len(seen) == 3 * len(subs)
+    assert all(later > earlier for earlier, later in itertools.pairwise(seen))
 
 
 async def test_providers_refreshing_at_once_load_the_index_once(store: CountingStore):
