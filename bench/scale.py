@@ -21,14 +21,21 @@ Printed per size:
   history     GET /api/v1/history?gpu=h100&days=90: ms to the whole answer, its KB as JSON
               and as sent gzip-compressed; and the median ms of it and nine more ranges
   /help p99   other people's /help (one every 250 ms, each from a new chat), push to reply,
-              ms: during start-up (from the first reply until the index is loaded), during
-              the fan-out (until the late alert is delivered), during ten history answers
+              ms: during start-up (from when the /help asked before the first reply are
+              answered until the index is loaded), during the fan-out (until the late alert
+              is delivered), during ten history answers; then start-up counted from the
+              first reply, when those first answered wait behind that backlog, which the
+              30 messages/s drains (how many, and in how long after the first reply)
+  /readyz     the ops server's readiness probe, asked every 100 ms from the bot's start:
+              how many of those asked during start-up (as above) and during the history
+              answers were not a 200 (a 503, an error, or no answer within 5 s)
 
     .venv/bin/python -m bench.scale [--sizes 1000,10000,100000] [--backend sqlite|postgresql|both]
         [--offers 20] [--days 120]
 
 Targets on a 2-core machine: first reply <= 3 s at 100k; the late alert within 30 s of its
-event during a 10k fan-out; history <= 300 ms and <= 200 KB; /help p99 <= 200 ms throughout.
+event during a 10k fan-out; history <= 300 ms and <= 200 KB; /help p99 <= 200 ms throughout;
+/readyz never other than 200 once the bot answers.
 """
 
 from __future__ import annotations
@@ -62,6 +69,8 @@ HELP_EVERY_S = 0.25
 PEOPLE = 500_000  # the /help askers' chat ids start here, apart from every subscriber
 LATE_AFTER_S = 15.0  # into the fan-out
 PATIENCE_S = 300.0
+READY_EVERY_S = 0.1  # /readyz probes, each after the last one's answer
+READY_PATIENCE_S = 5.0  # a probe unanswered this long counts as not ready
 
 
 @dataclass
@@ -88,6 +97,16 @@ class Asker:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), HELP_EVERY_S)
 
+    def caught_up(self) -> tuple[int, float] | None:
+        """(how many were asked before the first reply, when the last of them was answered):
+        the backlog a start leaves, which Telegram's 30 messages/s drains in about a second
+        whatever the bot does; None until it is answered."""
+        first = self.first_reply
+        if first is None or any(at < first for at in self.pushed.values()):
+            return None
+        answered = [at + wait for at, wait in self.waits if at < first]
+        return len(answered), max(answered)
+
     def p99_ms(self, start: float, end: float) -> float:
         """The p99 of the waits of the /help pushed in [start, end); one never answered
         counts as waiting until now."""
@@ -98,6 +117,37 @@ class Asker:
             return 0.0  # none asked in the window (the index loaded before the first reply)
         waits.sort()
         return waits[min(len(waits) - 1, round(0.99 * (len(waits) - 1)))] * 1000
+
+
+@dataclass
+class ReadyProbe:
+    """GET /readyz every READY_EVERY_S (each answer awaited, then the pause); remembers when
+    each was asked and whether it came back 200 (a 503, an error or no answer in
+    READY_PATIENCE_S is not)."""
+
+    port: int
+    answers: list[tuple[float, bool]] = field(default_factory=list)  # (asked at, 200?)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        url = f"http://127.0.0.1:{self.port}/readyz"
+        timeout = aiohttp.ClientTimeout(total=READY_PATIENCE_S)
+        async with aiohttp.ClientSession(timeout=timeout) as session:
+            while not stop.is_set():
+                asked = time.monotonic()
+                try:
+                    async with session.get(url) as response:
+                        await response.read()
+                        ok = response.status == 200
+                except (aiohttp.ClientError, TimeoutError):
+                    ok = False
+                self.answers.append((asked, ok))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), READY_EVERY_S)
+
+    def failures(self, start: float, end: float) -> tuple[int, int]:
+        """(not 200, asked) among the probes asked in [start, end)."""
+        window = [ok for at, ok in self.answers if start <= at < end]
+        return window.count(False), len(window)
 
 
 @dataclass(frozen=True)
@@ -113,6 +163,9 @@ class Figures:
     history_gzip_kb: float
     history_median_ms: float
     help_p99_ms: tuple[float, float, float]  # start-up, fan-out, history
+    help_p99_from_first_ms: float  # start-up counted from the first reply, backlog and all
+    backlog: tuple[int, float]  # the /help asked before the first reply; s to answer them
+    readyz_failed: tuple[tuple[int, int], tuple[int, int]]  # (not 200, asked): start-up, history
 
 
 async def measure(backend: Backend, n: int, offers: int, days: int) -> Figures:
@@ -147,11 +200,15 @@ async def measure(backend: Backend, n: int, offers: int, days: int) -> Figures:
             telegram, sites, settings, cwd=Path(tempfile.gettempdir()), token=TOKEN, stderr=log
         )
         asking = asyncio.create_task(asker.run(stop))
+        ready = ReadyProbe(ops_port)
+        probing = asyncio.create_task(ready.run(stop))
         try:
             loaded = await index_loaded(store, datetime.now(UTC), bot)
             rss = rss_mib(bot.pid)
             await until(lambda: asker.first_reply is not None)
             first_reply = (asker.first_reply or 0.0) - started
+            await until(lambda: asker.caught_up() is not None)
+            backlog, caught_up = asker.caught_up() or (0, 0.0)
             await until(lambda: "first" in fan_out)
             await asyncio.sleep(max(0.0, fan_out["first"] + LATE_AFTER_S - time.monotonic()))
             late_at = time.monotonic()
@@ -162,13 +219,19 @@ async def measure(backend: Backend, n: int, offers: int, days: int) -> Figures:
             history = await history_answers(ops_port)
             done = time.monotonic()
             p99s = (
-                asker.p99_ms(asker.first_reply or started, loaded),
+                asker.p99_ms(caught_up, loaded),
                 asker.p99_ms(loaded, fanned),
                 asker.p99_ms(fanned, done),
+            )
+            p99_from_first = asker.p99_ms(asker.first_reply or started, loaded)
+            readyz = (
+                ready.failures(asker.first_reply or started, loaded),
+                ready.failures(fanned, done),
             )
         finally:
             stop.set()
             await asking
+            await probing
             bot.send_signal(signal.SIGTERM)
             await asyncio.wait_for(bot.wait(), 60)
             log.seek(0)
@@ -189,6 +252,9 @@ async def measure(backend: Backend, n: int, offers: int, days: int) -> Figures:
         behind,
         *history,
         p99s,
+        p99_from_first,
+        (backlog, caught_up - started - first_reply),
+        readyz,
     )
 
 
@@ -292,7 +358,17 @@ def print_figures(backend: Backend, rows: list[Figures]) -> None:
         b_start, b_fan, b_history = base.help_p99_ms
         print(
             f"{'':>13} /help p99: start-up {start:5.0f} ms, fan-out {fan:5.0f} ms,"
-            f" history {history:5.0f} ms (1k: {b_start:.0f}, {b_fan:.0f}, {b_history:.0f})"
+            f" history {history:5.0f} ms (1k: {b_start:.0f}, {b_fan:.0f}, {b_history:.0f});"
+            f" start-up from the first reply {row.help_p99_from_first_ms:.0f} ms"
+            f" (1k: {base.help_p99_from_first_ms:.0f}), behind the {row.backlog[0]} asked"
+            f" before it, answered {row.backlog[1]:.1f} s after it (1k: {base.backlog[1]:.1f} s)"
+        )
+        (start_failed, start_asked), (history_failed, history_asked) = row.readyz_failed
+        (b_start_failed, _), (b_history_failed, _) = base.readyz_failed
+        print(
+            f"{'':>13} /readyz not 200: start-up {start_failed} of {start_asked},"
+            f" history {history_failed} of {history_asked}"
+            f" (1k: {b_start_failed}, {b_history_failed})"
         )
 
 

@@ -9,6 +9,7 @@ bot.topology.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -31,7 +32,7 @@ from bot.delivery.limiter import Limiter
 from bot.delivery.sender import Sender
 from bot.delivery.session import SharedLimitMiddleware
 from bot.hold import HeldOffset
-from bot.jobs import background, heartbeat, housekeeping
+from bot.jobs import after, background, heartbeat, housekeeping
 from bot.lease_guard import PollingFence
 from bot.middlewares.chat_order import ChatOrder
 from bot.middlewares.hold import HoldMiddleware
@@ -203,13 +204,22 @@ async def build_application(
         application.services.append(
             Duty("chart warm-up", charts.start_warming, charts.stop_warming)
         )
+    counted: asyncio.Event | None = None
     if topology.heartbeats is not None:
-        # Before delivery: the first heartbeat sets this replica's share of the send rate.
+        # The sender's first pass waits until the heartbeats have counted the replicas: each
+        # then knows its share of the send rate.
+        counted = asyncio.Event()
         application.services.append(
-            heartbeat(topology.heartbeats, settings.replica_id, lambda: application.role, limiter)
+            heartbeat(
+                topology.heartbeats,
+                settings.replica_id,
+                lambda: application.role,
+                limiter,
+                counted,
+            )
         )
     attach_hold(application)
-    attach_delivery(application, texts, limiter, poll_s=delivery_poll_s)
+    attach_delivery(application, texts, limiter, poll_s=delivery_poll_s, counted=counted)
     if settings.monitor:
         attach_monitor(application)
     return application
@@ -267,8 +277,10 @@ def attach_delivery(
     limiter: Limiter,
     *,
     poll_s: float = DELIVERY_POLL_S,
+    counted: asyncio.Event | None = None,
 ) -> None:
-    """Every replica sends from the outbox (claims keep two from sending one row); the
+    """Every replica sends from the outbox (claims keep two from sending one row), from when
+    the replicas have been `counted` (bot.jobs.heartbeat) if they share the send rate; the
     leader alone purges it daily."""
     store, topology = application.store, application.topology
     sender = create_sender(
@@ -291,7 +303,8 @@ def attach_delivery(
             logger.info("released %s outbox rows claimed before the last stop", released)
 
     leading = lease_held(topology)
-    application.services.append(background("delivery", sender.run, before=release_stale_claims))
+    deliver = sender.run if counted is None else after(counted, sender.run)
+    application.services.append(background("delivery", deliver, before=release_stale_claims))
     application.duties.append(
         background(
             "housekeeping",

@@ -50,10 +50,21 @@ def background(
 
 
 def heartbeat(
-    registry: ReplicaRegistry, replica_id: str, role: Callable[[], str], limiter: Limiter
+    registry: ReplicaRegistry,
+    replica_id: str,
+    role: Callable[[], str],
+    limiter: Limiter,
+    counted: asyncio.Event,
+    *,
+    interval_s: float = BEAT_INTERVAL_S,
 ) -> Duty:
-    """Say every BEAT_INTERVAL_S that this replica lives, and send at 1/N of the bot's rate
-    while N replicas do (Limiter.share): Telegram's 30 messages/s is per bot."""
+    """Say every `interval_s` that this replica lives, and send at 1/N of the bot's rate
+    while N replicas do (Limiter.share): Telegram's 30 messages/s is per bot.
+
+    Starting says once that this replica is here, and sets `counted` one beat later: the
+    others have had a beat to count it, and it them, so replicas started together do not
+    each send alerts at the full rate (the sender waits for it: `after`). Start-up itself
+    does not wait that beat: the replies of a replica just started go meanwhile."""
 
     async def beat() -> None:
         try:
@@ -69,21 +80,33 @@ def heartbeat(
         try:
             while not stop.is_set():
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), BEAT_INTERVAL_S)
+                    await asyncio.wait_for(stop.wait(), interval_s)
                 await beat()
+                counted.set()
         finally:
             # A clean stop: the others take this replica's share at their next beat.
             with contextlib.suppress(Exception):
                 await registry.leave(replica_id)
 
-    async def join() -> None:
-        # Say we are here, then give the others one beat to count us before sending: replicas
-        # started together each counting only themselves would each send at the full rate.
-        await beat()
-        await asyncio.sleep(BEAT_INTERVAL_S)
-        await beat()
+    return background("heartbeat", beating, before=beat)
 
-    return background("heartbeat", beating, before=join)
+
+def after(
+    ready: asyncio.Event, run: Callable[[asyncio.Event], Coroutine[Any, Any, None]]
+) -> Callable[[asyncio.Event], Coroutine[Any, Any, None]]:
+    """`run(stop)`, begun once `ready` is set; not at all if `stop` is set first."""
+
+    async def waiting(stop: asyncio.Event) -> None:
+        waits = [asyncio.create_task(event.wait()) for event in (ready, stop)]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
+        if not stop.is_set():
+            await run(stop)
+
+    return waiting
 
 
 async def compact(store: Store, leading: Callable[[], bool]) -> None:

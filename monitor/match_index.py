@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
@@ -235,9 +235,17 @@ class MatchIndex:
         """Sort the shelves filled in bulk (by `add` into an empty index) now, while loading,
         not at the first match: that one runs inside a refresh's write transaction. Later
         changes are inserted in place."""
+        for _ in self.sorting():
+            pass
+
+    def sorting(self) -> Iterator[None]:
+        """`sort`, one shelf per step: at 100k subscriptions the whole sort is some 400 ms,
+        the longest shelf a few, so a loader on the event loop can let replies go between
+        steps. The index must not change until the steps are done."""
         for bucket in self._buckets.values():
             for shelf in bucket.shelves():
                 shelf.sort()
+                yield
 
     def __len__(self) -> int:
         return len(self._subs)

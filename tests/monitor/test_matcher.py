@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import contextlib
+import itertools
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import pytest
 
 import monitor.matcher
 from monitor.events import Event, EventKind
+from monitor.match_index import MatchIndex
 from monitor.matcher import LiveMatcher
 from monitor.offers import StockState
 from monitor.subscriptions import Subscription, WatchEdit
@@ -89,15 +92,12 @@ async def test_a_reader_behind_the_pruning_reloads(store: CountingStore):
     assert store.full_reloads == 2
 
 
-async def test_the_index_loads_page_by_page_letting_others_run_between(
-    store: CountingStore, monkeypatch: pytest.MonkeyPatch
-):
-    monkeypatch.setattr(monitor.matcher, "LOAD_PAGE", 2)
-    subs = [await store.add_subscription(1 + n % 2, parse_watch("h100")) for n in range(5)]
-    matcher = LiveMatcher(store)
+@contextlib.asynccontextmanager
+async def counting_turns() -> AsyncIterator[Callable[[], int]]:
+    """Inside: another task (a reply's handler, say) that counts the loop's turns it gets."""
     turns = 0
 
-    async def elsewhere() -> None:  # a reply's handler, say: it runs while the index loads
+    async def elsewhere() -> None:
         nonlocal turns
         while True:
             turns += 1
@@ -105,10 +105,41 @@ async def test_the_index_loads_page_by_page_letting_others_run_between(
 
     other = asyncio.create_task(elsewhere())
     try:
-        assert await matched(matcher) == [sub.id for sub in subs]
+        yield lambda: turns
     finally:
         other.cancel()
-    assert turns >= 3  # one page after another, with the loop's turns between them
+
+
+async def test_the_index_loads_page_by_page_letting_others_run_between(
+    store: CountingStore, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(monitor.matcher, "LOAD_PAGE", 2)
+    subs = [await store.add_subscription(1 + n % 2, parse_watch("h100")) for n in range(5)]
+    matcher = LiveMatcher(store)
+    async with counting_turns() as turns:
+        assert await matched(matcher) == [sub.id for sub in subs]
+    assert turns() >= 3  # one page after another, with the loop's turns between them
+
+
+async def test_the_loaded_shelves_are_sorted_with_the_loops_turns_between_them(
+    store: CountingStore, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(monitor.matcher, "SORT_TURN_S", 0.0)  # a turn after every shelf
+    watches = ("h100 до 400", "a100 до 200", "4090 до 90")  # three buckets, nine shelves
+    subs = [await store.add_subscription(1, parse_watch(words)) for words in watches]
+    seen: list[int] = []  # the other task's turns, at each shelf sorted
+    sorting = MatchIndex.sorting
+    async with counting_turns() as turns:
+
+        def watched(index: MatchIndex) -> Iterator[None]:
+            for step in sorting(index):
+                seen.append(turns())
+                yield step
+
+        monkeypatch.setattr(MatchIndex, "sorting", watched)
+        await LiveMatcher(store).prepare()
+    assert len(seen) == 3 * len(subs)
+    assert all(later > earlier for earlier, later in itertools.pairwise(seen))
 
 
 async def test_providers_refreshing_at_once_load_the_index_once(store: CountingStore):
