@@ -28,7 +28,7 @@ from estimator.fit_words import understand
 from estimator.followup import stated_command
 from estimator.models import find_model_in_text
 from estimator.number_text import plain
-from estimator.parse import ParsedQuery, QueryError
+from estimator.parse import ParsedQuery, QueryError, parse_command
 from estimator.parsing.patterns import amount_value, size_value
 from estimator.parsing.words import COMMAND_KEYS, COMMAND_METHOD_WORDS
 from estimator.planner import Sizing, job_hours
@@ -277,7 +277,9 @@ def _fit(text: str) -> tuple[dict[str, int], ParsedQuery]:
     """GPU id -> fewest cards that hold the run, from the estimator's fit table, and the run
     as read."""
     try:
-        parsed = understand(text)
+        # A watch's run is command words: pairs among them are read by the grammar alone, so
+        # a word it cannot place is refused below, never read loosely as a question's.
+        parsed = parse_command(text) if "=" in text else understand(text)
     except QueryError as error:
         raise QueryError("fit_error", error.reason, value=error.value or text) from None
     if parsed is None:
