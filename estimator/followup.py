@@ -208,6 +208,19 @@ FILLER_WORDS = frozenset(
         # «а для инференса сколько надо?»
         "надо",
         "нужно",
+        # «а если перейти на full?», «давай попробуем lora», "what if I switch to full?"
+        "перейти",
+        "перейду",
+        "поменять",
+        "поменяю",
+        "сменить",
+        "попробовать",
+        "попробуем",
+        "попробую",
+        "switch",
+        "change",
+        "go",
+        "we",
         # «а если у меня карта на 12 гб?», "what if I have a 24GB card"
         "у",
         "меня",
@@ -223,7 +236,6 @@ FILLER_WORDS = frozenset(
         "how",
         "if",
         "i",
-        "we",
         "use",
         "enable",
         "model",
@@ -517,7 +529,7 @@ def _read(text: str) -> Given | None:
             raise unknown_key(raw_key)  # "cxt=8192": the grammar names the key it meant
         pairs.append((key, match.group(2).rstrip(TRAILING), match.group(0)))
     words = PAIR.sub(" ", rest)
-    left = read_reply(words, changes)
+    left = _without_switch_to(read_reply(words, changes))
     if any(not _is_filler(word) for word in left):
         return None
     for key, value, said in pairs:  # a pair is exact: it wins over the words' reading
@@ -566,6 +578,17 @@ def _tidy(text: str) -> str:
     """As the command grammar does: "ctx = 4096" is one pair."""
     text = re.sub(r"[\u00a0\u202f\t\r\n]", " ", text)
     return re.sub(r"\s*=\s*", "=", text)
+
+
+def _without_switch_to(words: list[str]) -> list[str]:
+    """ "switch to full", "change to lora", "go to qlora": the «to» of a change, which alone
+    («how long does it take to rent 8 h100?») asks about something else."""
+    kept: list[str] = []
+    for word in words:
+        if word.lower() == "to" and kept and kept[-1].lower() in {"switch", "change", "go"}:
+            continue
+        kept.append(word)
+    return kept
 
 
 def _is_filler(word: str) -> bool:
