@@ -89,15 +89,7 @@ def judge_run(query: FitQuery, model: ModelSpec, usable_gib: float) -> Judged:
 def fewest_gpus(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> int | None:
     """Smallest GPU count on which the run fits with room, sharding what can be sharded;
     when no count up to a server's does, the smallest on which it is tight."""
-    tight = None
-    for count in range(1, MAX_GPUS_PER_SERVER + 1):
-        sharded = query if count == 1 else replace(query, gpus=count, shard=_multi_shard(query))
-        verdict = judge_run(sharded, model, gpu.usable_gib).verdict
-        if verdict is Verdict.FITS:
-            return count
-        if verdict is Verdict.TIGHT and tight is None:
-            tight = count
-    return tight
+    return _fewest(query, model, gpu, range(1, MAX_GPUS_PER_SERVER + 1))
 
 
 def least_card_of_size(gb: float, gpus: Iterable[GpuSpec]) -> GpuSpec | None:
@@ -116,10 +108,16 @@ def fewest_across_servers(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> in
     """The fewest cards, in whole servers of MAX_GPUS_PER_SERVER, on which the run fits with
     room sharded across them (ZeRO-3 / FSDP over the servers), else the fewest on which it is
     tight; None when not even MAX_SERVERS servers hold it."""
+    servers = range(2, MAX_SERVERS + 1)
+    return _fewest(query, model, gpu, (n * MAX_GPUS_PER_SERVER for n in servers))
+
+
+def _fewest(query: FitQuery, model: ModelSpec, gpu: GpuSpec, counts: Iterable[int]) -> int | None:
+    """The first of `counts` on which the run fits with room, sharding what can be sharded;
+    else the first on which it is tight."""
     tight = None
-    for servers in range(2, MAX_SERVERS + 1):
-        count = servers * MAX_GPUS_PER_SERVER
-        sharded = replace(query, gpus=count, shard=_multi_shard(query))
+    for count in counts:
+        sharded = query if count == 1 else replace(query, gpus=count, shard=_multi_shard(query))
         verdict = judge_run(sharded, model, gpu.usable_gib).verdict
         if verdict is Verdict.FITS:
             return count
