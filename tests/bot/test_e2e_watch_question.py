@@ -19,6 +19,13 @@ async def ask(telegram: FakeTelegram, text: str) -> ApiCall:
     return call
 
 
+async def press(telegram: FakeTelegram, message_id: int, data: str) -> ApiCall:
+    """Press a button carrying `data` under message `message_id`: the edit it answers with."""
+    after = telegram.mark()
+    telegram.push_callback(CHAT, message_id, data)
+    return await telegram.wait_for_call("editMessageText", after=after)
+
+
 async def test_russian_question_offers_one_button_for_exactly_that_watch(
     telegram: FakeTelegram, db_path: Path
 ):
@@ -70,9 +77,7 @@ async def test_a_forged_button_gets_the_watch_error_not_a_crash(
     async with running_app(telegram, db_path) as application:
         await ask(telegram, "сообщи, когда H100 будет дешевле 600 ₽")
         answer = telegram.last_message(CHAT)
-        after = telegram.mark()
-        telegram.push_callback(CHAT, answer.message_id, "q:ru:voodoo5")
-        edited = await telegram.wait_for_call("editMessageText", after=after)
+        edited = await press(telegram, answer.message_id, "q:ru:voodoo5")
         subs = await application.store.subscriptions_of(CHAT)
     assert "voodoo5" in str(edited.result["text"])
     assert subs == []
@@ -140,12 +145,8 @@ async def test_a_button_with_watch_words_from_before_still_subscribes(
     async with running_app(telegram, db_path) as application:
         await ask(telegram, "сообщи, когда H100 будет дешевле 600 ₽")
         answer = telegram.last_message(CHAT)
-        after = telegram.mark()
-        telegram.push_callback(CHAT, answer.message_id, "q:ru:~1fNoFamily")
-        forged = await telegram.wait_for_call("editMessageText", after=after)
-        after = telegram.mark()
-        telegram.push_callback(CHAT, answer.message_id, "q:ru:H100 max=600")
-        created = await telegram.wait_for_call("editMessageText", after=after)
+        forged = await press(telegram, answer.message_id, "q:ru:~1fNoFamily")
+        created = await press(telegram, answer.message_id, "q:ru:H100 max=600")
         (sub,) = await application.store.subscriptions_of(CHAT)
     assert "устарела" in str(forged.result["text"])
     assert str(created.result["text"]).startswith("✅ Подписка: H100")
