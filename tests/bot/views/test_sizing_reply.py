@@ -25,6 +25,21 @@ def test_each_choice_is_the_run_its_words_state(size: str, method: str, ctx: str
     worded = understand(f"{size} {method} ctx={ctx}")
     assert typed is not None
     assert worded is not None
+    assert (typed.query, typed.model, typed.assumptions) == (
+        worded.query,
+        worded.model,
+        worded.assumptions,
+    )
+
+
+@pytest.mark.parametrize(
+    ("size", "method", "ctx"), [("8b", "qlora", "4096"), ("70b", "full", "2048")]
+)
+def test_a_choice_is_answered_as_its_words_are(size: str, method: str, ctx: str) -> None:
+    typed = wizard_sizing(size, method, ctx)
+    worded = understand(f"{size} {method} ctx={ctx}")
+    assert typed is not None
+    assert worded is not None
     gpus = load_gpus()
     for language in ("ru", "en"):
         assert render_short(build_answer(typed, gpus, []), language) == render_short(
