@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import lru_cache
 
 from estimator.accuracy import Band, band
 from estimator.memory import (
@@ -83,7 +84,14 @@ def judge(query: FitQuery, parts: MemoryParts, usable_gib: float) -> Judged:
 
 
 def judge_run(query: FitQuery, model: ModelSpec, usable_gib: float) -> Judged:
-    return judge(query, memory_parts(query, model), usable_gib)
+    return judge(query, _parts(query, model), usable_gib)
+
+
+@lru_cache(maxsize=1024)
+def _parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
+    """A run's memory by part does not depend on the card it is judged on: the search for the
+    fewest cards asks the same sharded run of every card in the table."""
+    return memory_parts(query, model)
 
 
 def fewest_gpus(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> int | None:
