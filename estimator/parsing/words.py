@@ -636,6 +636,29 @@ STACK_PHRASES: dict[Stack, tuple[str, ...]] = {
 
 # ZeRO/FSDP offload in free text: the optimizer alone first (its phrases are longer).
 OFFLOAD_PHRASES: dict[Offload, tuple[str, ...]] = {
+    # Said off, before or after its name: "without cpu offload" was read as the offload itself.
+    Offload.NONE: (
+        "без offload*",
+        "без оффлоад*",
+        "без cpu offload*",
+        "без выгрузк*",
+        "without offload*",
+        "without cpu offload*",
+        "no offload*",
+        "no cpu offload*",
+        "offload off",
+        "cpu offload off",
+        "offload disabled",
+        "cpu offload disabled",
+        "with offload disabled",
+        "with cpu offload disabled",
+        "offload выключ*",
+        "offload отключ*",
+        "cpu offload выключ*",
+        "cpu offload отключ*",
+        "оффлоад* выключ*",
+        "оффлоад* отключ*",
+    ),
     Offload.OPTIMIZER: (
         "offload optimizer",
         "optimizer offload",
@@ -687,6 +710,18 @@ PACKING_PHRASES: dict[Packing, tuple[str, ...]] = {
         "without packing",
         "no packing",
         "packing off",
+        # said after its name: «packing выключен», "packing disabled", a pasted config's key
+        "packing выключ*",
+        "packing отключ*",
+        "пакинг* выключ*",
+        "пакинг* отключ*",
+        "packing disabled",
+        "with packing disabled",
+        "packing is off",
+        "sample_packing: false",
+        "sample_packing false",
+        "packing: false",
+        "packing false",
     ),
     Packing.VARLEN: ("padding-free", "padding free", "padding_free", "varlen", "без паддинга"),
     Packing.PACKED: (
