@@ -60,7 +60,15 @@ from estimator.parsing.words import (
     STACK_PHRASES,
     TARGETS_PHRASES,
 )
-from estimator.query import Checkpointing, Method
+from estimator.query import (
+    Checkpointing,
+    Method,
+    Offload,
+    Optimizer,
+    Packing,
+    Sharding,
+    Stack,
+)
 
 E = TypeVar("E")
 MAX_LENGTH = 2000  # a question, not a document: bounds the regex work
@@ -314,17 +322,24 @@ def _read_levers(reader: _Reader, given: Given) -> None:
             if _METHODS_EITHER.search(reader.text) and "method" not in given.asked_about:
                 # «lora или qlora, что лучше?»: the first is sized, the others compared
                 given.asked_about.append("method")
-    given.optimizer = reader.choice(OPTIMIZER_PHRASES, Slot.OPTIMIZER)
-    given.precision = reader.choice(PRECISION_PHRASES, Slot.PRECISION)
-    given.shard = reader.choice(SHARDING_PHRASES, Slot.SHARD)
-    given.targets = reader.choice(TARGETS_PHRASES, Slot.TARGETS)
+    # A lever said with a negation before it («без unsloth», "without 8-bit adam», «не
+    # используем packing») is never set to what it names: to the plain alternative where
+    # there is one, else left to its default.
+    given.optimizer = _lever(reader, OPTIMIZER_PHRASES, Slot.OPTIMIZER, Optimizer.ADAMW)
+    given.precision = _lever(reader, PRECISION_PHRASES, Slot.PRECISION, None)
+    given.shard = _lever(reader, SHARDING_PHRASES, Slot.SHARD, Sharding.DDP)
+    given.targets = _lever(reader, TARGETS_PHRASES, Slot.TARGETS, None)
     # "unsloth" names both the stack and its offloaded checkpointing: read both unblanked.
-    given.stack = reader.choice(STACK_PHRASES, Slot.STACK, blank=False)
+    if _negated(reader, STACK_PHRASES) is not None:
+        given.stack = _lever(reader, STACK_PHRASES, Slot.STACK, Stack.HF)
+        _lever(reader, {Checkpointing.UNSLOTH: CHECKPOINTING_PHRASES[Checkpointing.UNSLOTH]})
+    else:
+        given.stack = reader.choice(STACK_PHRASES, Slot.STACK, blank=False)
     _negated_checkpointing(reader, given)
     given.grad_checkpointing = given.grad_checkpointing or reader.choice(
         CHECKPOINTING_PHRASES, Slot.GRAD_CHECKPOINTING
     )
-    given.offload = reader.choice(OFFLOAD_PHRASES, Slot.OFFLOAD)
+    given.offload = _lever(reader, OFFLOAD_PHRASES, Slot.OFFLOAD, Offload.NONE)
     _note_int8_base(reader, given)
     # Not blanked: the word still parts the numbers around it from the cues before it.
     if compiled(alternation(INFERENCE_PHRASES)).search(reader.rest) is not None:
@@ -334,8 +349,8 @@ def _read_levers(reader: _Reader, given: Given) -> None:
         given.notes.append(f"{PREFERENCE_NOTE}:{objective.group().lower()}")
     if given.offload is None:
         _ask_bare_offload(reader, given)
-    given.loss = reader.choice(LOSS_PHRASES, Slot.LOSS)
-    given.packing = reader.choice(PACKING_PHRASES, Slot.PACKING)
+    given.loss = _lever(reader, LOSS_PHRASES, Slot.LOSS, None)
+    given.packing = _lever(reader, PACKING_PHRASES, Slot.PACKING, Packing.NONE)
 
 
 # The note of a base asked for in 8 bits (sizing_text says the 16-bit base was sized).
@@ -370,6 +385,44 @@ def _note_int8_base(reader: _Reader, given: Given) -> None:
     """«lora в 8 бит», "load_in_8bit": an 8-bit base (LLM.int8) is not sized; the answer says
     it sized the 16-bit base, an upper bound (an 8-bit optimizer is read before this)."""
     _note_said(reader, given, INT8_BASE_PHRASES, INT8_BASE_NOTE)
+
+
+_NEGATED_BEFORE = compiled(rf"{alternation(NEGATION_WORDS)}{_OVER_VERBS}{_SEPARATOR}$")
+
+
+def _negated(reader: _Reader, table: Mapping[E, tuple[str, ...]]) -> tuple[E, int, int] | None:
+    """The first of `table`'s phrases when a negation comes right before it (over verbs:
+    «не хочу использовать packing»): (its value, where the negation starts, its end)."""
+    found = find_choice(table, reader.rest)
+    if found is None:
+        return None
+    value, start, end = found
+    negation = _NEGATED_BEFORE.search(reader.rest[:start].rstrip() + " ")
+    if negation is None:
+        return None
+    return value, negation.start(), end
+
+
+def _lever(
+    reader: _Reader,
+    table: Mapping[E, tuple[str, ...]],
+    slot: Slot | None = None,
+    instead: E | None = None,
+) -> E | None:
+    """What `table` says of a lever; said under a negation, `instead` (unless the negated
+    phrase names `instead` itself: «без adamw» sets nothing)."""
+    negated = _negated(reader, table)
+    if negated is None:
+        return reader.choice(table, slot)
+    value, start, end = negated
+    if slot is not None:
+        reader.said(slot, start, end)
+    else:
+        reader.blank(start, end)
+    other = _lever(reader, table, slot, instead)  # «вместо hf — unsloth»: the one named after
+    if other is not None:
+        return other
+    return None if value == instead else instead
 
 
 def _negated_checkpointing(reader: _Reader, given: Given) -> None:

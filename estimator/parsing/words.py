@@ -197,7 +197,8 @@ PREFERENCE_PHRASES: tuple[str, ...] = ("dpo", "orpo", "simpo")
 NEGATED_VERBS: tuple[str, ...] = (
     "хочу", "хотим", "хотелось", "надо", "нужно", "нужна", "нужен", "буду", "будем",
     "использовать", "брать", "юзать", "делать", "want", "wanna", "need", "to", "use", "using",
-    "do", "does",
+    "do", "does", "используем", "использую", "используется", "включаем", "включаю", "ставим",
+    "ставлю", "will", "we", "i", "am", "are",
 )  # fmt: skip
 # Ruling out quantisation rules out QLoRA: «без квантования», "no quantization".
 NO_QUANTISATION_PHRASES: tuple[str, ...] = (
@@ -586,7 +587,17 @@ SHARDING_PHRASES: dict[Sharding, tuple[str, ...]] = {
     Sharding.ZERO3: ("zero 3", "zero3", "zero stage 3", "zero-3", "deepspeed zero 3", "z3"),
     Sharding.ZERO2: ("zero 2", "zero2", "zero stage 2", "zero-2", "deepspeed zero 2", "z2"),
     Sharding.FSDP: ("fsdp",),
-    Sharding.DDP: ("ddp",),
+    # «без deepspeed», "without sharding": every card holds the whole model («deepspeed» alone
+    # names no stage, so it sets nothing).
+    Sharding.DDP: (
+        "ddp",
+        "без deepspeed",
+        "without deepspeed",
+        "no deepspeed",
+        "без шардирования",
+        "without sharding",
+        "no sharding",
+    ),
 }
 
 TARGETS_PHRASES: dict[Targets, tuple[str, ...]] = {
