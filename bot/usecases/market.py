@@ -249,6 +249,8 @@ def answer_question(
 ) -> str:
     """`timezone`: the reader's, for the time a stale offer's data is from."""
     families = _families(text)
+    if _OTHER_CURRENCY.search(text) and not families:
+        return i18n("market-rub-only")  # «сколько это в долларах?»: said, not the command help
     first = families[0] if families else None
     stated = _stated_vram(text)
     if stated is not None and wish.min_vram_gib is None:
@@ -281,6 +283,12 @@ def answer_question(
     ):
         return _cheapest(first, i18n, quotes, wish, timezone=timezone)
     return _suggest(text, families, i18n)
+
+
+# A price asked in another currency than the one the providers bill in.
+_OTHER_CURRENCY = re.compile(
+    r"доллар|бакс|евро|\busd\b|\beur\b|dollars?\b|euros?\b|\$|€", re.IGNORECASE
+)
 
 
 def _families(text: str) -> list[str]:

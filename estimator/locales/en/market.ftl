@@ -18,6 +18,7 @@ market-stock-title = <b>{ $gpu } in stock now</b>: { $count } { $count ->
 market-stock-hint = Everything in stock: <code>/stock { $gpu }</code>
 market-none-now = No { $gpu } in stock right now. I will tell you when one appears: <code>/watch { $query }</code>
 market-no-prices = Prices are not loaded yet — the first poll of the providers is running now. Try again in a minute: /prices
+market-rub-only = Prices are in roubles, as the Russian providers bill them; I do not convert them into other currencies.
 market-hourly-monthly = <b>Hourly or monthly?</b> Hourly for LoRA experiments, debugging and one-off runs (usually 2–6 h). Monthly (dedicated) for full fine-tuning over several epochs and a steady stream of experiments: a month pays off once the card is busy longer than the month's price ÷ the hourly price.
 market-breakeven-pays = • { $gpu } ×{ $count }: a month { $month } ₽ ({ $monthly_provider }) against { $rate } ₽/h ({ $hourly_provider }) — the month wins above { $hours } h of use a month (~{ $days } days non-stop)
 market-hourly-hint = For your own run: <code>/fit 13b qlora dataset=50k</code> — “Details” shows the break-even at live prices.

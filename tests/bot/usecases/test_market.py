@@ -70,3 +70,9 @@ def test_caps_per_gpu_hour_and_per_month_narrow_the_offers() -> None:
     assert "Условия: до 150\u202f000 ₽ в месяц" in month
     assert "A100 40GB PCIe" in month  # 198 ₽/ч round the clock is 142 560 ₽
     assert "A100 80GB PCIe" not in month  # 165 240 ₽
+
+
+def test_a_price_asked_in_another_currency_is_said_to_be_in_roubles() -> None:
+    assert ask("сколько это в долларах?").startswith("Цены — в рублях")
+    assert ask("how much in dollars?", "en").startswith("Prices are in roubles")
+    assert "A100" in ask("где дешевле a100?")  # a card named: its offers, in roubles
