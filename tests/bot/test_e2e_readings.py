@@ -132,7 +132,7 @@ async def test_the_48gb_4090_a_provider_rents_is_planned(telegram: FakeTelegram,
 @pytest.mark.parametrize(
     ("question", "reply"),
     [
-        ("хватит ли rtx 4060 для 13b qlora?", "Не знаю видеокарту «rtx 4060»"),
+        ("хватит ли rtx 3050 для 13b qlora?", "Не знаю видеокарту «rtx 3050»"),
         ("хватит ли 5080 super для 13b qlora?", "Не знаю видеокарту «5080 super»"),
         ("13b qlora на h1000", "Не знаю видеокарту «h1000». Может быть, H100?"),
         ("/fit 13b qlora gpu=h1000", "Не знаю видеокарту «h1000». Может быть, H100?"),

@@ -474,7 +474,7 @@ def test_closest_suggests_only_a_near_miss_of_one_card(typed: str, near: str | N
 @pytest.mark.parametrize(
     ("text", "unknown"),
     [
-        ("хватит ли rtx 4060 для 7b qlora?", "rtx 4060"),
+        ("хватит ли rtx 3050 для 7b qlora?", "rtx 3050"),
         ("хватит ли rtx 4900 для 7b qlora?", "rtx 4900"),
         ("13b qlora на h1000", "h1000"),
         ("13b qlora на 4090", None),
