@@ -49,6 +49,8 @@ TITLE_KEYS: tuple[tuple[str, str], ...] = (
     ("shard", "shard"),
 )
 ADAPTER_ONLY = frozenset({"lora_rank", "targets"})
+# Levers the reader assumes when unsaid (each is then in FitAnswer.assumptions).
+_ASSUMABLE = frozenset({"lora_rank", "targets", "precision", "stack", "grad_checkpointing"})
 _DEFAULT = FitQuery(model="-")
 # A speed within this share of the asked run's is "the same".
 SAME_SPEED = 0.05
@@ -72,7 +74,9 @@ def read_line(answer: FitAnswer, language: str) -> str | None:
         if words is None and (
             in_title
             or value is None
-            or value == getattr(_DEFAULT, name)
+            # at its default: shown only when said (a lever the reader may assume, stated:
+            # «без unsloth» is stack=hf read, not assumed)
+            or (value == getattr(_DEFAULT, name) and (name in assumed or name not in _ASSUMABLE))
             # a dataset said as text is read, its tokens assumed from its bytes: shown «≈»
             or (name in assumed and name != "dataset_tokens")
             or (name in ADAPTER_ONLY and query.method is Method.FULL)

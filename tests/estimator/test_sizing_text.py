@@ -409,3 +409,21 @@ def test_a_time_limit_on_a_card_that_cannot_hold_the_run_is_answered_on_cards_th
     budget = next(line for line in lines if line.startswith("⏱"))
     assert "нужен размер датасета" not in budget  # the dataset was said: 30 000 examples
     assert "RTX 4090" not in budget
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("8b qlora без unsloth", "stack=hf"),
+        ("8b qlora, градиентный чекпоинтинг", "gc=on"),
+        ("/fit 8b lora rank=16", "rank=16"),
+    ],
+)
+def test_a_lever_said_at_its_default_is_shown_as_read(text: str, read: str) -> None:
+    parsed = understand(text)
+    assert parsed is not None
+    short = to_plain(render_short(build_answer(parsed, load_gpus(), []), "ru"))
+    assert f"Прочитал: {read}" in short
+    unsaid = understand("8b qlora")
+    assert unsaid is not None
+    assert "Прочитал:" not in to_plain(render_short(build_answer(unsaid, load_gpus(), []), "ru"))
