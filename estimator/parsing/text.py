@@ -335,9 +335,8 @@ def _read_levers(reader: _Reader, given: Given) -> None:
         _lever(reader, {Checkpointing.UNSLOTH: CHECKPOINTING_PHRASES[Checkpointing.UNSLOTH]})
     else:
         given.stack = reader.choice(STACK_PHRASES, Slot.STACK, blank=False)
-    _negated_checkpointing(reader, given)
-    given.grad_checkpointing = given.grad_checkpointing or reader.choice(
-        CHECKPOINTING_PHRASES, Slot.GRAD_CHECKPOINTING
+    given.grad_checkpointing = given.grad_checkpointing or _lever(
+        reader, CHECKPOINTING_PHRASES, Slot.GRAD_CHECKPOINTING, Checkpointing.OFF
     )
     given.offload = _lever(reader, OFFLOAD_PHRASES, Slot.OFFLOAD, Offload.NONE)
     _note_int8_base(reader, given)
@@ -388,19 +387,27 @@ def _note_int8_base(reader: _Reader, given: Given) -> None:
 
 
 _NEGATED_BEFORE = compiled(rf"{alternation(NEGATION_WORDS)}{_OVER_VERBS}{_SEPARATOR}$")
+# Turned off after its name: «чекпоинтинг выключен», "packing disabled", a pasted "…: false".
+_OFF_AFTER = re.compile(
+    r"^(?:\s+is)?[\s:=]*(?:выключ\w*|отключ\w*|выкл\w*|disabled|off|false)(?!\w)", re.IGNORECASE
+)
 
 
 def _negated(reader: _Reader, table: Mapping[E, tuple[str, ...]]) -> tuple[E, int, int] | None:
     """The first of `table`'s phrases when a negation comes right before it (over verbs:
-    «не хочу использовать packing»): (its value, where the negation starts, its end)."""
+    «не хочу использовать packing») or an "off" right after it: (its value, where the
+    negated words start, where they end)."""
     found = find_choice(table, reader.rest)
     if found is None:
         return None
     value, start, end = found
     negation = _NEGATED_BEFORE.search(reader.rest[:start].rstrip() + " ")
-    if negation is None:
-        return None
-    return value, negation.start(), end
+    if negation is not None:
+        return value, negation.start(), end
+    off = _OFF_AFTER.search(reader.rest[end:])
+    if off is not None:
+        return value, start, end + off.end()
+    return None
 
 
 def _lever(
@@ -423,17 +430,6 @@ def _lever(
     if other is not None:
         return other
     return None if value == instead else instead
-
-
-def _negated_checkpointing(reader: _Reader, given: Given) -> None:
-    """«не использовать gradient checkpointing», "don't want checkpointing": off, where the
-    phrase alone would read as on."""
-    phrases = CHECKPOINTING_PHRASES[Checkpointing.ON] + LEVER_NAMES["grad_checkpointing"]
-    pattern = rf"{alternation(NEGATION_WORDS)}{_OVER_VERBS}{_SEPARATOR}{alternation(phrases)}"
-    m = compiled(pattern).search(reader.rest)
-    if m is not None:
-        reader.said(Slot.GRAD_CHECKPOINTING, m.start(), m.end())
-        given.grad_checkpointing = Checkpointing.OFF
 
 
 def _ask_bare_offload(reader: _Reader, given: Given) -> None:

@@ -528,26 +528,8 @@ CHECKPOINTING_PHRASES: dict[Checkpointing, tuple[str, ...]] = {
         "отключ* чекпоинтинг*",
         "выключ* чекпоинтинг*",
         "выключ* gradient checkpointing",
-        # the state said after it: «чекпоинтинг выключен», "checkpointing disabled", a pasted
-        # config's "gradient_checkpointing: false"
-        "чекпоинтинг* выключ*",
-        "чекпоинтинг* отключ*",
-        "чекпойнтинг* выключ*",
-        "чекпойнтинг* отключ*",
-        "gradient checkpointing выключ*",
-        "gradient checkpointing отключ*",
-        "checkpointing выключ*",
-        "checkpointing отключ*",
-        "gc выключ*",
+        # "gc" alone names nothing to turn off; a pasted config's key is no phrase of ON
         "gc отключ*",
-        "with gradient checkpointing disabled",
-        "with gradient checkpointing off",
-        "with checkpointing disabled",
-        "with checkpointing off",
-        "gradient checkpointing disabled",
-        "gradient checkpointing is disabled",
-        "gradient checkpointing is off",
-        "checkpointing disabled",
         "gc disabled",
         "gradient_checkpointing false",
         "gradient_checkpointing: false",
@@ -647,26 +629,19 @@ STACK_PHRASES: dict[Stack, tuple[str, ...]] = {
 
 # ZeRO/FSDP offload in free text: the optimizer alone first (its phrases are longer).
 OFFLOAD_PHRASES: dict[Offload, tuple[str, ...]] = {
-    # Said off, before or after its name: "without cpu offload" was read as the offload itself.
+    # Bare «offload» names no kind, so no phrase below: said off, it is none. "without cpu
+    # offload" and «cpu offload выключен» are read as off by the reader's negation.
     Offload.NONE: (
         "без offload*",
         "без оффлоад*",
-        "без cpu offload*",
         "без выгрузк*",
         "without offload*",
-        "without cpu offload*",
         "no offload*",
-        "no cpu offload*",
         "offload off",
-        "cpu offload off",
         "offload disabled",
-        "cpu offload disabled",
         "with offload disabled",
-        "with cpu offload disabled",
         "offload выключ*",
         "offload отключ*",
-        "cpu offload выключ*",
-        "cpu offload отключ*",
         "оффлоад* выключ*",
         "оффлоад* отключ*",
     ),
@@ -721,18 +696,10 @@ PACKING_PHRASES: dict[Packing, tuple[str, ...]] = {
         "without packing",
         "no packing",
         "packing off",
-        # said after its name: «packing выключен», "packing disabled", a pasted config's key
-        "packing выключ*",
-        "packing отключ*",
-        "пакинг* выключ*",
-        "пакинг* отключ*",
-        "packing disabled",
-        "with packing disabled",
-        "packing is off",
+        # a pasted config's key, no phrase of PACKED («packing выключен» is read as off by the
+        # reader's negation, estimator.parsing.text._negated)
         "sample_packing: false",
         "sample_packing false",
-        "packing: false",
-        "packing false",
     ),
     Packing.VARLEN: ("padding-free", "padding free", "padding_free", "varlen", "без паддинга"),
     Packing.PACKED: (
