@@ -580,6 +580,19 @@ def _joined_values(tokens: list[str]) -> list[str]:
 PAIR = re.compile(r"(?<!\S)([^\s=]+)=(\S*)")
 
 
+def _pair(token: str, notes: list[str]) -> tuple[str, str] | None:
+    """The canonical key and the value of a "key=value" /fit reads; None for a setting that
+    changes neither memory nor time (noted `no_effect:`); QueryError for an unknown key."""
+    raw_key, value = token.split("=", 1)
+    key = _KEY_OF.get(raw_key.lower())
+    if key is not None:
+        return key, value
+    if raw_key.lower() in NO_EFFECT_KEYS:
+        notes.append(f"no_effect:{token}")
+        return None
+    raise unknown_key(raw_key)
+
+
 def parse_mixed(text: str) -> ParsedQuery | None:
     """A question in words with /fit pairs among them ("train qwen2.5 coder 32b with lora r=16
     on 8x a100 40gb"): the words are read as a question's, then each pair is set as /fit sets
@@ -589,14 +602,9 @@ def parse_mixed(text: str) -> ParsedQuery | None:
     notes: list[str] = []
     for match in PAIR.finditer(text):
         token = match.group(0).strip(TRAILING)
-        raw_key, value = token.split("=", 1)
-        key = _KEY_OF.get(raw_key.lower())
-        if key is None and raw_key.lower() in NO_EFFECT_KEYS:
-            notes.append(f"no_effect:{token}")
-        elif key is None:
-            raise unknown_key(raw_key)
-        else:
-            pairs.append((key, value, token))
+        pair = _pair(token, notes)
+        if pair is not None:
+            pairs.append((*pair, token))
 
     def settle(given: Given) -> None:
         for key, value, said in pairs:
@@ -618,13 +626,10 @@ def parse_command(args: str) -> ParsedQuery:
         if not token:
             continue
         if "=" in token and not token.startswith("="):
-            raw_key, value = token.split("=", 1)
-            key = _KEY_OF.get(raw_key.lower())
-            if key is None and raw_key.lower() in NO_EFFECT_KEYS:
-                given.notes.append(f"no_effect:{token}")
+            pair = _pair(token, given.notes)
+            if pair is None:
                 continue
-            if key is None:
-                raise unknown_key(raw_key)
+            key, value = pair
             if key in explicit:
                 given.notes.append(f"repeated_key:{key}")  # the last one wins
             explicit[key] = value
