@@ -39,6 +39,7 @@ from estimator.planner import (
     admits,
     break_even_for,
     plan_runs,
+    within,
     within_budget,
 )
 from estimator.query import Checkpointing, FitQuery, Method, Offload, Stack
@@ -237,14 +238,7 @@ def constraints_of(parsed: ParsedQuery) -> Constraints:
     named = {parsed.target_gpu} if parsed.target_gpu else set()
     if parsed.target_family:
         named |= {gpu.id for gpu in family_members(parsed.target_family)}
-    return Constraints(
-        min_vram_gb=parsed.min_vram_gib,
-        russia_only=parsed.russia_only,
-        max_rub_per_hour=parsed.max_rub_per_hour,
-        max_rub_per_gpu_hour=parsed.max_rub_per_gpu_hour,
-        max_rub_per_month=parsed.max_rub_per_month,
-        allow_fp16=frozenset(named),
-    )
+    return within(parsed.constraints, allow_fp16=frozenset(named))
 
 
 def _unmet(

@@ -32,6 +32,7 @@ from estimator.fit import Judged, Verdict, judge, trains_in_bf16
 from estimator.hardware import runs_unsloth
 from estimator.memory import MemoryParts, memory_parts
 from estimator.offload import host_ram
+from estimator.parsing.market import Constraints as StatedConstraints
 from estimator.query import FitQuery, Method, Sharding, Stack
 from estimator.specs import GpuSpec, ModelSpec
 from estimator.timing import (
@@ -77,6 +78,27 @@ class Constraints:
     hourly_only: bool = False
     # Cards without bf16 are planned only when the user named them: they are never advice.
     allow_fp16: frozenset[str] = frozenset()
+
+
+def within(
+    said: StatedConstraints,
+    *,
+    gpu_ids: frozenset[str] | None = None,
+    allow_fp16: frozenset[str] = frozenset(),
+    hourly_only: bool = False,
+) -> Constraints:
+    """The offers what the person said allows (memory, Russia, the caps), narrowed by the
+    caller's own terms: the sizing and the market answers read the same words one way."""
+    return Constraints(
+        min_vram_gb=said.min_vram_gib,
+        russia_only=said.russia_only,
+        max_rub_per_hour=said.max_rub_per_hour,
+        max_rub_per_gpu_hour=said.max_rub_per_gpu_hour,
+        max_rub_per_month=said.max_rub_per_month,
+        gpu_ids=gpu_ids,
+        hourly_only=hourly_only,
+        allow_fp16=allow_fp16,
+    )
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ from estimator.planner import (
     monthly_equivalent,
     rub_per_gpu_hour,
     rub_per_gpu_month,
+    within,
 )
 from estimator.query import FitQuery, Method
 from estimator.sizing_text import constraints_text
@@ -393,16 +394,7 @@ def _constraints(
     """The offers a market question is about: a family's members as people rent them (the
     NVL board only when named; fp16-only cards only when named), within what the user said."""
     ids = frozenset(g.id for g in _members(family)) if family else None
-    return Constraints(
-        gpu_ids=ids,
-        allow_fp16=ids or frozenset(),
-        min_vram_gb=wish.min_vram_gib,
-        russia_only=wish.russia_only,
-        max_rub_per_hour=wish.max_rub_per_hour,
-        max_rub_per_gpu_hour=wish.max_rub_per_gpu_hour,
-        max_rub_per_month=wish.max_rub_per_month,
-        hourly_only=hourly,
-    )
+    return within(wish, gpu_ids=ids, allow_fp16=ids or frozenset(), hourly_only=hourly)
 
 
 def _quote_line(
