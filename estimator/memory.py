@@ -65,9 +65,9 @@ class Calibration:
 # bigger card, so the figure is the one two runs in three stay under); the fits that leave one
 # repository out are printed by the bench beside the error on that repository. The counted
 # tensors explain the data with fewer autograd extras than counted (0.87); the context
-# (0.79 GiB = 0.85 GB) sits inside the 0.5-1.5 GB bracket (the HF "Model training anatomy"
+# (0.63 GiB = 0.67 GB) sits inside the 0.5-1.5 GB bracket (the HF "Model training anatomy"
 # doc measured 1343 MiB on a V100), the slack (9.8 %) inside its 1-12 % bracket.
-CALIBRATION = Calibration(activation_factor=0.868, cuda_context_gib=0.794, allocator_slack=0.098)
+CALIBRATION = Calibration(activation_factor=0.871, cuda_context_gib=0.628, allocator_slack=0.098)
 
 # NF4 storage: 4 bits + one fp32 absmax per 64 weights; double quantisation stores the absmax
 # in 8 bits plus one fp32 per 256 blocks (QLoRA paper, arXiv 2305.14314).
@@ -1078,7 +1078,7 @@ def estimate_from_parts(
     """`estimate_memory` from parts computed once: the fit table and the accuracy bench
     apply each card and each set of constants to the same parts."""
     base = parts.layer_activations * calibration.activation_factor + parts.logits
-    room = _loss_room(parts, calibration, base, card_gib)
+    room = _loss_room(parts, calibration, card_gib)
     activations = base + room
     allocated = parts.allocated(activations)
     weights, gradients, optimizer = parts.weights, parts.gradients, parts.optimizer
@@ -1112,22 +1112,27 @@ def estimate_from_parts(
     )
 
 
-def _loss_room(
-    parts: MemoryParts, calibration: Calibration, activations: float, card_gib: float | None
-) -> float:
+def _loss_room(parts: MemoryParts, calibration: Calibration, card_gib: float | None) -> float:
     """What an adaptive fused loss takes above its minimum (counted in `parts.logits`): one
     chunk's working memory at its largest over the run. A batch whose fp32 logits fit the
     target runs as one chunk, a longer one in a multiple of 4 chunks that each do
     (`get_chunk_size`: ceil(exact / 4) * 4), so a 4-chunk batch takes less than a shorter
     one-chunk batch; batches of every length up to the cap come by, and the worst is the
-    longest batch, or the one whose fp32 logits just fill the target. The target is half of
-    what the card has free at the loss (the peak without this room), capped; with no card
-    named, the cap (a card with room)."""
+    longest batch, or the one whose fp32 logits just fill the target.
+
+    The target is half of what the card has free at the *first* call, capped: unsloth_zoo
+    caches it (`functools.cache` on `_get_chunk_multiplier`). At that call the first step's
+    optimizer state and gradients do not exist yet (AdamW creates its state in the first
+    `step`), and the first batch may be a short one, so what it holds is only the weights and
+    the adapters' own parameters. Sizing the target on that moment is the safe side for
+    every first batch, and keeps the peak growing with the context cap and the batch: a
+    target taken at the cap's activations made a longer cap size a smaller peak. With no
+    card named, the cap (a card with room)."""
     if parts.loss_whole <= 0:
         return 0.0
     target = ADAPTIVE_LOSS_TARGET_CAP_GIB
     if card_gib is not None:
-        held = parts.fixed() + activations
+        held = parts.weights + parts.adapters - parts.adapter_gradients - parts.adapter_optimizer
         held = held * (1 + calibration.allocator_slack) + calibration.cuda_context_gib * GIB
         free = max(0.0, card_gib * GIB - held) / GIB
         target = min(target, ADAPTIVE_LOSS_FREE_SHARE * free)

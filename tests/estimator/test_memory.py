@@ -304,10 +304,10 @@ def test_unsloth_needs_less_than_hf_for_the_same_qlora_run():
 
 
 def test_unsloths_adaptive_loss_is_sized_on_the_card():
-    """unsloth_zoo sizes each chunk's fp32 logits to half the VRAM free at the loss, capped
-    at 4 GiB: a batch whose fp32 logits fit the target runs as one chunk (fp32 logits and
-    their gradient at once), a longer one in chunks that each fit it; the run's worst batch
-    is the longest, or the one that just fills the target."""
+    """unsloth_zoo sizes each chunk's fp32 logits to half the VRAM free at the first loss
+    call (cached), capped at 4 GiB: a batch whose fp32 logits fit the target runs as one
+    chunk (fp32 logits and their gradient at once), a longer one in chunks that each fit it;
+    the run's worst batch is the longest, or the one that just fills the target."""
     query = FitQuery(
         model=LLAMA31_8B.id,
         method=Method.QLORA,
@@ -317,18 +317,27 @@ def test_unsloths_adaptive_loss_is_sized_on_the_card():
         grad_checkpointing=Checkpointing.UNSLOTH,
     )
     fp32_logits = 2 * 2048 * 128_256 * 4 / GIB  # 1.96 GiB: under the 4 GiB cap
+    minimum = fp32_logits / 8  # the chunks' 16-bit inputs that stay: 0.5 byte a value
     roomy = estimate_memory(query, LLAMA31_8B)  # no card: as on one with room
-    assert roomy.loss_room == pytest.approx(2 * fp32_logits - 0.5 / 4 * fp32_logits)
+    assert roomy.loss_room == pytest.approx(2 * fp32_logits - minimum)
     on_t4 = estimate_memory(query, LLAMA31_8B, card_gib=14.74)
     assert on_t4.loss_room == pytest.approx(roomy.loss_room)  # ~8 GiB free: still one chunk
-    # On a card with little left the chunks shrink, so the loss never takes the card.
-    card = roomy.peak - roomy.loss_room + 1.5
+    # At the first call only the weights and the adapters' parameters are held (no optimizer
+    # state, no gradients yet, and the first batch may be short): 2 GiB free there is a
+    # 1 GiB target, so chunks of 1 GiB of fp32 logits, 2 GiB of working memory.
+    first = roomy.weights + roomy.adapters - roomy.adapter_gradients - roomy.adapter_optimizer
+    card = first * (1 + CALIBRATION.allocator_slack) + CALIBRATION.cuda_context_gib + 2.0
     small = estimate_memory(query, LLAMA31_8B, card_gib=card)
-    assert 0 < small.loss_room < roomy.loss_room / 2
-    assert small.peak < card
+    assert small.loss_room == pytest.approx(2 * 1.0 - minimum)
+    # The target does not depend on the longest batch, so a longer cap never sizes less: a
+    # target taken at the cap's own activations did (a longer cap, less free, smaller chunks).
+    peaks = [
+        estimate_memory(replace(query, ctx=ctx), LLAMA31_8B, card_gib=card).peak
+        for ctx in range(1024, 16385, 1024)
+    ]
+    assert peaks == sorted(peaks)
     longer = replace(query, ctx=16384)  # 15.7 GiB of fp32 logits: chunks of at most 4 GiB
-    minimum = 2 * 16384 * 128_256 * 0.5 / GIB
-    assert estimate_memory(longer, LLAMA31_8B).loss_room == pytest.approx(2 * 4.0 - minimum)
+    assert estimate_memory(longer, LLAMA31_8B).loss_room == pytest.approx(2 * 4.0 - 8 * minimum)
 
 
 def test_batch_times_ctx_terms_are_apart_from_the_eager_ctx_squared_term():

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from estimator.__main__ import main
 from estimator.answer import build_answer, to_json
 from estimator.cost import PriceQuote
-from estimator.fit import Verdict
+from estimator.fit import Verdict, judge_run
 from estimator.fit_words import command_for, understand
 from estimator.followup import apply_followup
 from estimator.gpus import load_gpus
@@ -444,3 +444,23 @@ def test_a_reverse_question_without_a_model_keeps_its_run_in_the_example(
 )
 def test_other_texts_are_no_model_less_reverse_question(text: str) -> None:
     assert unnamed_reverse(text) is None
+
+
+@pytest.mark.parametrize("stack", [Stack.HF, Stack.UNSLOTH, Stack.TORCHTUNE])
+@pytest.mark.parametrize("lever", [Lever.CTX, Lever.BS])
+def test_the_band_grows_with_the_lever_on_every_card(stack: Stack, lever: Lever) -> None:
+    """`largest` searches on the premise that a run that holds at a value holds at every
+    smaller one: on each card, the band's ends never shrink as the context cap or the batch
+    grows. Unsloth's adaptive loss broke it once, its chunk target taken at the cap's own
+    activations (a 0.5B LoRA on a 16 GB card sized 15.2 GiB at 16k and 14.2 GiB at 24k)."""
+    for name, method in (("Qwen2.5-0.5B", Method.LORA), (8.0, Method.QLORA)):
+        model = _model(name)
+        query = FitQuery(model=model.id, method=method, ctx=2048, micro_batch=2, stack=stack)
+        values = [v for v in grid(lever, model) if v <= (65536 if lever is Lever.CTX else 16)]
+        for gpu in GPUS:
+            bands = [
+                judge_run(with_value(query, lever, v), model, gpu.usable_gib).band for v in values
+            ]
+            lows, highs = [b.low for b in bands], [b.high for b in bands]
+            assert lows == sorted(lows), (gpu.id, values)
+            assert highs == sorted(highs), (gpu.id, values)
