@@ -73,12 +73,13 @@ _VRAM = (
     rf"(?<![\w.,])({DECIMAL})\s*{_UNITS}\s*{alternation(VRAM_WORDS)}",
     rf"(?<!\w)(?:видео)?карт\w*\s+(?:на|в)\s+({DECIMAL})\s*{_UNITS}{_NOT_TEXT}",
 )
-# «у меня карта на 12 гб», «моя видеокарта на 16 гб», «а если карта на 12 гб?»: the card the
-# person has (or would), not a floor on the offers; the sizing reader takes its memory
-# (estimator.parsing.slots, card memory).
+# «у меня карта на 12 гб», «моя видеокарта на 16 гб», «а если карта на 12 гб?», «влезет в
+# карту на 16 гб»: the card the person has (or would), or the one a run must fit in, not a
+# floor on the offers; the sizing reader takes its memory (estimator.parsing.slots, card
+# memory).
 _OWN_CARD = (
-    rf"(?<!\w)(?:у\s+меня|у\s+нас|моя|есть|если)\s+(?:\w+\s+)?(?:видео)?карт\w*\s+(?:на|в)\s+"
-    rf"{DECIMAL}\s*{_UNITS}"
+    r"(?<!\w)(?:у\s+меня|у\s+нас|моя|есть|если|(?:влез|помест|умест)\w*\s+(?:в|на))\s+"
+    rf"(?:\w+\s+)?(?:видео)?карт\w*\s+(?:на|в)\s+{DECIMAL}\s*{_UNITS}"
 )
 _HOURS = (
     rf"(?<![\w.,])({DECIMAL})\s*{alternation(HOUR_WORDS)}\s*"

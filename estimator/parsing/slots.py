@@ -568,12 +568,14 @@ class _Slots:
         words = [_forms(t) | {t.folded} for t in self.tokens[start:end]]
         gb = found.value() * found.byte_factor / 1e9
         low, high = LIMITS["cardgb"]
-        # In a reply to a sizing («а на 24 гб?», «а если 12 гб?») a memory size, with no text
-        # or dataset named, can only be the card's.
+        # In a reply to a sizing («а на 24 гб?», «а если 12 гб?») or a question for the largest
+        # value that fits («максимальный контекст на 16 гб»), a memory size with no text or
+        # dataset named can only be the card's.
         asks = (
             any(forms & ENOUGH_WORDS for forms in words)
             or self._names_a_card(found)
             or self.followup
+            or self.given.solve is not None
         )
         if not asks or self.given.card_gb is not None or not low <= gb <= high:
             self._unread(found)

@@ -59,6 +59,7 @@ from estimator.parsing.words import (
     SOLVE_WORDS,
     STACK_PHRASES,
     TARGETS_PHRASES,
+    VRAM_UNITS,
 )
 from estimator.query import (
     Checkpointing,
@@ -81,10 +82,11 @@ _TIMES = r"[x×х*]"
 _FILLER = alternation(FILLER_WORDS)
 # Between a keyword and its value: "ctx=4096", "контекст: 4k", "batch of 8".
 _GLUE = rf"\s*[=:~]?\s*(?:{_FILLER}\s*){{0,2}}~?\s*"
-# A reverse question: solve words, an optional "lora"/"micro", the lever's word, and no number
-# after it (the GPU and the model are read, and blanked, before this).
+# A reverse question: solve words, an optional "lora"/"micro", the lever's word, and no value
+# after it (the GPU and the model are read, and blanked, before this); a memory size after it
+# is the card's, not a value («максимальный контекст на 16 гб»).
 _SOLVE_LEAD = rf"(?:{alternation(SOLVE_WORDS)}[\s\-]+){{1,3}}(?:(?:a|the|lora|лоры)\s+)?"
-_SOLVE_TAIL = rf"(?!{_GLUE}{AMOUNT})"
+_SOLVE_TAIL = rf"(?!{_GLUE}{AMOUNT}(?![\d.,]|\s*{alternation(VRAM_UNITS, left_boundary=False)}))"
 _SOLVE: tuple[tuple[str, str], ...] = (
     ("rank", rf"{_SOLVE_LEAD}{alternation(RANK_WORDS)}{_SOLVE_TAIL}"),
     ("bs", rf"{_SOLVE_LEAD}{alternation(BATCH_WORDS)}{_SOLVE_TAIL}"),
