@@ -38,7 +38,7 @@ from estimator.lever_text import (
 from estimator.measurement import Measurement
 from estimator.models import LLAMA_LADDER
 from estimator.number_text import grouped, money, plain
-from estimator.parsing.build import covering_ctx
+from estimator.parsing.build import LIMITS, covering_ctx
 from estimator.parsing.market import Constraints as StatedConstraints
 from estimator.parsing.text import INFERENCE_NOTE, INT8_BASE_NOTE, PREFERENCE_NOTE, PRETRAIN_NOTE
 from estimator.plan_text import (
@@ -379,6 +379,12 @@ def _unread_line(answer: FitAnswer, language: str) -> list[str]:
     if unread:
         quoted = ", ".join(i18n("fit-unread-item", words=words) for words in unread)
         lines.append(i18n("fit-unread", items=quoted))
+    # «бюджет 0 рублей», «0 эпох»: a value read for its setting but outside what it can be,
+    # so dropped; said, with the range, instead of an answer that looks as if it counted it.
+    for code, _, key in (n.partition(":") for n in answer.notes):
+        if code == "out_of_range" and key in LIMITS:
+            low, high = LIMITS[key]
+            lines.append(i18n("fit-out-of-range", key=key, low=plain(low), high=grouped(high, language)))
     # «lora r=16 alpha=32»: settings read that change neither memory nor time, said so.
     no_effect = [
         value for code, _, value in (n.partition(":") for n in answer.notes) if code == "no_effect"

@@ -143,6 +143,15 @@ def test_a_number_the_reader_did_not_place_is_said_not_counted():
         assert "Не учёл" not in short_ru(text)
 
 
+def test_a_value_outside_its_range_is_said_not_counted_with_the_range():
+    """«бюджет 0 рублей» was dropped in silence: the answer looked as if it had no budget."""
+    assert "Не учёл budget: значение вне допустимого (1…1\u202f000\u202f000\u202f000)" in short_ru(
+        "8b qlora бюджет 0 рублей"
+    )
+    assert "Не учёл epochs" in short_ru("8b qlora, 0 эпох")
+    assert "Не учёл" not in short_ru("8b qlora, бюджет 5000 рублей, 2 эпохи")
+
+
 def test_an_8_bit_base_is_said_to_be_sized_as_16_bit():
     assert "8-битную базу (load_in_8bit) не считаю" in short_ru("8b lora load_in_8bit на 4090")
     assert "8-битную базу" not in short_ru("8b lora, оптимизатор 8 бит")
