@@ -3,17 +3,23 @@ A100?": the largest of the sizes people fine-tune that the card holds, by method
 
 The same memory model and verdict as every answer (estimator.fit.judge_run on the card's usable
 memory, the range's high end with headroom for «помещается»), on the model a bare size reads as
-(estimator.models.model_for_size), at the context asked or 2048.
+(estimator.models.model_for_size). The run around the model is read by the sizing reader, as in
+any sizing question: the card (by name, family or memory), how many, the context, the batch,
+the stack («на двух 4090 с контекстом 8к, unsloth»); what is not said is its default.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from estimator.fit import Verdict, judge_run
+from estimator.fit_words import command_with_method
 from estimator.models import model_for_size
+from estimator.parse import ParsedQuery, parse_question
 from estimator.query import FitQuery, Method
+from estimator.solve import target_gpu
 from estimator.specs import GpuSpec, ModelSpec
 
 # Billions of parameters: the sizes open models are published and fine-tuned at.
@@ -23,10 +29,18 @@ DEFAULT_CTX = 2048
 _ASKS = re.compile(
     r"как(?:ую|ие|ая)\s+(?:(?:самую|самые)\s+)?(?:(?:больш|максимальн|крупн)\w*\s+)?модел|"
     r"(?:самую\s+)?(?:больш|максимальн|крупн)\w*\s+модел|"
+    r"модел\w*\s+какого\s+размера|какого\s+размера\s+модел|"
+    # «что можно дообучить на 3060?», «что я смогу зафайнтюнить»
+    r"что\s+(?:(?:я|мы)\s+)?(?:можно|могу|смогу|сможем|получится)\s+"
+    r"(?:до|за|пере)?(?:обучить|учить|файнтюнить|тюнить)|"
     r"(?:what|which)(?:'s|\s+is)?\s+(?:the\s+)?(?:biggest|largest|max\w*)?\s*models?\b|"
-    r"(?:biggest|largest)\s+model",
+    r"(?:biggest|largest)\s+model|what\s+size\s+model|"
+    r"what\s+can\s+(?:i|we)\s+(?:fine[\s-]?tune|train|tune|q?lora)",
     re.IGNORECASE,
 )
+# Read in place of the model the question does not name, so that the sizing reader reads the
+# rest of the run; the answer puts each size in its place.
+STAND_IN = "8b"
 
 
 def asks_largest(text: str) -> bool:
@@ -43,13 +57,47 @@ class Largest:
     tight_size: float | None  # a larger size that would be tight, if any
 
 
-def largest_models(card: GpuSpec, method: Method, ctx: int = DEFAULT_CTX) -> Largest:
-    """The largest size `card` holds for `method` at `ctx`, one card, defaults otherwise."""
+@dataclass(frozen=True)
+class LargestQuestion:
+    card: GpuSpec  # the card named; a family's or a memory size's is the one with least memory
+    parsed: ParsedQuery  # the run as read (card count, ctx, batch, stack...), a stand-in model
+    methods: tuple[Method, ...]  # the one named, else QLoRA, LoRA and full
+
+    @property
+    def run(self) -> FitQuery:
+        return self.parsed.query
+
+    def command(self, size: float, method: Method) -> str:
+        """The /fit command that sizes `size` by `method` in the question's run."""
+        return command_with_method(replace(self.parsed, asked_size=size), method)
+
+
+def read_largest(text: str, gpus: Sequence[GpuSpec]) -> LargestQuestion | None:
+    """The question for the largest model a card holds, with the run it says; None when the
+    text asks no such thing, names a model (a sizing question) or names no card."""
+    if not asks_largest(text) or parse_question(text) is not None:
+        return None
+    parsed = parse_question(f"{text} {STAND_IN}")
+    if parsed is None:
+        return None
+    card = target_gpu(parsed, gpus)
+    if card is None:
+        return None
+    named = parsed.assumed("method") is None
+    methods = (parsed.query.method,) if named else (Method.QLORA, Method.LORA, Method.FULL)
+    return LargestQuestion(card, parsed, methods)
+
+
+def largest_models(card: GpuSpec, method: Method, run: FitQuery | None = None) -> Largest:
+    """The largest size `card` holds for `method` in `run` (one card at DEFAULT_CTX with
+    the defaults when none is given); the run's model is replaced by each size's."""
+    base = run or FitQuery(model=model_for_size(SIZES[0]).id, method=method, ctx=DEFAULT_CTX)
     fits: ModelSpec | None = None
     fits_size = high = tight = None
     for size in SIZES:
         model = model_for_size(size)
-        judged = judge_run(FitQuery(model=model.id, method=method, ctx=ctx), model, card.usable_gib)
+        query = replace(base, model=model.id, method=method)
+        judged = judge_run(query, model, card.usable_gib)
         if judged.verdict is Verdict.FITS:
             fits, fits_size, high, tight = model, size, judged.band.high, None
         elif judged.verdict is Verdict.TIGHT and tight is None:

@@ -384,7 +384,9 @@ def _unread_line(answer: FitAnswer, language: str) -> list[str]:
     for code, _, key in (n.partition(":") for n in answer.notes):
         if code == "out_of_range" and key in LIMITS:
             low, high = LIMITS[key]
-            lines.append(i18n("fit-out-of-range", key=key, low=plain(low), high=grouped(high, language)))
+            lines.append(
+                i18n("fit-out-of-range", key=key, low=plain(low), high=grouped(high, language))
+            )
     # «lora r=16 alpha=32»: settings read that change neither memory nor time, said so.
     no_effect = [
         value for code, _, value in (n.partition(":") for n in answer.notes) if code == "no_effect"

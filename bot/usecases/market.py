@@ -28,7 +28,7 @@ from estimator.cost import HOURS_PER_MONTH, PriceQuote
 from estimator.fit_words import command_for
 from estimator.gpus import family_members, find_in_text, get, load_gpus
 from estimator.i18n import Html, Translator
-from estimator.largest import DEFAULT_CTX, asks_largest, largest_models
+from estimator.largest import largest_models, read_largest
 from estimator.models import find_model_in_text, get_model
 from estimator.number_text import money, plain
 from estimator.parse import ParsedQuery
@@ -46,11 +46,12 @@ from estimator.planner import (
     rub_per_gpu_month,
     within,
 )
-from estimator.query import FitQuery, Method
+from estimator.query import FitQuery, Method, Stack
 from estimator.sizing_text import constraints_text
 from estimator.specs import GpuSpec
+from estimator.stacks import profile
 from estimator.timing import tokens_per_second
-from monitor.cards import CardFilter, card_filter, card_of
+from monitor.cards import CardFilter, card_filter
 from monitor.price_query import PriceQuery
 from monitor.users import DEFAULT_TIMEZONE
 
@@ -153,31 +154,43 @@ async def market_reply(
 
 def largest_answer(text: str, i18n: Translator) -> str | None:
     """«какую модель можно дообучить на 4090?»: the largest size the card named holds, for the
-    method named or for each; None when the text asks no such thing or names no card."""
-    if not asks_largest(text):
+    method named or for each, in the run the question says (card count, ctx, batch, stack);
+    None when the text asks no such thing or names no card."""
+    question = read_largest(text, load_gpus())
+    if question is None:
         return None
-    mentions = find_in_text(text)
-    named = card_filter(text[mentions[0][1] : mentions[0][2]]) if mentions else None
-    if named is None:
-        return None
-    # A family («a100») is judged on its member with the least memory: the safe side.
-    members = [get(named.gpu)] if named.gpu else _members(named.family or "")
-    members = [g for g in members if named.accepts(card_of(g.id, None))]
-    if not members:
-        return None
-    card = min(members, key=lambda gpu: gpu.usable_gib)
-    method, _ruled_out = read_method(text)
-    methods = [method] if method is not None else [Method.QLORA, Method.LORA, Method.FULL]
-    lines = [i18n("largest-title", gpu=card.id, usable=gib(card.usable_gib), ctx=str(DEFAULT_CTX))]
-    found_all = [largest_models(card, each) for each in methods]
-    for each, found in zip(methods, found_all, strict=True):
+    card, run = question.card, question.run
+    cards = (
+        i18n("largest-one-card")
+        if run.gpus == 1
+        else i18n("largest-cards", count=str(run.gpus), shard=run.shard.value)
+    )
+    lines = [
+        i18n(
+            "largest-title",
+            gpu=card.id
+            if question.parsed.card_gb is None
+            else i18n("largest-card-of-size", gb=plain(question.parsed.card_gb)),
+            usable=gib(card.usable_gib),
+            cards=cards,
+            ctx=str(run.ctx),
+            stack=profile(run.stack).label,
+            bs=str(run.micro_batch),
+        )
+    ]
+    found_all = [largest_models(card, each, run) for each in question.methods]
+    for each, found in zip(question.methods, found_all, strict=True):
         tight = (
             i18n("largest-tight", size=f"{plain(found.tight_size)}B")
             if found.tight_size is not None
             else ""
         )
         if found.fits is None:
-            lines.append(i18n("largest-none", method=each.value, tight=tight))
+            if found.tight_size is not None:
+                size = f"{plain(found.tight_size)}B"
+                lines.append(i18n("largest-only-tight", method=each.value, size=size))
+            else:
+                lines.append(i18n("largest-none", method=each.value))
             continue
         lines.append(
             i18n(
@@ -189,9 +202,10 @@ def largest_answer(text: str, i18n: Translator) -> str | None:
                 tight=tight,
             )
         )
-    size = found_all[0].fits_size or 1
-    example = f"{plain(size)}b {methods[0].value} gpu={command_word(card.id)}"
-    lines.append(i18n("largest-hint", example=example))
+    example = question.command(found_all[0].fits_size or 1, question.methods[0])
+    # Unsloth named already: only a shorter context is left to say.
+    hint = "largest-hint-own" if run.stack is Stack.UNSLOTH else "largest-hint"
+    lines.append(i18n(hint, example=example))
     return "\n".join(lines)
 
 

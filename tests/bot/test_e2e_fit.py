@@ -128,6 +128,22 @@ async def test_free_text_question_answers_in_its_own_language(
     assert "Пик" not in english
 
 
+async def test_which_model_a_card_holds_is_answered_in_the_run_asked(
+    telegram: FakeTelegram, db_path: Path
+):
+    """«на rtx 3060 что можно дообучить?» got prices and "…on a 24gb card?" the help text; a
+    context or a card count asked was dropped."""
+    async with running_app(telegram, db_path):
+        own = await reply_to(telegram, "на rtx 3060 12gb что можно дообучить?")
+        by_memory = await reply_to(
+            telegram, "what is the biggest model I can qlora on a 24gb card?"
+        )
+        two = await reply_to(telegram, "какую модель можно дообучить на двух 4090 с контекстом 8к?")
+    assert own.startswith("Какую модель можно дообучить на RTX 3060")
+    assert by_memory.startswith("What you can fine-tune on a 24 GB card")
+    assert "2 карты (ddp), ctx 8192" in two
+
+
 async def test_a_bare_command_answers_in_the_users_language(telegram: FakeTelegram, db_path):
     async with running_app(telegram, db_path):
         english = await reply_to(telegram, "/fit 70b full gpus=8", language_code="en")

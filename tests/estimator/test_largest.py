@@ -18,6 +18,10 @@ from estimator.query import FitQuery, Method
         "какую максимальную модель можно дообучить на 4090 с qlora?",
         "what's the biggest model I can fine-tune on an a100?",
         "which model can I train on a 4090",
+        "на rtx 3060 12gb что можно дообучить?",
+        "что я смогу зафайнтюнить на 4090?",
+        "what can I fine-tune on a 3090?",
+        "модель какого размера влезет в 4090?",
     ],
 )
 def test_a_question_for_the_largest_model_is_recognised(text: str) -> None:

@@ -47,6 +47,39 @@ def test_the_largest_model_a_named_card_holds_is_answered_by_method() -> None:
     assert largest_answer("какую модель можно дообучить?", ru) is None  # no card named
 
 
+def test_the_largest_model_is_sized_in_the_run_the_question_says() -> None:
+    """The context, the card count, the stack and a card by its memory were dropped: every
+    answer was one card at ctx 2048 with HF, «на rtx 3060 что можно дообучить?» got prices
+    and "…on a 24gb card?" the help text."""
+    ru, en = translators()["ru"], translators()["en"]
+    long = largest_answer("какую самую большую модель можно дообучить на 3090 с контекстом 8к?", ru)
+    assert long is not None
+    assert "ctx 8192" in long
+    assert "ctx=8192" in long
+    assert "• qlora: до <b>7B</b>" in long  # 13B at 2048, only tight at 8192
+    two = largest_answer("какую модель можно дообучить на двух 4090?", ru)
+    assert two is not None
+    assert "2 карты (ddp)" in two
+    assert "gpus=2" in two
+    fast = largest_answer("какую модель можно дообучить на a100 с unsloth?", ru)
+    assert fast is not None
+    assert "Unsloth, bs 1" in fast
+    assert "stack=unsloth" in fast
+    assert "Unsloth и короткий" not in fast  # Unsloth is already the run's
+    by_memory = largest_answer("what is the biggest model I can qlora on a 24gb card?", en)
+    assert by_memory is not None
+    assert "<b>a 24 GB card</b>" in by_memory
+    assert "• qlora: up to" in by_memory
+    assert "• lora" not in by_memory
+    own = largest_answer("на rtx 3060 12gb что можно дообучить?", ru)
+    assert own is not None
+    assert "RTX 3060" in own
+    small = largest_answer("у меня 3060, что можно дообучить полным файнтюном?", ru)
+    assert small is not None
+    assert "• full: " in small
+    assert "• qlora" not in small
+
+
 def ask(text: str, language: Literal["ru", "en"] = "ru") -> str:
     """The market answer to `text` with what it says of the offers, as market_reply reads it."""
     return answer_question(text, translators()[language], QUOTES, read_constraints(text))
