@@ -355,9 +355,15 @@ def _preference_line(answer: FitAnswer, language: str) -> list[str]:
         return []
     i18n = translator(language)
     query = answer.query
-    line = i18n("fit-preference", objective=objective.upper(), bs=str(2 * query.micro_batch))
-    # ORPO and SimPO are reference-free; DPO without an adapter to turn off keeps a copy.
-    if query.method is Method.FULL and objective == "dpo":
+    if objective == "kto":
+        # TRL's KTOTrainer (trainer/kto_trainer.py `_compute_loss` @f2cd57710) runs each
+        # example alone, desirable or not, at the batch asked: no pair concatenated.
+        line = i18n("fit-preference-kto", bs=str(query.micro_batch))
+    else:
+        line = i18n("fit-preference", objective=objective.upper(), bs=str(2 * query.micro_batch))
+    # ORPO and SimPO are reference-free; DPO and KTO without an adapter to turn off keep a copy
+    # (KTOTrainer creates one from the model's path when no ref_model is given).
+    if query.method is Method.FULL and objective in ("dpo", "kto"):
         # Loaded as the model is (16-bit), and prepared as it is: TRL's prepare_deepspeed and
         # prepare_fsdp shard it under ZeRO-3 and FSDP; ZeRO-1/2 and DDP keep it whole.
         shards = query.gpus if query.shard in (Sharding.ZERO3, Sharding.FSDP) else 1

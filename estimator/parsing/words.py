@@ -191,7 +191,7 @@ PRETRAIN_PHRASES: tuple[str, ...] = (
 # A preference objective (TRL's DPOTrainer and its kin): sized as supervised fine-tuning, with
 # what the objective adds said beside it (estimator/sizing_text.py, `_preference_line`).
 # ORPO and SimPO need no reference model; DPO keeps one.
-PREFERENCE_PHRASES: tuple[str, ...] = ("dpo", "orpo", "simpo")
+PREFERENCE_PHRASES: tuple[str, ...] = ("dpo", "orpo", "simpo", "kto")
 # Words a negation may reach a method over: «не хочу qlora», «не надо использовать qlora»,
 # "don't want qlora", "i do not want to use qlora".
 NEGATED_VERBS: tuple[str, ...] = (

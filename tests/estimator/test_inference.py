@@ -77,6 +77,16 @@ def test_a_preference_objective_is_said_with_its_batch_and_reference(
     assert ("reference model" in first) is reference
 
 
+@pytest.mark.parametrize(("text", "reference"), [("kto lora 8b", False), ("kto full 1b", True)])
+def test_kto_is_said_to_run_at_the_batch_asked(text: str, reference: bool) -> None:
+    """TRL's KTOTrainer pairs nothing: its batch is the one asked, not twice it as DPO's."""
+    parsed = understand(f"{text} bs=4")
+    assert parsed is not None
+    first = to_plain(render_short(build_answer(parsed, load_gpus(), []), "en")).splitlines()[0]
+    assert first.startswith("ℹ️ KTO is sized as supervised fine-tuning at bs=4")
+    assert ("reference model" in first) is reference
+
+
 def test_training_from_scratch_is_sized_as_a_full_run_and_said_to_be() -> None:
     parsed = understand("хочу обучить свою модель с нуля на 1b параметров")
     assert parsed is not None

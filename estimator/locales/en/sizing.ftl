@@ -12,6 +12,7 @@ fit-method-ruled-out = Not { $ruled } — sizing { $method }.
 fit-int8-base = An 8-bit base (load_in_8bit) is not sized: this is the 16-bit base, an upper bound. For 4 bits: qlora.
 fit-preference = ℹ️ { $objective } is sized as supervised fine-tuning: TRL runs each chosen and rejected answer together, one batch of twice the examples, so its peak is that of bs={ $bs }: ask again with bs={ $bs }.
 fit-preference-reference = Without LoRA it also holds the reference model: +{ $gib } GiB of weights.
+fit-preference-kto = ℹ️ KTO is sized as supervised fine-tuning at bs={ $bs }: TRL runs each example alone, with no chosen and rejected pair.
 fit-pretrain = ℹ️ Training from scratch is sized as { $method }: every weight with its gradient and optimizer state; the time is in the data — give its tokens (“1B tokens”, dataset=1000000000tok).
 fit-inference = ℹ️ This sizes fine-tuning. To run { $model } (inference): weights { $bf16 } GiB in bf16, { $int8 } in 8 bits, { $int4 } in 4 bits; KV cache { $kv } GiB a sequence at { $ctx } tokens; ~{ $context } GiB of CUDA context on top.
 fit-time-budget-yes = ⏱ Within { $limit }: { $cards }.
