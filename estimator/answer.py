@@ -294,12 +294,13 @@ def conservative_member(rows: list[GpuFit]) -> GpuFit | None:
 def _compared(
     parsed: ParsedQuery, table: list[GpuFit], target: GpuFit | None
 ) -> tuple[GpuFit, ...]:
-    """Rows of the other GPUs the question named, in the order named."""
+    """Rows of the other GPUs the question named, in the order named; one named with its own
+    count («сравни 2x a100 и 1x h100») is judged at that count."""
     rows: list[GpuFit] = []
     for note in parsed.notes:
         if not note.startswith("extra_gpu:"):
             continue
-        name = note.split(":", 1)[1]
+        name, _, count = note.split(":", 1)[1].partition(":")
         gpu_id = resolve_for_sizing(name)
         family = None if gpu_id else family_of(name)
         if gpu_id is not None:
@@ -308,6 +309,9 @@ def _compared(
             row = conservative_member([r for r in table if r.gpu.family == family])
         else:
             row = None
+        if row is not None and count and int(count) != row.gpus:
+            query = replace(parsed.query, gpus=int(count))
+            row = fit_table(query, parsed.model, [row.gpu], asked=row.gpu.id)[0]
         if row is not None and row is not target and row not in rows:
             rows.append(row)
     return tuple(rows)

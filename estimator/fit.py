@@ -60,6 +60,9 @@ class GpuFit:
     verdict: Verdict
     # Fewest cards of this kind (sharded) that hold the run; None if more than one server.
     min_gpus: int | None
+    # The card count it was judged at: the run's, or the one a compared card was named with
+    # («сравни 2x a100 и 1x h100»).
+    gpus: int = 1
 
     @property
     def missing_gib(self) -> float:
@@ -167,6 +170,7 @@ def fit_table(
                 min_gpus=query.gpus
                 if judged.verdict is not Verdict.NO
                 else fewest_gpus(query, model, gpu),
+                gpus=query.gpus,
             )
         )
     order = {Verdict.FITS: 0, Verdict.TIGHT: 1, Verdict.NO: 2}

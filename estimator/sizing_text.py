@@ -484,7 +484,8 @@ def _target_line(answer: FitAnswer, row: GpuFit, language: str) -> str:
     # «сколько часов на h100?»: the card asked about carries its own time, at the count asked
     # for, beside its verdict, not only when it happens to be among the best plans.
     timing = answer.times.get(row.gpu.id)
-    if timing is None or row.verdict is Verdict.NO or row.min_gpus != answer.query.gpus:
+    at_run_count = row.gpus == answer.query.gpus  # the times are the run's, at its count
+    if timing is None or row.verdict is Verdict.NO or row.min_gpus != row.gpus or not at_run_count:
         return line
     return line + translator(language)("fit-row-time", time=time_span(language, timing))
 
@@ -494,9 +495,9 @@ def _target_verdict(answer: FitAnswer, row: GpuFit, language: str) -> str:
     query = answer.query
     common = {"gpu": row.gpu.id, "usable": gib(row.usable_gib)}
     span = {"low": gib(row.low_gib), "high": gib(row.high_gib)}
-    if query.gpus > 1:
+    if row.gpus > 1:
         # The user asked for several cards: the verdict is about that set, per card.
-        sized = {**common, "count": str(query.gpus), "shard": query.shard.value}
+        sized = {**common, "count": str(row.gpus), "shard": query.shard.value}
         if row.verdict is Verdict.FITS:
             headroom = gib(row.headroom_gib)
             return i18n("fit-target-set-fits", headroom=headroom, high=span["high"], **sized)
@@ -507,11 +508,11 @@ def _target_verdict(answer: FitAnswer, row: GpuFit, language: str) -> str:
             # count that does (estimator.fit.fewest_gpus) is with FSDP; say so, or following
             # the advice with the same DDP would fail again.
             missing = gib(row.missing_gib)
-            if row.min_gpus <= query.gpus:
+            if row.min_gpus <= row.gpus:
                 return i18n("fit-target-set-ddp-fsdp", missing=missing, **sized)
             need = str(row.min_gpus)
             return i18n("fit-target-set-ddp-more", missing=missing, need=need, **sized)
-        if row.min_gpus and row.min_gpus > query.gpus:
+        if row.min_gpus and row.min_gpus > row.gpus:
             return i18n("fit-target-set-more", need=str(row.min_gpus), **sized)
         return i18n("fit-target-set-no", missing=gib(row.missing_gib), **sized)
     if row.verdict is Verdict.FITS:

@@ -81,7 +81,7 @@ class ParsedQuery:
     # example > the given ctx: cut to ctx), longest_cut:<n> (the longest example > the given
     # ctx), ctx_from_tokens:<n> (no ctx given: raised to hold examples of n tokens),
     # negated:<method> (ruled out: «без qlora»; it decided the assumed method),
-    # out_of_range:<key> (free text: the value was dropped), extra_gpu:<name>,
+    # out_of_range:<key> (free text: the value was dropped), extra_gpu:<name>[:<count>],
     # extra_size:<n>, extra_method:<method> (free text: only the first one counts).
     notes: tuple[str, ...]
     budget_rub: float | None = None  # «уложусь в 5000 ₽?»: the most the user will pay

@@ -17,6 +17,7 @@ from estimator import gpus
 from estimator.models import find_model_in_text
 from estimator.parsing.build import (
     ASK_TIME_NOTE,
+    LIMITS,
     Given,
     check_int,
     check_size,
@@ -165,15 +166,22 @@ def _read_gpus(reader: _Reader, given: Given) -> None:
         before = _count_before(reader.rest[window:start])
         after = _COUNT_AFTER.search(reader.rest[end : end + 12])
         reader.blank(start, end)
+        count = before[0] if before else (int(after.group(1)) if after else None)
         if n > 0:
-            given.notes.append(f"extra_gpu:{name}")
+            # «сравни 2x a100 и 1x h100»: a compared card keeps the count named with it.
+            low, high = LIMITS["gpus"]
+            counted = count is not None and low <= count <= high
+            given.notes.append(f"extra_gpu:{name}:{count}" if counted else f"extra_gpu:{name}")
+            if counted and before:
+                reader.blank(window + before[1], start)
+            elif counted and after:
+                reader.blank(end, end + after.end())
             continue
         try:
             given.target_gpu, given.target_family = resolve_gpu(gpus.singular(name))
         except QueryError:
             continue
         reader.said(Slot.GPU, start, end)
-        count = before[0] if before else (int(after.group(1)) if after else None)
         if count is None and _ONE_CARD.search(reader.rest[window:start]):
             count = 1  # "is an L40S enough?" after a sizing on two: one card, as said
         if count is not None:

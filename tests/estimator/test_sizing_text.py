@@ -143,6 +143,18 @@ def test_a_number_the_reader_did_not_place_is_said_not_counted():
         assert "Не учёл" not in short_ru(text)
 
 
+def test_each_card_compared_is_judged_at_the_count_named_with_it():
+    """«сравни 2x a100 и 1x h100» judged the H100 as two as well and left «1x» unread."""
+    answer = short_ru("сравни 2x a100 и 1x h100 для 70b qlora")
+    assert "Не учёл" not in answer
+    lines = answer.splitlines()
+    assert any(line.startswith("❌ 2× A100 40GB PCIe (ddp)") for line in lines)
+    assert any(line.startswith("✅ H100 PCIe: помещается") for line in lines)
+    # With no count of its own a compared card is judged at the run's count, as before.
+    same = short_ru("сравни 2x a100 и h100 для 70b qlora").splitlines()
+    assert any(line.startswith("✅ 2× H100 PCIe (ddp)") for line in same)
+
+
 def test_a_value_outside_its_range_is_said_not_counted_with_the_range():
     """«бюджет 0 рублей» was dropped in silence: the answer looked as if it had no budget."""
     assert "Не учёл budget: значение вне допустимого (1…1\u202f000\u202f000\u202f000)" in short_ru(
