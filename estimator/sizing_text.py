@@ -40,7 +40,13 @@ from estimator.models import LLAMA_LADDER
 from estimator.number_text import grouped, money, plain
 from estimator.parsing.build import LIMITS, covering_ctx
 from estimator.parsing.market import Constraints as StatedConstraints
-from estimator.parsing.text import INFERENCE_NOTE, INT8_BASE_NOTE, PREFERENCE_NOTE, PRETRAIN_NOTE
+from estimator.parsing.text import (
+    APPLE_NOTE,
+    INFERENCE_NOTE,
+    INT8_BASE_NOTE,
+    PREFERENCE_NOTE,
+    PRETRAIN_NOTE,
+)
 from estimator.plan_text import (
     break_even_line,
     budget_line,
@@ -123,6 +129,8 @@ def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> s
     lines += _steps_line(answer, language)
     if INT8_BASE_NOTE in answer.notes:
         lines.append(translator(language)("fit-int8-base"))
+    if APPLE_NOTE in answer.notes:
+        lines.append(translator(language)("fit-apple"))
     lines += _time_budget_line(answer, language)
     lines += _constraints_line(answer, language)
     lines += _ctx_lines(answer, language)

@@ -27,11 +27,12 @@ from estimator.parsing.build import (
 from estimator.parsing.fuzzy import fuzzy_method
 from estimator.parsing.market import take_constraints_said
 from estimator.parsing.numbers import Unit, quantities
-from estimator.parsing.patterns import AMOUNT, alternation, compiled, find_choice
+from estimator.parsing.patterns import AMOUNT, DECIMAL, alternation, compiled, find_choice
 from estimator.parsing.questions import take_questions
 from estimator.parsing.result import ParsedQuery, QueryError, Slot
 from estimator.parsing.slots import read_slots
 from estimator.parsing.words import (
+    APPLE_PHRASES,
     ASK_TIME_PHRASES,
     BATCH_WORDS,
     BILLING_PHRASES,
@@ -350,6 +351,7 @@ def _read_levers(reader: _Reader, given: Given) -> None:
     )
     given.offload = _lever(reader, OFFLOAD_PHRASES, Slot.OFFLOAD, Offload.NONE)
     _note_int8_base(reader, given)
+    _read_apple(reader, given)
     # Not blanked: the word still parts the numbers around it from the cues before it.
     if compiled(alternation(INFERENCE_PHRASES)).search(reader.rest) is not None:
         given.notes.append(INFERENCE_NOTE)
@@ -366,6 +368,8 @@ def _read_levers(reader: _Reader, given: Given) -> None:
 INT8_BASE_NOTE = "int8_base"
 # The note of a question about inference (sizing_text adds what running the model holds).
 INFERENCE_NOTE = "inference"
+# The note of a Mac named as the machine (the answer sizes NVIDIA cards and says so).
+APPLE_NOTE = "apple"
 # The note of a model trained from scratch (sized as a full fine-tune, said so).
 PRETRAIN_NOTE = "pretrain"
 # The note of a preference objective named: "preference:dpo", "preference:orpo".
@@ -388,6 +392,29 @@ def _note_said(reader: _Reader, given: Given, phrases: tuple[str, ...], note: st
         reader.blank(m.start(), m.end())
         if note not in given.notes:
             given.notes.append(note)
+
+
+# A Mac's chip and memory after its name: «маке m2 с 32 гб», "macbook m3 max 64gb".
+_APPLE_TAIL = re.compile(
+    r"^(?:\s*(?:pro|air|max|ultra|mini|studio|на|с|with|on|m[1-4]|\d{2}(?:[.,]\d)?\s*(?:дюйм\w*|\"|inch\w*)))*"
+    rf"(?:\s*(?:с|with|на)?\s*(?:{DECIMAL})\s*{alternation(VRAM_UNITS, left_boundary=False)}"
+    r"(?:\s*(?:памяти|озу|ram|unified memory|of memory|memory))?)?",
+    re.IGNORECASE,
+)
+
+
+def _read_apple(reader: _Reader, given: Given) -> None:
+    """«на маке m2 с 32 гб», "on my macbook m3 max 64gb": the machine is a Mac, which the
+    estimate does not size (it sizes NVIDIA cards); the note makes the answer say so, and the
+    Mac's chip and memory are blanked so that no reader takes them for a card or a floor."""
+    m = compiled(alternation(APPLE_PHRASES)).search(reader.rest)
+    if m is None:
+        return
+    tail = _APPLE_TAIL.match(reader.rest[m.end() :])
+    end = m.end() + (tail.end() if tail else 0)
+    reader.blank(m.start(), end)
+    if APPLE_NOTE not in given.notes:
+        given.notes.append(APPLE_NOTE)
 
 
 def _note_int8_base(reader: _Reader, given: Given) -> None:

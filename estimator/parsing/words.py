@@ -388,6 +388,13 @@ CHEAPEST_PHRASES: tuple[str, ...] = (
     "cheapest option*",
     "cheapest",
 )
+# A Mac named as the machine to train on: «на маке m2 с 32 гб», "my macbook m3 max 64gb".
+# Its memory (with the chip and the size after it) is the Mac's, not a card's or a floor on
+# the offers (estimator.parsing.text, `_read_apple`).
+APPLE_PHRASES: tuple[str, ...] = (
+    "мак", "маке", "маку", "маком", "макбук*", "mac", "macbook*", "mac mini", "mac studio",
+    "мак мини", "мак студио", "apple silicon", "эппл", "apple",
+)  # fmt: skip
 # A reverse question asks for the largest value of a lever that fits the card: «какой
 # максимальный контекст влезет», «какой batch поставить», "max context", "what batch size
 # fits". These words stand before the lever's word (CTX/BATCH/RANK_WORDS) with no number

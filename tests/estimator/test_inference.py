@@ -87,6 +87,23 @@ def test_kto_is_said_to_run_at_the_batch_asked(text: str, reference: bool) -> No
     assert ("reference model" in first) is reference
 
 
+@pytest.mark.parametrize(
+    "text", ["можно ли запустить обучение 8b на маке m2 с 32 гб?", "8b lora на macbook pro m3 max"]
+)
+def test_a_mac_is_said_not_to_be_sized(text: str) -> None:
+    """A Mac's memory was a floor on the offers («карта от 32 ГБ») or a number not counted,
+    and nothing said the answer is for NVIDIA cards."""
+    parsed = understand(text)
+    assert parsed is not None
+    assert parsed.min_vram_gib is None
+    short = to_plain(render_short(build_answer(parsed, load_gpus(), []), "ru"))
+    assert "ℹ️ Mac не считаю: оценка — для видеокарт NVIDIA" in short
+    assert "Не учёл" not in short
+    other = understand("8b lora")
+    assert other is not None
+    assert "Mac" not in to_plain(render_short(build_answer(other, load_gpus(), []), "ru"))
+
+
 def test_training_from_scratch_is_sized_as_a_full_run_and_said_to_be() -> None:
     parsed = understand("хочу обучить свою модель с нуля на 1b параметров")
     assert parsed is not None
