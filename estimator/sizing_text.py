@@ -41,6 +41,7 @@ from estimator.number_text import grouped, money, plain
 from estimator.parsing.build import LIMITS, covering_ctx
 from estimator.parsing.market import Constraints as StatedConstraints
 from estimator.parsing.text import (
+    ALIAS_NOTE,
     APPLE_NOTE,
     INFERENCE_NOTE,
     INT8_BASE_NOTE,
@@ -131,6 +132,9 @@ def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> s
         lines.append(translator(language)("fit-int8-base"))
     if APPLE_NOTE in answer.notes:
         lines.append(translator(language)("fit-apple"))
+    for code, _, alias in (n.partition(":") for n in answer.notes):
+        if code == ALIAS_NOTE:
+            lines.append(translator(language)("fit-alias", alias=alias, model=answer.model.id))
     lines += _time_budget_line(answer, language)
     lines += _constraints_line(answer, language)
     lines += _ctx_lines(answer, language)

@@ -26,6 +26,7 @@ from estimator.parsing.build import (
 )
 from estimator.parsing.fuzzy import fuzzy_method
 from estimator.parsing.market import take_constraints_said
+from estimator.parsing.names import key, tokenize
 from estimator.parsing.numbers import Unit, quantities
 from estimator.parsing.patterns import AMOUNT, DECIMAL, alternation, compiled, find_choice
 from estimator.parsing.questions import take_questions
@@ -202,6 +203,13 @@ def _set_int(given: Given, key: str, field: str, value: float) -> None:
         given.notes.append(f"out_of_range:{key}")
 
 
+def _spelling_of(alias: str, model_id: str) -> bool:
+    """ "Mixtral-8x7B" for Mixtral-8x7B-v0.1, "GLM-4-9B-chat" for GLM-4-9B: the same model
+    written shorter or with its variant, not another model sized as this one."""
+    a, b = (re.sub(r"[\W_]", "", name).lower() for name in (alias, model_id))
+    return a.startswith(b) or b.startswith(a)
+
+
 def _read_model(reader: _Reader, given: Given) -> None:
     """The model named, else a bare size («13b», «13 млрд параметров»; «1 млрд токенов» is
     a dataset, not a size: the number reader gives it its unit)."""
@@ -209,6 +217,12 @@ def _read_model(reader: _Reader, given: Given) -> None:
     if found is not None:
         given.model, start, end = found
         reader.said(Slot.MODEL, start, end)
+        # "Llama 3.1 70B" is the catalogue's Llama-3.3-70B by shape: the answer says which
+        # name it read as which model, or a person sees another model's name on it.
+        asked = key(tokenize(reader.text[start:end]))
+        alias = next((a for a in given.model.aliases if key(tokenize(a)) == asked), None)
+        if alias is not None and not _spelling_of(alias, given.model.id):
+            given.notes.append(f"{ALIAS_NOTE}:{alias}")
     for size in quantities(reader.rest):
         if size.unit is not Unit.PARAMS:
             continue
@@ -368,6 +382,8 @@ def _read_levers(reader: _Reader, given: Given) -> None:
 INT8_BASE_NOTE = "int8_base"
 # The note of a question about inference (sizing_text adds what running the model holds).
 INFERENCE_NOTE = "inference"
+# The note of a model named by another name of the same shapes: "alias:Llama-3.1-70B".
+ALIAS_NOTE = "alias"
 # The note of a Mac named as the machine (the answer sizes NVIDIA cards and says so).
 APPLE_NOTE = "apple"
 # The note of a model trained from scratch (sized as a full fine-tune, said so).

@@ -155,6 +155,15 @@ def test_each_card_compared_is_judged_at_the_count_named_with_it():
     assert any(line.startswith("✅ 2× H100 PCIe (ddp)") for line in same)
 
 
+def test_a_model_named_by_another_of_its_names_says_which_model_is_sized():
+    """ "Llama 3.1 70B" was titled Llama-3.3-70B with nothing said: another model's name."""
+    assert "Llama-3.1-70B считаю как Llama-3.3-70B" in short_ru("Llama 3.1 70B qlora")
+    assert "T-lite считаю как Qwen2.5-7B" in short_ru("t-lite lora")
+    # The model's own name, or a shorter spelling of it, says nothing more.
+    for text in ("llama 3.3 70b qlora", "mixtral 8x7b lora", "llama 70b qlora"):
+        assert "считаю как" not in short_ru(text)
+
+
 def test_a_value_outside_its_range_is_said_not_counted_with_the_range():
     """«бюджет 0 рублей» was dropped in silence: the answer looked as if it had no budget."""
     assert "Не учёл budget: значение вне допустимого (1…1\u202f000\u202f000\u202f000)" in short_ru(
@@ -401,7 +410,8 @@ def test_how_many_cards_beyond_one_server_is_answered_in_whole_servers() -> None
     assert answer.across_servers is not None
     assert answer.across_servers % 8 == 0
     assert answer.across_servers > 8
-    line = to_plain(render_short(answer, "en")).splitlines()[1]
+    short = to_plain(render_short(answer, "en"))
+    line = next(line for line in short.splitlines() if line.startswith("❌ H100"))
     servers = answer.across_servers // 8
     assert f"{answer.across_servers} of them sharded across {servers} servers" in line
     small = understand("8b qlora on h100")

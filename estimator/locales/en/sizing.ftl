@@ -11,6 +11,7 @@ fit-method-assumed = No method given — sizing { $method }.
 fit-method-ruled-out = Not { $ruled } — sizing { $method }.
 fit-int8-base = An 8-bit base (load_in_8bit) is not sized: this is the 16-bit base, an upper bound. For 4 bits: qlora.
 fit-apple = ℹ️ A Mac is not sized: the estimate is for NVIDIA cards (CUDA), the kind rented out. A Mac shares its memory with the system and trains through MLX or PyTorch MPS, which use memory differently; the figures below are for a rented card.
+fit-alias = { $alias } is sized as { $model }: they share one architecture (layers, width, vocabulary).
 fit-preference = ℹ️ { $objective } is sized as supervised fine-tuning: TRL runs each chosen and rejected answer together, one batch of twice the examples, so its peak is that of bs={ $bs }: ask again with bs={ $bs }.
 fit-preference-reference = Without LoRA it also holds the reference model: +{ $gib } GiB of weights.
 fit-preference-kto = ℹ️ KTO is sized as supervised fine-tuning at bs={ $bs }: TRL runs each example alone, with no chosen and rejected pair.

@@ -12,6 +12,7 @@ fit-method-assumed = Метод не указан — считаю { $method }.
 fit-method-ruled-out = Без { $ruled } — считаю { $method }.
 fit-int8-base = 8-битную базу (load_in_8bit) не считаю: посчитал с 16-битной — это верхняя граница. Для 4 бит — qlora.
 fit-apple = ℹ️ Mac не считаю: оценка — для видеокарт NVIDIA (CUDA), какие сдают в аренду. У Mac память общая с системой, а обучение идёт через MLX или PyTorch MPS, которые расходуют её иначе; цифры ниже — для арендной карты.
+fit-alias = { $alias } считаю как { $model }: у них одна архитектура (слои, ширина, словарь).
 fit-preference = ℹ️ { $objective } считаю как обычное дообучение: TRL прогоняет chosen и rejected одним батчем вдвое больше, так что пик будет как у bs={ $bs }: спросите с bs={ $bs }.
 fit-preference-reference = Без LoRA ещё держит эталонную модель: +{ $gib } ГиБ весов.
 fit-preference-kto = ℹ️ KTO считаю как обычное дообучение с bs={ $bs }: TRL прогоняет каждый пример отдельно, без пары chosen и rejected.
