@@ -574,6 +574,7 @@ class _Slots:
         asks = (
             any(forms & ENOUGH_WORDS for forms in words)
             or self._names_a_card(found)
+            or self._owned(found)
             or self.followup
             or self.given.solve is not None
         )
@@ -592,6 +593,12 @@ class _Slots:
             return False
         noun = self.tokens[k - 1]
         return noun.kind == "word" and bool(lemmas(noun.text) & _THEM_NOUNS)
+
+    def _owned(self, found: Quantity) -> bool:
+        """«у меня только 48 гб», "I have 24GB", "my 16 GB": memory the person has is their
+        card's (text or data would have been named: «2 гб текста» is read before this)."""
+        near = self.tokens[max(0, found.first - 3) : found.first]
+        return any(t.folded in _OWNED_CUES for t in near)
 
     def _names_a_card(self, found: Quantity) -> bool:
         """«у меня карта на 24 гб», "I have a 24GB card", «видеокарта 12гб»: the size is what
@@ -649,6 +656,11 @@ class _Slots:
 
     def _unread(self, found: Quantity) -> None:
         self.given.notes.append(f"unread:{' '.join(self.text[found.start : found.end].split())}")
+
+
+# The words right before a memory size that say the person has it: «у меня», «у нас», «есть»,
+# "I have", "I've got", "my", "we have".
+_OWNED_CUES = frozenset({"меня", "нас", "есть", "have", "got", "my", "our"})
 
 
 def read_slots(text: str, rest: str, given: Given, *, followup: bool = False) -> str:

@@ -413,6 +413,13 @@ SOLVE_WORDS: tuple[str, ...] = (
     "какую",
     "каким",
     "сколько",
+    # «сколько влезет батч», «какой поместится контекст»: a fit verb between the question
+    # word and the lever (with a number after the lever it is a value, as always)
+    "влезет",
+    "поместится",
+    "уместится",
+    "влезает",
+    "помещается",
     "max",
     "maximum",
     "maximal",
