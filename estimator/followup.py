@@ -35,7 +35,7 @@ from estimator.parsing.command import PAIR, TRAILING, apply_pair, key_of, unknow
 from estimator.parsing.result import ParsedQuery, QueryError, Slot
 from estimator.parsing.text import INFERENCE_NOTE, PREFERENCE_NOTE, language_of, read_reply
 from estimator.parsing.words import COMMAND_KEYS, NO_EFFECT_KEYS
-from estimator.query import FitQuery, Method
+from estimator.query import Checkpointing, FitQuery, Method, Stack
 
 MAX_LENGTH = 300  # a reply to an answer, not a document
 
@@ -85,6 +85,9 @@ _TOGETHER: tuple[frozenset[str], ...] = (
     frozenset({"tokens_per_example", "shortest_tokens"}),
     frozenset({"shortest_tokens", "longest_tokens"}),
 )
+# Words asking what something costs: with nothing but a card named, the card's price.
+_COST_WORDS = frozenset({"стоить", "выйдет", "обойдётся", "обойдется", "денег", "cost", "costs"})
+_CARD_FIELDS = frozenset({"target_gpu", "target_family", "card_gb", "gpus"})
 # What a reply asks of the offers for the run as it is, not a change of the run.
 _RUN_QUESTIONS = frozenset({"cheapest", "billing"})
 # The order a stored command lists its keys in: the grammar's own.
@@ -193,6 +196,17 @@ FILLER_WORDS = frozenset(
         "время",
         "долго",
         "но",
+        # «сколько будет стоить на 10к примеров?», "how much will it cost with 20k examples?":
+        # the answer gives the cost of the changed run
+        "стоить",
+        "выйдет",
+        "обойдётся",
+        "обойдется",
+        "денег",
+        "деньгам",
+        "cost",
+        "costs",
+        "much",
         # what the run is on, named with a setting: «карта с 48 гигами», «помесячная аренда»
         "карта",
         "карту",
@@ -475,6 +489,15 @@ def _merged(base: Given, changes: Given) -> Given:
         base.solve = None  # one lever a question; a ctx named is no longer solved for
     if changes.solve is not None and _SOLVED[changes.solve] not in named:
         setattr(base, _SOLVED[changes.solve], None)
+    if (
+        "stack" in named
+        and changes.stack is not Stack.UNSLOTH
+        and "grad_checkpointing" not in named
+        and base.grad_checkpointing is Checkpointing.UNSLOTH
+    ):
+        # Unsloth's offloaded checkpointing is Unsloth's own: «а если без unsloth?» leaves
+        # the stack named to its own default (gc=unsloth would name Unsloth again).
+        base.grad_checkpointing = None
     if changes.cheapest and not named & {"target_gpu", "target_family"}:
         base.target_gpu = base.target_family = None  # «на какой самой дешёвой карте»
     for name in named:
@@ -543,6 +566,10 @@ def _read(text: str) -> Given | None:
     no_effect = any(n.startswith(_TOLD) for n in changes.notes)
     if not named and not asks and not no_effect:
         return None  # «550», «?»: nothing that changes the sizing
+    if named <= _CARD_FIELDS and not asks and _COST_WORDS & set(_words(" ".join(left))):
+        # "how much does an h100 cost?": a card's price, not this run moved onto the card
+        # (a reply that changes the run too, «сколько будет стоить на 10к примеров», is one).
+        return None
     if named <= _RUN_QUESTIONS and not asks and not no_effect:
         # «а дешевле есть?», «а помесячно?» alone ask about offers for the run as it is: the
         # market router lists the plans that hold it (bot/routers/market.py, run questions).
