@@ -40,6 +40,7 @@ from estimator.models import LLAMA_LADDER
 from estimator.number_text import grouped, money, plain
 from estimator.parsing.build import LIMITS, covering_ctx
 from estimator.parsing.market import Constraints as StatedConstraints
+from estimator.parsing.slots import FOREIGN_MONEY_NOTE
 from estimator.parsing.text import (
     ALIAS_NOTE,
     APPLE_NOTE,
@@ -394,9 +395,17 @@ def _unread_line(answer: FitAnswer, language: str) -> list[str]:
     ]
     i18n = translator(language)
     lines = []
+    foreign = [
+        value
+        for code, _, value in (n.partition(":") for n in answer.notes)
+        if code == FOREIGN_MONEY_NOTE
+    ]
     if unread:
         quoted = ", ".join(i18n("fit-unread-item", words=words) for words in unread)
         lines.append(i18n("fit-unread", items=quoted))
+    if foreign:
+        quoted = ", ".join(i18n("fit-unread-item", words=words) for words in foreign)
+        lines.append(i18n("fit-unread-currency", items=quoted))
     # «бюджет 0 рублей», «0 эпох»: a value read for its setting but outside what it can be,
     # so dropped; said, with the range, instead of an answer that looks as if it counted it.
     for code, _, key in (n.partition(":") for n in answer.notes):

@@ -57,7 +57,9 @@ class Unit(StrEnum):
     PARAMS = "params"  # a model size: «13b», «13 млрд параметров»
     PERCENT = "percent"
     TIMES = "times"  # a ratio: «в два раза», "2x"
-    USD = "usd"
+    # A sum in a currency other than the rouble (dollars, euros, pounds): never a budget in ₽
+    # (the providers bill in roubles), said not counted.
+    FOREIGN_MONEY = "foreign_money"
 
 
 class Token(NamedTuple):
@@ -379,7 +381,7 @@ def quantities_of(tokens: list[Token]) -> list[Quantity]:
         sign = tokens[number.first - 1] if number.first > 0 else None
         if unit is None and sign is not None and sign.text in UNIT_SYMBOLS and token.glued:
             unit, start = Unit(UNIT_SYMBOLS[sign.text]), sign.start  # "$100", «₽500»
-        if unit in (Unit.RUB, Unit.USD):
+        if unit in (Unit.RUB, Unit.FOREIGN_MONEY):
             rate = _per(tokens, j)
             if rate is not None:
                 per, j = rate

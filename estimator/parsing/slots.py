@@ -332,6 +332,11 @@ class _Slots:
             self._ratio(found)
         elif unit is None:
             self._bare(found, context, previous)
+        elif unit is Unit.FOREIGN_MONEY:
+            # "budget $500": not converted (the providers bill in roubles; a rate would be a
+            # guess), said not counted as a sum in another currency.
+            words = " ".join(self.text[found.start : found.end].split())
+            self.given.notes.append(f"{FOREIGN_MONEY_NOTE}:{words}")
         else:
             self._unread(found)
 
@@ -658,6 +663,8 @@ class _Slots:
         self.given.notes.append(f"unread:{' '.join(self.text[found.start : found.end].split())}")
 
 
+# The note of a sum in a currency other than the rouble: "foreign_money:$500".
+FOREIGN_MONEY_NOTE = "foreign_money"
 # The words right before a memory size that say the person has it: «у меня», «у нас», «есть»,
 # "I have", "I've got", "my", "we have".
 _OWNED_CUES = frozenset({"меня", "нас", "есть", "have", "got", "my", "our"})

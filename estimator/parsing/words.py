@@ -1088,7 +1088,9 @@ RATIO_WORDS: dict[str, float] = {
 # What a number counts, by the lemma of the word after it.
 UNIT_LEMMAS: dict[str, frozenset[str]] = {
     "rub": frozenset({"руб", "рубль", "р", "rub", "ruble", "rouble", "rur", "рублей"}),
-    "usd": frozenset({"usd", "dollar", "доллар", "бакс"}),
+    "foreign_money": frozenset(
+        {"usd", "dollar", "доллар", "бакс", "eur", "euro", "евро", "gbp", "pound", "фунт"}
+    ),
     "tokens": frozenset({"токен", "token", "tok", "ток"}),
     "examples": frozenset(
         {
@@ -1107,7 +1109,13 @@ UNIT_LEMMAS: dict[str, frozenset[str]] = {
     "percent": frozenset({"процент", "percent", "pct"}),
     "times": frozenset({"раз", "times"}),
 }  # fmt: skip
-UNIT_SYMBOLS: dict[str, str] = {"₽": "rub", "%": "percent", "$": "usd"}
+UNIT_SYMBOLS: dict[str, str] = {
+    "₽": "rub",
+    "%": "percent",
+    "$": "foreign_money",
+    "€": "foreign_money",
+    "£": "foreign_money",
+}
 # Bytes per unit of a size: a dataset's text («2 гб текста») or a card's memory («48 гб»).
 BYTE_UNITS: dict[str, float] = {
     "kb": 1e3, "кб": 1e3, "mb": 1e6, "мб": 1e6, "gb": 1e9, "гб": 1e9, "gib": 1e9, "гиб": 1e9,

@@ -42,7 +42,9 @@ from estimator.parsing.numbers import Unit, number_in, quantities
         ("четыре карты", 4, Unit.GPUS, "четыре карты"),
         ("13b", 13, Unit.PARAMS, "13b"),
         ("13 млрд параметров", 13e9, Unit.PARAMS, "13 млрд параметров"),
-        ("$100", 100, Unit.USD, "$100"),
+        ("$100", 100, Unit.FOREIGN_MONEY, "$100"),
+        ("€300", 300, Unit.FOREIGN_MONEY, "€300"),
+        ("300 евро", 300, Unit.FOREIGN_MONEY, "300 евро"),
         ("10к пар вопрос-ответ", 10_000, Unit.EXAMPLES, "10к пар"),
     ],
 )

@@ -164,6 +164,14 @@ def test_a_model_named_by_another_of_its_names_says_which_model_is_sized():
         assert "считаю как" not in short_ru(text)
 
 
+def test_a_sum_in_another_currency_is_said_not_counted_and_never_read_as_roubles():
+    """«бюджет 300 евро» was a budget of 300 ₽; "$500" got the generic «не понял»."""
+    for text, words in (("8b qlora бюджет 300 евро", "«300 евро»"), ("8b qlora, $500", "«$500»")):
+        answer = short_ru(text)
+        assert f"Не учёл {words}: цены и бюджет — в рублях" in answer
+        assert "Бюджет" not in answer
+
+
 def test_a_value_outside_its_range_is_said_not_counted_with_the_range():
     """«бюджет 0 рублей» was dropped in silence: the answer looked as if it had no budget."""
     assert "Не учёл budget: значение вне допустимого (1…1\u202f000\u202f000\u202f000)" in short_ru(

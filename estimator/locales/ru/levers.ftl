@@ -7,6 +7,7 @@ fit-read = Прочитал: { $items }
 fit-read-words = { $setting } («{ $words }»)
 fit-unread = ❓ Не учёл { $items } — не понял, что это. Скажите точнее: «50к примеров», «бюджет 5000 ₽», «на 4090» — или ключом /fit: dataset=50k, budget=5000, gpu=4090.
 fit-unread-item = «{ $words }»
+fit-unread-currency = ❓ Не учёл { $items }: цены и бюджет — в рублях, как считают провайдеры. Скажите бюджет в ₽: «бюджет 45 000 ₽» или budget=45000.
 fit-out-of-range = ❓ Не учёл { $key }: значение вне допустимого ({ $low }…{ $high }).
 fit-no-effect = ℹ️ { $settings }: не влияет ни на память, ни на время — не учитываю.
 
