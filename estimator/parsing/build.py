@@ -38,6 +38,10 @@ from estimator.stacks import profile
 # punctuation) and Llama-3/Qwen-style BPE vocabularies cut Russian into about 3 characters
 # per token: ~5.5 bytes. An estimate within ~20 %: real counts depend on the tokenizer.
 BYTES_PER_TOKEN: dict[str, float] = {"en": 4.0, "ru": 5.5}
+# Characters per token, from the same sources: a length said in characters («примеры по 2000
+# символов») is about that many tokens fewer. Where the text's language is not said, the
+# question's is taken (Russian text is the more tokens per character: the safe side).
+CHARS_PER_TOKEN: dict[str, float] = {"en": 4.0, "ru": 3.0}
 
 # Sane ranges: beyond them the number is a typo, not a training run.
 LIMITS: dict[str, tuple[float, float]] = {

@@ -60,6 +60,7 @@ class Unit(StrEnum):
     # A sum in a currency other than the rouble (dollars, euros, pounds): never a budget in ₽
     # (the providers bill in roubles), said not counted.
     FOREIGN_MONEY = "foreign_money"
+    CHARS = "chars"  # «по 2000 символов», "4k characters": a length in characters, not tokens
 
 
 class Token(NamedTuple):

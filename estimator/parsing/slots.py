@@ -26,9 +26,10 @@ Each slot set records the words that set it (`Given.said`), for the answer's hea
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from estimator.parsing.build import LIMITS, Given, check_epochs, check_int
+from estimator.parsing.build import CHARS_PER_TOKEN, LIMITS, Given, check_epochs, check_int
 from estimator.parsing.lemmas import lemmas
 from estimator.parsing.numbers import Quantity, Token, Unit, quantities_of, tokenize
 from estimator.parsing.result import QueryError, Slot
@@ -227,6 +228,8 @@ class _Slots:
         self.followup = followup
         self.tokens = tokenize(rest)
         self.used: list[tuple[int, int]] = []
+        # Where each bare number ends (one past its last token): a cue there follows one.
+        self.quantity_ends: set[int] = set()
 
     def said(self, slot: Slot, start: int, end: int) -> None:
         self.given.said.setdefault(slot, " ".join(self.text[start:end].split()))
@@ -234,6 +237,7 @@ class _Slots:
 
     def run(self) -> list[tuple[int, int]]:
         found = quantities_of(self.tokens)
+        self.quantity_ends = {q.last for q in found if q.unit is None}
         taken = self._ranges(found)
         previous: Quantity | None = None
         for n, quantity in enumerate(found):
@@ -310,6 +314,8 @@ class _Slots:
             self._money(found, context.near(BUDGET_CUES, 3))
         elif unit is Unit.TOKENS:
             self._tokens(found, context)
+        elif unit is Unit.CHARS:
+            self._chars(found, context)
         elif unit is Unit.EXAMPLES:
             self._examples(found, context.near(DATASET_CUES, 2))
         elif unit is Unit.BYTES:
@@ -354,6 +360,19 @@ class _Slots:
             # «20к примеров по 500»: the length of each of them
             self._length(Slot.TOKENS_PER_EXAMPLE, found, found.first - 1)
             return
+        # "4 bs", «4 батча», "2k ctx 4 bs": the setting's noun right after a number says what
+        # it is, unless a cue before it takes it: "batch 2 ga 4" reads cue-then-number, and
+        # only a cue that has its own number before it ("2k ctx") leaves this one free.
+        if self._cue_before_is_free(context):
+            for noun_cues, read_noun in (
+                (BATCH_CUES, self._batch),
+                (GRAD_ACCUM_CUES, self._grad_accum),
+                (RANK_CUES, self._rank),
+            ):
+                noun = _after_has(context, noun_cues, depth=1)
+                if noun:
+                    read_noun(found, None, noun)
+                    return
         ctx_cue = context.setting(CTX_CUES)
         if ctx_cue is not None:
             if context.near(AVERAGE_CUES, 2) is not None or _theirs(context, ctx_cue):
@@ -409,8 +428,30 @@ class _Slots:
             return
         self._unread(found)
 
+    def _cue_before_is_free(self, context: _Context) -> bool:
+        """No setting's cue right before the number, or one that a number right before it
+        has already taken ("2k ctx 4 bs": «ctx» is 2k's)."""
+        if not context.before:
+            return True
+        index, forms = context.before[0]
+        if not forms & SETTING_CUES:
+            return True
+        return index in self.quantity_ends
+
     def _lengths_said(self, previous: Quantity | None) -> bool:
         return previous is not None and previous.unit is Unit.TOKENS
+
+    def _chars(self, found: Quantity, context: _Context) -> None:
+        """«примеры по 2000 символов», «тексты по 4к символов»: each example's length in
+        characters, about CHARS_PER_TOKEN of them a token (never a context or a count of
+        examples); a dataset's worth («10 млн символов») is its tokens."""
+        language = self.given.text_language or ("ru" if _CYRILLIC.search(self.text) else "en")
+        tokens = found.value() / CHARS_PER_TOKEN[language]
+        span = self._span(found, None)
+        if found.value() >= 1_000_000 or context.near(DATASET_CUES, 3) is not None:
+            self._int_slot(Slot.DATASET_TOKENS, "dataset_tokens", "dataset_tokens", tokens, span)
+            return
+        self._int_slot(Slot.TOKENS_PER_EXAMPLE, "tokens", "tokens_per_example", tokens, span)
 
     def _tokens(self, found: Quantity, context: _Context) -> None:
         if found.scale >= 2 or found.value() >= 1_000_000 or context.near(DATASET_CUES, 3):
@@ -474,14 +515,14 @@ class _Slots:
         span = self._span(found, cue, extra)
         self._int_slot(slot, "tokens", name, found.value(thousand), span)
 
-    def _batch(self, found: Quantity, cue: int | None) -> None:
-        self._whole(Slot.MICRO_BATCH, "bs", "micro_batch", found, cue)
+    def _batch(self, found: Quantity, cue: int | None, extra: int = 0) -> None:
+        self._whole(Slot.MICRO_BATCH, "bs", "micro_batch", found, cue, extra)
 
-    def _grad_accum(self, found: Quantity, cue: int | None) -> None:
-        self._whole(Slot.GRAD_ACCUM, "ga", "grad_accum", found, cue)
+    def _grad_accum(self, found: Quantity, cue: int | None, extra: int = 0) -> None:
+        self._whole(Slot.GRAD_ACCUM, "ga", "grad_accum", found, cue, extra)
 
-    def _rank(self, found: Quantity, cue: int | None) -> None:
-        self._whole(Slot.LORA_RANK, "rank", "lora_rank", found, cue)
+    def _rank(self, found: Quantity, cue: int | None, extra: int = 0) -> None:
+        self._whole(Slot.LORA_RANK, "rank", "lora_rank", found, cue, extra)
 
     def _gpus(self, found: Quantity, cue: int | None, extra: int = 0) -> None:
         if self.given.gpus is not None:
@@ -491,11 +532,13 @@ class _Slots:
         span = self._span(found, cue, extra)
         self._int_slot(Slot.GPUS, "gpus", "gpus", found.value(), span)
 
-    def _whole(self, slot: Slot, key: str, name: str, found: Quantity, cue: int | None) -> None:
+    def _whole(
+        self, slot: Slot, key: str, name: str, found: Quantity, cue: int | None, extra: int = 0
+    ) -> None:
         if found.value() != int(found.value()):
             self._unread(found)
             return
-        self._int_slot(slot, key, name, found.value(), self._span(found, cue))
+        self._int_slot(slot, key, name, found.value(), self._span(found, cue, extra))
 
     def _hours_a_day(self, found: Quantity) -> None:
         """«в день по 5 часов», "5 hours a day": a use a month (30 days), as «150 ч в месяц»."""
@@ -663,6 +706,11 @@ class _Slots:
         self.given.notes.append(f"unread:{' '.join(self.text[found.start : found.end].split())}")
 
 
+_CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+# Every setting's cue a number may follow: one right before a number takes it.
+SETTING_CUES = (
+    CTX_CUES | BATCH_CUES | GRAD_ACCUM_CUES | RANK_CUES | EPOCH_CUES | STEPS_CUES | DATASET_CUES
+)
 # The note of a sum in a currency other than the rouble: "foreign_money:$500".
 FOREIGN_MONEY_NOTE = "foreign_money"
 # The words right before a memory size that say the person has it: «у меня», «у нас», «есть»,

@@ -1092,6 +1092,7 @@ UNIT_LEMMAS: dict[str, frozenset[str]] = {
         {"usd", "dollar", "доллар", "бакс", "eur", "euro", "евро", "gbp", "pound", "фунт"}
     ),
     "tokens": frozenset({"токен", "token", "tok", "ток"}),
+    "chars": frozenset({"символ", "знак", "character", "char", "chars", "characters"}),
     "examples": frozenset(
         {
             "пример", "сэмпл", "семпл", "сэмплов", "запись", "строка", "диалог", "пара",
