@@ -42,7 +42,7 @@ from estimator.planner import (
     within,
     within_budget,
 )
-from estimator.query import Checkpointing, FitQuery, Method, Offload, Stack
+from estimator.query import Checkpointing, FitQuery, Method, Offload, Sharding, Stack
 from estimator.solve import Solution, solve, solved_json, solved_query
 from estimator.specs import GIB, GpuSpec, ModelSpec
 from estimator.stacks import COMMON_STACKS
@@ -116,6 +116,9 @@ class Capacity:
     gb: float  # as sold
     usable_gib: float  # the least the catalogue's cards of that size give (the safe side)
     judged: Judged
+    # Several such cards that each hold the whole model (DDP) and do not: the same count
+    # sharded with FSDP («у меня 4 карты по 24 гб» for a 32B LoRA).
+    sharded: Judged | None = None
 
 
 # What torch reports of a card sold as N GB when no catalogue card has that size: ECC on, as
@@ -128,7 +131,12 @@ def _capacity(parsed: ParsedQuery, gpus: Sequence[GpuSpec]) -> Capacity | None:
         return None
     least = least_card_of_size(parsed.card_gb, gpus)
     usable = least.usable_gib if least else parsed.card_gb * 1e9 / GIB * UNKNOWN_CARD_SHARE
-    return Capacity(parsed.card_gb, usable, judge_run(parsed.query, parsed.model, usable))
+    judged = judge_run(parsed.query, parsed.model, usable)
+    sharded = None
+    query = parsed.query
+    if query.gpus > 1 and query.shard is Sharding.DDP and judged.verdict is Verdict.NO:
+        sharded = judge_run(replace(query, shard=Sharding.FSDP), parsed.model, usable)
+    return Capacity(parsed.card_gb, usable, judged, sharded)
 
 
 def build_answer(

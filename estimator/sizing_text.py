@@ -261,7 +261,16 @@ def _capacity_line(answer: FitAnswer, language: str) -> list[str]:
         "headroom": gib(capacity.usable_gib - judged.band.high),
     }
     key = {Verdict.FITS: "fits", Verdict.TIGHT: "tight", Verdict.NO: "no"}[judged.verdict]
-    return [translator(language)(f"fit-capacity-{key}", **args)]
+    i18n = translator(language)
+    count = answer.query.gpus
+    if count == 1:
+        return [i18n(f"fit-capacity-{key}", **args)]
+    # «4 карты по 24 гб»: the verdict is each card's, under the run's sharding.
+    line = i18n(f"fit-capacity-set-{key}", count=str(count), shard=answer.query.shard.value, **args)
+    sharded = capacity.sharded
+    if sharded is not None and sharded.verdict is not Verdict.NO:
+        line += i18n("fit-capacity-set-fsdp", high=gib(sharded.band.high))
+    return [line]
 
 
 def _time_budget_line(answer: FitAnswer, language: str) -> list[str]:

@@ -172,6 +172,16 @@ def test_a_sum_in_another_currency_is_said_not_counted_and_never_read_as_roubles
         assert "Бюджет" not in answer
 
 
+def test_several_cards_of_a_memory_size_are_judged_as_the_set_with_fsdp_when_it_helps():
+    """«70b qlora на 2 картах по 48 гб» was judged as one 48 GB card, with no word of the
+    second or of sharding."""
+    answer = short_ru("70b qlora на 2 картах по 48 гб")
+    assert "❌ 2 карты на 48 ГБ (ddp)" in answer
+    assert "с FSDP на тех же картах — пик до" in answer
+    assert "shard=fsdp" in answer
+    assert "Карте на 48 ГБ" not in answer
+
+
 def test_a_value_outside_its_range_is_said_not_counted_with_the_range():
     """«бюджет 0 рублей» was dropped in silence: the answer looked as if it had no budget."""
     assert "Не учёл budget: значение вне допустимого (1…1\u202f000\u202f000\u202f000)" in short_ru(

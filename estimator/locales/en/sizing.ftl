@@ -26,6 +26,10 @@ fit-time-budget-card = { $gpu } (~{ $time })
 fit-capacity-fits = ✅ A { $gb } GB card ({ $usable } GiB usable) holds it: { $headroom } GiB free even at a { $high } GiB peak
 fit-capacity-tight = ⚠️ A { $gb } GB card is tight: a { $low }–{ $high } GiB peak on { $usable } GiB usable
 fit-capacity-no = ❌ A { $gb } GB card is not enough: a { $low }–{ $high } GiB peak on { $usable } GiB usable
+fit-capacity-set-fits = ✅ { $count } cards of { $gb } GB ({ $shard }): { $headroom } GiB free of { $usable } on each even at a { $high } GiB peak
+fit-capacity-set-tight = ⚠️ { $count } cards of { $gb } GB ({ $shard }): tight — a { $low }–{ $high } GiB peak on each { $usable } GiB card
+fit-capacity-set-no = ❌ { $count } cards of { $gb } GB ({ $shard }): a { $low }–{ $high } GiB peak on each, { $usable } GiB usable
+fit-capacity-set-fsdp = ; with FSDP on the same cards, a peak up to { $high } GiB on each: shard=fsdp
 fit-steps = { $steps } steps of { $per } examples (bs × ga × cards) — sizing { $examples } examples, once through.
 fit-ctx-from-tokens = Examples of up to { $tokens } tokens — sizing ctx { $ctx } to hold them whole.
 fit-ctx-cut = ⚠️ Examples of up to { $tokens } tokens are longer than ctx { $ctx }: training cuts them at { $ctx } (whole: <code>ctx={ $covering }</code>).

@@ -27,6 +27,10 @@ fit-time-budget-card = { $gpu } (~{ $time })
 fit-capacity-fits = ✅ Карте на { $gb } ГБ ({ $usable } ГиБ доступно) хватит: запас { $headroom } ГиБ даже при пике { $high }
 fit-capacity-tight = ⚠️ Карте на { $gb } ГБ впритык: пик { $low }–{ $high } ГиБ при { $usable } доступных
 fit-capacity-no = ❌ Карте на { $gb } ГБ не хватит: пик { $low }–{ $high } ГиБ при { $usable } доступных
+fit-capacity-set-fits = ✅ { $count } карты на { $gb } ГБ ({ $shard }): на каждой запас { $headroom } ГиБ из { $usable } даже при пике { $high }
+fit-capacity-set-tight = ⚠️ { $count } карты на { $gb } ГБ ({ $shard }): впритык — на каждой пик { $low }–{ $high } ГиБ при { $usable }
+fit-capacity-set-no = ❌ { $count } карты на { $gb } ГБ ({ $shard }): на каждой пик { $low }–{ $high } ГиБ при { $usable } доступных
+fit-capacity-set-fsdp = ; с FSDP на тех же картах — пик до { $high } ГиБ на каждой: shard=fsdp
 fit-steps = { $steps } шагов по { $per } примеров (bs × ga × карты) — считаю { $examples } примеров, одна эпоха.
 fit-ctx-from-tokens = Примеры до { $tokens } токенов — считаю ctx { $ctx }, чтобы они поместились целиком.
 fit-ctx-cut = ⚠️ Примеры до { $tokens } токенов длиннее ctx { $ctx }: при обучении они обрежутся до { $ctx } (целиком — <code>ctx={ $covering }</code>).
