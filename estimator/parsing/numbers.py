@@ -382,6 +382,13 @@ def quantities_of(tokens: list[Token]) -> list[Quantity]:
         sign = tokens[number.first - 1] if number.first > 0 else None
         if unit is None and sign is not None and sign.text in UNIT_SYMBOLS and token.glued:
             unit, start = Unit(UNIT_SYMBOLS[sign.text]), sign.start  # "$100", «₽500»
+        if unit is None:
+            # «часа за 3», «дня за два»: the unit before «за» and the number, the Russian way of
+            # saying "about" (the time limit was dropped in silence)
+            inverted = _time_before(tokens, number.first)
+            if inverted is not None:
+                unit, first = inverted
+                start = tokens[first].start
         if unit in (Unit.RUB, Unit.FOREIGN_MONEY):
             rate = _per(tokens, j)
             if rate is not None:
@@ -402,6 +409,17 @@ def quantities_of(tokens: list[Token]) -> list[Quantity]:
         )
         i = j
     return found
+
+
+def _time_before(tokens: list[Token], first: int) -> tuple[Unit, int] | None:
+    """(hours or days, the unit word's index) when «<час/день> за» stands right before the
+    number at `first`; None otherwise."""
+    if first < 2 or tokens[first - 1].folded != "за":
+        return None
+    read = _unit(tokens, first - 2)
+    if read is None or read[0] not in (Unit.HOURS, Unit.DAYS):
+        return None
+    return read[0], first - 2
 
 
 def _ratio_word(token: Token) -> float | None:
