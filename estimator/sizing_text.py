@@ -38,7 +38,7 @@ from estimator.lever_text import (
 from estimator.measurement import Measurement
 from estimator.models import LLAMA_LADDER
 from estimator.number_text import grouped, money, plain
-from estimator.parsing.build import LIMITS, covering_ctx
+from estimator.parsing.build import ASK_EPOCHS_NOTE, LIMITS, covering_ctx
 from estimator.parsing.market import Constraints as StatedConstraints
 from estimator.parsing.slots import FOREIGN_MONEY_NOTE
 from estimator.parsing.text import (
@@ -301,6 +301,20 @@ def _time_budget_line(answer: FitAnswer, language: str) -> list[str]:
             i18n("fit-time-budget-no-card" if has_data else "fit-time-budget-no-data", limit=limit)
         ]
     timed.sort(key=lambda item: item[1].band.high)
+    if ASK_EPOCHS_NOTE in answer.notes:
+        # «сколько эпох успею за 10 часов?»: each card's epochs within the limit, from the
+        # ends of its time range (the slow end first: what the limit surely holds).
+        epochs = answer.query.epochs
+        counts = [
+            i18n(
+                "fit-time-budget-epochs-card",
+                gpu=row.gpu.id,
+                low=f"{budget * epochs / time.band.high:.1f}",
+                high=f"{budget * epochs / time.band.low:.1f}",
+            )
+            for row, time in timed[:3]
+        ]
+        return [i18n("fit-time-budget-epochs", limit=limit, cards=", ".join(counts))]
 
     def named(item: tuple[GpuFit, TrainingTime]) -> str:
         row, time = item

@@ -140,6 +140,8 @@ class Given:
 CHEAPEST_NOTE = "ask:cheapest"
 # The note of a reply that asks how long the run takes («а по времени?»).
 ASK_TIME_NOTE = "ask:time"
+# «сколько эпох успею за 10 часов?»: the epochs the time limit holds (sizing_text).
+ASK_EPOCHS_NOTE = "ask:epochs"
 CHEAPEST_WORD = "cheapest"
 # What a lever's value says to solve for it (ctx=max): the largest that fits the named card.
 MAX_VALUES = frozenset({"max", "maximum", "макс", "максимум"})

@@ -16,6 +16,7 @@ from typing import TypeVar
 from estimator import gpus
 from estimator.models import find_model_in_text
 from estimator.parsing.build import (
+    ASK_EPOCHS_NOTE,
     ASK_TIME_NOTE,
     LIMITS,
     Given,
@@ -34,6 +35,7 @@ from estimator.parsing.result import ParsedQuery, QueryError, Slot
 from estimator.parsing.slots import read_slots
 from estimator.parsing.words import (
     APPLE_PHRASES,
+    ASK_EPOCHS_PHRASES,
     ASK_TIME_PHRASES,
     BATCH_WORDS,
     BILLING_PHRASES,
@@ -560,6 +562,7 @@ def _read_asks(reader: _Reader, given: Given) -> None:
     inference and preference words, noted with the levers, are used up here, once the
     numbers they part from their cues are read («а если dpo?» is all understood)."""
     _note_said(reader, given, ASK_TIME_PHRASES, ASK_TIME_NOTE)
+    _note_said(reader, given, ASK_EPOCHS_PHRASES, ASK_EPOCHS_NOTE)
     for phrases in (INFERENCE_PHRASES, PREFERENCE_PHRASES):
         m = compiled(alternation(phrases)).search(reader.rest)
         if m is not None:

@@ -1335,6 +1335,9 @@ METHOD_SPELLINGS: dict[str, Method] = {
 }  # fmt: skip
 
 # A reply that asks how long the run takes: «а по времени?», "how long?".
+# «сколько эпох успею за 10 часов?», "how many epochs can I do in 10 hours?": the epochs a
+# time limit holds, per card.
+ASK_EPOCHS_PHRASES: tuple[str, ...] = ("сколько эпох", "how many epochs")
 ASK_TIME_PHRASES: tuple[str, ...] = (
     "сколько по времени",
     "по времени",

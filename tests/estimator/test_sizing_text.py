@@ -182,6 +182,20 @@ def test_several_cards_of_a_memory_size_are_judged_as_the_set_with_fsdp_when_it_
     assert "Карте на 48 ГБ" not in answer
 
 
+def test_how_many_epochs_a_time_limit_holds_is_answered_per_card():
+    """«сколько эпох успею за 10 часов?» was told which card finishes one epoch in time."""
+    parsed = understand("8b lora на 100к примеров на h100, сколько эпох успею за 10 часов?")
+    assert parsed is not None
+    answer = build_answer(parsed, load_gpus(), [])
+    line = next(
+        line for line in to_plain(render_short(answer, "ru")).splitlines() if line.startswith("⏱")
+    )
+    time = answer.times[answer.target.gpu.id] if answer.target else None
+    assert time is not None
+    low, high = (f"{10 / t:.1f}".replace(".", ",") for t in (time.band.high, time.band.low))
+    assert line == f"⏱ За 10 ч успеете: H100 PCIe — ~{low}–{high} эпохи."
+
+
 def test_a_value_outside_its_range_is_said_not_counted_with_the_range():
     """«бюджет 0 рублей» was dropped in silence: the answer looked as if it had no budget."""
     assert "Не учёл budget: значение вне допустимого (1…1\u202f000\u202f000\u202f000)" in short_ru(

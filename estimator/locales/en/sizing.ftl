@@ -23,6 +23,8 @@ fit-time-budget-no = ⏱ Not within { $limit }: the fastest is { $cards }. More 
 fit-time-budget-no-data = ⏱ To say whether it takes under { $limit }, I need the dataset's size: dataset=20k or “2 GB of text”.
 fit-time-budget-no-card = ⏱ { $limit }: no card holds this run, so there is no time to give.
 fit-time-budget-card = { $gpu } (~{ $time })
+fit-time-budget-epochs = ⏱ Within { $limit }: { $cards }.
+fit-time-budget-epochs-card = { $gpu } — ~{ $low }–{ $high } epochs
 fit-capacity-fits = ✅ A { $gb } GB card ({ $usable } GiB usable) holds it: { $headroom } GiB free even at a { $high } GiB peak
 fit-capacity-tight = ⚠️ A { $gb } GB card is tight: a { $low }–{ $high } GiB peak on { $usable } GiB usable
 fit-capacity-no = ❌ A { $gb } GB card is not enough: a { $low }–{ $high } GiB peak on { $usable } GiB usable

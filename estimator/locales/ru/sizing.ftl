@@ -24,6 +24,8 @@ fit-time-budget-no = ⏱ В { $limit } не уложитесь: быстрее �
 fit-time-budget-no-data = ⏱ Чтобы сказать, уложитесь ли в { $limit }, нужен размер датасета: dataset=20k или «датасет 2 гб текста».
 fit-time-budget-no-card = ⏱ { $limit }: ни одна карта не вмещает этот запуск — времени не назову.
 fit-time-budget-card = { $gpu } (~{ $time })
+fit-time-budget-epochs = ⏱ За { $limit } успеете: { $cards }.
+fit-time-budget-epochs-card = { $gpu } — ~{ $low }–{ $high } эпохи
 fit-capacity-fits = ✅ Карте на { $gb } ГБ ({ $usable } ГиБ доступно) хватит: запас { $headroom } ГиБ даже при пике { $high }
 fit-capacity-tight = ⚠️ Карте на { $gb } ГБ впритык: пик { $low }–{ $high } ГиБ при { $usable } доступных
 fit-capacity-no = ❌ Карте на { $gb } ГБ не хватит: пик { $low }–{ $high } ГиБ при { $usable } доступных
