@@ -28,6 +28,8 @@ from estimator.hardware import runs_unsloth
 from estimator.i18n import Html, translator
 from estimator.inference import inference_memory
 from estimator.lever_text import (
+    READ_KEYS,
+    TITLE_KEYS,
     lever_details,
     lever_lines,
     offload_details,
@@ -429,6 +431,7 @@ def _unread_line(answer: FitAnswer, language: str) -> list[str]:
     if foreign:
         quoted = ", ".join(i18n("fit-unread-item", words=words) for words in foreign)
         lines.append(i18n("fit-unread-currency", items=quoted))
+    lines += _second_values(answer, language)
     # «бюджет 0 рублей», «0 эпох»: a value read for its setting but outside what it can be,
     # so dropped; said, with the range, instead of an answer that looks as if it counted it.
     for code, _, key in (n.partition(":") for n in answer.notes):
@@ -457,6 +460,38 @@ def _sizing_number(words: str) -> bool:
     if not any(ch.isdigit() for ch in words):
         return False
     return not _BARE_SMALL.fullmatch(words.strip())
+
+
+# The /fit key a repeated slot is named by in the answer (its FitQuery field's, else these).
+_SLOT_KEYS = {
+    **dict((*TITLE_KEYS, *READ_KEYS)),
+    "budget_rub": "budget",
+    "time_budget_hours": "hours",
+    "card_gb": "cardgb",
+    "longest_tokens": "longest",
+}
+
+
+def _second_values(answer: FitAnswer, language: str) -> list[str]:
+    """A setting given twice («ctx 4096, контекст 8к»), a second model or method named: only
+    the first is sized, and the answer says the second was not counted (it was silent)."""
+    i18n = translator(language)
+    compared = any(c.lever == "method" and c.asked for c in answer.levers)
+    lines = []
+    for code, _, value in (n.partition(":") for n in answer.notes):
+        if code == "repeated":
+            key = _SLOT_KEYS.get(value, value)
+            sized = getattr(answer.query, value, None)
+            shown = getattr(sized, "value", sized)
+            if isinstance(shown, float):
+                shown = plain(shown)
+            first = "" if shown is None else f" ({key}={shown})"
+            lines.append(i18n("fit-repeated", key=key, first=first))
+        elif code == "extra_size":
+            lines.append(i18n("fit-extra-size", size=value))
+        elif code == "extra_method" and not compared:
+            lines.append(i18n("fit-extra-method", method=value))
+    return lines
 
 
 def _constraints_line(answer: FitAnswer, language: str) -> list[str]:

@@ -196,6 +196,18 @@ def test_how_many_epochs_a_time_limit_holds_is_answered_per_card():
     assert line == f"⏱ За 10 ч успеете: H100 PCIe — ~{low}–{high} эпохи."
 
 
+def test_a_second_value_model_or_method_is_said_not_counted():
+    """«ctx 4096, контекст 8к» sized 4096 and said nothing of 8k; a second model or method
+    named was dropped in silence too."""
+    twice = short_ru("8b qlora ctx 4096, контекст 8к")
+    assert "❓ ctx назван дважды — считаю первое значение (ctx=4096), второе не учёл." in twice
+    two = short_ru("8b qlora и 13b lora")
+    assert "❓ Вторую модель (13B) не считаю" in two
+    assert "❓ Второй метод (lora) не считаю" in two
+    # Two methods compared are answered as such, not said to be dropped.
+    assert "Второй метод" not in short_ru("сравни lora и qlora для 13b")
+
+
 def test_a_value_outside_its_range_is_said_not_counted_with_the_range():
     """«бюджет 0 рублей» was dropped in silence: the answer looked as if it had no budget."""
     assert "Не учёл budget: значение вне допустимого (1…1\u202f000\u202f000\u202f000)" in short_ru(

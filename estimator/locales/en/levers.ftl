@@ -8,6 +8,9 @@ fit-read-words = { $setting } (“{ $words }”)
 fit-unread = ❓ Not counted: { $items } — I could not tell what it is. Say it plainly: “50k examples”, “budget 5000 ₽”, “on a 4090” — or as a /fit key: dataset=50k, budget=5000, gpu=4090.
 fit-unread-item = “{ $words }”
 fit-unread-currency = ❓ Not counted: { $items } — prices and budgets are in ₽, as the providers bill. Give the budget in roubles: “budget 45000 ₽” or budget=45000.
+fit-repeated = ❓ { $key } was given twice — sized with the first value{ $first }; the second is not counted.
+fit-extra-size = ❓ The second model ({ $size }B) is not sized — ask about it in a message of its own.
+fit-extra-method = ❓ The second method ({ $method }) is not sized — ask separately, or “compare qlora and lora”.
 fit-out-of-range = ❓ Not counted: { $key } — the value is outside what it can be ({ $low }…{ $high }).
 fit-no-effect = ℹ️ { $settings }: changes neither memory nor time — not counted.
 
