@@ -117,22 +117,32 @@ MAX_SERVERS = 8
 
 def fewest_across_servers(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> int | None:
     """The fewest cards, in whole servers of MAX_GPUS_PER_SERVER, on which the run fits with
-    room sharded across them (ZeRO-3 / FSDP over the servers), else the fewest on which it is
-    tight; None when not even MAX_SERVERS servers hold it."""
+    room sharded across them (ZeRO-3 / FSDP over the servers); None when not even
+    MAX_SERVERS servers hold it so. Never a count on which it is only tight: sharding splits
+    the weights and their state, not a card's activations, so a run that is tight on several
+    servers (a 14B QLoRA at bs 8 × 4096 on 32 H100) needs a smaller batch, not more servers."""
     servers = range(2, MAX_SERVERS + 1)
-    return _fewest(query, model, gpu, (n * MAX_GPUS_PER_SERVER for n in servers))
+    counts = (n * MAX_GPUS_PER_SERVER for n in servers)
+    return _fewest(query, model, gpu, counts, tight_ok=False)
 
 
-def _fewest(query: FitQuery, model: ModelSpec, gpu: GpuSpec, counts: Iterable[int]) -> int | None:
+def _fewest(
+    query: FitQuery,
+    model: ModelSpec,
+    gpu: GpuSpec,
+    counts: Iterable[int],
+    *,
+    tight_ok: bool = True,
+) -> int | None:
     """The first of `counts` on which the run fits with room, sharding what can be sharded;
-    else the first on which it is tight."""
+    else (when `tight_ok`) the first on which it is tight."""
     tight = None
     for count in counts:
         sharded = query if count == 1 else replace(query, gpus=count, shard=_multi_shard(query))
         verdict = judge_run(sharded, model, gpu.usable_gib).verdict
         if verdict is Verdict.FITS:
             return count
-        if verdict is Verdict.TIGHT and tight is None:
+        if verdict is Verdict.TIGHT and tight is None and tight_ok:
             tight = count
     return tight
 

@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,10 +15,11 @@ from bot.fake_telegram.html import parse_telegram_html, utf16_len
 from estimator.__main__ import main
 from estimator.answer import build_answer, to_json
 from estimator.cost import PriceQuote
-from estimator.fit import Verdict
+from estimator.fit import Verdict, judge_run
 from estimator.fit_words import understand
-from estimator.gpus import load_gpus
+from estimator.gpus import get, load_gpus
 from estimator.parse import QueryError
+from estimator.query import Sharding
 from estimator.sizing_text import render, render_details, render_short, to_plain
 from tests.in_process import Finished, run_entry
 
@@ -206,6 +208,22 @@ def test_a_second_value_model_or_method_is_said_not_counted():
     assert "❓ Второй метод (lora) не считаю" in two
     # Two methods compared are answered as such, not said to be dropped.
     assert "Второй метод" not in short_ru("сравни lora и qlora для 13b")
+
+
+def test_more_servers_are_advised_only_where_they_hold_the_run_with_room() -> None:
+    """A 14B QLoRA at bs 8 × 4096 was told «хватит 32 шт. … на 4 серверах»: only tight there,
+    since sharding splits the weights and not a card's activations; a smaller batch is the
+    fix, and the answer now says how far over the card the run is."""
+    parsed = understand("qwen2.5 14b qlora ctx=4096 bs=8 gpu=h100")
+    assert parsed is not None
+    answer = build_answer(parsed, load_gpus(), [])
+    assert answer.across_servers is None
+    big = understand("How many H100s do I need to full fine-tune Llama 3.1 70B?")
+    assert big is not None
+    across = build_answer(big, load_gpus(), []).across_servers
+    assert across is not None
+    sharded = replace(big.query, gpus=across, shard=Sharding.FSDP)
+    assert judge_run(sharded, big.model, get("H100 PCIe").usable_gib).verdict is Verdict.FITS
 
 
 def test_a_value_outside_its_range_is_said_not_counted_with_the_range():
