@@ -63,6 +63,8 @@ class GpuFit:
     # The card count it was judged at: the run's, or the one a compared card was named with
     # («сравни 2x a100 и 1x h100»).
     gpus: int = 1
+    # `min_gpus` holds the run only without the headroom (no count of one server does with it).
+    min_gpus_tight: bool = False
 
     @property
     def missing_gib(self) -> float:
@@ -101,6 +103,14 @@ def fewest_gpus(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> int | None:
     """Smallest GPU count on which the run fits with room, sharding what can be sharded;
     when no count up to a server's does, the smallest on which it is tight."""
     return _fewest(query, model, gpu, range(1, MAX_GPUS_PER_SERVER + 1))
+
+
+def _tight_at(query: FitQuery, model: ModelSpec, gpu: GpuSpec, count: int | None) -> bool:
+    """Whether the run is only tight (not with room) at `count` cards, sharded as counted."""
+    if count is None:
+        return False
+    sharded = query if count == 1 else replace(query, gpus=count, shard=_multi_shard(query))
+    return judge_run(sharded, model, gpu.usable_gib).verdict is Verdict.TIGHT
 
 
 def least_card_of_size(gb: float, gpus: Iterable[GpuSpec]) -> GpuSpec | None:
@@ -168,6 +178,7 @@ def fit_table(
         if not has_tensor_cores(gpu) and gpu.id != asked:
             continue
         judged = judge(query, parts, gpu.usable_gib)
+        fewest = fewest_gpus(query, model, gpu) if judged.verdict is Verdict.NO else None
         rows.append(
             GpuFit(
                 gpu=gpu,
@@ -177,10 +188,9 @@ def fit_table(
                 high_gib=judged.band.high,
                 headroom_gib=gpu.usable_gib - judged.band.high,
                 verdict=judged.verdict,
-                min_gpus=query.gpus
-                if judged.verdict is not Verdict.NO
-                else fewest_gpus(query, model, gpu),
+                min_gpus=query.gpus if judged.verdict is not Verdict.NO else fewest,
                 gpus=query.gpus,
+                min_gpus_tight=_tight_at(query, model, gpu, fewest),
             )
         )
     order = {Verdict.FITS: 0, Verdict.TIGHT: 1, Verdict.NO: 2}

@@ -574,6 +574,8 @@ def _target_verdict(answer: FitAnswer, row: GpuFit, language: str) -> str:
     query = answer.query
     common = {"gpu": row.gpu.id, "usable": gib(row.usable_gib)}
     span = {"low": gib(row.low_gib), "high": gib(row.high_gib)}
+    # The count that holds the run, said as tight where it holds it only without headroom.
+    tight = "-tight" if row.min_gpus_tight else ""
     if row.gpus > 1:
         # The user asked for several cards: the verdict is about that set, per card.
         sized = {**common, "count": str(row.gpus), "shard": query.shard.value}
@@ -590,9 +592,10 @@ def _target_verdict(answer: FitAnswer, row: GpuFit, language: str) -> str:
             if row.min_gpus <= row.gpus:
                 return i18n("fit-target-set-ddp-fsdp", missing=missing, **sized)
             need = str(row.min_gpus)
-            return i18n("fit-target-set-ddp-more", missing=missing, need=need, **sized)
+            key = "fit-target-set-ddp-more" + tight
+            return i18n(key, missing=missing, need=need, **sized)
         if row.min_gpus and row.min_gpus > row.gpus:
-            return i18n("fit-target-set-more", need=str(row.min_gpus), **sized)
+            return i18n("fit-target-set-more" + tight, need=str(row.min_gpus), **sized)
         return i18n("fit-target-set-no", missing=gib(row.missing_gib), **sized)
     if row.verdict is Verdict.FITS:
         headroom = gib(row.headroom_gib)
@@ -600,7 +603,7 @@ def _target_verdict(answer: FitAnswer, row: GpuFit, language: str) -> str:
     if row.verdict is Verdict.TIGHT:
         return i18n("fit-target-tight", **span, **common)
     if row.min_gpus and row.min_gpus > 1:
-        return i18n("fit-target-no-multi", count=str(row.min_gpus), **common)
+        return i18n("fit-target-no-multi" + tight, count=str(row.min_gpus), **common)
     if row is answer.target and answer.across_servers is not None:
         # «How many H100s for a 70B full fine-tune?»: no server of 8 holds it; so many do.
         count = answer.across_servers

@@ -218,6 +218,10 @@ def test_more_servers_are_advised_only_where_they_hold_the_run_with_room() -> No
     assert parsed is not None
     answer = build_answer(parsed, load_gpus(), [])
     assert answer.across_servers is None
+    # Within one server a count that holds the run only tightly is said to be tight.
+    tight = short_ru("8b qlora ctx=8192 gpu=4090")
+    assert "впритык на 2 шт. с шардированием" in tight
+    assert "хватит 2 шт." not in tight
     big = understand("How many H100s do I need to full fine-tune Llama 3.1 70B?")
     assert big is not None
     across = build_answer(big, load_gpus(), []).across_servers

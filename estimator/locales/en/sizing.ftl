@@ -56,6 +56,9 @@ fit-target-fits = ✅ <b>{ $gpu }</b>: fits, { $headroom } GiB free of { $usable
 fit-target-tight = ⚠️ <b>{ $gpu }</b>: tight — a { $low }–{ $high } GiB peak on a { $usable } GiB card
 fit-target-no = ❌ <b>{ $gpu }</b>: does not fit — { $missing } GiB short of { $usable }
 fit-target-no-multi = ❌ <b>{ $gpu }</b>: not on one card; { $count } of them with sharding (FSDP)
+fit-target-no-multi-tight = ❌ <b>{ $gpu }</b>: not on one card; tight on { $count } of them with sharding (FSDP)
+fit-target-set-more-tight = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): too few — tight on { $need }
+fit-target-set-ddp-more-tight = ❌ <b>{ $count }× { $gpu }</b> (ddp): each card holds the whole model, { $missing } GiB short; with FSDP tight on { $need }: gpus={ $need } shard=fsdp
 fit-target-no-servers = ❌ <b>{ $gpu }</b>: not on one server of 8; { $count } of them sharded across { $servers } servers (ZeRO-3/FSDP)
 fit-target-set-fits = ✅ <b>{ $count }× { $gpu }</b> ({ $shard }): fits, { $headroom } GiB free of { $usable } on each even at a { $high } GiB peak
 fit-target-set-tight = ⚠️ <b>{ $count }× { $gpu }</b> ({ $shard }): tight — a { $low }–{ $high } GiB peak on each { $usable } GiB card

@@ -57,6 +57,9 @@ fit-target-fits = ✅ <b>{ $gpu }</b>: помещается, запас { $headr
 fit-target-tight = ⚠️ <b>{ $gpu }</b>: впритык — пик { $low }–{ $high } ГиБ при { $usable } на карте
 fit-target-no = ❌ <b>{ $gpu }</b>: не помещается — не хватает { $missing } ГиБ из { $usable }
 fit-target-no-multi = ❌ <b>{ $gpu }</b>: на одной не помещается; хватит { $count } шт. с шардированием (FSDP)
+fit-target-no-multi-tight = ❌ <b>{ $gpu }</b>: на одной не помещается; впритык на { $count } шт. с шардированием (FSDP)
+fit-target-set-more-tight = ❌ <b>{ $count }× { $gpu }</b> ({ $shard }): мало — впритык на { $need } шт.
+fit-target-set-ddp-more-tight = ❌ <b>{ $count }× { $gpu }</b> (ddp): каждая карта держит всю модель, не хватает { $missing } ГиБ; с FSDP впритык на { $need } шт.: gpus={ $need } shard=fsdp
 fit-target-no-servers = ❌ <b>{ $gpu }</b>: в одном сервере (8 карт) не помещается; хватит { $count } шт. с шардированием на { $servers } серверах (ZeRO-3/FSDP)
 fit-target-set-fits = ✅ <b>{ $count }× { $gpu }</b> ({ $shard }): помещается, на каждой запас { $headroom } ГиБ из { $usable } даже при пике { $high }
 fit-target-set-tight = ⚠️ <b>{ $count }× { $gpu }</b> ({ $shard }): впритык — на каждой пик { $low }–{ $high } ГиБ при { $usable }
