@@ -472,6 +472,9 @@ _SLOT_KEYS = {
 }
 
 
+_FIELD_OF_KEY = {key: field for field, key in _SLOT_KEYS.items()}
+
+
 def _second_values(answer: FitAnswer, language: str) -> list[str]:
     """A setting given twice («ctx 4096, контекст 8к»), a second model or method named: only
     the first is sized, and the answer says the second was not counted (it was silent)."""
@@ -479,14 +482,17 @@ def _second_values(answer: FitAnswer, language: str) -> list[str]:
     compared = any(c.lever == "method" and c.asked for c in answer.levers)
     lines = []
     for code, _, value in (n.partition(":") for n in answer.notes):
-        if code == "repeated":
-            key = _SLOT_KEYS.get(value, value)
-            sized = getattr(answer.query, value, None)
+        if code in ("repeated", "repeated_key"):
+            # Free text keeps the first value; /fit, like a config file, the last.
+            field = value if code == "repeated" else _FIELD_OF_KEY.get(value, value)
+            key = _SLOT_KEYS.get(field, field)
+            sized = getattr(answer.query, field, None)
             shown = getattr(sized, "value", sized)
             if isinstance(shown, float):
                 shown = plain(shown)
-            first = "" if shown is None else f" ({key}={shown})"
-            lines.append(i18n("fit-repeated", key=key, first=first))
+            used = "" if shown is None else f" ({key}={shown})"
+            which = "fit-repeated" if code == "repeated" else "fit-repeated-last"
+            lines.append(i18n(which, key=key, first=used))
         elif code == "extra_size":
             lines.append(i18n("fit-extra-size", size=value))
         elif code == "extra_method" and not compared:

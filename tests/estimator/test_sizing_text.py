@@ -206,6 +206,10 @@ def test_a_second_value_model_or_method_is_said_not_counted():
     two = short_ru("8b qlora и 13b lora")
     assert "❓ Вторую модель (13B) не считаю" in two
     assert "❓ Второй метод (lora) не считаю" in two
+    # /fit keeps the last of a key given twice, as a config file would, and says so.
+    assert "❓ ctx задан дважды — считаю последнее значение (ctx=8192)" in short_ru(
+        "8b qlora ctx=4096 ctx=8192"
+    )
     # Two methods compared are answered as such, not said to be dropped.
     assert "Второй метод" not in short_ru("сравни lora и qlora для 13b")
 
