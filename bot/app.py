@@ -32,7 +32,7 @@ from bot.delivery.limiter import Limiter
 from bot.delivery.sender import Sender
 from bot.delivery.session import SharedLimitMiddleware
 from bot.hold import HeldOffset
-from bot.jobs import after, background, heartbeat, housekeeping
+from bot.jobs import SETTLE_AT_MOST_S, after, background, heartbeat, housekeeping, settled
 from bot.lease_guard import PollingFence
 from bot.middlewares.chat_order import ChatOrder
 from bot.middlewares.hold import HoldMiddleware
@@ -201,8 +201,13 @@ async def build_application(
     # else has started (aiogram runs no shutdown hooks when a start-up hook fails).
     attach_ops(application)
     if warm_charts:
+
+        async def warm_charts_once_settled() -> None:
+            # A worker's import of matplotlib is a second of CPU: after the index's load.
+            await charts.start_warming(after=lambda: settled(application.settled))
+
         application.services.append(
-            Duty("chart warm-up", charts.start_warming, charts.stop_warming)
+            Duty("chart warm-up", warm_charts_once_settled, charts.stop_warming)
         )
     counted: asyncio.Event | None = None
     if topology.heartbeats is not None:
@@ -222,6 +227,8 @@ async def build_application(
     attach_delivery(application, texts, limiter, poll_s=delivery_poll_s, counted=counted)
     if settings.monitor:
         attach_monitor(application)
+    else:
+        application.settled.set()  # no index to load
     return application
 
 
@@ -305,12 +312,14 @@ def attach_delivery(
     leading = lease_held(topology)
     deliver = sender.run if counted is None else after(counted, sender.run)
     application.services.append(background("delivery", deliver, before=release_stale_claims))
-    application.duties.append(
-        background(
-            "housekeeping",
-            lambda stop: housekeeping(store, stop, topology.flows, leading),
-        )
+    # Daily work: its first pass (the history's retention, seconds of deletes) waits until
+    # start-up has settled.
+    housekeep = after(
+        application.settled,
+        lambda stop: housekeeping(store, stop, topology.flows, leading),
+        at_most_s=SETTLE_AT_MOST_S,
     )
+    application.duties.append(background("housekeeping", housekeep))
 
 
 def attach_monitor(application: Application) -> None:
@@ -320,7 +329,7 @@ def attach_monitor(application: Application) -> None:
     scheduler = create_scheduler(
         sources,
         application.store,
-        LiveMatcher(application.store),
+        LiveMatcher(application.store, loaded=application.settled),
         interval_override_s=application.settings.refresh_seconds,
         stale_after=application.settings.stale_after,
         # PostgreSQL restarting or gone: one line per failed refresh, not a traceback.

@@ -7,7 +7,8 @@ past either gets "wait N s" instead of a chart.
 
 matplotlib is imported only in the workers (bot.charts), never in the bot's process. Started
 cold, a worker spends seconds importing it and loading fonts, so the bot warms the pool in the
-background at start-up (`start_warming`): the first /history then waits for a drawing only.
+background once its start-up has settled (`start_warming`): the first /history then waits for
+a drawing only.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import math
 import multiprocessing
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 
 from bot.history_chart import ChartSpec
@@ -101,10 +102,11 @@ class ChartPool:
         """Whether a background warm-up was started (`start_warming`)."""
         return self._warming is not None
 
-    async def start_warming(self) -> None:
-        """Warm the pool in the background (start-up must not wait for it)."""
+    async def start_warming(self, after: Callable[[], Awaitable[object]] | None = None) -> None:
+        """Warm the pool in the background (start-up must not wait for it), once `after()`
+        returns if given: a chart asked for before then starts the workers itself."""
         if self._warming is None:
-            self._warming = asyncio.create_task(self._warm_quietly(), name="chart warm-up")
+            self._warming = asyncio.create_task(self._warm_quietly(after), name="chart warm-up")
 
     async def stop_warming(self) -> None:
         task, self._warming = self._warming, None
@@ -112,7 +114,9 @@ class ChartPool:
             task.cancel()
             await asyncio.wait((task,))
 
-    async def _warm_quietly(self) -> None:
+    async def _warm_quietly(self, after: Callable[[], Awaitable[object]] | None) -> None:
+        if after is not None:
+            await after()
         started = time.monotonic()
         try:
             await self.warm_up()

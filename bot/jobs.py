@@ -19,6 +19,11 @@ from storage.replicas import BEAT_INTERVAL_S, ReplicaRegistry
 
 logger = logging.getLogger("gpuradar")
 
+# What no reply needs soon (the chart workers' warm-up, housekeeping's first pass) waits for
+# start-up's heavy work, the match index's first load, so that replies do not share the two
+# cores with it; and at most this long, so that a first refresh that never comes (every site
+# down or slow) delays it no further. The load takes seconds at 100k subscriptions.
+SETTLE_AT_MOST_S = 60.0
 # Sent and dropped alerts are kept this long: far over any cooldown, which reads them, and
 # the unique key stops a re-derived old event only while its row exists.
 OUTBOX_KEEP = timedelta(days=30)
@@ -92,14 +97,18 @@ def heartbeat(
 
 
 def after(
-    ready: asyncio.Event, run: Callable[[asyncio.Event], Coroutine[Any, Any, None]]
+    ready: asyncio.Event,
+    run: Callable[[asyncio.Event], Coroutine[Any, Any, None]],
+    *,
+    at_most_s: float | None = None,
 ) -> Callable[[asyncio.Event], Coroutine[Any, Any, None]]:
-    """`run(stop)`, begun once `ready` is set; not at all if `stop` is set first."""
+    """`run(stop)`, begun once `ready` is set, or `at_most_s` after the start if that comes
+    first; not at all if `stop` is set first."""
 
     async def waiting(stop: asyncio.Event) -> None:
         waits = [asyncio.create_task(event.wait()) for event in (ready, stop)]
         try:
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(waits, timeout=at_most_s, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for wait in waits:
                 wait.cancel()
@@ -107,6 +116,12 @@ def after(
             await run(stop)
 
     return waiting
+
+
+async def settled(ready: asyncio.Event, at_most_s: float = SETTLE_AT_MOST_S) -> None:
+    """Return once `ready` is set, or after `at_most_s`."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(ready.wait(), at_most_s)
 
 
 async def compact(store: Store, leading: Callable[[], bool]) -> None:
