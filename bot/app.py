@@ -47,7 +47,7 @@ from bot.replay import Replayer
 from bot.replica import Duty, ElectionFactory
 from bot.routers import create_routers
 from bot.runtime import Application
-from bot.scheduler import create_scheduler, outcome_hooks
+from bot.scheduler import after_first_round, create_scheduler, outcome_hooks
 from bot.startup import open_store
 from bot.topology import SOLE_CLAIMS, ClaimPolicy, lease_held, topology_of
 from bot.webhook_once import OnceWebhook
@@ -203,7 +203,7 @@ async def build_application(
     if warm_charts:
 
         async def warm_charts_once_settled() -> None:
-            # A worker's import of matplotlib is a second of CPU: after the index's load.
+            # A worker's import of matplotlib is a second of CPU: after the first refreshes.
             await charts.start_warming(after=lambda: settled(application.settled))
 
         application.services.append(
@@ -329,7 +329,7 @@ def attach_monitor(application: Application) -> None:
     scheduler = create_scheduler(
         sources,
         application.store,
-        LiveMatcher(application.store, loaded=application.settled),
+        LiveMatcher(application.store),
         interval_override_s=application.settings.refresh_seconds,
         stale_after=application.settings.stale_after,
         # PostgreSQL restarting or gone: one line per failed refresh, not a traceback.
@@ -344,6 +344,7 @@ def attach_monitor(application: Application) -> None:
             ),
         ),
     )
+    after_first_round(scheduler, [source.name for source in sources], application.settled.set)
     application.http, application.scheduler = http, scheduler
     override = application.settings.refresh_seconds
     application.provider_intervals = {

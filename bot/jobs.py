@@ -20,9 +20,9 @@ from storage.replicas import BEAT_INTERVAL_S, ReplicaRegistry
 logger = logging.getLogger("gpuradar")
 
 # What no reply needs soon (the chart workers' warm-up, housekeeping's first pass) waits for
-# start-up's heavy work, the match index's first load, so that replies do not share the two
-# cores with it; and at most this long, so that a first refresh that never comes (every site
-# down or slow) delays it no further. The load takes seconds at 100k subscriptions.
+# start-up's heavy work, each provider's first refresh (the first loads the match index,
+# seconds at 100k subscriptions), so that the replies meanwhile do not share the two cores
+# with it too; and at most this long, so that a refresh that hangs delays it no further.
 SETTLE_AT_MOST_S = 60.0
 # Sent and dropped alerts are kept this long: far over any cooldown, which reads them, and
 # the unique key stops a re-derived old event only while its row exists.

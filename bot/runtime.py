@@ -51,8 +51,9 @@ class Application:
     replica: Replica | None = None
     # Messages held while storage is down (bot.hold), answered when it returns (bot.replay).
     hold: HoldQueue = field(default_factory=HoldQueue)
-    # Set once start-up's heavy work is done (the match index's first load): what no reply
-    # needs soon waits for it (bot.jobs.SETTLE_AT_MOST_S). Set at once without a monitor.
+    # Set once start-up's heavy work is done (each provider's first refresh, the first of
+    # which loads the match index): what no reply needs soon waits for it, at most
+    # bot.jobs.SETTLE_AT_MOST_S. Set at once without a monitor.
     settled: asyncio.Event = field(default_factory=asyncio.Event)
     # Set once every service has started and the replica holds its first role.
     started: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)

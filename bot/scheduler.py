@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
+from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecutionEvent
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from monitor.freshness import DEFAULT_STALE_AFTER
@@ -118,3 +119,19 @@ def create_scheduler(
             replace_existing=True,
         )
     return scheduler
+
+
+def after_first_round(
+    scheduler: AsyncIOScheduler, providers: Sequence[str], done: Callable[[], None]
+) -> None:
+    """Call `done` once each provider's refresh has run once, well or not (the first of them
+    loads the match index, the heaviest of start-up's work)."""
+    waiting = {job_id(provider) for provider in providers}
+
+    def finished(event: JobExecutionEvent) -> None:
+        waiting.discard(event.job_id)
+        if not waiting:
+            scheduler.remove_listener(finished)
+            done()
+
+    scheduler.add_listener(finished, EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)

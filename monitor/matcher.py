@@ -11,8 +11,7 @@ A rebuild loads the subscriptions a page at a time on the event loop, each page 
 milliseconds of decoding and filing, then sorts them a few milliseconds at a time, so the
 replies of a bot that has just started go in between: at 100k subscriptions the load takes
 seconds, and a refresh waits for it (one load, however many providers refresh at once),
-never a reply. `loaded` is set once that first load is done: what the bot defers until its
-start-up has settled waits for it (bot.app).
+never a reply.
 """
 
 from __future__ import annotations
@@ -50,10 +49,8 @@ class SubscriptionSource(Protocol):
 
 
 class LiveMatcher:
-    def __init__(self, source: SubscriptionSource, loaded: asyncio.Event | None = None) -> None:
+    def __init__(self, source: SubscriptionSource) -> None:
         self._source = source
-        # Set once the index has been loaded in full the first time.
-        self.loaded = asyncio.Event() if loaded is None else loaded
         self._index = MatchIndex()
         self._applied: int | None = None  # the last change in the index
         # Providers refresh at once at start: the first loads the index, the others wait
@@ -69,7 +66,6 @@ class LiveMatcher:
         latest, changed = await self._source.subscription_changes(self._applied)
         if changed is None:
             self._index = await self._load()
-            self.loaded.set()
         elif changed:
             active = await self._source.active_subscriptions_among(changed)
             for sub_id in changed - {sub.id for sub in active}:

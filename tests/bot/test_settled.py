@@ -1,5 +1,5 @@
 """Start-up's order: replies first; what no reply needs soon (housekeeping's first pass, the
-chart workers' warm-up) waits until the match index has loaded."""
+chart workers' warm-up) waits for each provider's first refresh (the first loads the index)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ async def an_old_sent_alert(db_path: Path) -> None:
         await store.close()
 
 
-async def test_a_reply_goes_before_the_work_deferred_until_the_index_has_loaded(
+async def test_a_reply_goes_before_the_work_deferred_until_the_first_refreshes(
     telegram: FakeTelegram, db_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     await an_old_sent_alert(db_path)
