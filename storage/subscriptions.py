@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -22,7 +22,16 @@ from monitor.subscriptions import (
     cooldown_for,
     with_max_price,
 )
-from storage.sql import Database, Row, in_list, list_value, moment_value, optional_moment, scalar
+from storage.sql import (
+    Connection,
+    Database,
+    Row,
+    in_list,
+    list_value,
+    moment_value,
+    optional_moment,
+    scalar,
+)
 
 _FORMAT = 1  # bumped if the JSON shape ever changes incompatibly
 _COLUMNS = "id, chat_id, filter, cooldown_s, paused, muted_until"
@@ -104,6 +113,24 @@ def _from_row(row: Row) -> Subscription:
     )
 
 
+class Undecoded(Collection[Subscription]):
+    """Stored subscriptions, each decoded as it is iterated (and anew at each iteration)."""
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, rows: list[Row]) -> None:
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __iter__(self) -> Iterator[Subscription]:
+        return map(_from_row, self._rows)
+
+    def __contains__(self, item: object) -> bool:
+        return isinstance(item, Subscription) and item in list(self)
+
+
 class SubscriptionQueries:
     _db: Database
 
@@ -153,11 +180,21 @@ class SubscriptionQueries:
         """Everything the match index needs at start-up: not paused, user not blocked.
         Muted ones are included; a mute ends by itself and matching checks it.
 
-        By id; with `limit`, the page of at most that many after id `after` (the index loads
-        page by page, letting replies in between: monitor.matcher)."""
-        if limit is None:
-            return await self._select(f"WHERE {_ACTIVE} AND id > ? ORDER BY id", (after,))
-        return await self._select(f"WHERE {_ACTIVE} AND id > ? ORDER BY id LIMIT ?", (after, limit))
+        By id; with `limit`, the page of at most that many after id `after`."""
+        return list(await self.active_subscriptions_lazily(after, limit))
+
+    async def active_subscriptions_lazily(
+        self, after: int = 0, limit: int | None = None
+    ) -> Undecoded:
+        """`active_subscriptions`, each decoded only as it is iterated: decoding is most of
+        the index's load, which the loader spreads over turns of the event loop, letting
+        replies in between (monitor.matcher)."""
+        where = f"WHERE {_ACTIVE} AND id > ? ORDER BY id"
+        params: tuple[object, ...] = (after,)
+        if limit is not None:
+            where, params = f"{where} LIMIT ?", (after, limit)
+        async with self._db.access() as connection:
+            return Undecoded(await self._rows(connection, where, params))
 
     async def active_subscriptions_among(self, ids: Collection[int]) -> list[Subscription]:
         """The active ones (as `active_subscriptions` means it) of these ids."""
@@ -234,11 +271,15 @@ class SubscriptionQueries:
 
     async def _select(self, where: str, params: tuple[object, ...]) -> list[Subscription]:
         async with self._db.access() as connection:
-            rows = await connection.fetchall(
-                f"SELECT {_COLUMNS} FROM subscriptions {where}",  # noqa: S608 - fixed clauses
-                params,
-            )
+            rows = await self._rows(connection, where, params)
         return [_from_row(row) for row in rows]
+
+    @staticmethod
+    async def _rows(connection: Connection, where: str, params: tuple[object, ...]) -> list[Row]:
+        return await connection.fetchall(
+            f"SELECT {_COLUMNS} FROM subscriptions {where}",  # noqa: S608 - fixed clauses
+            params,
+        )
 
     async def _change(
         self, statement: str, chat_id: int, sub_id: int, values: tuple[object, ...]

@@ -167,7 +167,8 @@ NUMBERS: tuple[tuple[str, float], ...] = (
     ("HOSTKEY and immers {n} s), jitter", IMMERS.interval_s),
     ("no redirect to another host, at most {n} within it", scrapers.http.MAX_REDIRECTS),
     ("once after {n} failed runs in a row", monitor.alarms.DEFAULT_THRESHOLD),
-    ("a page (`LOAD_PAGE`, {n}) per turn", monitor.matcher.LOAD_PAGE),
+    ("a page (`LOAD_PAGE`, {n}) per query", monitor.matcher.LOAD_PAGE),
+    ("slices of about `TURN_S` ({n} ms)", monitor.matcher.TURN_S * 1000),
     # section 4: one delivery
     ("(`DELIVERY_POLL_S`, {n} s)", bot.app.DELIVERY_POLL_S),
     ("or the {n} s poll", bot.app.DELIVERY_POLL_S),

@@ -13,8 +13,8 @@ import pytest
 from bot.chart_pool import ChartPool
 from bot.jobs import OUTBOX_KEEP, after
 from monitor.alerts import Alert
-from monitor.subscriptions import Subscription
 from storage import Store
+from storage.subscriptions import Undecoded
 from tests.bot.conftest import CHAT, running_app
 from tests.bot.test_e2e_delivery import the_event
 from tests.factories import enqueue
@@ -42,16 +42,14 @@ async def test_a_reply_goes_before_the_work_deferred_until_the_first_refreshes(
 ):
     await an_old_sent_alert(db_path)
     loading, release = asyncio.Event(), asyncio.Event()
-    load = Store.active_subscriptions
+    load = Store.active_subscriptions_lazily
 
-    async def held_load(
-        self: Store, after: int = 0, limit: int | None = None
-    ) -> list[Subscription]:
+    async def held_load(self: Store, after: int = 0, limit: int | None = None) -> Undecoded:
         loading.set()
         await release.wait()  # the index's first load, as long as the test wants
         return await load(self, after, limit)
 
-    monkeypatch.setattr(Store, "active_subscriptions", held_load)
+    monkeypatch.setattr(Store, "active_subscriptions_lazily", held_load)
     pools: list[Executor] = []
 
     def executor() -> Executor:

@@ -19,6 +19,7 @@ from monitor.offers import StockState
 from monitor.subscriptions import Subscription, WatchEdit
 from monitor.watch_words import parse_watch
 from storage import Store
+from storage.subscriptions import Undecoded
 from tests.factories import make_offer
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -35,11 +36,11 @@ class CountingStore(Store):
 
     full_reloads = 0
 
-    async def active_subscriptions(
+    async def active_subscriptions_lazily(
         self, after: int = 0, limit: int | None = None
-    ) -> list[Subscription]:
+    ) -> Undecoded:
         self.full_reloads += after == 0
-        return await super().active_subscriptions(after, limit)
+        return await super().active_subscriptions_lazily(after, limit)
 
 
 @pytest.fixture
@@ -121,10 +122,29 @@ async def test_the_index_loads_page_by_page_letting_others_run_between(
     assert turns() >= 3  # one page after another, with the loop's turns between them
 
 
+async def test_a_page_is_decoded_and_filed_a_slice_at_a_time(
+    store: CountingStore, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(monitor.matcher, "TURN_S", 0.0)  # a turn after every subscription
+    subs = [await store.add_subscription(1 + n % 2, parse_watch("h100")) for n in range(5)]
+    seen: list[int] = []  # the other task's turns, at each subscription filed
+    add = MatchIndex.add
+    async with counting_turns() as turns:
+
+        def watched(index: MatchIndex, sub: Subscription) -> None:
+            seen.append(turns())
+            add(index, sub)
+
+        monkeypatch.setattr(MatchIndex, "add", watched)
+        assert await matched(LiveMatcher(store)) == [sub.id for sub in subs]
+    assert len(seen) == len(subs)  # one page, read once
+    assert all(later > earlier for earlier, later in itertools.pairwise(seen))
+
+
 async def test_the_loaded_shelves_are_sorted_with_the_loops_turns_between_them(
     store: CountingStore, monkeypatch: pytest.MonkeyPatch
 ):
-    monkeypatch.setattr(monitor.matcher, "SORT_TURN_S", 0.0)  # a turn after every shelf
+    monkeypatch.setattr(monitor.matcher, "TURN_S", 0.0)  # a turn after every shelf
     watches = ("h100 до 400", "a100 до 200", "4090 до 90")  # three buckets, nine shelves
     subs = [await store.add_subscription(1, parse_watch(words)) for words in watches]
     seen: list[int] = []  # the other task's turns, at each shelf sorted
