@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,7 @@ from bot.replica import ElectionFactory
 from bot.runtime import Application
 from monitor.users import User
 from storage import Store
+from tests.fakes.providers import FakeProviders, all_sites
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
 
@@ -113,6 +115,19 @@ async def running_app(
         await application.stop()
         await asyncio.wait_for(polling, 10)
         await application.close()
+
+
+@asynccontextmanager
+async def monitored_app(
+    telegram: FakeTelegram, db_path: Path, **settings: Any
+) -> AsyncIterator[tuple[Application, FakeProviders]]:
+    """`running_app` (its keywords, `charts=` and the like, and settings) with its monitor on,
+    scraping every fake provider site, and the sites (a test may make one fail)."""
+    async with (
+        FakeProviders(all_sites()) as sites,
+        running_app(telegram, db_path, monitor=True, **settings, **sites.urls()) as application,
+    ):
+        yield application, sites
 
 
 async def scraped_every_site(application: Application, since: datetime) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 from bot.runtime import Application
 from bot.scheduler import job_id
 from storage import Store
-from tests.bot.conftest import CHAT, running_app
-from tests.fakes.providers import FakeProviders, Mode, all_sites
+from tests.bot.conftest import CHAT, monitored_app
+from tests.fakes.providers import Mode
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
 from tests.store_helpers import current_offers
@@ -32,15 +32,7 @@ def run_now(application: Application, provider: str) -> None:
 async def test_scheduled_refresh_stores_snapshots_and_survives_failures(
     telegram: FakeTelegram, db_path: Path
 ):
-    async with (
-        FakeProviders(all_sites()) as sites,
-        running_app(
-            telegram,
-            db_path,
-            monitor=True,
-            **sites.urls(),
-        ) as application,
-    ):
+    async with monitored_app(telegram, db_path) as (application, sites):
         store = application.store
 
         async def all_refreshed() -> bool:

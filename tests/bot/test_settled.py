@@ -15,10 +15,9 @@ from bot.jobs import OUTBOX_KEEP, after
 from monitor.alerts import Alert
 from storage import Store
 from storage.subscriptions import Undecoded
-from tests.bot.conftest import CHAT, running_app
+from tests.bot.conftest import CHAT, monitored_app
 from tests.bot.test_e2e_delivery import the_event
 from tests.factories import enqueue
-from tests.fakes.providers import FakeProviders, all_sites
 from tests.fakes.telegram import FakeTelegram
 from tests.polling import eventually
 from tests.store_helpers import outbox_rows
@@ -56,17 +55,9 @@ async def test_a_reply_goes_before_the_work_deferred_until_the_first_refreshes(
         pools.append(ThreadPoolExecutor(1))  # no matplotlib: only when the workers start
         return pools[-1]
 
-    async with (
-        FakeProviders(all_sites()) as sites,
-        running_app(
-            telegram,
-            db_path,
-            monitor=True,
-            warm_charts=True,
-            charts=ChartPool(executor=executor),
-            **sites.urls(),
-        ) as application,
-    ):
+    async with monitored_app(
+        telegram, db_path, warm_charts=True, charts=ChartPool(executor=executor)
+    ) as (application, _):
         await asyncio.wait_for(loading.wait(), 30)
         after_help = telegram.mark()
         telegram.push_message(CHAT, "/help")

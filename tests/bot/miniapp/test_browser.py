@@ -27,12 +27,12 @@ from bot.miniapp.init_data import MAX_AGE
 from bot.runtime import Application
 from bot.views.prices import ranked
 from estimator.sizing_text import to_plain
-from tests.bot.conftest import CHAT, TOKEN, running_app, scraped_every_site
+from tests.bot.conftest import CHAT, TOKEN, monitored_app, scraped_every_site
 from tests.bot.test_e2e_alerts import refresh
 from tests.bot.test_e2e_watch import reply, seed_history
 from tests.browser import PHONE, SCREENSHOTS, chromium, require_browser, resize
 from tests.fakes.init_data import signed_init_data
-from tests.fakes.providers import FakeProviders, Mode, all_sites
+from tests.fakes.providers import FakeProviders, Mode
 from tests.fakes.telegram import FakeTelegram
 from tests.store_helpers import current_offers
 
@@ -61,16 +61,7 @@ async def served_sites(
     sites (a test may make one fail)."""
     await seed_history(db_path)
     since = datetime.now(UTC)
-    async with (
-        FakeProviders(all_sites()) as sites,
-        running_app(
-            telegram,
-            db_path,
-            monitor=True,
-            public_url=PUBLIC_URL,
-            **sites.urls(),
-        ) as application,
-    ):
+    async with monitored_app(telegram, db_path, public_url=PUBLIC_URL) as (application, sites):
         await scraped_every_site(application, since)
         yield application, sites
 
