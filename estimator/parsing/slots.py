@@ -230,6 +230,8 @@ class _Slots:
         self.used: list[tuple[int, int]] = []
         # Where each bare number ends (one past its last token): a cue there follows one.
         self.quantity_ends: set[int] = set()
+        # Where each number starts: a cue right before one is that number's.
+        self.quantity_starts: set[int] = set()
 
     def said(self, slot: Slot, start: int, end: int) -> None:
         self.given.said.setdefault(slot, " ".join(self.text[start:end].split()))
@@ -238,6 +240,7 @@ class _Slots:
     def run(self) -> list[tuple[int, int]]:
         found = quantities_of(self.tokens)
         self.quantity_ends = {q.last for q in found if q.unit is None}
+        self.quantity_starts = {q.first for q in found}
         taken = self._ranges(found)
         previous: Quantity | None = None
         for n, quantity in enumerate(found):
@@ -370,7 +373,8 @@ class _Slots:
                 (RANK_CUES, self._rank),
             ):
                 noun = _after_has(context, noun_cues, depth=1)
-                if noun:
+                # "2048 batch 16": a cue with its own number after it is that number's.
+                if noun and found.last + noun not in self.quantity_starts:
                     read_noun(found, None, noun)
                     return
         ctx_cue = context.setting(CTX_CUES)

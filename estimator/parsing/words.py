@@ -1155,6 +1155,7 @@ CUE_FILLERS: frozenset[str] = frozenset(
 CTX_CUES: frozenset[str] = frozenset(
     {
         "контекст", "ctx", "context", "длина", "length", "seq", "sequence", "seqlen", "cutoff",
+        "len",
         "window", "окно", "max_seq_len", "max_seq_length", "max_length", "cutoff_len",
         "sequence_len", "seq_len", "последовательность",
     }
