@@ -888,8 +888,35 @@ RATE_CAP_WORDS: tuple[str, ...] = (
 # --- the command grammar -------------------------------------------------------------------
 # key=value: the canonical key and the spellings accepted for it.
 COMMAND_KEYS: dict[str, tuple[str, ...]] = {
-    "ctx": ("ctx", "context", "seq", "seq_len", "max_seq_len", "len", "cutoff", "контекст"),
-    "bs": ("bs", "batch", "batch_size", "micro_batch", "mbs", "батч"),
+    # The training configs' own names, pasted as key=value: HF TrainingArguments and TRL's
+    # SFTConfig (max_seq_length, max_length, per_device_train_batch_size, num_train_epochs),
+    # axolotl (sequence_len, micro_batch_size, num_epochs), LLaMA-Factory (cutoff_len).
+    "ctx": (
+        "ctx",
+        "context",
+        "seq",
+        "seq_len",
+        "max_seq_len",
+        "len",
+        "cutoff",
+        "контекст",
+        "max_seq_length",
+        "max_length",
+        "sequence_len",
+        "cutoff_len",
+        "model_max_length",
+    ),
+    "bs": (
+        "bs",
+        "batch",
+        "batch_size",
+        "micro_batch",
+        "mbs",
+        "батч",
+        "per_device_train_batch_size",
+        "micro_batch_size",
+        "train_micro_batch_size_per_gpu",
+    ),
     "rank": ("rank", "r", "lora_r", "lora_rank", "ранг"),
     "targets": ("targets", "target", "target_modules", "modules"),
     "optim": ("optim", "optimizer", "opt", "оптимизатор"),
@@ -900,7 +927,7 @@ COMMAND_KEYS: dict[str, tuple[str, ...]] = {
     "dataset": ("dataset", "examples", "ds", "n_examples", "датасет", "примеров"),
     "tokens": ("tokens", "tok", "tokens_per_example", "avg_tokens", "токенов"),
     "longest": ("longest", "max_tokens", "longest_tokens", "max_tok", "максимум"),
-    "epochs": ("epochs", "epoch", "ep", "эпох", "эпохи"),
+    "epochs": ("epochs", "epoch", "ep", "эпох", "эпохи", "num_train_epochs", "num_epochs"),
     "gpu": ("gpu", "card", "карта", "видеокарта"),
     "stack": ("stack", "framework", "стек"),
     "offload": ("offload", "cpu_offload", "оффлоад"),
