@@ -102,15 +102,15 @@ def _parts(query: FitQuery, model: ModelSpec) -> MemoryParts:
 def fewest_gpus(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> int | None:
     """Smallest GPU count on which the run fits with room, sharding what can be sharded;
     when no count up to a server's does, the smallest on which it is tight."""
+    found = _fewest_in_a_server(query, model, gpu)
+    return None if found is None else found[0]
+
+
+def _fewest_in_a_server(
+    query: FitQuery, model: ModelSpec, gpu: GpuSpec
+) -> tuple[int, Verdict] | None:
+    """`fewest_gpus` with the verdict at that count (tight where no count has room)."""
     return _fewest(query, model, gpu, range(1, MAX_GPUS_PER_SERVER + 1))
-
-
-def _tight_at(query: FitQuery, model: ModelSpec, gpu: GpuSpec, count: int | None) -> bool:
-    """Whether the run is only tight (not with room) at `count` cards, sharded as counted."""
-    if count is None:
-        return False
-    sharded = query if count == 1 else replace(query, gpus=count, shard=_multi_shard(query))
-    return judge_run(sharded, model, gpu.usable_gib).verdict is Verdict.TIGHT
 
 
 def least_card_of_size(gb: float, gpus: Iterable[GpuSpec]) -> GpuSpec | None:
@@ -133,7 +133,8 @@ def fewest_across_servers(query: FitQuery, model: ModelSpec, gpu: GpuSpec) -> in
     servers (a 14B QLoRA at bs 8 × 4096 on 32 H100) needs a smaller batch, not more servers."""
     servers = range(2, MAX_SERVERS + 1)
     counts = (n * MAX_GPUS_PER_SERVER for n in servers)
-    return _fewest(query, model, gpu, counts, tight_ok=False)
+    found = _fewest(query, model, gpu, counts, tight_ok=False)
+    return None if found is None else found[0]
 
 
 def _fewest(
@@ -143,17 +144,17 @@ def _fewest(
     counts: Iterable[int],
     *,
     tight_ok: bool = True,
-) -> int | None:
+) -> tuple[int, Verdict] | None:
     """The first of `counts` on which the run fits with room, sharding what can be sharded;
-    else (when `tight_ok`) the first on which it is tight."""
+    else (when `tight_ok`) the first on which it is tight; with the verdict there."""
     tight = None
     for count in counts:
         sharded = query if count == 1 else replace(query, gpus=count, shard=_multi_shard(query))
         verdict = judge_run(sharded, model, gpu.usable_gib).verdict
         if verdict is Verdict.FITS:
-            return count
+            return count, verdict
         if verdict is Verdict.TIGHT and tight is None and tight_ok:
-            tight = count
+            tight = count, verdict
     return tight
 
 
@@ -178,7 +179,8 @@ def fit_table(
         if not has_tensor_cores(gpu) and gpu.id != asked:
             continue
         judged = judge(query, parts, gpu.usable_gib)
-        fewest = fewest_gpus(query, model, gpu) if judged.verdict is Verdict.NO else None
+        fewest = _fewest_in_a_server(query, model, gpu) if judged.verdict is Verdict.NO else None
+        fewest_count, fewest_verdict = fewest or (None, None)
         rows.append(
             GpuFit(
                 gpu=gpu,
@@ -188,9 +190,9 @@ def fit_table(
                 high_gib=judged.band.high,
                 headroom_gib=gpu.usable_gib - judged.band.high,
                 verdict=judged.verdict,
-                min_gpus=query.gpus if judged.verdict is not Verdict.NO else fewest,
+                min_gpus=query.gpus if judged.verdict is not Verdict.NO else fewest_count,
                 gpus=query.gpus,
-                min_gpus_tight=_tight_at(query, model, gpu, fewest),
+                min_gpus_tight=fewest_verdict is Verdict.TIGHT,
             )
         )
     order = {Verdict.FITS: 0, Verdict.TIGHT: 1, Verdict.NO: 2}
