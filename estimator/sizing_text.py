@@ -135,9 +135,8 @@ def _short(answer: FitAnswer, language: str, *, defaults: bool, asked: int) -> s
         lines.append(translator(language)("fit-int8-base"))
     if APPLE_NOTE in answer.notes:
         lines.append(translator(language)("fit-apple"))
-    for code, _, alias in (n.partition(":") for n in answer.notes):
-        if code == ALIAS_NOTE:
-            lines.append(translator(language)("fit-alias", alias=alias, model=answer.model.id))
+    for alias in _noted(answer, ALIAS_NOTE):
+        lines.append(translator(language)("fit-alias", alias=alias, model=answer.model.id))
     lines += _time_budget_line(answer, language)
     lines += _constraints_line(answer, language)
     lines += _ctx_lines(answer, language)
@@ -220,7 +219,7 @@ def _method_line(answer: FitAnswer, language: str) -> list[str]:
     if not any(a.key == "method" for a in answer.assumptions):
         return []
     method = METHOD_NAMES[answer.query.method]
-    ruled = [n.split(":", 1)[1] for n in answer.notes if n.startswith("negated:")]
+    ruled = _noted(answer, "negated")
     if ruled:
         names = ", ".join(METHOD_NAMES[Method(m)] for m in ruled)
         return [i18n("fit-method-ruled-out", ruled=names, method=method)]
@@ -236,11 +235,7 @@ def _ctx_lines(answer: FitAnswer, language: str) -> list[str]:
         code, _, value = note.partition(":")
         if code == "ctx_from_tokens" and value.isdigit():
             lines.append(i18n("fit-ctx-from-tokens", tokens=value, ctx=str(ctx)))
-    cut = [
-        int(value)
-        for code, _, value in (n.partition(":") for n in answer.notes)
-        if code in ("tokens_clamped", "longest_cut") and value.isdigit()
-    ]
+    cut = [int(v) for v in _noted(answer, "tokens_clamped", "longest_cut") if v.isdigit()]
     if cut:
         longest = max(cut)
         covering = str(covering_ctx(longest))
@@ -369,6 +364,11 @@ def _inference_line(answer: FitAnswer, language: str) -> list[str]:
     ]
 
 
+def _noted(answer: FitAnswer, *codes: str) -> list[str]:
+    """The values of the reader's notes of these kinds ("unread:24 гб" -> "24 гб"), in order."""
+    return [value for code, _, value in (n.partition(":") for n in answer.notes) if code in codes]
+
+
 def _pretrain_line(answer: FitAnswer, language: str) -> list[str]:
     """«обучить модель с нуля»: its memory is a full fine-tune's (every weight, its gradient
     and optimizer state); what differs is the data, so the time needs its tokens."""
@@ -386,9 +386,7 @@ def _preference_line(answer: FitAnswer, language: str) -> list[str]:
     `self.ref_model = create_model_from_path(...)` unless PEFT or precomputed log-probs).
     The reference's forward then runs after the policy's, so its logits sit beside the
     policy's graph at the peak; the line says the batch and the copy, not that."""
-    objective = next(
-        (n.split(":", 1)[1] for n in answer.notes if n.startswith(f"{PREFERENCE_NOTE}:")), None
-    )
+    objective = next(iter(_noted(answer, PREFERENCE_NOTE)), None)
     if objective is None:
         return []
     i18n = translator(language)
@@ -413,18 +411,10 @@ def _preference_line(answer: FitAnswer, language: str) -> list[str]:
 def _unread_line(answer: FitAnswer, language: str) -> list[str]:
     """Numbers the reader found no place for («хватит ли 24 гб…»): said, so that a person
     does not take the answer for one that counted them."""
-    unread = [
-        value
-        for code, _, value in (n.partition(":") for n in answer.notes)
-        if code == "unread" and _sizing_number(value)
-    ]
+    unread = [value for value in _noted(answer, "unread") if _sizing_number(value)]
     i18n = translator(language)
     lines = []
-    foreign = [
-        value
-        for code, _, value in (n.partition(":") for n in answer.notes)
-        if code == FOREIGN_MONEY_NOTE
-    ]
+    foreign = _noted(answer, FOREIGN_MONEY_NOTE)
     if unread:
         quoted = ", ".join(i18n("fit-unread-item", words=words) for words in unread)
         lines.append(i18n("fit-unread", items=quoted))
@@ -434,16 +424,14 @@ def _unread_line(answer: FitAnswer, language: str) -> list[str]:
     lines += _second_values(answer, language)
     # «бюджет 0 рублей», «0 эпох»: a value read for its setting but outside what it can be,
     # so dropped; said, with the range, instead of an answer that looks as if it counted it.
-    for code, _, key in (n.partition(":") for n in answer.notes):
-        if code == "out_of_range" and key in LIMITS:
+    for key in _noted(answer, "out_of_range"):
+        if key in LIMITS:
             low, high = LIMITS[key]
             lines.append(
                 i18n("fit-out-of-range", key=key, low=plain(low), high=grouped(high, language))
             )
     # «lora r=16 alpha=32»: settings read that change neither memory nor time, said so.
-    no_effect = [
-        value for code, _, value in (n.partition(":") for n in answer.notes) if code == "no_effect"
-    ]
+    no_effect = _noted(answer, "no_effect")
     if no_effect:
         lines.append(i18n("fit-no-effect", settings=", ".join(no_effect)))
     return lines
