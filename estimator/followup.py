@@ -32,8 +32,9 @@ from estimator.config_query import STAND_IN, with_config_model
 from estimator.fit_words import command_for
 from estimator.parsing.build import CHEAPEST_NOTE, Given, check_epochs, check_int, finish
 from estimator.parsing.command import PAIR, TRAILING, apply_pair, key_of, unknown_key
+from estimator.parsing.patterns import language_of
 from estimator.parsing.result import ParsedQuery, QueryError, Slot
-from estimator.parsing.text import INFERENCE_NOTE, PREFERENCE_NOTE, language_of, read_reply
+from estimator.parsing.text import INFERENCE_NOTE, PREFERENCE_NOTE, read_reply
 from estimator.parsing.words import COMMAND_KEYS, NO_EFFECT_KEYS
 from estimator.query import Checkpointing, FitQuery, Method, Stack
 

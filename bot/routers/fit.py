@@ -49,7 +49,7 @@ from estimator.i18n import Translator
 from estimator.parse import ParsedQuery, QueryError, parse_question
 from estimator.parsing.build import finish
 from estimator.parsing.language import reply_language
-from estimator.parsing.text import language_of
+from estimator.parsing.patterns import language_of
 from estimator.query import Method
 from estimator.sizing_text import render_compare, render_details, render_short
 from estimator.solve import solve, solved_query

@@ -26,7 +26,7 @@ from estimator.followup import shown_command, stated_command
 from estimator.i18n import Translator
 from estimator.number_text import money
 from estimator.parse import ParsedQuery, QueryError
-from estimator.parsing.text import language_of
+from estimator.parsing.patterns import language_of
 from monitor.watch_codec import WatchCodecError, decode, is_typed
 from monitor.watch_question import run_budget_in_question, watch_words_in_question
 from monitor.watch_words import parse_watch, watch_for_run_cost

@@ -37,6 +37,7 @@ from estimator.parsing.patterns import (
     alternation,
     amount_value,
     compiled,
+    language_of,
     number_value,
     size_value,
 )
@@ -616,7 +617,7 @@ def parse_mixed(text: str) -> ParsedQuery | None:
 
 def parse_command(args: str) -> ParsedQuery:
     """Parse the arguments of /fit. Raises QueryError (and nothing else) on bad input."""
-    given = Given(text_language="ru" if re.search(r"[а-яё]", args, re.I) else "en")
+    given = Given(text_language=language_of(args))
     positional: list[str] = []
     explicit: dict[str, str] = {}
     said: dict[str, str] = {}

@@ -14,8 +14,7 @@ import re
 
 from estimator import gpus
 from estimator.models import find_model_in_text
-from estimator.parsing.patterns import SIZE, compiled
-from estimator.parsing.text import language_of
+from estimator.parsing.patterns import SIZE, compiled, language_of
 from estimator.parsing.words import COMMAND_METHOD_WORDS
 
 _PAIR = re.compile(r"\S+\s*=\s*\S*")

@@ -25,6 +25,15 @@ def phrase(text: str) -> str:
     return _SEPARATOR.join(_word(w) for w in re.split(r"[\s\-]+", text.strip()) if w)
 
 
+_CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+
+
+def language_of(text: str) -> str:
+    """ "ru" for text with Cyrillic letters, else "en": the language to answer in, and the
+    language of a message's own words (the parsers read both)."""
+    return "ru" if _CYRILLIC.search(text) else "en"
+
+
 def alternation(phrases: Iterable[str], *, left_boundary: bool = True) -> str:
     """One group matching any of the phrases as whole words (longest first)."""
     return _alternation(tuple(phrases), left_boundary)

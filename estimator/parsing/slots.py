@@ -26,12 +26,12 @@ Each slot set records the words that set it (`Given.said`), for the answer's hea
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from estimator.parsing.build import CHARS_PER_TOKEN, LIMITS, Given, check_epochs, check_int
 from estimator.parsing.lemmas import lemmas
 from estimator.parsing.numbers import Quantity, Token, Unit, quantities_of, tokenize
+from estimator.parsing.patterns import language_of
 from estimator.parsing.result import QueryError, Slot
 from estimator.parsing.words import (
     AVERAGE_CUES,
@@ -449,7 +449,7 @@ class _Slots:
         """«примеры по 2000 символов», «тексты по 4к символов»: each example's length in
         characters, about CHARS_PER_TOKEN of them a token (never a context or a count of
         examples); a dataset's worth («10 млн символов») is its tokens."""
-        language = self.given.text_language or ("ru" if _CYRILLIC.search(self.text) else "en")
+        language = self.given.text_language or language_of(self.text)
         tokens = found.value() / CHARS_PER_TOKEN[language]
         span = self._span(found, None)
         if found.value() >= 1_000_000 or context.near(DATASET_CUES, 3) is not None:
@@ -710,7 +710,6 @@ class _Slots:
         self.given.notes.append(f"unread:{' '.join(self.text[found.start : found.end].split())}")
 
 
-_CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 # Every setting's cue a number may follow: one right before a number takes it.
 SETTING_CUES = (
     CTX_CUES | BATCH_CUES | GRAD_ACCUM_CUES | RANK_CUES | EPOCH_CUES | STEPS_CUES | DATASET_CUES

@@ -29,7 +29,14 @@ from estimator.parsing.fuzzy import fuzzy_method
 from estimator.parsing.market import take_constraints_said
 from estimator.parsing.names import key, tokenize
 from estimator.parsing.numbers import Unit, quantities
-from estimator.parsing.patterns import AMOUNT, DECIMAL, alternation, compiled, find_choice
+from estimator.parsing.patterns import (
+    AMOUNT,
+    DECIMAL,
+    alternation,
+    compiled,
+    find_choice,
+    language_of,
+)
 from estimator.parsing.questions import take_questions
 from estimator.parsing.result import ParsedQuery, QueryError, Slot
 from estimator.parsing.slots import read_slots
@@ -101,14 +108,6 @@ _COUNT_BEFORE = re.compile(rf"{_COUNT}\s*(?:{_TIMES}\s*)?$", re.IGNORECASE)
 # An English article right before a card's name counts one card ("an L40S", "a 4090").
 _ONE_CARD = re.compile(r"(?<![\w-])(?:a|an)\s+$", re.IGNORECASE)
 _COUNT_AFTER = re.compile(rf"^\s*{_TIMES}\s*(\d{{1,3}})(?!\d|[.,]\d)", re.IGNORECASE)
-
-
-_CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
-
-
-def language_of(text: str) -> str:
-    """ "ru" for text with Cyrillic letters, else "en": the language to answer in."""
-    return "ru" if _CYRILLIC.search(text) else "en"
 
 
 class _Reader:
