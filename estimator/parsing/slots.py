@@ -344,8 +344,7 @@ class _Slots:
         elif unit is Unit.FOREIGN_MONEY:
             # "budget $500": not converted (the providers bill in roubles; a rate would be a
             # guess), said not counted as a sum in another currency.
-            words = " ".join(self.text[found.start : found.end].split())
-            self.given.notes.append(f"{FOREIGN_MONEY_NOTE}:{words}")
+            self.given.notes.append(f"{FOREIGN_MONEY_NOTE}:{self._as_written(found)}")
         else:
             self._unread(found)
 
@@ -707,7 +706,11 @@ class _Slots:
         self.said(_SCALED_SLOTS[scaled], first.start, last.end)
 
     def _unread(self, found: Quantity) -> None:
-        self.given.notes.append(f"unread:{' '.join(self.text[found.start : found.end].split())}")
+        self.given.notes.append(f"unread:{self._as_written(found)}")
+
+    def _as_written(self, found: Quantity) -> str:
+        """The quantity's words as the person wrote them, spaces collapsed."""
+        return " ".join(self.text[found.start : found.end].split())
 
 
 # Every setting's cue a number may follow: one right before a number takes it.

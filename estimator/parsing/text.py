@@ -402,11 +402,19 @@ _METHODS_EITHER = compiled(
 )
 
 
-def _note_said(reader: _Reader, given: Given, phrases: tuple[str, ...], note: str) -> None:
-    """Blank the first of `phrases` in the text and note that it was said (once)."""
+def _note_said(
+    reader: _Reader,
+    given: Given,
+    phrases: tuple[str, ...],
+    note: str,
+    tail: re.Pattern[str] | None = None,
+) -> None:
+    """Blank the first of `phrases` in the text, with what `tail` matches right after it,
+    and note that it was said (once)."""
     m = compiled(alternation(phrases)).search(reader.rest)
     if m is not None:
-        reader.blank(m.start(), m.end())
+        after = tail.match(reader.rest[m.end() :]) if tail else None
+        reader.blank(m.start(), m.end() + (after.end() if after else 0))
         if note not in given.notes:
             given.notes.append(note)
 
@@ -424,14 +432,7 @@ def _read_apple(reader: _Reader, given: Given) -> None:
     """«на маке m2 с 32 гб», "on my macbook m3 max 64gb": the machine is a Mac, which the
     estimate does not size (it sizes NVIDIA cards); the note makes the answer say so, and the
     Mac's chip and memory are blanked so that no reader takes them for a card or a floor."""
-    m = compiled(alternation(APPLE_PHRASES)).search(reader.rest)
-    if m is None:
-        return
-    tail = _APPLE_TAIL.match(reader.rest[m.end() :])
-    end = m.end() + (tail.end() if tail else 0)
-    reader.blank(m.start(), end)
-    if APPLE_NOTE not in given.notes:
-        given.notes.append(APPLE_NOTE)
+    _note_said(reader, given, APPLE_PHRASES, APPLE_NOTE, tail=_APPLE_TAIL)
 
 
 def _note_int8_base(reader: _Reader, given: Given) -> None:
